@@ -1,0 +1,21 @@
+//! `qwen_memory`: persistent, file-based memory for AI coding assistants, one memory per Git
+//! project, file-compatible with Qwen Code's Managed Auto-Memory.
+//!
+//! Each module is one domain. Data flows one way: the CLI (`src/main.rs`) calls a domain module,
+//! which reads and writes through [`store`]. Domain modules never print; they return values the
+//! CLI renders.
+
+pub mod doc;
+pub mod extract;
+pub mod index;
+pub mod model;
+pub mod project;
+pub mod recall;
+pub mod scan;
+pub mod secrets;
+pub mod settings;
+pub mod store;
+pub mod telemetry;
+pub mod text;
+pub mod transcript;
+pub mod yaml;

@@ -1,0 +1,1 @@
+//! The OpenAI-compatible model client shared by recall, extract, dream and forget.

@@ -1,0 +1,3 @@
+//! Recall: picks the memories relevant to a query (SPEC §6).
+
+pub mod select;

@@ -1,0 +1,1 @@
+//! Model-based selection among recall candidates (SPEC §6, reference §5.1).

@@ -1,0 +1,1 @@
+//! The secret scanner (SPEC §11, reference qwen-extract §6).

@@ -1,0 +1,1 @@
+//! Settings: flag > environment > git config > default, with origins (SPEC §3.3).

@@ -1,0 +1,1 @@
+//! Telemetry events and the hook log (SPEC §12).

@@ -1,0 +1,1 @@
+//! Transcript readers: Qwen Code, Claude Code, generic JSONL (SPEC §8.1).

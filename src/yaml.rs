@@ -1,0 +1,1 @@
+//! The one place YAML is parsed: frontmatter values (reference qwen-storage §3.5).
