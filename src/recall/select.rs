@@ -54,7 +54,11 @@ pub enum SelectError {
 /// `lexical_hits` are indices into `docs` in rank order; `recent_order` are indices newest first
 /// (normally every eligible document). Out-of-range and repeated indices are ignored. As
 /// upstream, a lexical hit ranked past the first 180 may still come in as a recent document.
-pub fn preselect(docs: &[ScannedDoc], lexical_hits: &[usize], recent_order: &[usize]) -> Vec<usize> {
+pub fn preselect(
+    docs: &[ScannedDoc],
+    lexical_hits: &[usize],
+    recent_order: &[usize],
+) -> Vec<usize> {
     let mut lexical_seen = HashSet::new();
     let lexical: Vec<usize> = lexical_hits
         .iter()
@@ -227,9 +231,9 @@ fn validate_answer(
     }
     let mut out = Vec::with_capacity(selected.len());
     for item in selected {
-        let path = item
-            .as_str()
-            .ok_or(SelectError::BadShape("selected_memories holds a non-string"))?;
+        let path = item.as_str().ok_or(SelectError::BadShape(
+            "selected_memories holds a non-string",
+        ))?;
         let &index = paths.get(path).ok_or(SelectError::UnknownPath)?;
         if !out.contains(&index) {
             out.push(index);
@@ -312,6 +316,33 @@ mod tests {
         assert_eq!(&picked[..4], &[0, 199, 1, 198]);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn preselect_invariants(
+            n in 0usize..450,
+            lexical in proptest::collection::vec(0usize..500, 0..260),
+            recent in proptest::collection::vec(0usize..500, 0..500),
+        ) {
+            let all = docs(n);
+            let picked = preselect(&all, &lexical, &recent);
+            proptest::prop_assert!(picked.len() <= MAX_MODEL_CANDIDATES);
+            let unique: HashSet<usize> = picked.iter().copied().collect();
+            proptest::prop_assert_eq!(unique.len(), picked.len());
+            proptest::prop_assert!(picked.iter().all(|&i| i < n));
+            // The first 180 distinct valid lexical hits are always present, in rank order.
+            let mut seen = HashSet::new();
+            let top: Vec<usize> = lexical
+                .iter()
+                .copied()
+                .filter(|&i| i < n && seen.insert(i))
+                .take(MAX_LEXICAL_CANDIDATES)
+                .collect();
+            let in_picked: Vec<usize> =
+                picked.iter().copied().filter(|i| top.contains(i)).collect();
+            proptest::prop_assert_eq!(in_picked, top);
+        }
+    }
+
     #[test]
     fn manifest_line_format() {
         let mut d = doc(1, "Deploys   go\nthrough the release train");
@@ -325,7 +356,10 @@ mod tests {
             "- [reference] /mem/d1.md (2023-11-14T22:13:20.123Z): Deploys go through the release train\n\
              - [project] /mem/d2.md (1970-01-01T00:00:00.000Z)"
         );
-        assert_eq!(manifest(&all, &[1]), "- [project] /mem/d2.md (1970-01-01T00:00:00.000Z)");
+        assert_eq!(
+            manifest(&all, &[1]),
+            "- [project] /mem/d2.md (1970-01-01T00:00:00.000Z)"
+        );
         assert_eq!(manifest(&all, &[]), "");
     }
 
@@ -347,7 +381,10 @@ mod tests {
         let built = build_manifest(&all, &candidates);
         assert!(built.text.len() <= MAX_MANIFEST_BYTES);
         assert!(built.text.len() > MAX_MANIFEST_BYTES - 600);
-        assert!(built.paths.contains_key("/mem/d60.md"), "short line still fits");
+        assert!(
+            built.paths.contains_key("/mem/d60.md"),
+            "short line still fits"
+        );
         assert!(built.paths.contains_key("/mem/d0.md"));
         assert!(!built.paths.contains_key("/mem/d59.md"));
         assert_eq!(built.text.lines().count(), built.paths.len());
@@ -361,7 +398,10 @@ mod tests {
         huge.path = PathBuf::from(format!("/mem/{}.md", "p".repeat(MAX_MANIFEST_BYTES)));
         let all = vec![huge, doc(1, "fits")];
         let built = build_manifest(&all, &[0, 1]);
-        assert_eq!(built.text, "- [project] /mem/d1.md (2023-11-14T22:13:20.001Z): fits");
+        assert_eq!(
+            built.text,
+            "- [project] /mem/d1.md (2023-11-14T22:13:20.001Z): fits"
+        );
         assert_eq!(built.paths.len(), 1);
     }
 
@@ -388,18 +428,28 @@ mod tests {
         let all = docs(3);
         let paths = build_manifest(&all, &[0, 1, 2]).paths;
         assert_eq!(
-            validate_answer(&json!({"selected_memories": ["/mem/d2.md", "/mem/d0.md"]}), &paths, 5)
-                .unwrap(),
+            validate_answer(
+                &json!({"selected_memories": ["/mem/d2.md", "/mem/d0.md"]}),
+                &paths,
+                5
+            )
+            .unwrap(),
             vec![2, 0]
         );
         assert_eq!(
-            validate_answer(&json!({"selected_memories": ["/mem/d1.md", "/mem/d1.md"]}), &paths, 2)
-                .unwrap(),
+            validate_answer(
+                &json!({"selected_memories": ["/mem/d1.md", "/mem/d1.md"]}),
+                &paths,
+                2
+            )
+            .unwrap(),
             vec![1]
         );
-        assert!(validate_answer(&json!({"selected_memories": []}), &paths, 5)
-            .unwrap()
-            .is_empty());
+        assert!(
+            validate_answer(&json!({"selected_memories": []}), &paths, 5)
+                .unwrap()
+                .is_empty()
+        );
         assert!(matches!(
             validate_answer(&json!({"selected_memories": ["/mem/d9.md"]}), &paths, 5),
             Err(SelectError::UnknownPath)
