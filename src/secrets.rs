@@ -1,8 +1,10 @@
 //! The secret scanner (SPEC §11, reference qwen-extract §6).
 //!
 //! Runs on every memory write, on text about to be sent to a model, on `check`, in the
-//! pre-commit hook and on recall output, so the common case (no secret at all) is one pass of a
-//! [`RegexSet`]; individual rules only run when the set says they can match.
+//! pre-commit hook and on recall output, so the common case (no secret at all) must be cheap in
+//! a short-lived process: one pass of a [`RegexSet`] of each rule's distinctive prefix, which
+//! compiles in well under a millisecond. A rule's full regex is compiled and run only when its
+//! prefix occurs (compiling all of them up front costs several milliseconds).
 //!
 //! Nothing here ever returns, logs or formats a matched value: a [`Finding`] carries only the
 //! rule id and the line number.
@@ -21,7 +23,10 @@ pub const ALLOW_MARKER: &str = "qwen-memory:allow";
 /// Upper bound on redaction passes; see [`redact`] for why more than one pass can be needed.
 const MAX_REDACT_PASSES: usize = 16;
 
-/// One rule: upstream's id, its human label, and the pattern.
+/// One rule: upstream's id, its human label, a prefilter and the pattern.
+///
+/// `prefilter` must match wherever `pattern` does (it is a necessary condition, normally the
+/// rule's fixed prefix); a test checks this on every sample.
 ///
 /// Patterns spell character classes out in ASCII (`[A-Za-z0-9_]` rather than `\w`, `[0-9]`
 /// rather than `\d`) and use ASCII word boundaries, because upstream's rules are JavaScript
@@ -29,6 +34,7 @@ const MAX_REDACT_PASSES: usize = 16;
 struct Rule {
     id: &'static str,
     label: &'static str,
+    prefilter: &'static str,
     pattern: &'static str,
 }
 
@@ -37,31 +43,37 @@ const RULES: &[Rule] = &[
     Rule {
         id: "aws-access-token",
         label: "AWS Access Token",
+        prefilter: r"A3T|AKIA|ASIA|ABIA|ACCA",
         pattern: r"(?-u:\b)(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?-u:\b)",
     },
     Rule {
         id: "alibaba-cloud-access-key",
         label: "Alibaba Cloud Access Key",
+        prefilter: r"LTAI",
         pattern: r"(?-u:\b)LTAI[A-Za-z0-9]{12,20}(?-u:\b)",
     },
     Rule {
         id: "gcp-api-key",
         label: "GCP API Key",
+        prefilter: r"AIza",
         pattern: r"AIza[A-Za-z0-9_-]{35}",
     },
     Rule {
         id: "digitalocean-pat",
         label: "DigitalOcean PAT",
+        prefilter: r"dop_v1_",
         pattern: r"dop_v1_[a-f0-9]{64}",
     },
     Rule {
         id: "anthropic-api-key",
         label: "Anthropic API Key",
+        prefilter: r"sk-ant-",
         pattern: r"sk-ant-[A-Za-z0-9_-]{20,}",
     },
     Rule {
         id: "openai-api-key",
         label: "OpenAI API Key",
+        prefilter: r"sk-",
         pattern: concat!(
             r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}",
             r"|sk-[A-Za-z0-9-]{20,}T3BlbkFJ[A-Za-z0-9-]{20,}",
@@ -71,56 +83,67 @@ const RULES: &[Rule] = &[
     Rule {
         id: "huggingface-access-token",
         label: "HuggingFace Access Token",
+        prefilter: r"hf_",
         pattern: r"hf_[A-Za-z0-9]{34,}",
     },
     Rule {
         id: "github-pat",
         label: "GitHub PAT",
+        prefilter: r"ghp_",
         pattern: r"ghp_[A-Za-z0-9]{36}",
     },
     Rule {
         id: "github-fine-grained-pat",
         label: "GitHub Fine Grained PAT",
+        prefilter: r"github_pat_",
         pattern: r"github_pat_[A-Za-z0-9_]{82}",
     },
     Rule {
         id: "github-app-token",
         label: "GitHub App Token",
+        prefilter: r"gh[us]_",
         pattern: r"(?:ghu|ghs)_[A-Za-z0-9]{36}",
     },
     Rule {
         id: "github-oauth",
         label: "GitHub OAuth",
+        prefilter: r"gho_",
         pattern: r"gho_[A-Za-z0-9]{36}",
     },
     Rule {
         id: "gitlab-pat",
         label: "GitLab PAT",
+        prefilter: r"glpat-",
         pattern: r"glpat-[A-Za-z0-9_-]{20}",
     },
     Rule {
         id: "slack-bot-token",
         label: "Slack Bot Token",
+        prefilter: r"xoxb-",
         pattern: r"xoxb-[0-9]{10,13}-[0-9]{10,13}[A-Za-z0-9-]*",
     },
     Rule {
         id: "slack-app-token",
         label: "Slack App Token",
+        prefilter: r"(?i)xapp-",
         pattern: r"(?i)xapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]+",
     },
     Rule {
         id: "npm-access-token",
         label: "NPM Access Token",
+        prefilter: r"npm_",
         pattern: r"npm_[A-Za-z0-9]{36}",
     },
     Rule {
         id: "stripe-access-token",
         label: "Stripe Access Token",
+        prefilter: r"[sr]k_(?:test|live|prod)_",
         pattern: r"(?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{10,99}",
     },
     Rule {
         id: "private-key",
         label: "Private Key",
+        prefilter: r"(?i)-----BEGIN",
         pattern: concat!(
             r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
             r"(?s:.){64,}?",
@@ -148,23 +171,18 @@ impl fmt::Display for Finding {
     }
 }
 
-struct Compiled {
-    set: RegexSet,
-    rules: Vec<Regex>,
+fn prefilter() -> &'static RegexSet {
+    static SET: OnceLock<RegexSet> = OnceLock::new();
+    SET.get_or_init(|| {
+        // The patterns are constants covered by tests; failing here is a programming error.
+        RegexSet::new(RULES.iter().map(|r| r.prefilter)).expect("secret prefilters are valid")
+    })
 }
 
-fn compiled() -> &'static Compiled {
-    static COMPILED: OnceLock<Compiled> = OnceLock::new();
-    COMPILED.get_or_init(|| {
-        // The patterns are constants covered by tests; failing here is a programming error.
-        let set =
-            RegexSet::new(RULES.iter().map(|r| r.pattern)).expect("secret rule patterns are valid");
-        let rules = RULES
-            .iter()
-            .map(|r| Regex::new(r.pattern).expect("secret rule pattern is valid"))
-            .collect();
-        Compiled { set, rules }
-    })
+fn rule_regex(index: usize) -> &'static Regex {
+    static REGEXES: [OnceLock<Regex>; RULES.len()] = [const { OnceLock::new() }; RULES.len()];
+    REGEXES[index]
+        .get_or_init(|| Regex::new(RULES[index].pattern).expect("secret rule pattern is valid"))
 }
 
 /// All rule ids, in the order rules are evaluated.
@@ -223,19 +241,22 @@ struct Hit {
     end: usize,
 }
 
-/// Every non-allowed match of every rule, in rule order then position.
-fn hits<'a>(text: &'a str, lines: &mut Option<Lines<'a>>) -> Vec<Hit> {
-    let c = compiled();
-    let candidates = c.set.matches(text);
-    if !candidates.matched_any() {
-        return Vec::new();
-    }
-    let lines = lines.get_or_insert_with(|| Lines::new(text));
-    let check_allow = text.contains(ALLOW_MARKER);
+/// Every non-allowed match of every rule, in rule order then position; with `first_only`,
+/// stops at the first one.
+fn hits<'a>(text: &'a str, lines: &mut Option<Lines<'a>>, first_only: bool) -> Vec<Hit> {
+    let candidates = prefilter().matches(text);
     let mut out = Vec::new();
+    if !candidates.matched_any() {
+        return out;
+    }
+    let check_allow = text.contains(ALLOW_MARKER);
     for rule in candidates.iter() {
-        for m in c.rules[rule].find_iter(text) {
-            if check_allow && lines.allowed(m.start(), m.end()) {
+        for m in rule_regex(rule).find_iter(text) {
+            if check_allow
+                && lines
+                    .get_or_insert_with(|| Lines::new(text))
+                    .allowed(m.start(), m.end())
+            {
                 continue;
             }
             out.push(Hit {
@@ -243,6 +264,9 @@ fn hits<'a>(text: &'a str, lines: &mut Option<Lines<'a>>) -> Vec<Hit> {
                 start: m.start(),
                 end: m.end(),
             });
+            if first_only {
+                return out;
+            }
         }
     }
     out
@@ -252,10 +276,11 @@ fn hits<'a>(text: &'a str, lines: &mut Option<Lines<'a>>) -> Vec<Hit> {
 /// Lines carrying [`ALLOW_MARKER`] are skipped.
 pub fn scan(text: &str) -> Vec<Finding> {
     let mut lines = None;
-    let hits = hits(text, &mut lines);
-    let Some(lines) = lines else {
+    let hits = hits(text, &mut lines, false);
+    if hits.is_empty() {
         return Vec::new();
-    };
+    }
+    let lines = lines.unwrap_or_else(|| Lines::new(text));
     let mut keyed: Vec<(usize, usize)> = hits
         .iter()
         .map(|h| (lines.index_of(h.start) + 1, h.rule))
@@ -273,19 +298,12 @@ pub fn scan(text: &str) -> Vec<Finding> {
 
 /// Whether `text` holds any secret not covered by an allow marker.
 pub fn contains_secret(text: &str) -> bool {
-    let c = compiled();
-    if !c.set.is_match(text) {
-        return false;
-    }
-    if !text.contains(ALLOW_MARKER) {
-        return true;
-    }
-    !hits(text, &mut None).is_empty()
+    !hits(text, &mut None, true).is_empty()
 }
 
 /// One replacement pass; `None` when nothing needed replacing.
 fn redact_once(text: &str) -> Option<String> {
-    let mut hits = hits(text, &mut None);
+    let mut hits = hits(text, &mut None, false);
     if hits.is_empty() {
         return None;
     }
@@ -448,6 +466,20 @@ mod tests {
                 pem("RSA PUBLIC KEY", 64),
             ),
         ]
+    }
+
+    #[test]
+    fn prefilter_is_a_necessary_condition() {
+        for (index, rule) in RULES.iter().enumerate() {
+            let pre = Regex::new(rule.prefilter).unwrap();
+            for (id, positive, negative) in samples() {
+                for text in [positive, negative] {
+                    for m in rule_regex(index).find_iter(&text) {
+                        assert!(pre.is_match(m.as_str()), "{id}: {}", rule.id);
+                    }
+                }
+            }
+        }
     }
 
     fn ids(text: &str) -> Vec<&'static str> {
