@@ -57,8 +57,7 @@ fn strip_bullet_and_collapse(s: &str) -> String {
 /// is empty after collapsing becomes `None`. The secret check is the caller's.
 pub fn normalize_patch(p: Patch) -> Option<Patch> {
     let summary = strip_bullet_and_collapse(&p.summary);
-    if utf16_len(&summary) < MIN_SUMMARY_LEN || summary.ends_with('?') || is_temporary(&summary)
-    {
+    if utf16_len(&summary) < MIN_SUMMARY_LEN || summary.ends_with('?') || is_temporary(&summary) {
         return None;
     }
     let tidy = |o: Option<String>| o.map(|s| collapse_whitespace(&s)).filter(|s| !s.is_empty());
@@ -151,7 +150,13 @@ mod tests {
     use crate::doc::MemoryType;
 
     fn patch(topic: MemoryType, summary: &str) -> Patch {
-        Patch { topic, summary: summary.into(), why: None, how_to_apply: None, source_offset: 0 }
+        Patch {
+            topic,
+            summary: summary.into(),
+            why: None,
+            how_to_apply: None,
+            source_offset: 0,
+        }
     }
 
     fn keeps(summary: &str) -> Option<String> {
@@ -160,15 +165,33 @@ mod tests {
 
     #[test]
     fn strips_one_leading_bullet_and_collapses() {
-        assert_eq!(keeps("- we  use\tpnpm\n everywhere").as_deref(), Some("we use pnpm everywhere"));
-        assert_eq!(keeps("* we use pnpm everywhere").as_deref(), Some("we use pnpm everywhere"));
-        assert_eq!(keeps("•\twe use pnpm everywhere").as_deref(), Some("we use pnpm everywhere"));
+        assert_eq!(
+            keeps("- we  use\tpnpm\n everywhere").as_deref(),
+            Some("we use pnpm everywhere")
+        );
+        assert_eq!(
+            keeps("* we use pnpm everywhere").as_deref(),
+            Some("we use pnpm everywhere")
+        );
+        assert_eq!(
+            keeps("•\twe use pnpm everywhere").as_deref(),
+            Some("we use pnpm everywhere")
+        );
         // Only one bullet goes.
-        assert_eq!(keeps("- - we use pnpm everywhere").as_deref(), Some("- we use pnpm everywhere"));
+        assert_eq!(
+            keeps("- - we use pnpm everywhere").as_deref(),
+            Some("- we use pnpm everywhere")
+        );
         // A dash not followed by whitespace is content.
-        assert_eq!(keeps("-we use pnpm everywhere").as_deref(), Some("-we use pnpm everywhere"));
+        assert_eq!(
+            keeps("-we use pnpm everywhere").as_deref(),
+            Some("-we use pnpm everywhere")
+        );
         // Only at the very start, as upstream.
-        assert_eq!(keeps("  - we use pnpm everywhere").as_deref(), Some("- we use pnpm everywhere"));
+        assert_eq!(
+            keeps("  - we use pnpm everywhere").as_deref(),
+            Some("- we use pnpm everywhere")
+        );
     }
 
     #[test]
@@ -232,13 +255,19 @@ mod tests {
         let n = normalize_patch(p).unwrap();
         assert_eq!(n.why.as_deref(), Some("because now"));
         assert_eq!(n.how_to_apply.as_deref(), Some("?"));
-        let blank = Patch { why: Some(" \n ".into()), ..patch(MemoryType::User, "i prefer tabs to spaces") };
+        let blank = Patch {
+            why: Some(" \n ".into()),
+            ..patch(MemoryType::User, "i prefer tabs to spaces")
+        };
         assert_eq!(normalize_patch(blank).unwrap().why, None);
     }
 
     #[test]
     fn topic_and_offset_pass_through() {
-        let p = Patch { source_offset: 42, ..patch(MemoryType::Reference, "- runbook lives in the wiki") };
+        let p = Patch {
+            source_offset: 42,
+            ..patch(MemoryType::Reference, "- runbook lives in the wiki")
+        };
         let n = normalize_patch(p).unwrap();
         assert_eq!((n.topic, n.source_offset), (MemoryType::Reference, 42));
     }
@@ -257,7 +286,10 @@ mod tests {
 
     #[test]
     fn slugify_rules() {
-        assert_eq!(slugify("I prefer terse responses."), "i-prefer-terse-responses");
+        assert_eq!(
+            slugify("I prefer terse responses."),
+            "i-prefer-terse-responses"
+        );
         assert_eq!(slugify("  --Use pnpm!!  "), "use-pnpm");
         assert_eq!(slugify("Node 18 & PNPM 9"), "node-18-pnpm-9");
         assert_eq!(slugify(""), "memory");
@@ -288,9 +320,17 @@ mod tests {
     fn unique_slug_numbers_collisions() {
         assert_eq!(unique_slug("use-pnpm", |_| false), "use-pnpm");
         let taken = ["use-pnpm", "use-pnpm-2"];
-        assert_eq!(unique_slug("use-pnpm", |s| taken.contains(&s)), "use-pnpm-3");
+        assert_eq!(
+            unique_slug("use-pnpm", |s| taken.contains(&s)),
+            "use-pnpm-3"
+        );
         // After -100 comes a millisecond timestamp, as upstream.
-        let s = unique_slug("x", |s| s == "x" || s.strip_prefix("x-").and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n <= 100));
+        let s = unique_slug("x", |s| {
+            s == "x"
+                || s.strip_prefix("x-")
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .is_some_and(|n| n <= 100)
+        });
         let stamp: u128 = s.strip_prefix("x-").unwrap().parse().unwrap();
         assert!(stamp > 1_600_000_000_000);
     }
@@ -311,10 +351,16 @@ mod tests {
         let emoji = "😀".repeat(36);
         assert_eq!(title_for(&emoji), emoji);
         // 37 are 74 units; 69 units would split a pair, so 34 characters (68 units) remain.
-        assert_eq!(title_for(&"😀".repeat(37)), format!("{}...", "😀".repeat(34)));
+        assert_eq!(
+            title_for(&"😀".repeat(37)),
+            format!("{}...", "😀".repeat(34))
+        );
         // BMP non-ASCII counts one unit each.
         let accents = "é".repeat(72);
         assert_eq!(title_for(&accents), accents);
-        assert_eq!(title_for(&"é".repeat(200)), format!("{}...", "é".repeat(69)));
+        assert_eq!(
+            title_for(&"é".repeat(200)),
+            format!("{}...", "é".repeat(69))
+        );
     }
 }

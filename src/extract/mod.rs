@@ -51,7 +51,11 @@ mod tests {
             serde_json::to_string(&p).unwrap(),
             r#"{"topic":"feedback","summary":"Keep answers short.","why":"Narrow terminal.","howToApply":"A few lines.","sourceOffset":7}"#
         );
-        let bare = Patch { why: None, how_to_apply: None, ..p };
+        let bare = Patch {
+            why: None,
+            how_to_apply: None,
+            ..p
+        };
         assert_eq!(
             serde_json::to_string(&bare).unwrap(),
             r#"{"topic":"feedback","summary":"Keep answers short.","sourceOffset":7}"#
