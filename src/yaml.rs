@@ -180,7 +180,7 @@ pub fn js_number_to_string(x: f64) -> String {
         format!("0.{}{digits}", "0".repeat((-n) as usize))
     } else {
         let (first, rest) = digits.split_at(1);
-        let exp_sign = if n - 1 >= 0 { "+" } else { "-" };
+        let exp_sign = if n > 0 { "+" } else { "-" };
         let frac = if rest.is_empty() {
             String::new()
         } else {
@@ -275,7 +275,8 @@ fn rescue_plain(rest: &str) -> Option<String> {
         return None;
     }
     let bytes = trimmed.as_bytes();
-    let pos = (1..bytes.len()).find(|&p| bytes[p] == b'#' && matches!(bytes[p - 1], b' ' | b'\t'))?;
+    let pos =
+        (1..bytes.len()).find(|&p| bytes[p] == b'#' && matches!(bytes[p - 1], b' ' | b'\t'))?;
     let value = trimmed[..pos].trim_end_matches([' ', '\t']);
     Some(format!("{value} {}", &trimmed[pos..]))
 }
@@ -487,6 +488,7 @@ pub fn quote_scalar(s: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\0' => out.push_str("\\0"),
             c if c.is_control()
+                || !yaml_printable(c)
                 || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}') =>
             {
                 out.push_str(&format!("\\u{:04X}", c as u32));
@@ -496,6 +498,12 @@ pub fn quote_scalar(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// YAML's printable set; anything else must be escaped even inside double quotes.
+fn yaml_printable(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}')
+        || c >= '\u{10000}'
 }
 
 fn is_safe_plain(s: &str) -> bool {
@@ -517,10 +525,11 @@ fn is_safe_plain(s: &str) -> bool {
     {
         return false;
     }
-    if s
-        .chars()
-        .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{85}'))
-    {
+    if s.chars().any(|c| {
+        c.is_control()
+            || !yaml_printable(c)
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{85}')
+    }) {
         return false;
     }
     // Words that YAML 1.1 or 1.2 (or a lenient reader) would not read as a string.
@@ -632,7 +641,9 @@ mod tests {
 
     #[test]
     fn alias_bomb_and_deep_nesting_are_bounded() {
-        let mut bomb = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        let mut bomb = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
         let mut prev = 'a';
         for name in 'b'..='m' {
             let refs = vec![format!("*{prev}"); 9].join(",");
@@ -648,14 +659,23 @@ mod tests {
 
         let start = std::time::Instant::now();
         for open in ["[", "{a: "] {
-            let deep = format!("type: user\nx: {}{}", open.repeat(100_000), "]".repeat(100_000));
+            let deep = format!(
+                "type: user\nx: {}{}",
+                open.repeat(100_000),
+                "]".repeat(100_000)
+            );
             let fm = parse_frontmatter(&deep);
             assert!(fm.lenient);
             assert_eq!(fm.get("type"), Some(&s("user")));
         }
-        let deep_map: String = (0..2_000).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
+        let deep_map: String = (0..2_000)
+            .map(|i| format!("{}k:\n", " ".repeat(i)))
+            .collect();
         let fm = parse_frontmatter(&format!("type: user\n{deep_map}"));
-        assert!(fm.lenient, "serde_yaml's recursion limit rejects deep block nesting");
+        assert!(
+            fm.lenient,
+            "serde_yaml's recursion limit rejects deep block nesting"
+        );
         // Generous for debug builds on a loaded machine; the unbounded case takes minutes.
         assert!(start.elapsed() < std::time::Duration::from_secs(10));
     }
@@ -687,6 +707,7 @@ mod tests {
             "tab\there",
             "émoji 😀",
             "2024-01-01T00:00:00Z",
+            "odd \u{fffe}\u{85}\u{2028} chars",
         ] {
             let text = format!("k: {}", quote_scalar(v));
             let fm = parse_frontmatter(&text);
