@@ -378,7 +378,7 @@ mod tests {
     }
 
     fn rep(c: char, n: usize) -> String {
-        std::iter::repeat(c).take(n).collect()
+        std::iter::repeat_n(c, n).collect()
     }
 
     fn strip_notice(s: &str) -> (&str, bool) {

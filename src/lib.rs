@@ -5,15 +5,21 @@
 //! which reads and writes through [`store`]. Domain modules never print; they return values the
 //! CLI renders.
 
+pub mod browse;
+pub mod check;
+pub mod context;
 pub mod doc;
 pub mod extract;
 pub mod index;
 pub mod model;
 pub mod project;
 pub mod recall;
+pub mod remember;
+pub mod root;
 pub mod scan;
 pub mod secrets;
 pub mod settings;
+pub mod status;
 pub mod store;
 pub mod telemetry;
 pub mod text;

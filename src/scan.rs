@@ -1,8 +1,11 @@
 //! Scanning memory roots for topic documents (reference qwen-storage §4).
 
-use std::path::PathBuf;
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
 
-use crate::doc::MemoryType;
+use crate::doc::{self, DocError, MemoryType};
 
 /// Which root a document came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -45,4 +48,212 @@ pub struct ScannedDoc {
     pub mtime_ms: f64,
     /// Scalar frontmatter keys other than name/title/description/type, in file order.
     pub extra: Vec<(String, String)>,
+}
+
+/// Files larger than this are skipped by scans (and reported by `check`).
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The index file, excluded from scans at any depth.
+pub const INDEX_FILE_NAME: &str = "MEMORY.md";
+
+/// Why a file under a root is not a document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SkipReason {
+    /// Symlinks are never followed inside a root.
+    Symlink,
+    /// Larger than [`MAX_FILE_BYTES`].
+    TooLarge(u64),
+    /// Not a memory document (no frontmatter, bad YAML, unknown type).
+    NotAMemory(DocError),
+    /// Could not be read.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::Symlink => f.write_str("symlink (not followed)"),
+            SkipReason::TooLarge(n) => write!(f, "larger than 1 MiB ({n} bytes)"),
+            SkipReason::NotAMemory(e) => write!(f, "not a memory document: {e}"),
+            SkipReason::Unreadable(e) => write!(f, "unreadable: {e}"),
+        }
+    }
+}
+
+/// A file a scan passed over, with the reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub relative_path: String,
+    pub reason: SkipReason,
+}
+
+/// The documents of one root plus what was skipped.
+#[derive(Debug, Clone, Default)]
+pub struct ScanOutcome {
+    pub docs: Vec<ScannedDoc>,
+    pub skipped: Vec<Skipped>,
+    /// Subdirectories that could not be read: an index built from such a scan would be partial.
+    pub unreadable_dirs: Vec<PathBuf>,
+}
+
+/// Scan failures of a whole root.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    #[error("{0}: refusing a symlinked memory root or non-directory")]
+    SymlinkedRoot(PathBuf),
+    #[error("{path}: cannot read memory root: {source}")]
+    RootUnreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Scans `root` for topic documents, returned in scan order (newest first). A missing root is
+/// empty. Only the user root may itself be a symlink (dotfiles layouts); any other symlinked or
+/// non-directory root is refused.
+///
+/// Symlink entries inside the root are never followed and every file is opened with
+/// `O_NOFOLLOW`, so every document read lies inside the root without a realpath per file.
+pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
+    let meta = match fs::symlink_metadata(root) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ScanOutcome::default()),
+        Err(source) => {
+            return Err(ScanError::RootUnreadable {
+                path: root.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let walk_root = if meta.file_type().is_symlink() && scope == Scope::User {
+        match fs::canonicalize(root) {
+            Ok(real) if real.is_dir() => real,
+            _ => return Err(ScanError::SymlinkedRoot(root.to_path_buf())),
+        }
+    } else if meta.file_type().is_dir() {
+        root.to_path_buf()
+    } else {
+        return Err(ScanError::SymlinkedRoot(root.to_path_buf()));
+    };
+    let mut out = ScanOutcome::default();
+    let top = fs::read_dir(&walk_root).map_err(|source| ScanError::RootUnreadable {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    let mut pending = vec![(top, String::new())];
+    while let Some((entries, prefix)) = pending.pop() {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let relative = format!("{prefix}{name}");
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let path = root.join(&relative);
+            if file_type.is_symlink() {
+                if name.ends_with(".md") || is_dir_symlink(&entry.path()) {
+                    out.skipped.push(Skipped {
+                        path,
+                        relative_path: relative,
+                        reason: SkipReason::Symlink,
+                    });
+                }
+            } else if file_type.is_dir() {
+                match fs::read_dir(entry.path()) {
+                    Ok(sub) => pending.push((sub, format!("{relative}/"))),
+                    Err(_) => out.unreadable_dirs.push(path),
+                }
+            } else if file_type.is_file() && name.ends_with(".md") && name != INDEX_FILE_NAME {
+                match read_document(&entry.path(), scope, path.clone(), relative.clone()) {
+                    Ok(doc) => out.docs.push(doc),
+                    Err(reason) => out.skipped.push(Skipped {
+                        path,
+                        relative_path: relative,
+                        reason,
+                    }),
+                }
+            }
+        }
+    }
+    crate::index::sort_docs(&mut out.docs, crate::index::IndexOrder::NewestFirst);
+    out.skipped
+        .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
+    Ok(out)
+}
+
+fn is_dir_symlink(path: &Path) -> bool {
+    fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false)
+}
+
+/// Reads and parses one file (not following a symlink), or says why it is skipped.
+pub fn read_document(
+    fs_path: &Path,
+    scope: Scope,
+    path: PathBuf,
+    relative_path: String,
+) -> Result<ScannedDoc, SkipReason> {
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(fs_path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                SkipReason::Symlink
+            } else {
+                SkipReason::Unreadable(e.to_string())
+            }
+        })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| SkipReason::Unreadable(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(SkipReason::Unreadable("not a regular file".into()));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(SkipReason::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|e| SkipReason::Unreadable(e.to_string()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let parsed = doc::parse_document(&text).map_err(SkipReason::NotAMemory)?;
+    let mtime_ms = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or(0.0);
+    Ok(ScannedDoc {
+        scope,
+        memory_type: parsed.memory_type,
+        path,
+        relative_path,
+        title: parsed.title,
+        description: parsed.description,
+        body: parsed.body,
+        mtime_ms,
+        extra: parsed.extra,
+    })
+}
+
+/// Scans several roots in order, dropping a document whose scope and relative path were
+/// already seen (the first, newest root wins). Unreadable roots are skipped and returned.
+pub fn scan_roots(roots: &[(Scope, &Path)]) -> (Vec<ScannedDoc>, Vec<ScanError>) {
+    let mut docs = Vec::new();
+    let mut errors = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (scope, root) in roots {
+        match scan_root(root, *scope) {
+            Ok(outcome) => {
+                for d in outcome.docs {
+                    if seen.insert((d.scope, d.relative_path.clone())) {
+                        docs.push(d);
+                    }
+                }
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    (docs, errors)
 }

@@ -353,7 +353,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn rep(c: char, n: usize) -> String {
-        std::iter::repeat(c).take(n).collect()
+        std::iter::repeat_n(c, n).collect()
     }
 
     /// Alphanumeric filler of length `n` (mixed case and digits).

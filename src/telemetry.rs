@@ -194,7 +194,7 @@ pub fn read_events(state_dir: &Path) -> Vec<Value> {
 }
 
 /// Per-event count and duration percentiles, as `stats` prints them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct EventStats {
     /// Event name, e.g. [`EVENT_RECALL`].
     pub event: String,

@@ -6,9 +6,9 @@ pub fn utf16_len(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
 }
 
-/// JavaScript's `\s`: Unicode White_Space plus U+FEFF.
+/// JavaScript's `\s`: Unicode White_Space without U+0085, plus U+FEFF.
 pub fn is_js_whitespace(c: char) -> bool {
-    c.is_whitespace() || c == '\u{feff}'
+    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
 }
 
 /// Collapses runs of JS whitespace to one space and trims, as upstream's `normalizeText`.

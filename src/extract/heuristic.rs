@@ -790,7 +790,7 @@ fn user_fact(s: &Masked) -> bool {
     USER.iter().any(|r| match r.captures(m) {
         Some(c) => c
             .name("next")
-            .map_or(true, |w| !is_deictic_or_past(w.as_str())),
+            .is_none_or(|w| !is_deictic_or_past(w.as_str())),
         None => false,
     })
 }
@@ -812,9 +812,8 @@ const OBJECT_PRONOUNS: &[&str] = &["it", "this", "that", "them", "these", "those
 /// lookahead, so the exclusion is done here).
 fn next_word_ok(re: &Regex, m: &str, deny: &[&str]) -> bool {
     re.captures(m).is_some_and(|c| {
-        c.name("next").map_or(true, |w| {
-            !deny.contains(&w.as_str().to_ascii_lowercase().as_str())
-        })
+        c.name("next")
+            .is_none_or(|w| !deny.contains(&w.as_str().to_ascii_lowercase().as_str()))
     })
 }
 

@@ -1,0 +1,191 @@
+//! Command implementations of the binary: each calls the library and renders its result.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::ValueEnum;
+use qwen_memory::context::Context;
+use qwen_memory::doc::MemoryType;
+use qwen_memory::root;
+use qwen_memory::scan::Scope;
+use qwen_memory::{browse, status};
+
+use crate::Cli;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum TypeArg {
+    User,
+    Feedback,
+    Project,
+    Reference,
+}
+
+impl From<TypeArg> for MemoryType {
+    fn from(t: TypeArg) -> MemoryType {
+        match t {
+            TypeArg::User => MemoryType::User,
+            TypeArg::Feedback => MemoryType::Feedback,
+            TypeArg::Project => MemoryType::Project,
+            TypeArg::Reference => MemoryType::Reference,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ScopeArg {
+    Repository,
+    Private,
+    Team,
+    User,
+}
+
+impl From<ScopeArg> for Scope {
+    fn from(s: ScopeArg) -> Scope {
+        match s {
+            ScopeArg::Repository => Scope::Repository,
+            ScopeArg::Private => Scope::Private,
+            ScopeArg::Team => Scope::Team,
+            ScopeArg::User => Scope::User,
+        }
+    }
+}
+
+/// Prints a value as pretty JSON plus newline.
+pub fn print_json(value: &impl serde::Serialize) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
+    let st = status::status(ctx);
+    if cli.json {
+        print_json(&st)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for w in &st.warnings {
+        eprintln!("warning: {w}");
+    }
+    println!("project   {}", st.project_root);
+    println!("key       {}", st.project_key);
+    println!("mode      {}", st.mode);
+    println!("state     {}", st.state_dir);
+    for r in &st.roots {
+        let note = match (&r.error, r.exists) {
+            (Some(e), _) => format!("error: {e}"),
+            (None, true) => format!("{} docs", r.docs),
+            (None, false) => "absent".to_string(),
+        };
+        let mark = if r.writable { "*" } else { " " };
+        println!("{mark}{:<11} {}  ({note})", r.scope, r.path);
+    }
+    if let Some(pid) = &st.dream_lock_holder {
+        println!("dream lock held by pid {pid}");
+    }
+    if cli.verbose {
+        println!("settings:");
+        for s in &st.settings {
+            println!(
+                "  {:<18} {:<24} ({})",
+                s.key,
+                s.value.as_deref().unwrap_or("-"),
+                s.origin
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn cmd_list(
+    cli: &Cli,
+    ctx: &Context,
+    memory_type: Option<TypeArg>,
+    scope: Option<ScopeArg>,
+) -> Result<ExitCode> {
+    let (listed, errors) = browse::list(ctx, memory_type.map(Into::into), scope.map(Into::into));
+    for e in &errors {
+        eprintln!("warning: {e}");
+    }
+    if cli.json {
+        print_json(&listed)?;
+    } else {
+        for l in &listed {
+            let desc = if l.description.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", l.description)
+            };
+            println!(
+                "{:<10} {:<9} {}  {}{desc}",
+                l.scope, l.memory_type, l.id, l.title
+            );
+        }
+        if listed.is_empty() && !cli.quiet {
+            println!("no memories yet");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn cmd_show(cli: &Cli, ctx: &Context, id: &str) -> Result<ExitCode> {
+    let shown = browse::show(ctx, id)?;
+    if cli.json {
+        print_json(&shown)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "# {} ({}: {})",
+        shown.listed.title, shown.listed.scope, shown.listed.id
+    );
+    if let Some(n) = shown.commits_behind_head {
+        if n > 0 {
+            println!("# written {n} commit(s) before HEAD; check it still holds");
+        }
+    }
+    print!("{}", shown.content);
+    if !shown.content.ends_with('\n') {
+        println!();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn cmd_index(cli: &Cli, ctx: &Context, check_only: bool) -> Result<ExitCode> {
+    let layout = &ctx.layout;
+    let mut roots = vec![layout.writable()];
+    for extra in [&layout.repository, &layout.user] {
+        if extra.path.is_dir() && !roots.contains(&extra) {
+            roots.push(extra);
+        }
+    }
+    let mut stale = Vec::new();
+    let mut rebuilt = Vec::new();
+    for r in roots {
+        if check_only {
+            if root::index_is_stale(r)? {
+                stale.push(r.path.join("MEMORY.md").display().to_string());
+            }
+        } else if root::rebuild_index(r)? {
+            rebuilt.push(r.path.join("MEMORY.md").display().to_string());
+        }
+    }
+    if cli.json {
+        print_json(&serde_json::json!({ "stale": stale, "rebuilt": rebuilt }))?;
+    } else if !cli.quiet {
+        for s in &stale {
+            println!("stale: {s}");
+        }
+        for r in &rebuilt {
+            println!("rebuilt: {r}");
+        }
+        if stale.is_empty() && rebuilt.is_empty() {
+            println!("index up to date");
+        }
+    }
+    Ok(if stale.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,59 @@
+//! The context every command runs in: the project, its settings and its roots.
+
+use std::path::{Path, PathBuf};
+
+use crate::project::{self, Layout, Project, ProjectError};
+use crate::settings::{Settings, SettingsError, SystemSource};
+
+/// Failures opening a context.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+}
+
+/// Project + settings + roots, resolved once per command.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub cwd: PathBuf,
+    pub project: Project,
+    pub settings: Settings,
+    pub layout: Layout,
+}
+
+impl Context {
+    /// Opens the context for `cwd`, with command-line setting overrides as (key, value).
+    pub fn open(cwd: &Path, flags: &[(&str, String)]) -> Result<Context, ContextError> {
+        let project = Project::discover(
+            cwd,
+            std::env::var(project::ENV_PROJECT_SCOPE).ok().as_deref(),
+        )?;
+        let source = SystemSource::new(project.git_dir.as_deref());
+        let settings = Settings::load(&source, flags)?;
+        let base = project::base_dir(
+            std::env::var(project::ENV_BASE_DIR).ok().as_deref(),
+            &project::normalize_lexically(cwd),
+        )?;
+        let layout = Layout::new(&project, base, settings.bool("local"));
+        Ok(Context {
+            cwd: cwd.to_path_buf(),
+            project,
+            settings,
+            layout,
+        })
+    }
+
+    /// The state dir of the writable root (meta, cursor, logs, telemetry).
+    pub fn state_dir(&self) -> &Path {
+        &self.layout.writable().state_dir
+    }
+
+    /// The current HEAD commit id, if any.
+    pub fn head_commit(&self) -> Option<String> {
+        let repo = git2::Repository::open(self.project.git_dir.as_ref()?).ok()?;
+        let head = repo.head().ok()?;
+        head.target().map(|oid| oid.to_string())
+    }
+}

@@ -1,0 +1,284 @@
+//! Writing entries into a root: the one write path shared by `remember` and extract (SPEC §8.2
+//! step 6). An entry merges into an existing document of its type whose first entry has the same
+//! summary (existing why/how are never overwritten); otherwise it becomes a new
+//! `<type>/<slug>.md` with provenance keys.
+
+use std::fs;
+
+use serde::Serialize;
+
+use crate::context::Context;
+use crate::doc::{self, Entry, MemoryType};
+use crate::extract::filter;
+use crate::project::Root;
+use crate::root::{self, RootError};
+use crate::scan::Scope;
+use crate::secrets;
+use crate::store::{self, StoreError};
+
+/// An entry to write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEntry {
+    pub memory_type: MemoryType,
+    pub entry: Entry,
+}
+
+/// Where a new memory came from; written as frontmatter keys `created`, `session`, `commit`.
+#[derive(Debug, Clone, Default)]
+pub struct Provenance {
+    pub created: String,
+    pub session: Option<String>,
+    pub commit: Option<String>,
+}
+
+/// What happened to one entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    Created,
+    Merged,
+    Unchanged,
+}
+
+/// One applied entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    pub kind: ChangeKind,
+    pub relative_path: String,
+    #[serde(rename = "type")]
+    pub memory_type: String,
+}
+
+/// Failures writing entries.
+#[derive(Debug, thiserror::Error)]
+pub enum RememberError {
+    #[error("refusing to save: the text looks like a secret ({})", rule_ids.join(", "))]
+    Secret { rule_ids: Vec<String> },
+    #[error("nothing to remember: the text is empty")]
+    Empty,
+    #[error("team memory is read-only here")]
+    ReadOnlyScope,
+    #[error(transparent)]
+    Root(#[from] RootError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// The rule ids the secret scanner finds in an entry, if any.
+pub fn secret_rules(entry: &Entry) -> Vec<String> {
+    let mut ids: Vec<String> = [
+        Some(&entry.summary),
+        entry.why.as_ref(),
+        entry.how_to_apply.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .flat_map(|t| secrets::scan(t))
+    .map(|f| f.rule_id.to_string())
+    .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+/// Applies entries to `root`. The caller holds the root's mutation lock and has filtered
+/// secrets out. The index is rebuilt when anything changed.
+pub fn apply_locked(
+    root: &Root,
+    entries: &[NewEntry],
+    provenance: &Provenance,
+) -> Result<Vec<Change>, RememberError> {
+    store::check_root(&root.path)?;
+    fs::create_dir_all(&root.path)?;
+    let existing = root::scan_strict(root)?.docs;
+    // (type, first-entry key, relative path) of every document, including ones created now.
+    let mut known: Vec<(MemoryType, String, String)> = existing
+        .iter()
+        .filter_map(|d| {
+            let first = doc::parse_entries(&d.body).into_iter().next()?;
+            Some((
+                d.memory_type,
+                doc::entry_key(&first.summary),
+                d.relative_path.clone(),
+            ))
+        })
+        .collect();
+    let mut changes = Vec::new();
+    for new in entries {
+        let key = doc::entry_key(&new.entry.summary);
+        let target = known
+            .iter()
+            .find(|(t, k, _)| *t == new.memory_type && *k == key)
+            .map(|(_, _, p)| p.clone());
+        let change = match target {
+            Some(relative) => merge_into(root, &relative, new)?,
+            None => {
+                let relative = create(root, new, provenance)?;
+                known.push((new.memory_type, key, relative.clone()));
+                Change {
+                    kind: ChangeKind::Created,
+                    relative_path: relative,
+                    memory_type: new.memory_type.to_string(),
+                }
+            }
+        };
+        changes.push(change);
+    }
+    if changes.iter().any(|c| c.kind != ChangeKind::Unchanged) {
+        root::rebuild_index_locked(root)?;
+    }
+    Ok(changes)
+}
+
+fn merge_into(root: &Root, relative: &str, new: &NewEntry) -> Result<Change, RememberError> {
+    let path = root.path.join(relative);
+    let text = String::from_utf8_lossy(&fs::read(&path)?).into_owned();
+    let unchanged = Change {
+        kind: ChangeKind::Unchanged,
+        relative_path: relative.to_string(),
+        memory_type: new.memory_type.to_string(),
+    };
+    let Ok(parsed) = doc::parse_document(&text) else {
+        return Ok(unchanged);
+    };
+    let mut entries = doc::parse_entries(&parsed.body);
+    let Some(first) = entries.first_mut() else {
+        return Ok(unchanged);
+    };
+    // Existing why/how win; only missing fields are filled in.
+    let merged = doc::merge_entry(first, &new.entry);
+    let merged = Entry {
+        summary: first.summary.clone(),
+        ..merged
+    };
+    if merged == *first {
+        return Ok(unchanged);
+    }
+    *first = merged;
+    store::atomic_write(
+        &path,
+        doc::render_document(&parsed.frontmatter, &entries).as_bytes(),
+    )?;
+    Ok(Change {
+        kind: ChangeKind::Merged,
+        ..unchanged
+    })
+}
+
+fn create(root: &Root, new: &NewEntry, provenance: &Provenance) -> Result<String, RememberError> {
+    let dir = new.memory_type.as_str();
+    let base = filter::slugify(&new.entry.summary);
+    let slug = filter::unique_slug(&base, |candidate| {
+        root.path.join(dir).join(format!("{candidate}.md")).exists()
+    });
+    let relative = format!("{dir}/{slug}.md");
+    let mut extra: Vec<(&str, &str)> = vec![("created", provenance.created.as_str())];
+    if let Some(s) = &provenance.session {
+        extra.push(("session", s));
+    }
+    if let Some(c) = &provenance.commit {
+        extra.push(("commit", c));
+    }
+    let summary = crate::text::collapse_whitespace(&new.entry.summary);
+    let text = doc::new_document(
+        new.memory_type,
+        &filter::title_for(&summary),
+        &summary,
+        &extra,
+        std::slice::from_ref(&new.entry),
+    );
+    let path = root.path.join(&relative);
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    store::atomic_write(&path, text.as_bytes())?;
+    Ok(relative)
+}
+
+/// A `remember` request.
+#[derive(Debug, Clone)]
+pub struct RememberRequest {
+    pub text: String,
+    pub memory_type: Option<MemoryType>,
+    pub scope: Scope,
+    pub why: Option<String>,
+    pub how_to_apply: Option<String>,
+}
+
+/// The result of `remember`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RememberOutcome {
+    pub scope: String,
+    pub root: String,
+    pub change: Change,
+}
+
+/// Writes one entry now (explicit "remember this"), through the same path extract uses.
+pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome, RememberError> {
+    let summary = crate::text::collapse_whitespace(&req.text);
+    if summary.is_empty() {
+        return Err(RememberError::Empty);
+    }
+    let clean = |v: &Option<String>| {
+        v.as_deref()
+            .map(crate::text::collapse_whitespace)
+            .filter(|s| !s.is_empty())
+    };
+    let entry = Entry {
+        summary,
+        why: clean(&req.why),
+        how_to_apply: clean(&req.how_to_apply),
+    };
+    let rules = secret_rules(&entry);
+    if !rules.is_empty() {
+        return Err(RememberError::Secret { rule_ids: rules });
+    }
+    let root = match req.scope {
+        Scope::User => &ctx.layout.user,
+        Scope::Team => return Err(RememberError::ReadOnlyScope),
+        _ => ctx.layout.writable(),
+    };
+    let memory_type = req.memory_type.unwrap_or(match req.scope {
+        Scope::User => MemoryType::User,
+        _ => guess_type(&entry.summary),
+    });
+    let provenance = Provenance {
+        created: store::now_iso(),
+        session: None,
+        commit: ctx.head_commit(),
+    };
+    let new = NewEntry { memory_type, entry };
+    let change = store::with_lock(&root.lock_path, || {
+        if root.scope != Scope::User {
+            store::ensure_scaffold(&root.path, &root.state_dir)?;
+        }
+        let mut changes = apply_locked(root, std::slice::from_ref(&new), &provenance)?;
+        if root.scope != Scope::User {
+            let mut meta = store::read_meta(&root.state_dir);
+            meta.set("updatedAt", store::now_iso());
+            meta.write(&root.state_dir.join(store::META_FILE))?;
+        }
+        changes.pop().ok_or(RememberError::Empty)
+    })??;
+    Ok(RememberOutcome {
+        scope: root.scope.as_str().to_string(),
+        root: root.path.display().to_string(),
+        change,
+    })
+}
+
+/// The type the offline heuristic would give the text, else `project`.
+fn guess_type(text: &str) -> MemoryType {
+    let input = [crate::extract::UserText {
+        offset: 0,
+        text: &format!("Remember that {text}"),
+    }];
+    crate::extract::heuristic::plan_heuristic(&input)
+        .first()
+        .map(|p| p.topic)
+        .unwrap_or(MemoryType::Project)
+}

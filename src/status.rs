@@ -1,0 +1,116 @@
+//! `status`: what the tool knows about this project, as data the CLI renders.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::context::Context;
+use crate::scan::{self, Scope};
+use crate::store;
+
+/// One root as reported by `status`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RootStatus {
+    pub scope: &'static str,
+    pub path: String,
+    pub exists: bool,
+    pub writable: bool,
+    pub docs: usize,
+    /// A scan error (a symlinked root, an unreadable directory), if any.
+    pub error: Option<String>,
+}
+
+/// One setting with its origin.
+#[derive(Debug, Clone, Serialize)]
+pub struct SettingStatus {
+    pub key: &'static str,
+    pub value: Option<String>,
+    pub origin: String,
+}
+
+/// The whole status.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Status {
+    pub project_root: String,
+    pub project_key: String,
+    pub worktree: Option<String>,
+    pub git_dir: Option<String>,
+    pub mode: &'static str,
+    pub base_dir: String,
+    pub state_dir: String,
+    pub roots: Vec<RootStatus>,
+    pub meta: Value,
+    pub settings: Vec<SettingStatus>,
+    /// PID in `consolidation.lock`, when a dream holds it.
+    pub dream_lock_holder: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+/// Gathers the status of the project in `ctx`.
+pub fn status(ctx: &Context) -> Status {
+    let writable = ctx.layout.writable().scope;
+    let roots = ctx
+        .layout
+        .recall_roots()
+        .into_iter()
+        .map(|(scope, path)| {
+            let (docs, error) = match scan::scan_root(path, scope) {
+                Ok(o) => (o.docs.len(), None),
+                Err(e) => (0, Some(e.to_string())),
+            };
+            RootStatus {
+                scope: scope.as_str(),
+                path: path.display().to_string(),
+                exists: path.is_dir(),
+                writable: scope == writable || scope == Scope::User,
+                docs,
+                error,
+            }
+        })
+        .collect();
+    let state_dir = ctx.state_dir();
+    let meta = store::JsonState::read(&state_dir.join(store::META_FILE))
+        .ok()
+        .flatten()
+        .map(|m| Value::Object(m.0))
+        .unwrap_or(Value::Null);
+    let settings = ctx
+        .settings
+        .all()
+        .iter()
+        .map(|r| SettingStatus {
+            key: r.key,
+            value: r.value.clone(),
+            origin: r.origin.to_string(),
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    if let Some(raw) = &ctx.project.scope_warning {
+        warnings.push(format!(
+            "ignoring unrecognized QWEN_CODE_MEMORY_PROJECT_SCOPE={raw:?}; using \"git-root\" (expected \"git-root\" or \"workspace\")"
+        ));
+    }
+    Status {
+        project_root: ctx.project.root.display().to_string(),
+        project_key: ctx.project.key.clone(),
+        worktree: ctx
+            .project
+            .worktree
+            .as_ref()
+            .map(|p| p.display().to_string()),
+        git_dir: ctx
+            .project
+            .git_dir
+            .as_ref()
+            .map(|p| p.display().to_string()),
+        mode: if ctx.layout.local { "local" } else { "private" },
+        base_dir: ctx.layout.base.display().to_string(),
+        state_dir: state_dir.display().to_string(),
+        roots,
+        meta,
+        settings,
+        dream_lock_holder: std::fs::read_to_string(state_dir.join("consolidation.lock")).ok(),
+        warnings,
+    }
+}

@@ -1,0 +1,627 @@
+//! Foundation commands against real repositories: status, list, show, remember, index, check,
+//! completions, man; identity, roots, settings, bad input.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::*;
+
+#[test]
+fn status_reports_key_roots_and_setting_origins() {
+    let sb = Sandbox::new();
+    sb.git(&sb.repo, &["config", "qwen-memory.recall.limit", "9"]);
+    let st = sb.json(&["status"]);
+    assert_eq!(st["projectKey"], sanitize(&sb.repo.display().to_string()));
+    assert_eq!(st["projectRoot"], sb.repo.display().to_string());
+    assert_eq!(st["mode"], "private");
+    let settings = st["settings"].as_array().unwrap();
+    let find = |k: &str| settings.iter().find(|s| s["key"] == k).unwrap().clone();
+    assert_eq!(find("recall.limit")["value"], "9");
+    assert_eq!(find("recall.limit")["origin"], "git-config");
+    assert_eq!(find("dream.minHours")["origin"], "default");
+    let roots = st["roots"].as_array().unwrap();
+    let private = roots.iter().find(|r| r["scope"] == "private").unwrap();
+    assert_eq!(private["path"], sb.private_root().display().to_string());
+
+    let out = sb
+        .cmd()
+        .args(["status", "--json"])
+        .env("QWEN_MEMORY_RECALL_LIMIT", "3")
+        .output()
+        .unwrap();
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let limit = st["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["key"] == "recall.limit")
+        .unwrap()
+        .clone();
+    assert_eq!(limit["value"], "3");
+    assert_eq!(limit["origin"], "env:QWEN_MEMORY_RECALL_LIMIT");
+    // Human output works too.
+    assert!(sb
+        .ok(&["status"])
+        .contains(&sanitize(&sb.repo.display().to_string())));
+}
+
+#[test]
+fn subdirectory_shares_the_repository_key_and_workspace_scope_does_not() {
+    let sb = Sandbox::new();
+    let sub = sb.repo.join("a/b");
+    fs::create_dir_all(&sub).unwrap();
+    let out = sb.cmd_in(&sub).args(["status", "--json"]).output().unwrap();
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(st["projectKey"], sanitize(&sb.repo.display().to_string()));
+    let out = sb
+        .cmd_in(&sub)
+        .args(["status", "--json"])
+        .env("QWEN_CODE_MEMORY_PROJECT_SCOPE", "  Workspace ")
+        .output()
+        .unwrap();
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(st["projectKey"], sanitize(&sub.display().to_string()));
+    let out = sb
+        .cmd_in(&sub)
+        .args(["status"])
+        .env("QWEN_CODE_MEMORY_PROJECT_SCOPE", "exact")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("QWEN_CODE_MEMORY_PROJECT_SCOPE"));
+}
+
+#[test]
+fn outside_a_repository_the_directory_is_the_project() {
+    let sb = Sandbox::new();
+    let plain = sb.root().join("plain");
+    fs::create_dir_all(&plain).unwrap();
+    let out = sb
+        .cmd_in(&plain)
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert_success(&out, &["status"]);
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(st["projectKey"], sanitize(&plain.display().to_string()));
+    assert!(st["worktree"].is_null());
+}
+
+#[test]
+fn bare_repository_is_a_clear_error() {
+    let sb = Sandbox::new();
+    let bare = sb.root().join("bare.git");
+    sb.git(
+        &sb.root(),
+        &["init", "-q", "--bare", bare.to_str().unwrap()],
+    );
+    let out = sb.cmd_in(&bare).args(["status"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bare repository"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one-line error: {err}");
+}
+
+#[test]
+fn linked_worktree_is_its_own_project() {
+    let sb = Sandbox::new();
+    let wt = sb.root().join("wt");
+    sb.git(&sb.repo, &["worktree", "add", "-q", wt.to_str().unwrap()]);
+    let out = sb.cmd_in(&wt).args(["status", "--json"]).output().unwrap();
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(st["projectKey"], sanitize(&wt.display().to_string()));
+    assert_ne!(st["projectKey"], sanitize(&sb.repo.display().to_string()));
+    // Local-mode state goes to the worktree's own git dir.
+    let out = sb
+        .cmd_in(&wt)
+        .args([
+            "remember",
+            "--json",
+            "Always run the linter before committing changes",
+        ])
+        .env("QWEN_CODE_MEMORY_LOCAL", "1")
+        .output()
+        .unwrap();
+    assert_success(&out, &["remember"]);
+    assert!(wt.join(".qwen/memory/MEMORY.md").is_file());
+    assert!(sb
+        .repo
+        .join(".git/worktrees/wt/qwen-memory/meta.json")
+        .is_file());
+    assert!(!wt.join(".qwen/meta.json").exists());
+}
+
+#[test]
+fn remember_writes_a_document_the_index_and_provenance() {
+    let sb = Sandbox::new();
+    let v = sb.json(&[
+        "remember",
+        "--type",
+        "feedback",
+        "--why",
+        "CI is slow",
+        "--how",
+        "Open a pull request",
+        "Never push directly to main",
+    ]);
+    assert_eq!(v["change"]["kind"], "created");
+    assert_eq!(
+        v["change"]["relativePath"],
+        "feedback/never-push-directly-to-main.md"
+    );
+    let root = sb.private_root();
+    let text = fs::read_to_string(root.join("feedback/never-push-directly-to-main.md")).unwrap();
+    assert!(
+        text.starts_with("---\nname: Never push directly to main\n"),
+        "{text}"
+    );
+    assert!(text.contains("\ntype: feedback\n"));
+    assert!(text.contains("\ncreated: "));
+    let head = sb.git(&sb.repo, &["rev-parse", "HEAD"]);
+    assert!(
+        text.contains(&format!("commit: \"{}\"", head.trim())),
+        "{text}"
+    );
+    assert!(text.contains(
+        "\n\nNever push directly to main\n\nWhy: CI is slow\n\nHow to apply: Open a pull request\n"
+    ));
+    let index = fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    assert_eq!(
+        index,
+        "- [Never push directly to main](feedback/never-push-directly-to-main.md) — Never push directly to main"
+    );
+    let meta = fs::read_to_string(sb.private_state().join("meta.json")).unwrap();
+    assert!(meta.contains("\"version\": 1"));
+
+    // The same summary merges: why is kept, a missing field is filled in, no new file.
+    let v = sb.json(&[
+        "remember",
+        "--type",
+        "feedback",
+        "--why",
+        "other",
+        "never push  directly to MAIN",
+    ]);
+    assert_eq!(v["change"]["kind"], "unchanged");
+    assert_eq!(fs::read_dir(root.join("feedback")).unwrap().count(), 1);
+
+    let list = sb.json(&["list"]);
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    assert_eq!(list[0]["id"], "feedback/never-push-directly-to-main.md");
+    assert_eq!(list[0]["scope"], "private");
+    let shown = sb.ok(&["show", "feedback/never-push-directly-to-main.md"]);
+    assert!(shown.contains("Why: CI is slow"));
+    let out = sb.cmd().args(["show", "nope.md"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn remember_merges_missing_why_into_existing() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "We deploy only from release branches",
+    ]);
+    let v = sb.json(&[
+        "remember",
+        "--type",
+        "project",
+        "--why",
+        "audits",
+        "We deploy only from release branches",
+    ]);
+    assert_eq!(v["change"]["kind"], "merged");
+    let text = fs::read_to_string(
+        sb.private_root()
+            .join("project/we-deploy-only-from-release-branches.md"),
+    )
+    .unwrap();
+    assert!(text.contains("Why: audits"), "{text}");
+}
+
+#[test]
+fn remember_refuses_secrets_without_printing_them() {
+    let sb = Sandbox::new();
+    let key = "AKIAIOSFODNN7EXAMPLQ";
+    let out = sb
+        .cmd()
+        .args(["remember", &format!("the deploy key is {key}")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("secret"), "{err}");
+    assert!(!err.contains(key));
+    assert!(!sb.private_root().join("project").exists());
+}
+
+#[test]
+fn remember_user_scope_and_local_mode_roots() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "remember",
+        "--scope",
+        "user",
+        "I prefer answers without a closing summary",
+    ]);
+    let user_docs: Vec<_> = fs::read_dir(sb.base.join("memories/user"))
+        .unwrap()
+        .collect();
+    assert_eq!(user_docs.len(), 1);
+    assert!(sb.base.join("memories/MEMORY.md").is_file());
+
+    let out = sb
+        .cmd()
+        .args([
+            "remember",
+            "--type",
+            "project",
+            "The staging database is reset every night",
+        ])
+        .env("QWEN_CODE_MEMORY_LOCAL", "1")
+        .output()
+        .unwrap();
+    assert_success(&out, &["remember local"]);
+    assert!(sb
+        .repo
+        .join(".qwen/memory/project/the-staging-database-is-reset-every-night.md")
+        .is_file());
+    assert!(sb.repo.join(".git/qwen-memory/meta.json").is_file());
+    assert!(
+        !sb.repo.join(".qwen/meta.json").exists(),
+        "state never in the work tree"
+    );
+    // git config turns local mode on as well.
+    sb.git(&sb.repo, &["config", "qwen-memory.local", "true"]);
+    let st = sb.json(&["status"]);
+    assert_eq!(st["mode"], "local");
+    // Both roots are listed.
+    let list = sb.json(&["list"]);
+    let scopes: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["scope"].clone())
+        .collect();
+    assert!(
+        scopes.contains(&"repository".into()) && scopes.contains(&"user".into()),
+        "{scopes:?}"
+    );
+    let only_user = sb.json(&["list", "--scope", "user"]);
+    assert_eq!(only_user.as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn concurrent_remember_keeps_every_entry() {
+    let sb = Sandbox::new();
+    let children: Vec<_> = (0..6)
+        .map(|i| {
+            sb.std_cmd(&sb.repo)
+                .args([
+                    "remember",
+                    "--type",
+                    "project",
+                    &format!("Service number {i} listens on port 80{i}0"),
+                ])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let list = sb.json(&["list"]);
+    assert_eq!(list.as_array().unwrap().len(), 6);
+    let index = fs::read_to_string(sb.private_root().join("MEMORY.md")).unwrap();
+    assert_eq!(index.lines().count(), 6, "{index}");
+}
+
+#[test]
+fn index_check_detects_staleness_and_rebuild_fixes_it() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "The API is versioned by date",
+    ]);
+    sb.ok(&["index", "--check"]);
+    write_doc(
+        &sb.private_root(),
+        "reference/dash.md",
+        &doc_text(
+            "Dashboards",
+            "Grafana board for latency",
+            "reference",
+            "See grafana.internal/d/latency",
+        ),
+    );
+    let out = sb.cmd().args(["index", "--check"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = sb.cmd().args(["check"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("stale-index"));
+    sb.ok(&["index"]);
+    sb.ok(&["index", "--check"]);
+    sb.ok(&["check"]);
+    let index = fs::read_to_string(sb.private_root().join("MEMORY.md")).unwrap();
+    assert!(index.contains("](reference/dash.md) — Grafana board for latency"));
+}
+
+#[test]
+fn symlinked_index_is_replaced_and_target_untouched() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "Releases are cut on Tuesdays",
+    ]);
+    let outside = sb.root().join("outside.md");
+    fs::write(&outside, "SENTINEL").unwrap();
+    let index = sb.private_root().join("MEMORY.md");
+    fs::remove_file(&index).unwrap();
+    std::os::unix::fs::symlink(&outside, &index).unwrap();
+    sb.ok(&["index"]);
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "SENTINEL");
+    assert!(!fs::symlink_metadata(&index)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(fs::read_to_string(&index)
+        .unwrap()
+        .contains("Releases are cut on Tuesdays"));
+}
+
+#[test]
+fn symlinked_memory_root_is_refused() {
+    let sb = Sandbox::new();
+    let elsewhere = sb.root().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    fs::create_dir_all(sb.repo.join(".qwen")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, sb.repo.join(".qwen/memory")).unwrap();
+    let out = sb
+        .cmd()
+        .args(["remember", "Tests run with nextest in CI"])
+        .env("QWEN_CODE_MEMORY_LOCAL", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("symlink"));
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    let out = sb.cmd().args(["check"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn bad_topic_files_are_skipped_and_reported_by_check() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "The monorepo uses pnpm workspaces",
+    ]);
+    let root = sb.private_root();
+    write_doc(&root, "bad/plain.md", "just text, no frontmatter\n");
+    write_doc(
+        &root,
+        "bad/unknown-type.md",
+        "---\nname: x\ntype: Project\n---\n\nbody\n",
+    );
+    write_doc(&root, "bad/empty-head.md", "---\n---\nbody\n");
+    let alias_bomb = "---\ntype: project\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n---\n\nbomb\n";
+    write_doc(&root, "odd/alias.md", alias_bomb);
+    // Readable oddities: tabs, BOM, CRLF, duplicate keys, invalid UTF-8.
+    write_doc(
+        &root,
+        "odd/tabs.md",
+        "---\n\ttype: project\nname: Tabbed\n---\n\nTabbed body line\n",
+    );
+    write_doc(
+        &root,
+        "odd/bom.md",
+        "\u{feff}---\nname: Bommed\ntype: user\n---\n\nBOM body\n",
+    );
+    write_doc(
+        &root,
+        "odd/crlf.md",
+        "---\r\nname: Windows\r\ntype: reference\r\n---\r\n\r\nCRLF body\r\n",
+    );
+    write_doc(
+        &root,
+        "odd/dup.md",
+        "---\nname: First\nname: Second\ntype: project\n---\n\nDup body\n",
+    );
+    let mut bytes = b"---\nname: Bytes\ntype: project\n---\n\nbad \xff\xfe byte\n".to_vec();
+    bytes.extend_from_slice(b"");
+    fs::write(root.join("odd/utf8.md"), bytes).unwrap();
+    let big = format!(
+        "---\nname: Big\ntype: project\n---\n\n{}\n",
+        "x".repeat(5 * 1024 * 1024)
+    );
+    write_doc(&root, "bad/big.md", &big);
+    std::os::unix::fs::symlink(root.join("odd/tabs.md"), root.join("odd/link.md")).unwrap();
+
+    let list = sb.json(&["list"]);
+    let ids: Vec<String> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["id"].as_str().unwrap().to_string())
+        .collect();
+    for want in [
+        "odd/tabs.md",
+        "odd/bom.md",
+        "odd/crlf.md",
+        "odd/dup.md",
+        "odd/utf8.md",
+    ] {
+        assert!(
+            ids.contains(&want.to_string()),
+            "{want} missing from {ids:?}"
+        );
+    }
+    for unwanted in [
+        "bad/plain.md",
+        "bad/unknown-type.md",
+        "bad/empty-head.md",
+        "bad/big.md",
+        "odd/link.md",
+    ] {
+        assert!(!ids.contains(&unwanted.to_string()), "{unwanted} listed");
+    }
+    let crlf = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == "odd/crlf.md")
+        .unwrap();
+    assert_eq!(crlf["title"], "Windows");
+    let out = sb.cmd().args(["check", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let problems: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let flagged: Vec<String> = problems
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap().to_string())
+        .collect();
+    for want in [
+        "bad/plain.md",
+        "bad/unknown-type.md",
+        "bad/big.md",
+        "odd/link.md",
+    ] {
+        assert!(
+            flagged.contains(&want.to_string()),
+            "{want} not reported: {flagged:?}"
+        );
+    }
+    // Nothing was deleted or rewritten.
+    assert_eq!(
+        fs::read_to_string(root.join("bad/plain.md")).unwrap(),
+        "just text, no frontmatter\n"
+    );
+    sb.ok(&["index"]);
+    assert!(root.join("bad/big.md").is_file());
+}
+
+#[test]
+fn index_limits_through_the_cli() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    for i in 0..201 {
+        let p = write_doc(
+            &root,
+            &format!("project/doc-{i:03}.md"),
+            &doc_text(&format!("Doc {i}"), "d", "project", "body"),
+        );
+        set_mtime(&p, 1_700_000_000 + i);
+    }
+    let long_title = "T".repeat(400);
+    write_doc(
+        &root,
+        "f/long.md",
+        &doc_text(&long_title, "desc", "feedback", "x"),
+    );
+    sb.ok(&["index"]);
+    let index = fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    let lines: Vec<&str> = index.lines().collect();
+    assert_eq!(lines.last().unwrap(), &qwen_memory::index::WARNING_LINE);
+    assert_eq!(lines.iter().filter(|l| l.starts_with("- [")).count(), 200);
+    assert!(index.contains("](f/long.md)"), "the link is never cut");
+    // Newest first in the private root.
+    assert!(lines[0].contains("doc-200.md") || lines[0].contains("f/long.md"));
+}
+
+#[test]
+fn upstream_legacy_layout_reads() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    write_doc(
+        &root,
+        "feedback.md",
+        "---\ntype: feedback\ntitle: Feedback Memory\ndescription: Corrections and validated guidance\n---\n\n# Feedback Memory\n\n- Run tests with nextest\n  - Why: faster\n  - How to apply: use cargo nextest run\n- Keep commits small\n",
+    );
+    write_doc(&root, "user.md", "---\ntype: user\ntitle: User Memory\ndescription: User profile\n---\n\n# User Memory\n\n_No entries yet._\n");
+    write_doc(
+        &root,
+        "project/structured.md",
+        "---\nname: Build system\ndescription: How the project builds\ntype: project\ncategory: build_configuration\nkeywords:\n  - \"cargo\"\n  - \"release\"\nusage_scenarios:\n  - \"building\"\n---\n\nThe build uses cargo workspaces.\n\n**Why:** one lockfile\n\n**How to apply:** add crates under crates/\n",
+    );
+    let list = sb.json(&["list"]);
+    let by_id = |id: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(by_id("feedback.md")["title"], "Feedback Memory");
+    assert_eq!(by_id("feedback.md")["entries"], 2);
+    assert_eq!(by_id("user.md")["entries"], 0);
+    assert_eq!(by_id("project/structured.md")["entries"], 1);
+    let shown = sb.json(&["show", "project/structured.md"]);
+    assert!(shown["content"].as_str().unwrap().contains("keywords:"));
+}
+
+#[test]
+fn completions_and_man_page() {
+    let sb = Sandbox::new();
+    let bash = sb.ok(&["completions", "bash"]);
+    assert!(bash.contains("remember"));
+    let man = sb.ok(&["man"]);
+    assert!(
+        man.contains(".TH") && man.contains("remember"),
+        "{}",
+        &man[..200.min(man.len())]
+    );
+}
+
+#[test]
+fn git_help_opens_the_man_page() {
+    if which("man").is_none() {
+        eprintln!("man not installed; skipping");
+        return;
+    }
+    let sb = Sandbox::new();
+    let bin = assert_cmd::cargo::cargo_bin("git-qwen-memory");
+    let man_dir = sb.root().join("share/man/man1");
+    fs::create_dir_all(&man_dir).unwrap();
+    fs::write(man_dir.join("git-qwen-memory.1"), sb.ok(&["man"])).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("git")
+        .args(["qwen-memory", "--help"])
+        .current_dir(&sb.repo)
+        .envs(sb.env())
+        .env("PATH", path)
+        .env("MANPATH", sb.root().join("share/man"))
+        .env("MANPAGER", "cat")
+        .env("PAGER", "cat")
+        .env("MANWIDTH", "100")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("remember"),
+        "stdout: {text}\nstderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn which(name: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(name))
+            .find(|c| Path::new(c).is_file())
+    })
+}

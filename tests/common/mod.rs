@@ -1,0 +1,180 @@
+//! Shared helpers for integration tests: a sandbox with its own HOME and memory base dir, real
+//! Git repositories made with the `git` CLI, and the real binary.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+
+/// A temporary world: HOME, base dir and a repository, so nothing touches the machine's config.
+pub struct Sandbox {
+    pub tmp: tempfile::TempDir,
+    pub home: PathBuf,
+    pub base: PathBuf,
+    pub repo: PathBuf,
+}
+
+impl Sandbox {
+    /// A sandbox with an initialized repository at `<tmp>/repo` holding one commit.
+    pub fn new() -> Sandbox {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonical tmp");
+        let home = root.join("home");
+        let base = root.join("base");
+        let repo = root.join("repo");
+        fs::create_dir_all(&home).unwrap();
+        fs::create_dir_all(&repo).unwrap();
+        let sb = Sandbox {
+            tmp,
+            home,
+            base,
+            repo,
+        };
+        sb.git(&sb.repo, &["init", "-q", "-b", "main"]);
+        fs::write(sb.repo.join("README"), "hello\n").unwrap();
+        sb.git(&sb.repo, &["add", "README"]);
+        sb.git(&sb.repo, &["commit", "-q", "-m", "initial"]);
+        sb
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.tmp.path().canonicalize().unwrap()
+    }
+
+    /// Runs `git` in `dir` with the sandbox environment; panics on failure.
+    pub fn git(&self, dir: &Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .envs(self.env())
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .output()
+            .expect("run git");
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub fn env(&self) -> Vec<(String, String)> {
+        vec![
+            ("HOME".into(), self.home.display().to_string()),
+            (
+                "XDG_CONFIG_HOME".into(),
+                self.home.join(".config").display().to_string(),
+            ),
+            (
+                "QWEN_CODE_MEMORY_BASE_DIR".into(),
+                self.base.display().to_string(),
+            ),
+            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+            ("GIT_AUTHOR_NAME".into(), "Test".into()),
+            ("GIT_AUTHOR_EMAIL".into(), "test@example.com".into()),
+            ("GIT_COMMITTER_NAME".into(), "Test".into()),
+            ("GIT_COMMITTER_EMAIL".into(), "test@example.com".into()),
+            ("QWEN_MEMORY_TELEMETRY".into(), "1".into()),
+        ]
+    }
+
+    /// The binary, run in the repository with the sandbox environment.
+    pub fn cmd(&self) -> Command {
+        self.cmd_in(&self.repo)
+    }
+
+    pub fn cmd_in(&self, dir: &Path) -> Command {
+        Command::from_std(self.std_cmd(dir))
+    }
+
+    /// The binary as a plain `std::process::Command` (for spawning several at once).
+    pub fn std_cmd(&self, dir: &Path) -> std::process::Command {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("git-qwen-memory"));
+        c.current_dir(dir);
+        for var in [
+            "QWEN_CODE_MEMORY_LOCAL",
+            "QWEN_CODE_MEMORY_PROJECT_SCOPE",
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "OPENAI_MODEL",
+            "QWEN_MEMORY_HOOKS",
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+        ] {
+            c.env_remove(var);
+        }
+        c.envs(self.env());
+        c
+    }
+
+    /// Runs the binary with `args`, expecting success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.cmd().args(args).output().expect("run");
+        assert_success(&out, args);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs and parses `--json` output.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let text = self.ok(&all);
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("bad JSON from {all:?}: {e}\n{text}"))
+    }
+
+    /// The private memory root of the sandbox repository.
+    pub fn private_root(&self) -> PathBuf {
+        let key = sanitize(&self.repo.display().to_string());
+        self.base.join("projects").join(key).join("memory")
+    }
+
+    pub fn private_state(&self) -> PathBuf {
+        self.private_root().parent().unwrap().to_path_buf()
+    }
+}
+
+pub fn assert_success(out: &Output, args: &[&str]) {
+    assert!(
+        out.status.success(),
+        "command {args:?} failed ({:?})\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The upstream project-key rule, written independently of the library for the tests.
+pub fn sanitize(path: &str) -> String {
+    path.encode_utf16()
+        .map(|u| {
+            if (u as u32) < 128 && (u as u8 as char).is_ascii_alphanumeric() {
+                u as u8 as char
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// Writes a topic document `rel` under `root`.
+pub fn write_doc(root: &Path, rel: &str, content: &str) -> PathBuf {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(&p, content).unwrap();
+    p
+}
+
+/// A minimal valid topic document.
+pub fn doc_text(name: &str, description: &str, ty: &str, body: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\ntype: {ty}\n---\n\n{body}\n")
+}
+
+/// Sets a file's mtime (seconds since the epoch).
+pub fn set_mtime(path: &Path, secs: i64) {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs as u64);
+    let f = fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(t).unwrap();
+}
