@@ -37,6 +37,15 @@ const WORDS: &[&str] = &[
     "metrics",
 ];
 
+const LONG_PROMPT: &str = "I am refactoring the payment service and the integration tests keep \
+failing on the staging cluster after yesterday's migration. Could you look at the database \
+schema changes in the last three commits, compare them with the rollback scripts, check whether \
+the feature flag for the new checkout flow is still enabled in production, and then write a \
+short summary of what broke, which owner should be paged, and whether we need to delay the \
+release that is scheduled for Friday afternoon? Also remember that our lint pipeline rejects \
+unformatted code, metrics dashboards live in grafana, incident tickets go to the platform team \
+queue, and every deployment must come from a tagged release branch.";
+
 /// Deterministic pseudo-random generator so every run sees the same corpus.
 fn next(state: &mut u64) -> usize {
     *state = state
@@ -102,11 +111,21 @@ fn bench_recall(c: &mut Criterion) {
     let query = "How do we roll back a production deploy when the latency dashboard spikes? 部署";
     c.bench_function("tokenize/query", |b| b.iter(|| tokenize(black_box(query))));
 
+    // A prompt long enough to hit the 64-token cap, as real agent prompts often do.
+    let long_query = LONG_PROMPT;
+    assert_eq!(tokenize(long_query).len(), 64);
+    c.bench_function("tokenize/long_query", |b| {
+        b.iter(|| tokenize(black_box(long_query)))
+    });
+
     let mut group = c.benchmark_group("rank_lexical");
     for n in [1_000usize, 10_000] {
         let docs = corpus(n);
-        group.bench_with_input(BenchmarkId::from_parameter(n), &docs, |b, docs| {
+        group.bench_with_input(BenchmarkId::new("short_query", n), &docs, |b, docs| {
             b.iter(|| rank_lexical(black_box(query), black_box(docs), 5))
+        });
+        group.bench_with_input(BenchmarkId::new("long_query", n), &docs, |b, docs| {
+            b.iter(|| rank_lexical(black_box(long_query), black_box(docs), 5))
         });
     }
     group.finish();

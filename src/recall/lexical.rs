@@ -2,20 +2,25 @@
 //! tokenizer, per-document scoring and the stable ranking.
 //!
 //! Scoring runs once per document per query, over up to tens of thousands of documents, so each
-//! field is normalized once per document (ASCII takes a copy-free path when it is already
-//! lowercase) and the token loop is plain substring search with no allocation.
+//! field is normalized once per document into reused buffers (ASCII skips NFKC, and
+//! already-lowercase ASCII is not copied), the token loop is precompiled SIMD substring search
+//! with no allocation, long queries first consult a per-document trigram filter, and large
+//! inputs are scored on a few threads.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::OnceLock;
 
+use memchr::memmem::Finder;
 use regex::Regex;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 use super::{MAX_DOC_BODY_CHARS, MAX_QUERY_TOKENS, NO_ENTRIES_PLACEHOLDER};
 use crate::doc::MemoryType;
 use crate::scan::ScannedDoc;
-use crate::text::{is_js_whitespace, truncate_utf16};
+use crate::text::is_js_whitespace;
+#[cfg(test)]
+use crate::text::truncate_utf16;
 
 /// The CJK class: Han, Hiragana and Hangul by script, Katakana by *script extensions*, which is
 /// what pulls U+30FC and CJK punctuation (、。「」・) into CJK runs as upstream does.
@@ -172,17 +177,39 @@ pub struct Ranked {
 }
 
 /// A tokenized query, ready to score many documents.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct LexicalQuery {
     tokens: Vec<String>,
+    /// One precompiled SIMD substring searcher per token, reused for every document.
+    finders: Vec<Finder<'static>>,
+    /// Per token, filter slots of some of its byte trigrams (see [`TrigramFilter`]); used only
+    /// when the query has many tokens.
+    trigram_slots: Vec<Vec<u16>>,
     /// Type boost per memory type (indexed by `type_slot`): min(2, tokens equal to a keyword).
     type_boost: [u32; 4],
 }
+
+/// Above this many tokens, a per-document trigram filter is cheaper than one substring scan
+/// per token and field (measured with `benches/recall.rs`).
+const TRIGRAM_FILTER_MIN_TOKENS: usize = 16;
+
+/// Most trigrams of one token checked against the filter; a few already make false positives
+/// rare, and a huge token must not make the check expensive.
+const MAX_TRIGRAMS_PER_TOKEN: usize = 12;
+
+const TITLE_BIT: u8 = 1;
+const DESCRIPTION_BIT: u8 = 2;
+const BODY_BIT: u8 = 4;
 
 impl LexicalQuery {
     /// Tokenizes `query` once.
     pub fn new(query: &str) -> Self {
         let tokens = tokenize(query);
+        let use_filter = tokens.len() >= TRIGRAM_FILTER_MIN_TOKENS;
+        Self::from_tokens(tokens, use_filter)
+    }
+
+    fn from_tokens(tokens: Vec<String>, use_filter: bool) -> Self {
         let mut type_boost = [0u32; 4];
         for t in MemoryType::ALL {
             let keywords = type_keywords(t);
@@ -192,7 +219,24 @@ impl LexicalQuery {
                 .count();
             type_boost[type_slot(t)] = hits.min(2) as u32;
         }
-        LexicalQuery { tokens, type_boost }
+        let finders = tokens
+            .iter()
+            .map(|t| Finder::new(t.as_bytes()).into_owned())
+            .collect();
+        let trigram_slots = if use_filter {
+            tokens
+                .iter()
+                .map(|t| token_trigram_slots(t.as_bytes()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        LexicalQuery {
+            tokens,
+            finders,
+            trigram_slots,
+            type_boost,
+        }
     }
 
     /// The query tokens, in head-then-tail order.
@@ -208,23 +252,52 @@ impl LexicalQuery {
     /// Score of one document: per token, title +4, description +3, body window +1 (substring
     /// match on normalized text); 0 when nothing matched, else plus the type boost.
     pub fn score(&self, doc: &ScannedDoc) -> u32 {
+        self.score_with(doc, &mut Scratch::default())
+    }
+
+    fn score_with(&self, doc: &ScannedDoc, scratch: &mut Scratch) -> u32 {
         if self.tokens.is_empty() {
             return 0;
         }
-        let title = normalize(&doc.title);
-        let description = normalize(&doc.description);
-        let body = normalize(body_window(&doc.body));
+        let Scratch {
+            title: title_buf,
+            description: description_buf,
+            body: body_buf,
+            filter,
+        } = scratch;
+        let title = normalize_in(&doc.title, title_buf).as_bytes();
+        let description = normalize_in(&doc.description, description_buf).as_bytes();
+        let body = normalize_in(body_window(&doc.body), body_buf).as_bytes();
         let mut score = 0u32;
-        for token in &self.tokens {
-            let token = token.as_str();
-            if title.contains(token) {
-                score += 4;
+        if self.trigram_slots.is_empty() {
+            for finder in &self.finders {
+                if finder.find(title).is_some() {
+                    score += 4;
+                }
+                if finder.find(description).is_some() {
+                    score += 3;
+                }
+                if finder.find(body).is_some() {
+                    score += 1;
+                }
             }
-            if description.contains(token) {
-                score += 3;
-            }
-            if body.contains(token) {
-                score += 1;
+        } else {
+            filter.reset();
+            filter.mark(title, TITLE_BIT);
+            filter.mark(description, DESCRIPTION_BIT);
+            filter.mark(body, BODY_BIT);
+            for (finder, slots) in self.finders.iter().zip(&self.trigram_slots) {
+                // The filter only says "maybe"; a substring search confirms.
+                let maybe = filter.candidates(slots);
+                if maybe & TITLE_BIT != 0 && finder.find(title).is_some() {
+                    score += 4;
+                }
+                if maybe & DESCRIPTION_BIT != 0 && finder.find(description).is_some() {
+                    score += 3;
+                }
+                if maybe & BODY_BIT != 0 && finder.find(body).is_some() {
+                    score += 1;
+                }
             }
         }
         if score == 0 {
@@ -242,14 +315,8 @@ impl LexicalQuery {
         if self.tokens.is_empty() || limit == Some(0) {
             return Vec::new();
         }
-        let mut hits: Vec<(Ranked, f64)> = docs
-            .into_iter()
-            .enumerate()
-            .filter_map(|(index, doc)| {
-                let score = self.score(doc);
-                (score > 0).then_some((Ranked { index, score }, mtime_key(doc.mtime_ms)))
-            })
-            .collect();
+        let docs: Vec<&ScannedDoc> = docs.into_iter().collect();
+        let mut hits = self.collect_hits(&docs);
         // `sort_by` is stable, so equal score and mtime keep input order.
         hits.sort_by(|(a, a_mtime), (b, b_mtime)| {
             b.score
@@ -263,6 +330,72 @@ impl LexicalQuery {
         ranked
     }
 }
+
+impl LexicalQuery {
+    /// Scores every document, on several threads for large inputs; hits stay in input order.
+    fn collect_hits(&self, docs: &[&ScannedDoc]) -> Vec<(Ranked, f64)> {
+        let threads = if docs.len() >= PARALLEL_MIN_DOCS {
+            std::thread::available_parallelism()
+                .map_or(1, std::num::NonZeroUsize::get)
+                .min(docs.len() / DOCS_PER_THREAD)
+                .min(MAX_THREADS)
+        } else {
+            1
+        };
+        if threads <= 1 {
+            return self.hits_in(docs, 0);
+        }
+        let chunk = docs.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let mut parts = docs.chunks(chunk).enumerate();
+            let first = parts.next();
+            let workers: Vec<_> = parts
+                .map(|(i, part)| {
+                    let offset = i * chunk;
+                    let spawned = std::thread::Builder::new()
+                        .spawn_scoped(scope, move || self.hits_in(part, offset));
+                    // A thread the OS refuses is scored here instead.
+                    spawned.map_err(|_| (part, offset))
+                })
+                .collect();
+            let mut hits = first.map_or_else(Vec::new, |(_, part)| self.hits_in(part, 0));
+            for worker in workers {
+                let mut part = match worker {
+                    Ok(handle) => match handle.join() {
+                        Ok(part) => part,
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    },
+                    Err((part, offset)) => self.hits_in(part, offset),
+                };
+                hits.append(&mut part);
+            }
+            hits
+        })
+    }
+
+    fn hits_in(&self, docs: &[&ScannedDoc], offset: usize) -> Vec<(Ranked, f64)> {
+        let mut scratch = Scratch::default();
+        docs.iter()
+            .enumerate()
+            .filter_map(|(i, doc)| {
+                let score = self.score_with(doc, &mut scratch);
+                (score > 0).then(|| {
+                    let ranked = Ranked {
+                        index: offset + i,
+                        score,
+                    };
+                    (ranked, mtime_key(doc.mtime_ms))
+                })
+            })
+            .collect()
+    }
+}
+
+/// Inputs this large are scored on several threads.
+const PARALLEL_MIN_DOCS: usize = 4096;
+/// Fewest documents worth one thread.
+const DOCS_PER_THREAD: usize = 2048;
+const MAX_THREADS: usize = 8;
 
 /// A total order over mtimes: NaN sorts as oldest and -0 equals +0.
 fn mtime_key(mtime_ms: f64) -> f64 {
@@ -279,7 +412,112 @@ pub fn body_window(body: &str) -> &str {
     if trimmed == NO_ENTRIES_PLACEHOLDER {
         return "";
     }
-    truncate_utf16(trimmed, MAX_DOC_BODY_CHARS)
+    utf16_prefix(trimmed, MAX_DOC_BODY_CHARS)
+}
+
+/// [`truncate_utf16`] with fast paths: a string of at most `max` bytes has at most `max` UTF-16
+/// units, and an ASCII prefix is cut by bytes. The fallback counts units from the UTF-8 lead
+/// bytes (a 4-byte sequence is a surrogate pair: 2 units).
+fn utf16_prefix(s: &str, max: usize) -> &str {
+    let bytes = s.as_bytes();
+    if bytes.len() <= max {
+        return s;
+    }
+    if bytes[..max].is_ascii() {
+        return &s[..max];
+    }
+    let mut units = 0usize;
+    for (i, &b) in bytes.iter().enumerate() {
+        // Continuation bytes (0b10xx_xxxx) belong to a character already counted.
+        if b & 0xC0 != 0x80 {
+            let width = if b >= 0xF0 { 2 } else { 1 };
+            if units + width > max {
+                return &s[..i];
+            }
+            units += width;
+        }
+    }
+    s
+}
+
+/// Reusable buffers for normalized fields, so ranking does not allocate per document.
+#[derive(Default)]
+struct Scratch {
+    title: String,
+    description: String,
+    body: String,
+    filter: TrigramFilter,
+}
+
+const FILTER_SLOT_BITS: u32 = 12;
+const FILTER_SLOTS: usize = 1 << FILTER_SLOT_BITS;
+
+/// A per-document table of which fields contain a byte trigram hashing to each slot. Every
+/// token is at least 3 bytes (3 letters, or a CJK bigram of 3-byte characters), so a token
+/// can occur in a field only if all its trigrams' slots carry that field's bit: one pass over
+/// the fields replaces most of the per-token scans of a long query.
+struct TrigramFilter {
+    slots: Box<[u8; FILTER_SLOTS]>,
+}
+
+impl Default for TrigramFilter {
+    fn default() -> Self {
+        TrigramFilter {
+            slots: Box::new([0; FILTER_SLOTS]),
+        }
+    }
+}
+
+impl TrigramFilter {
+    fn reset(&mut self) {
+        self.slots.fill(0);
+    }
+
+    fn mark(&mut self, hay: &[u8], bit: u8) {
+        for w in hay.windows(3) {
+            self.slots[trigram_slot(w[0], w[1], w[2])] |= bit;
+        }
+    }
+
+    /// Field bits that may contain the token with these trigram slots.
+    fn candidates(&self, slots: &[u16]) -> u8 {
+        slots
+            .iter()
+            .fold(TITLE_BIT | DESCRIPTION_BIT | BODY_BIT, |acc, &s| {
+                acc & self.slots[usize::from(s)]
+            })
+    }
+}
+
+fn trigram_slot(a: u8, b: u8, c: u8) -> usize {
+    let v = u32::from(a) | (u32::from(b) << 8) | (u32::from(c) << 16);
+    // Multiplicative hashing; the top bits are the best mixed.
+    (v.wrapping_mul(0x9E37_79B1) >> (32 - FILTER_SLOT_BITS)) as usize
+}
+
+/// Filter slots of up to [`MAX_TRIGRAMS_PER_TOKEN`] trigrams spread over the token.
+fn token_trigram_slots(token: &[u8]) -> Vec<u16> {
+    let count = token.len().saturating_sub(2);
+    let step = count.div_ceil(MAX_TRIGRAMS_PER_TOKEN).max(1);
+    (0..count)
+        .step_by(step)
+        .map(|i| trigram_slot(token[i], token[i + 1], token[i + 2]) as u16)
+        .collect()
+}
+
+/// [`normalize`] into a reusable buffer; borrows `s` when it is already normalized ASCII.
+fn normalize_in<'a>(s: &'a str, buf: &'a mut String) -> &'a str {
+    if s.is_ascii() {
+        if !s.bytes().any(|b| b.is_ascii_uppercase()) {
+            return s;
+        }
+        buf.clear();
+        buf.push_str(s);
+        buf.make_ascii_lowercase();
+        return buf;
+    }
+    *buf = normalize(s).into_owned();
+    buf
 }
 
 /// The best `limit` documents for `query`, as indexes into `docs` with scores.
@@ -814,6 +1052,108 @@ mod tests {
     }
 
     #[test]
+    fn large_inputs_rank_the_same_as_sequential_scoring() {
+        // Enough documents for the threaded path; its result must equal a plain sort.
+        let docs: Vec<ScannedDoc> = (0..PARALLEL_MIN_DOCS * 2 + 17)
+            .map(|i| {
+                let title = match i % 3 {
+                    0 => "Deploy notes",
+                    1 => "Deploy rollback runbook",
+                    _ => "Unrelated",
+                };
+                doc_at(
+                    MemoryType::ALL[i % 4],
+                    &format!("project/{i}.md"),
+                    title,
+                    if i % 5 == 0 { "rollback steps" } else { "" },
+                    "",
+                    f64::from((i % 7) as u32),
+                )
+            })
+            .collect();
+        let query = LexicalQuery::new("deploy rollback");
+        let all = query.rank(&docs, None);
+        let mut expected: Vec<Ranked> = docs
+            .iter()
+            .enumerate()
+            .filter_map(|(index, d)| {
+                let score = query.score(d);
+                (score > 0).then_some(Ranked { index, score })
+            })
+            .collect();
+        expected.sort_by(|a, b| {
+            b.score
+                .cmp(&a.score)
+                .then_with(|| docs[b.index].mtime_ms.total_cmp(&docs[a.index].mtime_ms))
+        });
+        assert_eq!(all, expected);
+        assert!(all.len() > PARALLEL_MIN_DOCS);
+    }
+
+    #[test]
+    fn long_queries_use_the_trigram_filter_without_changing_scores() {
+        // 20 tokens switch to the filtered path; scores must match one-token-at-a-time sums.
+        let words = [
+            "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+            "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo",
+            "sierra", "tango",
+        ];
+        let query = LexicalQuery::new(&words.join(" "));
+        assert!(query.tokens().len() >= TRIGRAM_FILTER_MIN_TOKENS);
+        let docs = vec![
+            doc(
+                MemoryType::Project,
+                "p/a.md",
+                "Alpha and Tango",
+                "kilo lima",
+                "mike oscars golfer",
+            ),
+            doc(
+                MemoryType::Project,
+                "p/b.md",
+                "部署 romeo",
+                "",
+                &format!("{}sierra", "z".repeat(1195)),
+            ),
+            doc(MemoryType::Project, "p/c.md", "nothing here", "", ""),
+        ];
+        for d in &docs {
+            let expected: u32 = words.iter().map(|w| LexicalQuery::new(w).score(d)).sum();
+            assert_eq!(query.score(d), expected, "{}", d.relative_path);
+        }
+        assert_eq!(query.score(&docs[0]), 4 * 2 + 3 * 2 + 3);
+        assert_eq!(query.score(&docs[1]), 4);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn trigram_filter_never_changes_a_score(
+            words in proptest::collection::vec("[a-dé漢字]{1,5}", 1..24),
+            title in "[a-dé漢字 ]{0,30}",
+            description in "[a-dé漢字 ]{0,60}",
+            body in "[a-dé漢字 \n]{0,400}",
+        ) {
+            let tokens = tokenize(&words.join(" "));
+            let plain = LexicalQuery::from_tokens(tokens.clone(), false);
+            let filtered = LexicalQuery::from_tokens(tokens, true);
+            let d = doc(MemoryType::Project, "p/x.md", &title, &description, &body);
+            proptest::prop_assert_eq!(plain.score(&d), filtered.score(&d));
+        }
+
+        #[test]
+        fn tokens_are_unique_bounded_and_nonempty(query in "\\PC{0,300}") {
+            let tokens = tokenize(&query);
+            proptest::prop_assert!(tokens.len() <= MAX_QUERY_TOKENS);
+            let unique: std::collections::HashSet<&String> = tokens.iter().collect();
+            proptest::prop_assert_eq!(unique.len(), tokens.len());
+            for t in &tokens {
+                proptest::prop_assert!(t.chars().count() >= 2);
+                proptest::prop_assert!(t.len() >= 3);
+            }
+        }
+    }
+
+    #[test]
     fn nan_mtime_sorts_last_without_panicking() {
         let docs = vec![
             doc_at(
@@ -845,6 +1185,23 @@ mod tests {
         assert_eq!(toks(&run), std::slice::from_ref(&run));
         let docs = eval_docs();
         assert!(selected(&words, &docs).is_empty());
+    }
+
+    #[test]
+    fn utf16_prefix_agrees_with_truncate_utf16() {
+        let samples = [
+            "plain ascii text".repeat(100),
+            format!("{}é漢😀x", "a".repeat(1195)),
+            "😀".repeat(700),
+            format!("{}😀tail", "a".repeat(1199)),
+            "ß漢字ユーザー😀".repeat(200),
+            String::new(),
+        ];
+        for s in &samples {
+            for max in [0, 1, 2, 3, 1199, 1200, 1201] {
+                assert_eq!(utf16_prefix(s, max), truncate_utf16(s, max), "max {max}");
+            }
+        }
     }
 
     #[test]
