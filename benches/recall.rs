@@ -118,6 +118,18 @@ fn bench_recall(c: &mut Criterion) {
         b.iter(|| tokenize(black_box(long_query)))
     });
 
+    // A pasted 1 MB log must stay linear: mixed words, CJK and one long unbroken run.
+    let huge: String = (0..60_000)
+        .map(|i| format!("word{i} 部署流程ユーザー "))
+        .collect::<String>()
+        + &"x".repeat(200_000);
+    let mut group = c.benchmark_group("tokenize_huge");
+    group.sample_size(10);
+    group.bench_function(format!("{}_bytes", huge.len()), |b| {
+        b.iter(|| tokenize(black_box(&huge)))
+    });
+    group.finish();
+
     let mut group = c.benchmark_group("rank_lexical");
     for n in [1_000usize, 10_000] {
         let docs = corpus(n);
