@@ -143,6 +143,7 @@ pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
         source,
     })?;
     let mut pending = vec![(top, String::new())];
+    let mut files: Vec<(PathBuf, PathBuf, String)> = Vec::new();
     while let Some((entries, prefix)) = pending.pop() {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -165,21 +166,65 @@ pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
                     Err(_) => out.unreadable_dirs.push(path),
                 }
             } else if file_type.is_file() && name.ends_with(".md") && name != INDEX_FILE_NAME {
-                match read_document(&entry.path(), scope, path.clone(), relative.clone()) {
-                    Ok(doc) => out.docs.push(doc),
-                    Err(reason) => out.skipped.push(Skipped {
-                        path,
-                        relative_path: relative,
-                        reason,
-                    }),
-                }
+                files.push((entry.path(), path, relative));
             }
+        }
+    }
+    for (result, (_, path, relative)) in read_all(&files, scope).into_iter().zip(files) {
+        match result {
+            Ok(doc) => out.docs.push(doc),
+            Err(reason) => out.skipped.push(Skipped {
+                path,
+                relative_path: relative,
+                reason,
+            }),
         }
     }
     crate::index::sort_docs(&mut out.docs, crate::index::IndexOrder::NewestFirst);
     out.skipped
         .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
     Ok(out)
+}
+
+/// Below this many files a scan reads on the calling thread; above, reading and parsing (most
+/// of a large scan's cost) are spread over the available cores.
+const PARALLEL_THRESHOLD: usize = 512;
+
+/// Reads and parses `files` (fs path, reported path, relative path), keeping their order.
+fn read_all(
+    files: &[(PathBuf, PathBuf, String)],
+    scope: Scope,
+) -> Vec<Result<ScannedDoc, SkipReason>> {
+    let read = |(fs_path, path, relative): &(PathBuf, PathBuf, String)| {
+        read_document(fs_path, scope, path.clone(), relative.clone())
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if files.len() < PARALLEL_THRESHOLD || threads < 2 {
+        return files.iter().map(read).collect();
+    }
+    let chunk = files.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                (
+                    part.len(),
+                    s.spawn(move || part.iter().map(read).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(len, h)| {
+                // Keep one result per file even if a reader panicked, so nothing is misattributed.
+                h.join().unwrap_or_else(|_| {
+                    (0..len)
+                        .map(|_| Err(SkipReason::Unreadable("scan thread panicked".into())))
+                        .collect()
+                })
+            })
+            .collect()
+    })
 }
 
 fn is_dir_symlink(path: &Path) -> bool {

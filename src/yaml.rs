@@ -47,6 +47,12 @@ impl Frontmatter {
 /// (see [`rescue_hashes`]). Otherwise the lenient line parser is used; it never fails, so an
 /// unusable block shows up as an empty map.
 pub fn parse_frontmatter(text: &str) -> Frontmatter {
+    if let Some(entries) = parse_simple(text) {
+        return Frontmatter {
+            entries,
+            lenient: false,
+        };
+    }
     if let Some(mut entries) = parse_strict(text) {
         // Rescue before dropping nulls: `name: #1 fix` is null to YAML but text to the user.
         if text.contains('#') {
@@ -62,6 +68,65 @@ pub fn parse_frontmatter(text: &str) -> Frontmatter {
         entries: parse_lenient(text),
         lenient: true,
     }
+}
+
+/// The fast path for the frontmatter this tool and Qwen Code write: every line is
+/// `key: value` at column 0 with a distinct key and a value that YAML's core schema can only
+/// read as that exact string (a plain scalar that cannot be a number, bool or null and has no
+/// indicator, or a quoted string without escapes). Anything else returns `None` and goes
+/// through the full parser. Scans of thousands of documents spend most of their time in YAML,
+/// so this keeps recall and dream fast without changing any result (a test compares both
+/// paths).
+fn parse_simple(text: &str) -> Option<Vec<(String, Value)>> {
+    if text.contains('#') || text.contains('\t') {
+        return None;
+    }
+    let mut entries: Vec<(String, Value)> = Vec::new();
+    for line in text.split('\n') {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (key, raw) = line.split_once(':')?;
+        let key_ok = key.bytes().enumerate().all(|(i, b)| {
+            b.is_ascii_alphabetic() || b == b'_' || (i > 0 && (b.is_ascii_digit() || b == b'-'))
+        }) && !key.is_empty();
+        if !key_ok || !(raw.is_empty() || raw.starts_with(' ')) {
+            return None;
+        }
+        let value = simple_scalar(raw.trim_matches(' '))?;
+        if entries.iter().any(|(k, _)| k == key) {
+            return None;
+        }
+        entries.push((key.to_string(), Value::String(value)));
+    }
+    Some(entries)
+}
+
+/// A scalar value that is unambiguously the returned string under YAML 1.2's core schema.
+fn simple_scalar(v: &str) -> Option<String> {
+    let first = v.chars().next()?;
+    if v.len() >= 2 && (first == '"' || first == '\'') && v.ends_with(first) {
+        let inner = &v[1..v.len() - 1];
+        let plain_inside = !inner.contains(first) && !inner.contains('\\');
+        return plain_inside.then(|| inner.to_string());
+    }
+    let indicator = "-?:,[]{}#&*!|>'\"%@`~".contains(first);
+    let ambiguous = indicator
+        || (first.is_ascii_digit()
+            && v.chars()
+                .all(|c| "0123456789abcdefABCDEFxXoO.+-_eE".contains(c)))
+        || first == '+'
+        || first == '.'
+        || v.contains(": ")
+        || v.ends_with(':')
+        || v.chars().any(|c| {
+            c.is_control() || c == '\u{feff}' || c == '\u{85}' || (c.is_whitespace() && c != ' ')
+        })
+        || matches!(
+            v,
+            "true" | "True" | "TRUE" | "false" | "False" | "FALSE" | "null" | "Null" | "NULL"
+        );
+    (!ambiguous).then(|| v.to_string())
 }
 
 /// Strict YAML parse; `None` when serde_yaml rejects the text or the top level is not a map.
@@ -542,6 +607,57 @@ fn is_safe_plain(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn simple_path_agrees_with_the_full_parser() {
+        let cases = [
+            "name: Never push to main\ndescription: CI is slow\ntype: feedback",
+            "name: a: b\ntype: user",
+            "name: 10183\ntype: user",
+            "name: true\ntype: user",
+            "name: \"2026-10-01T00:00:00.000Z\"\ncreated: '2026'\ntype: user",
+            "name: \"a \\\" b\"\ntype: user",
+            "name: yes\ntype: project",
+            "name: Résumé: déjà vu\ntype: project",
+            "name: ok\nname: twice\ntype: project",
+            "name:\ntype: project",
+            "name: x:\ntype: project",
+            "name: .5\ntype: project",
+            "created: 2026-10-01T00:00:00.000Z\ntype: project",
+            "n: 0x1F\nm: 1e5\no: 0o17\np: 12_3\nq: 3.",
+            "name: ~\ntype: project",
+            "name: -x\ntype: project",
+            "name: a  b \ntype: project",
+            "key-1: v\n_k: w",
+            "name: [x]\ntype: project",
+            "name: \"unterminated\ntype: project",
+        ];
+        for text in cases {
+            if let Some(simple) = parse_simple(text) {
+                let mut strict = parse_strict(text).expect("strict parses what simple parses");
+                strict.retain(|(_, v)| *v != Value::Null);
+                assert_eq!(simple, strict, "{text:?}");
+            }
+        }
+        assert!(
+            parse_simple(cases[0]).is_some(),
+            "the common case takes the fast path"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn simple_path_never_disagrees(
+            lines in proptest::collection::vec(("[a-z_][a-z0-9_-]{0,6}", "[ -~é漢]{0,20}"), 0..5)
+        ) {
+            let text: String = lines.iter().map(|(k, v)| format!("{k}: {v}\n")).collect();
+            if let Some(simple) = parse_simple(&text) {
+                let mut strict = parse_strict(&text).unwrap_or_default();
+                strict.retain(|(_, v)| *v != Value::Null);
+                proptest::prop_assert_eq!(simple, strict, "{:?}", text);
+            }
+        }
+    }
+
     use super::*;
 
     fn s(v: &str) -> Value {
