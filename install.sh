@@ -56,7 +56,7 @@ trap 'rm -rf "$demo"' EXIT
 export QWEN_CODE_MEMORY_BASE_DIR="$demo/base" QWEN_MEMORY_TELEMETRY=0
 git init -q "$demo/repo"
 cd "$demo/repo"
-run() { echo "\$ $*"; "$@"; echo; }
+run() { printf '$'; printf ' %q' "$@"; echo; "$@"; echo; }
 run git qwen-memory remember --type feedback --why "CI takes 40 minutes and main must stay green" "Never push directly to main; open a pull request"
 run git qwen-memory remember --type project "We deploy only from release branches"
 run git qwen-memory list
