@@ -264,6 +264,14 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         }
         changes.pop().ok_or(RememberError::Empty)
     })??;
+    let mut fields = serde_json::Map::new();
+    fields.insert(
+        "status".into(),
+        format!("{:?}", change.kind).to_lowercase().into(),
+    );
+    fields.insert("scope".into(), root.scope.as_str().into());
+    crate::telemetry::Telemetry::new(ctx.state_dir())
+        .emit(crate::telemetry::EVENT_REMEMBER, fields);
     Ok(RememberOutcome {
         scope: root.scope.as_str().to_string(),
         root: root.path.display().to_string(),

@@ -625,3 +625,71 @@ fn which(name: &str) -> Option<std::path::PathBuf> {
             .find(|c| Path::new(c).is_file())
     })
 }
+
+#[test]
+fn stats_summarize_telemetry_and_opt_out_writes_nothing() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "The nightly build publishes docs",
+    ]);
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "Integration tests need docker compose",
+    ]);
+    let stats = sb.json(&["stats"]);
+    let remember = stats
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["event"] == "qwen-code.memory.remember")
+        .cloned()
+        .expect("remember events counted");
+    assert_eq!(remember["count"], 2);
+    let tel = fs::read_to_string(sb.private_state().join("telemetry.jsonl")).unwrap();
+    assert!(!tel.contains("nightly"), "no content in telemetry");
+    let out = sb
+        .cmd()
+        .args([
+            "remember",
+            "--type",
+            "project",
+            "Feature flags live in LaunchDarkly",
+        ])
+        .env("QWEN_MEMORY_TELEMETRY", "0")
+        .output()
+        .unwrap();
+    assert_success(&out, &["remember"]);
+    let after = fs::read_to_string(sb.private_state().join("telemetry.jsonl")).unwrap();
+    assert_eq!(tel, after);
+}
+
+#[test]
+fn a_base_dir_that_is_a_file_is_a_clear_error() {
+    let sb = Sandbox::new();
+    let file = sb.root().join("not-a-dir");
+    fs::write(&file, "x").unwrap();
+    let out = sb
+        .cmd()
+        .args(["remember", "Lint with clippy before pushing"])
+        .env("QWEN_CODE_MEMORY_BASE_DIR", &file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("not-a-dir"), "{err}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "x");
+    // Reading commands still work and report the problem instead of failing.
+    let out = sb
+        .cmd()
+        .args(["status"])
+        .env("QWEN_CODE_MEMORY_BASE_DIR", &file)
+        .output()
+        .unwrap();
+    assert_success(&out, &["status"]);
+}
