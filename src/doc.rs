@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::text::{collapse_whitespace, is_js_whitespace};
 use crate::yaml::{self, Value};
 
 /// The four memory types. Case-sensitive on disk: `Project` is not a type.
@@ -307,7 +308,7 @@ pub fn parse_entries(body: &str) -> Vec<Entry> {
         let summary = bullet_text(line).unwrap_or(line);
         entries.extend(open.take());
         open = Some(Entry {
-            summary: normalize_text(summary),
+            summary: collapse_whitespace(summary),
             why: None,
             how_to_apply: None,
         });
@@ -317,7 +318,7 @@ pub fn parse_entries(body: &str) -> Vec<Entry> {
 }
 
 fn set_field(entry: &mut Entry, field: Field, value: &str) {
-    let value = Some(normalize_text(value));
+    let value = Some(collapse_whitespace(value));
     match field {
         Field::Why => entry.why = value,
         Field::HowToApply => entry.how_to_apply = value,
@@ -382,14 +383,14 @@ fn field_key(s: &str) -> Option<(Field, &str)> {
 fn field_value(s: &str) -> Option<&str> {
     let value = s.trim_start_matches([' ', '\t']);
     let first = value.chars().next()?;
-    (!is_js_ws(first)).then_some(value)
+    (!is_js_whitespace(first)).then_some(value)
 }
 
 /// The text after a `- ` / `* ` bullet marker (marker followed by whitespace).
 fn bullet_text(line: &str) -> Option<&str> {
     let rest = line.strip_prefix(['-', '*'])?;
     let next = rest.chars().next()?;
-    is_js_ws(next).then_some(rest)
+    is_js_whitespace(next).then_some(rest)
 }
 
 /// Renders entries as upstream does; no entries renders `_No entries yet._`. No trailing
@@ -403,9 +404,12 @@ pub fn render_body(entries: &[Entry]) -> String {
         if i > 0 {
             lines.push(String::new());
         }
-        lines.push(normalize_text(&entry.summary));
+        lines.push(collapse_whitespace(&entry.summary));
         for (label, value) in [("Why", &entry.why), ("How to apply", &entry.how_to_apply)] {
-            let value = value.as_deref().map(normalize_text).unwrap_or_default();
+            let value = value
+                .as_deref()
+                .map(collapse_whitespace)
+                .unwrap_or_default();
             if !value.is_empty() {
                 lines.push(String::new());
                 lines.push(format!("{label}: {value}"));
@@ -442,33 +446,15 @@ pub fn merge_entry(current: &Entry, incoming: &Entry) -> Entry {
 
 /// The dedupe key of an entry summary: whitespace collapsed (JS whitespace), lowercased.
 pub fn entry_key(summary: &str) -> String {
-    normalize_text(summary).to_lowercase()
+    collapse_whitespace(summary).to_lowercase()
 }
 
 // ---------------------------------------------------------------------------------------------
 // JavaScript string semantics
 
-/// JavaScript's whitespace set (`\s`, `trim()`): Unicode White_Space without U+0085, plus
-/// U+FEFF.
-fn is_js_ws(c: char) -> bool {
-    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
-}
-
 /// JavaScript's `String.prototype.trim`.
 fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_ws)
-}
-
-/// Upstream's `normalizeText`: JS-whitespace runs collapsed to one space, trimmed.
-fn normalize_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for word in s.split(is_js_ws).filter(|w| !w.is_empty()) {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    out
+    s.trim_matches(is_js_whitespace)
 }
 
 #[cfg(test)]
