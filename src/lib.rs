@@ -12,6 +12,7 @@ pub mod context;
 pub mod doc;
 pub mod extract;
 pub mod git;
+pub mod hook;
 pub mod index;
 pub mod model;
 pub mod project;

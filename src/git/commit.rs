@@ -188,12 +188,13 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
     }
     let tree_id = index.write_tree_to(&repo)?;
     let tree = repo.find_tree(tree_id)?;
-    let signature = repo.signature()?;
+    let author = signature(&repo, "AUTHOR")?;
+    let committer = signature(&repo, "COMMITTER")?;
     let parents: Vec<&git2::Commit> = head_commit.iter().collect();
     let id = repo.commit(
         Some("HEAD"),
-        &signature,
-        &signature,
+        &author,
+        &committer,
         &message,
         &tree,
         &parents,
@@ -217,6 +218,21 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
         changes,
         method: CommitMethod::Git2,
     })
+}
+
+/// The author or committer as Git would take it: `GIT_<ROLE>_NAME` / `_EMAIL` from the
+/// environment, else `user.name` / `user.email` from the config.
+fn signature(repo: &git2::Repository, role: &str) -> Result<git2::Signature<'static>, GitError> {
+    let env = |k: &str| std::env::var(format!("GIT_{role}_{k}")).ok().filter(|v| !v.is_empty());
+    let config = repo.config()?.snapshot()?;
+    let name = env("NAME").or_else(|| config.get_string("user.name").ok());
+    let email = env("EMAIL").or_else(|| config.get_string("user.email").ok());
+    match (name, email) {
+        (Some(n), Some(e)) => Ok(git2::Signature::now(&n, &e)?),
+        _ => Err(GitError::Refused(
+            "no identity to commit with: set user.name and user.email (git config)".into(),
+        )),
+    }
 }
 
 fn refuse_in_progress(repo: &git2::Repository) -> Result<(), GitError> {

@@ -622,6 +622,55 @@ pub fn manual_snippet(names: &[&'static str]) -> String {
     out
 }
 
+/// Which hooks of this tool are installed, for `status`.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HooksStatus {
+    /// The hooks directory Git uses, when in a repository.
+    pub hooks_dir: Option<String>,
+    /// Git hook files holding our block.
+    pub git: Vec<&'static str>,
+    /// Config-based hooks (Git ≥ 2.54) of ours.
+    pub config: Vec<String>,
+    /// Agent settings files holding our hooks, as `agent:scope` with the path.
+    pub agents: Vec<AgentHookStatus>,
+}
+
+/// One agent settings file holding our hooks.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentHookStatus {
+    pub agent: crate::agent::Agent,
+    pub scope: crate::agent::SettingsScope,
+    pub path: String,
+}
+
+/// Gathers [`HooksStatus`] (cheap: a few small file reads).
+pub fn status(ctx: &Context) -> HooksStatus {
+    use crate::agent::{self, Agent, SettingsScope};
+    let mut out = HooksStatus::default();
+    if let Ok(repo) = super::open_repo(ctx) {
+        if let Ok(dir) = resolve_hooks_dir(&repo) {
+            out.git = installed_in(&dir.path);
+            out.hooks_dir = Some(dir.path.display().to_string());
+        }
+        out.config = installed_config_hooks(&repo);
+    }
+    for a in Agent::ALL {
+        for scope in [SettingsScope::User, SettingsScope::Project] {
+            if let Ok(path) = agent::settings_path(a, scope, &ctx.project.root) {
+                if agent::installed(a, &path) {
+                    out.agents.push(AgentHookStatus {
+                        agent: a,
+                        scope,
+                        path: path.display().to_string(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

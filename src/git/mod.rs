@@ -32,7 +32,7 @@ pub enum GitError {
     NoRepository,
     #[error("the repository has no working tree")]
     Bare,
-    #[error("{0}")]
+    #[error(transparent)]
     Git2(#[from] git2::Error),
     #[error("{path}: {source}")]
     Io {
