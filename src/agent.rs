@@ -90,7 +90,9 @@ pub fn settings_path(
     let dir = match (agent, scope) {
         (Agent::Qwen, SettingsScope::Project) => project_root.join(".qwen"),
         (Agent::Claude, SettingsScope::Project) => project_root.join(".claude"),
-        (Agent::Qwen, SettingsScope::User) => dirs::home_dir().ok_or(AgentError::NoHome)?.join(".qwen"),
+        (Agent::Qwen, SettingsScope::User) => {
+            dirs::home_dir().ok_or(AgentError::NoHome)?.join(".qwen")
+        }
         (Agent::Claude, SettingsScope::User) => match std::env::var_os("CLAUDE_CONFIG_DIR") {
             Some(d) if !d.is_empty() => PathBuf::from(d),
             _ => dirs::home_dir().ok_or(AgentError::NoHome)?.join(".claude"),
@@ -130,7 +132,11 @@ pub fn desired(agent: Agent) -> Vec<(&'static str, Value)> {
         .iter()
         .map(|e| (*e, handler(agent, "recall")))
         .collect();
-    out.extend(EXTRACT_EVENTS.iter().map(|e| (*e, handler(agent, "extract"))));
+    out.extend(
+        EXTRACT_EVENTS
+            .iter()
+            .map(|e| (*e, handler(agent, "extract"))),
+    );
     out
 }
 
@@ -231,11 +237,15 @@ pub fn has_ours(root: &Value, agent: Agent) -> bool {
     root.get("hooks")
         .and_then(Value::as_object)
         .is_some_and(|hooks| {
-            hooks.values().filter_map(Value::as_array).flatten().any(|g| {
-                g.get("hooks")
-                    .and_then(Value::as_array)
-                    .is_some_and(|l| l.iter().any(|h| is_ours(h, agent)))
-            })
+            hooks
+                .values()
+                .filter_map(Value::as_array)
+                .flatten()
+                .any(|g| {
+                    g.get("hooks")
+                        .and_then(Value::as_array)
+                        .is_some_and(|l| l.iter().any(|h| is_ours(h, agent)))
+                })
         })
 }
 
@@ -315,14 +325,18 @@ pub fn install(
         .as_ref()
         .map(|(_, v)| v.clone())
         .unwrap_or_else(|| Value::Object(Map::new()));
-    let changed = merge_settings(&mut value, agent).map_err(|what| AgentError::UnexpectedShape {
-        path: path.to_path_buf(),
-        what,
-    })?;
+    let changed =
+        merge_settings(&mut value, agent).map_err(|what| AgentError::UnexpectedShape {
+            path: path.to_path_buf(),
+            what,
+        })?;
     if changed {
         let backup = backup_path(backup_dir, path);
         if !backup.exists() {
-            let original = existing.as_ref().map(|(b, _)| b.as_slice()).unwrap_or(ABSENT_MARKER);
+            let original = existing
+                .as_ref()
+                .map(|(b, _)| b.as_slice())
+                .unwrap_or(ABSENT_MARKER);
             crate::store::atomic_write(&backup, original)?;
         }
         let bytes = serialize(&value, existing.as_ref().map(|(b, _)| b.as_slice()));
@@ -489,9 +503,16 @@ mod tests {
         let r = install(Agent::Qwen, SettingsScope::User, &path, &backups).unwrap();
         assert!(r.changed);
         let text = fs::read_to_string(&path).unwrap();
-        assert!(text.contains("\n    \"model\""), "keeps the 4-space indent: {text}");
+        assert!(
+            text.contains("\n    \"model\""),
+            "keeps the 4-space indent: {text}"
+        );
         assert!(installed(Agent::Qwen, &path));
-        assert!(!install(Agent::Qwen, SettingsScope::User, &path, &backups).unwrap().changed);
+        assert!(
+            !install(Agent::Qwen, SettingsScope::User, &path, &backups)
+                .unwrap()
+                .changed
+        );
         uninstall(Agent::Qwen, SettingsScope::User, &path, &backups).unwrap();
         assert_eq!(fs::read(&path).unwrap(), original);
 

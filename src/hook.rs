@@ -117,7 +117,12 @@ fn own_program() -> io::Result<PathBuf> {
 
 /// Starts `program args` in its own session (so it survives the hook's process group being
 /// killed), stdin from /dev/null, stdout and stderr appended to the hook log; does not wait.
-pub fn spawn_detached(program: &Path, args: &[&str], cwd: &Path, log_dir: &Path) -> io::Result<u32> {
+pub fn spawn_detached(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    log_dir: &Path,
+) -> io::Result<u32> {
     let log_file = store::open_append(&log_dir.join(HOOK_LOG_FILE))?;
     let mut cmd = Command::new(program);
     cmd.args(args)
@@ -140,8 +145,14 @@ pub fn spawn_detached(program: &Path, args: &[&str], cwd: &Path, log_dir: &Path)
 fn spawn_logged(ctx: &Context, hook: &str, args: &[&str], cwd: &Path) {
     let result = own_program().and_then(|p| spawn_detached(&p, args, cwd, ctx.state_dir()));
     match result {
-        Ok(pid) => log(&format!("hook {hook}: started `{}` (pid {pid})", args.join(" "))),
-        Err(e) => log(&format!("hook {hook}: cannot start `{}`: {e}", args.join(" "))),
+        Ok(pid) => log(&format!(
+            "hook {hook}: started `{}` (pid {pid})",
+            args.join(" ")
+        )),
+        Err(e) => log(&format!(
+            "hook {hook}: cannot start `{}`: {e}",
+            args.join(" ")
+        )),
     }
 }
 
@@ -160,7 +171,12 @@ pub fn git_hook(cwd: &Path, name: &str, args: &[String]) -> HookRun {
     match name {
         "pre-commit" => pre_commit(&ctx),
         "post-commit" => {
-            spawn_logged(&ctx, name, &["dream", "--trigger", "post-commit"], &ctx.project.root);
+            spawn_logged(
+                &ctx,
+                name,
+                &["dream", "--trigger", "post-commit"],
+                &ctx.project.root,
+            );
             HookRun::default()
         }
         "post-merge" | "post-checkout" | "post-rewrite" => {
@@ -193,7 +209,10 @@ fn pre_commit(ctx: &Context) -> HookRun {
             );
             log(&format!(
                 "hook pre-commit: blocked ({})",
-                hits.iter().map(|h| h.path.as_str()).collect::<Vec<_>>().join(", ")
+                hits.iter()
+                    .map(|h| h.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
             HookRun {
                 stdout: String::new(),
@@ -217,7 +236,7 @@ fn staged_secrets(ctx: &Context) -> Result<Vec<crate::git::SecretHit>, crate::gi
         return Ok(Vec::new());
     };
     let prefix = prefix.to_string_lossy().replace('\\', "/");
-    let mut index = match std::env::var_os("GIT_INDEX_FILE") {
+    let index = match std::env::var_os("GIT_INDEX_FILE") {
         Some(p) if !p.is_empty() => {
             let p = PathBuf::from(p);
             let p = if p.is_absolute() { p } else { ctx.cwd.join(p) };
@@ -228,7 +247,7 @@ fn staged_secrets(ctx: &Context) -> Result<Vec<crate::git::SecretHit>, crate::gi
     let head_tree = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
     let mut opts = git2::DiffOptions::new();
     opts.pathspec(format!("{prefix}/"));
-    let diff = repo.diff_tree_to_index(head_tree.as_ref(), Some(&mut index), Some(&mut opts))?;
+    let diff = repo.diff_tree_to_index(head_tree.as_ref(), Some(&index), Some(&mut opts))?;
     let mut hits = Vec::new();
     for delta in diff.deltas() {
         if delta.status() == git2::Delta::Deleted {
@@ -264,7 +283,10 @@ fn refresh_index(ctx: &Context, name: &str, args: &[String]) -> Result<(), Strin
     }
     let changed = root::rebuild_index(root).map_err(|e| e.to_string())?;
     if changed {
-        log(&format!("hook {name}: rebuilt {}", root.path.join(store::INDEX_FILE).display()));
+        log(&format!(
+            "hook {name}: rebuilt {}",
+            root.path.join(store::INDEX_FILE).display()
+        ));
     }
     Ok(())
 }
@@ -289,7 +311,11 @@ fn memory_changed(ctx: &Context, name: &str, args: &[String]) -> bool {
     };
     let subtree = |rev: &str| -> Option<git2::Oid> {
         let tree = repo.revparse_single(rev).ok()?.peel_to_tree().ok()?;
-        Some(tree.get_path(prefix).map(|e| e.id()).unwrap_or_else(|_| git2::Oid::zero()))
+        Some(
+            tree.get_path(prefix)
+                .map(|e| e.id())
+                .unwrap_or_else(|_| git2::Oid::zero()),
+        )
     };
     match (subtree(&old), subtree(&new)) {
         (Some(a), Some(b)) => a != b,
@@ -314,7 +340,13 @@ impl Payload {
     /// Parses leniently: invalid JSON or missing fields give empty strings.
     pub fn parse(stdin: &[u8]) -> Payload {
         let value: Value = serde_json::from_slice(stdin).unwrap_or(Value::Null);
-        let field = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let field = |k: &str| {
+            value
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
         Payload {
             session_id: field("session_id"),
             transcript_path: field("transcript_path"),
@@ -384,7 +416,11 @@ pub fn transcript_path(agent: Option<Agent>, payload: &Payload, cwd: &Path) -> O
     }
     let dir_name = project::sanitize_key(&cwd.display().to_string());
     let file = format!("{}.jsonl", payload.session_id);
-    let env_dir = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env_dir = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     let home = dirs::home_dir();
     let qwen = || {
         env_dir("QWEN_RUNTIME_DIR")
@@ -468,7 +504,10 @@ pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
     fields.insert("docs_selected".into(), json!(selected.len()));
     fields.insert("strategy".into(), json!("heuristic"));
     fields.insert("trigger".into(), json!("hook"));
-    fields.insert("duration_ms".into(), json!(started.elapsed().as_millis() as u64));
+    fields.insert(
+        "duration_ms".into(),
+        json!(started.elapsed().as_millis() as u64),
+    );
     Telemetry::new(ctx.state_dir()).emit(telemetry::EVENT_RECALL, fields);
     if selected.is_empty() {
         return None;
@@ -506,7 +545,9 @@ impl SessionState {
         }
         let mut name = project::sanitize_key(session);
         name.truncate(120);
-        let path = state_dir.join(RECALL_SESSIONS_DIR).join(format!("{name}.json"));
+        let path = state_dir
+            .join(RECALL_SESSIONS_DIR)
+            .join(format!("{name}.json"));
         let order: Vec<String> = fs::read(&path)
             .ok()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
@@ -563,7 +604,7 @@ pub fn prune_sessions(dir: &Path, keep: &Path) {
         .filter(|p| p != keep && p.extension().is_some_and(|x| x == "json"))
         .filter_map(|p| Some((fs::metadata(&p).ok()?.modified().ok()?, p)))
         .collect();
-    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
     for (i, (mtime, p)) in files.iter().enumerate() {
         let old = now.duration_since(*mtime).unwrap_or_default() > SESSION_STATE_TTL;
         if old || i + 1 >= MAX_SESSION_FILES {
@@ -603,15 +644,20 @@ mod tests {
         s.save_with(&["/c.md".into()]).unwrap();
         assert_eq!(SessionState::load(dir.path(), "abc/../x").surfaced.len(), 3);
         // No session id: nothing is stored.
-        SessionState::load(dir.path(), "").save_with(&["/a.md".into()]).unwrap();
+        SessionState::load(dir.path(), "")
+            .save_with(&["/a.md".into()])
+            .unwrap();
         let sessions = dir.path().join(RECALL_SESSIONS_DIR);
         assert_eq!(fs::read_dir(&sessions).unwrap().count(), 1);
         // An old file goes when a new session starts.
         let old = sessions.join("old.json");
         fs::write(&old, "{}").unwrap();
         let f = fs::File::options().write(true).open(&old).unwrap();
-        f.set_modified(SystemTime::now() - Duration::from_secs(8 * 24 * 3600)).unwrap();
-        SessionState::load(dir.path(), "new").save_with(&["/x.md".into()]).unwrap();
+        f.set_modified(SystemTime::now() - Duration::from_secs(8 * 24 * 3600))
+            .unwrap();
+        SessionState::load(dir.path(), "new")
+            .save_with(&["/x.md".into()])
+            .unwrap();
         assert!(!old.exists());
         assert_eq!(fs::read_dir(&sessions).unwrap().count(), 2);
     }

@@ -243,9 +243,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Install(args) => cli::install::run_install(&cli, &ctx, args),
         Command::Uninstall(args) => cli::install::run_uninstall(&cli, &ctx, args),
         Command::Commit(args) => cli::commit::run_commit(&cli, &ctx, args),
-        Command::Completions { .. }
-        | Command::Man
-        | Command::Hook(_)
-        | Command::MergeFile(_) => Ok(ExitCode::SUCCESS),
+        Command::Completions { .. } | Command::Man | Command::Hook(_) | Command::MergeFile(_) => {
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }

@@ -50,8 +50,14 @@ fn settings_install_merges_and_uninstall_restores_bytes() {
     let ups = q["hooks"]["UserPromptSubmit"].as_array().unwrap();
     assert_eq!(ups.len(), 2);
     assert_eq!(ups[0]["hooks"][0]["name"], "lint-reminder");
-    assert_eq!(ups[1]["hooks"][0]["command"], "git qwen-memory hook recall --agent qwen");
-    assert_eq!(ups[1]["hooks"][0]["timeout"], 5000, "Qwen: milliseconds ≥ 1000");
+    assert_eq!(
+        ups[1]["hooks"][0]["command"],
+        "git qwen-memory hook recall --agent qwen"
+    );
+    assert_eq!(
+        ups[1]["hooks"][0]["timeout"], 5000,
+        "Qwen: milliseconds ≥ 1000"
+    );
     for event in ["Stop", "SessionEnd", "PreCompact"] {
         assert_eq!(
             q["hooks"][event][0]["hooks"][0]["command"],
@@ -63,20 +69,36 @@ fn settings_install_merges_and_uninstall_restores_bytes() {
     assert_eq!(c["permissions"]["allow"][0], "Bash(npm test)");
     let stop = c["hooks"]["Stop"].as_array().unwrap();
     assert_eq!(stop[0]["hooks"][0]["command"], "notify-send done");
-    assert_eq!(stop[1]["hooks"][0]["command"], "git qwen-memory hook extract --agent claude");
-    assert_eq!(c["hooks"]["UserPromptSubmit"][0]["hooks"][0]["timeout"], 10, "Claude: seconds");
-    assert!(fs::read_to_string(&claude).unwrap().contains("\n    \"permissions\""), "indent kept");
+    assert_eq!(
+        stop[1]["hooks"][0]["command"],
+        "git qwen-memory hook extract --agent claude"
+    );
+    assert_eq!(
+        c["hooks"]["UserPromptSubmit"][0]["hooks"][0]["timeout"], 10,
+        "Claude: seconds"
+    );
+    assert!(
+        fs::read_to_string(&claude)
+            .unwrap()
+            .contains("\n    \"permissions\""),
+        "indent kept"
+    );
 
     // Idempotent.
     let (q1, c1) = (fs::read(&qwen).unwrap(), fs::read(&claude).unwrap());
     run(&sb, &["install", "--hooks", "none", "--agent", "all"]);
-    assert_eq!((fs::read(&qwen).unwrap(), fs::read(&claude).unwrap()), (q1, c1));
+    assert_eq!(
+        (fs::read(&qwen).unwrap(), fs::read(&claude).unwrap()),
+        (q1, c1)
+    );
     let st = sb.json(&["status"]);
     assert_eq!(st["hooks"]["agents"].as_array().unwrap().len(), 2);
 
     run(&sb, &["uninstall", "--agent", "qwen"]);
     assert_eq!(fs::read_to_string(&qwen).unwrap(), QWEN_EXISTING);
-    assert!(fs::read_to_string(&claude).unwrap().contains("hook recall --agent claude"));
+    assert!(fs::read_to_string(&claude)
+        .unwrap()
+        .contains("hook recall --agent claude"));
     run(&sb, &["uninstall", "--agent", "claude"]);
     assert_eq!(fs::read_to_string(&claude).unwrap(), CLAUDE_EXISTING);
     // Nothing left to remove.
@@ -88,9 +110,15 @@ fn settings_install_merges_and_uninstall_restores_bytes() {
 fn project_settings_are_created_and_removed_and_duplicates_warned() {
     let sb = Sandbox::new();
     let project = sb.repo.join(".qwen/settings.json");
-    run(&sb, &["install", "--hooks", "none", "--agent", "qwen", "--project"]);
+    run(
+        &sb,
+        &["install", "--hooks", "none", "--agent", "qwen", "--project"],
+    );
     let v: Value = serde_json::from_str(&fs::read_to_string(&project).unwrap()).unwrap();
-    assert_eq!(v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["name"], "qwen-memory-recall");
+    assert_eq!(
+        v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["name"],
+        "qwen-memory-recall"
+    );
     let out = run(&sb, &["install", "--hooks", "none", "--agent", "qwen"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("twice"));
     run(&sb, &["uninstall", "--agent", "qwen", "--project"]);
@@ -105,13 +133,25 @@ fn invalid_settings_json_is_left_alone() {
     let path = sb.home.join(".claude/settings.json");
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(&path, "{ // a comment\n}").unwrap();
-    let out = sb.cmd().args(["install", "--hooks", "none", "--agent", "claude"]).output().unwrap();
+    let out = sb
+        .cmd()
+        .args(["install", "--hooks", "none", "--agent", "claude"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not valid JSON"));
     assert_eq!(fs::read_to_string(&path).unwrap(), "{ // a comment\n}");
-    let out = sb.cmd().args(["install", "--manual", "--hooks", "none", "--agent", "claude"]).output().unwrap();
+    let out = sb
+        .cmd()
+        .args([
+            "install", "--manual", "--hooks", "none", "--agent", "claude",
+        ])
+        .output()
+        .unwrap();
     assert_success(&out, &["--manual"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("git qwen-memory hook recall --agent claude"));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("git qwen-memory hook recall --agent claude")
+    );
 }
 
 fn hook(sb: &Sandbox, name: &str, agent: &str, payload: &str) -> std::process::Output {
@@ -122,7 +162,11 @@ fn hook(sb: &Sandbox, name: &str, agent: &str, payload: &str) -> std::process::O
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "hooks always exit 0");
-    assert!(out.stderr.is_empty(), "no stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "no stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out
 }
 
@@ -141,7 +185,12 @@ fn seed(sb: &Sandbox) {
     write_doc(
         &root,
         "feedback/pnpm.md",
-        &doc_text("Use pnpm", "Use pnpm, not npm", "feedback", "Use pnpm for every install."),
+        &doc_text(
+            "Use pnpm",
+            "Use pnpm, not npm",
+            "feedback",
+            "Use pnpm for every install.",
+        ),
     );
 }
 
@@ -163,21 +212,48 @@ fn qwen_payload(sb: &Sandbox, session: &str) -> String {
 fn recall_hook_answers_qwen_with_additional_context_once_per_session() {
     let sb = Sandbox::new();
     seed(&sb);
-    let out = hook(&sb, "recall", "qwen", &qwen_payload(&sb, "7c1d2e0a-5b8f-4c1e-9a33-2f6b1d0e4a10"));
+    let out = hook(
+        &sb,
+        "recall",
+        "qwen",
+        &qwen_payload(&sb, "7c1d2e0a-5b8f-4c1e-9a33-2f6b1d0e4a10"),
+    );
     let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
-    let ctx = v["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
     assert!(ctx.starts_with("## Relevant memory"), "{ctx}");
-    assert!(ctx.contains("### CI timezone (project/ci-timezone.md)"), "{ctx}");
+    assert!(
+        ctx.contains("### CI timezone (project/ci-timezone.md)"),
+        "{ctx}"
+    );
     assert!(!ctx.contains("pnpm"), "only relevant documents: {ctx}");
-    assert!(!ctx.contains('<') && !ctx.contains('>'), "plain Markdown: {ctx}");
+    assert!(
+        !ctx.contains('<') && !ctx.contains('>'),
+        "plain Markdown: {ctx}"
+    );
     assert_eq!(v.as_object().unwrap().len(), 1);
 
     // Same session: already surfaced, so nothing is printed.
-    let again = hook(&sb, "recall", "qwen", &qwen_payload(&sb, "7c1d2e0a-5b8f-4c1e-9a33-2f6b1d0e4a10"));
-    assert!(again.stdout.is_empty(), "{}", String::from_utf8_lossy(&again.stdout));
+    let again = hook(
+        &sb,
+        "recall",
+        "qwen",
+        &qwen_payload(&sb, "7c1d2e0a-5b8f-4c1e-9a33-2f6b1d0e4a10"),
+    );
+    assert!(
+        again.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
     // Another session sees it again.
-    let other = hook(&sb, "recall", "qwen", &qwen_payload(&sb, "0e6f0000-0000-4000-8000-000000000000"));
+    let other = hook(
+        &sb,
+        "recall",
+        "qwen",
+        &qwen_payload(&sb, "0e6f0000-0000-4000-8000-000000000000"),
+    );
     assert!(!other.stdout.is_empty());
     let sessions = sb.private_state().join("recall-sessions");
     assert_eq!(fs::read_dir(&sessions).unwrap().count(), 2);
@@ -200,19 +276,29 @@ fn recall_hook_answers_claude_and_prints_nothing_when_nothing_is_relevant() {
     .to_string();
     let out = hook(&sb, "recall", "claude", &payload);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let ctx = v["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
     assert!(ctx.contains("### Use pnpm (feedback/pnpm.md)"), "{ctx}");
 
     let nothing = json!({"session_id": "s", "cwd": sb.repo.display().to_string(),
         "hook_event_name": "UserPromptSubmit", "prompt": "zebra quantum lattice"});
-    assert!(hook(&sb, "recall", "claude", &nothing.to_string()).stdout.is_empty());
+    assert!(hook(&sb, "recall", "claude", &nothing.to_string())
+        .stdout
+        .is_empty());
 }
 
 #[test]
 fn hooks_survive_garbage_input_and_broken_setups_silently() {
     let sb = Sandbox::new();
     seed(&sb);
-    for payload in ["", "not json", "[1,2]", "{\"prompt\": 5}", "{\"cwd\": \"/nonexistent/dir\", \"prompt\": \"CI timezone\"}"] {
+    for payload in [
+        "",
+        "not json",
+        "[1,2]",
+        "{\"prompt\": 5}",
+        "{\"cwd\": \"/nonexistent/dir\", \"prompt\": \"CI timezone\"}",
+    ] {
         for name in ["recall", "extract"] {
             let out = hook(&sb, name, "qwen", payload);
             if payload.contains("nonexistent") && name == "recall" {
@@ -290,7 +376,10 @@ fn extract_hook_detaches_with_the_transcript_and_session() {
         .write_stdin(payload)
         .output()
         .unwrap();
-    assert!(started.elapsed() < Duration::from_millis(1500), "returns at once");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "returns at once"
+    );
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty() && out.stderr.is_empty());
     let args = wait_file(&rec.join("args"));
@@ -306,7 +395,10 @@ fn extract_hook_detaches_with_the_transcript_and_session() {
             "hook"
         ]
     );
-    assert_eq!(wait_file(&rec.join("cwd")).trim(), sb.repo.display().to_string());
+    assert_eq!(
+        wait_file(&rec.join("cwd")).trim(),
+        sb.repo.display().to_string()
+    );
 }
 
 #[test]

@@ -15,7 +15,10 @@ use common::*;
 const AWS_KEY: &str = "AKIAZ7VRSQ5TJN2PXKQM";
 
 fn hooks_dir_of(sb: &Sandbox, dir: &Path) -> PathBuf {
-    let out = sb.git(dir, &["rev-parse", "--path-format=absolute", "--git-path", "hooks"]);
+    let out = sb.git(
+        dir,
+        &["rev-parse", "--path-format=absolute", "--git-path", "hooks"],
+    );
     PathBuf::from(out.trim())
 }
 
@@ -45,7 +48,10 @@ fn install_into_foreign_hooks_and_uninstall_restores_every_byte() {
         b"#!/usr/bin/env python3\nimport sys\nsys.exit(0)\n",
     );
     write_exec(&hooks.join("post-merge"), b"#!/bin/sh\r\necho crlf\r\n");
-    write_exec(&hooks.join("post-checkout"), b"#!/bin/bash\necho no-newline");
+    write_exec(
+        &hooks.join("post-checkout"),
+        b"#!/bin/bash\necho no-newline",
+    );
     // Not executable: Git ignores it; install must keep its mode.
     fs::write(hooks.join("post-rewrite"), b"#!/bin/sh").unwrap();
     let before = Sandbox::snapshot(&hooks);
@@ -53,10 +59,19 @@ fn install_into_foreign_hooks_and_uninstall_restores_every_byte() {
     let out = install(&sb, &sb.repo, &[]);
     assert_success(&out, &["install"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("post-rewrite is not executable"), "{stderr}");
+    assert!(
+        stderr.contains("post-rewrite is not executable"),
+        "{stderr}"
+    );
     let post = fs::read_to_string(hooks.join("post-commit")).unwrap();
-    assert!(post.starts_with("#!/bin/sh\n# >>> git-qwen-memory >>>\n"), "{post}");
-    assert!(post.ends_with(&format!("# <<< git-qwen-memory <<<\necho post >> {}\nexit 0\n", marker.display())));
+    assert!(
+        post.starts_with("#!/bin/sh\n# >>> git-qwen-memory >>>\n"),
+        "{post}"
+    );
+    assert!(post.ends_with(&format!(
+        "# <<< git-qwen-memory <<<\necho post >> {}\nexit 0\n",
+        marker.display()
+    )));
     // The Python hook was chained, not edited.
     assert_eq!(
         fs::read(hooks.join("pre-commit.qwen-memory-chained")).unwrap(),
@@ -75,7 +90,11 @@ fn install_into_foreign_hooks_and_uninstall_restores_every_byte() {
 
     let out = sb.cmd().args(["uninstall"]).output().unwrap();
     assert_success(&out, &["uninstall"]);
-    assert_eq!(Sandbox::snapshot(&hooks), before, "hooks dir byte-identical after uninstall");
+    assert_eq!(
+        Sandbox::snapshot(&hooks),
+        before,
+        "hooks dir byte-identical after uninstall"
+    );
     let st = sb.json(&["status"]);
     assert!(st["hooks"]["git"].as_array().unwrap().is_empty());
 }
@@ -88,15 +107,25 @@ fn install_follows_core_hooks_path_relative_and_absolute() {
     let dir = hooks_dir_of(&sb, &sb.repo);
     assert_eq!(dir, sb.repo.join(".githooks"));
     let before = Sandbox::snapshot(&dir);
-    assert_success(&install(&sb, &sb.repo, &["--hooks", "pre-commit,post-commit"]), &["install"]);
-    assert!(fs::read_to_string(dir.join("post-commit")).unwrap().contains("hook post-commit"));
-    assert!(fs::read_to_string(dir.join("pre-commit")).unwrap().contains("hook pre-commit"));
+    assert_success(
+        &install(&sb, &sb.repo, &["--hooks", "pre-commit,post-commit"]),
+        &["install"],
+    );
+    assert!(fs::read_to_string(dir.join("post-commit"))
+        .unwrap()
+        .contains("hook post-commit"));
+    assert!(fs::read_to_string(dir.join("pre-commit"))
+        .unwrap()
+        .contains("hook pre-commit"));
     assert!(!sb.repo.join(".git/hooks/post-commit").exists());
     sb.ok(&["uninstall"]);
     assert_eq!(Sandbox::snapshot(&dir), before);
 
     let abs = sb.root().join("shared-hooks");
-    sb.git(&sb.repo, &["config", "core.hooksPath", &abs.display().to_string()]);
+    sb.git(
+        &sb.repo,
+        &["config", "core.hooksPath", &abs.display().to_string()],
+    );
     assert_eq!(hooks_dir_of(&sb, &sb.repo), abs);
     assert_success(&install(&sb, &sb.repo, &[]), &["install abs"]);
     assert!(abs.join("post-merge").exists());
@@ -108,13 +137,18 @@ fn install_follows_core_hooks_path_relative_and_absolute() {
 fn install_from_a_linked_worktree_uses_the_common_hooks_dir() {
     let sb = Sandbox::new();
     let wt = sb.root().join("wt");
-    sb.git(&sb.repo, &["worktree", "add", "-q", &wt.display().to_string()]);
+    sb.git(
+        &sb.repo,
+        &["worktree", "add", "-q", &wt.display().to_string()],
+    );
     let expected = hooks_dir_of(&sb, &wt);
     assert_eq!(expected, sb.repo.join(".git/hooks"));
     write_exec(&expected.join("post-commit"), b"#!/bin/sh\necho mine\n");
     let before = Sandbox::snapshot(&expected);
     assert_success(&install(&sb, &wt, &[]), &["install in worktree"]);
-    assert!(fs::read_to_string(expected.join("post-commit")).unwrap().contains(hook_marker()));
+    assert!(fs::read_to_string(expected.join("post-commit"))
+        .unwrap()
+        .contains(hook_marker()));
     // The hooks fire from the worktree.
     let out = sb.git_hooked(&wt, &["commit", "-q", "--allow-empty", "-m", "wt"], &[]);
     assert_success(&out, &["commit in worktree"]);
@@ -131,11 +165,22 @@ fn hook_marker() -> &'static str {
 fn global_hooks_path_and_hook_managers_are_refused_with_manual_offered() {
     let sb = Sandbox::new();
     let global = sb.home.join("global-hooks");
-    sb.git(&sb.repo, &["config", "--global", "core.hooksPath", &global.display().to_string()]);
+    sb.git(
+        &sb.repo,
+        &[
+            "config",
+            "--global",
+            "core.hooksPath",
+            &global.display().to_string(),
+        ],
+    );
     let out = install(&sb, &sb.repo, &[]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("globally") && err.contains("--manual"), "{err}");
+    assert!(
+        err.contains("globally") && err.contains("--manual"),
+        "{err}"
+    );
     assert!(!global.exists());
     let out = install(&sb, &sb.repo, &["--manual"]);
     assert_success(&out, &["install --manual"]);
@@ -223,16 +268,28 @@ fn post_commit_starts_dream_detached_and_returns_at_once() {
     );
     let took = started.elapsed();
     assert_success(&res, &["commit"]);
-    assert!(took < Duration::from_millis(2500), "commit waited for dream: {took:?}");
-    assert!(!out.join("done").exists(), "returned before the detached run ended");
+    assert!(
+        took < Duration::from_millis(2500),
+        "commit waited for dream: {took:?}"
+    );
+    assert!(
+        !out.join("done").exists(),
+        "returned before the detached run ended"
+    );
     assert!(wait_for(&out.join("args"), Duration::from_secs(5)));
-    assert_eq!(fs::read_to_string(out.join("args")).unwrap().trim(), "dream --trigger post-commit");
+    assert_eq!(
+        fs::read_to_string(out.join("args")).unwrap().trim(),
+        "dream --trigger post-commit"
+    );
     let child_sid: i32 = wait_read(&out.join("sid")).trim().parse().unwrap();
     let my_sid = unsafe { libc::getsid(0) };
     assert_ne!(child_sid, my_sid, "the detached run has its own session");
     assert!(wait_for(&out.join("done"), Duration::from_secs(10)));
     let log = fs::read_to_string(sb.private_state().join("hook.log")).unwrap();
-    assert!(log.contains("hook post-commit: started `dream --trigger post-commit`"), "{log}");
+    assert!(
+        log.contains("hook post-commit: started `dream --trigger post-commit`"),
+        "{log}"
+    );
 }
 
 fn wait_read(path: &Path) -> String {
@@ -257,13 +314,20 @@ fn post_commit_when_dream_is_not_due_changes_nothing() {
     sb.git(&sb.repo, &["add", "file.txt"]);
     let res = sb.git_hooked(&sb.repo, &["commit", "-q", "-m", "work"], &[]);
     assert_success(&res, &["commit"]);
-    assert!(res.stderr.is_empty(), "{}", String::from_utf8_lossy(&res.stderr));
+    assert!(
+        res.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
     // Let the detached process finish whatever it does.
     std::thread::sleep(Duration::from_millis(700));
     assert_eq!(Sandbox::snapshot(&sb.private_root()), memory_before);
     assert_eq!(sb.git(&sb.repo, &["status", "--porcelain"]), "");
     assert_eq!(sb.git(&sb.repo, &["rev-parse", "HEAD~1"]), head_before);
-    assert_eq!(sb.git(&sb.repo, &["log", "--format=%s", "-1"]).trim(), "work");
+    assert_eq!(
+        sb.git(&sb.repo, &["log", "--format=%s", "-1"]).trim(),
+        "work"
+    );
 
     // QWEN_MEMORY_HOOKS=0 bypasses the hook entirely.
     let log = sb.private_state().join("hook.log");
@@ -293,9 +357,17 @@ fn hook_with_missing_binary_or_broken_setup_never_fails_git() {
     assert!(out.stderr.is_empty());
     // An invalid setting: the hook logs and Git goes on.
     sb.git(&sb.repo, &["config", "qwen-memory.recall.limit", "many"]);
-    let out = sb.git_hooked(&sb.repo, &["commit", "-q", "--allow-empty", "-m", "bad"], &[]);
+    let out = sb.git_hooked(
+        &sb.repo,
+        &["commit", "-q", "--allow-empty", "-m", "bad"],
+        &[],
+    );
     assert_success(&out, &["commit with bad settings"]);
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn local_sandbox() -> Sandbox {
@@ -309,17 +381,28 @@ fn pre_commit_blocks_staged_secrets_by_rule_and_file_only() {
     let sb = local_sandbox();
     let mem = sb.repo.join(".qwen/memory");
     let bad = format!("Use the deploy key {AWS_KEY} for staging.");
-    write_doc(&mem, "reference/keys.md", &doc_text("Keys", "Keys", "reference", &bad));
+    write_doc(
+        &mem,
+        "reference/keys.md",
+        &doc_text("Keys", "Keys", "reference", &bad),
+    );
     sb.git(&sb.repo, &["add", "-A"]);
     let out = sb.git_hooked(&sb.repo, &["commit", "-q", "-m", "leak"], &[]);
     assert_eq!(out.status.code(), Some(1), "blocked");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("aws-access-token") && err.contains(".qwen/memory/reference/keys.md"), "{err}");
+    assert!(
+        err.contains("aws-access-token") && err.contains(".qwen/memory/reference/keys.md"),
+        "{err}"
+    );
     assert!(!err.contains(AWS_KEY), "never prints the value");
     assert!(!String::from_utf8_lossy(&out.stdout).contains(AWS_KEY));
 
     // The staged blob decides, not the working file.
-    write_doc(&mem, "reference/keys.md", &doc_text("Keys", "Keys", "reference", "Ask ops for the key."));
+    write_doc(
+        &mem,
+        "reference/keys.md",
+        &doc_text("Keys", "Keys", "reference", "Ask ops for the key."),
+    );
     let out = sb.git_hooked(&sb.repo, &["commit", "-q", "-m", "still staged"], &[]);
     assert_eq!(out.status.code(), Some(1));
     sb.git(&sb.repo, &["add", "-A"]);
@@ -327,12 +410,25 @@ fn pre_commit_blocks_staged_secrets_by_rule_and_file_only() {
     assert_success(&out, &["clean commit"]);
 
     // `git commit -a` stages into a temporary index (GIT_INDEX_FILE): still scanned.
-    write_doc(&mem, "reference/keys.md", &doc_text("Keys", "Keys", "reference", &bad));
+    write_doc(
+        &mem,
+        "reference/keys.md",
+        &doc_text("Keys", "Keys", "reference", &bad),
+    );
     let out = sb.git_hooked(&sb.repo, &["commit", "-q", "-a", "-m", "leak -a"], &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // A reviewed false positive passes with the allow marker.
     let allowed = format!("{bad} qwen-memory:allow");
-    write_doc(&mem, "reference/keys.md", &doc_text("Keys", "Keys", "reference", &allowed));
+    write_doc(
+        &mem,
+        "reference/keys.md",
+        &doc_text("Keys", "Keys", "reference", &allowed),
+    );
     let out = sb.git_hooked(&sb.repo, &["commit", "-q", "-a", "-m", "allowed"], &[]);
     assert_success(&out, &["allowed"]);
 }
@@ -341,13 +437,34 @@ fn pre_commit_blocks_staged_secrets_by_rule_and_file_only() {
 fn commit_helper_commits_only_memory_and_keeps_other_changes() {
     let sb = local_sandbox();
     let mem = sb.repo.join(".qwen/memory");
-    write_doc(&mem, "project/old.md", &doc_text("Old", "Old", "project", "An old fact here."));
-    write_doc(&mem, "reference/gone.md", &doc_text("Gone", "Gone", "reference", "Soon deleted."));
+    write_doc(
+        &mem,
+        "project/old.md",
+        &doc_text("Old", "Old", "project", "An old fact here."),
+    );
+    write_doc(
+        &mem,
+        "reference/gone.md",
+        &doc_text("Gone", "Gone", "reference", "Soon deleted."),
+    );
     sb.git(&sb.repo, &["add", "-A"]);
     sb.git(&sb.repo, &["commit", "-q", "-m", "seed"]);
 
-    write_doc(&mem, "feedback/new.md", &doc_text("New", "New", "feedback", "Keep answers short."));
-    write_doc(&mem, "project/old.md", &doc_text("Old", "Old", "project", "An old fact here.\n\nAnd one more."));
+    write_doc(
+        &mem,
+        "feedback/new.md",
+        &doc_text("New", "New", "feedback", "Keep answers short."),
+    );
+    write_doc(
+        &mem,
+        "project/old.md",
+        &doc_text(
+            "Old",
+            "Old",
+            "project",
+            "An old fact here.\n\nAnd one more.",
+        ),
+    );
     fs::remove_file(mem.join("reference/gone.md")).unwrap();
     // Unrelated: a staged edit, an unstaged edit, an untracked file.
     fs::write(sb.repo.join("README"), "staged\n").unwrap();
@@ -371,13 +488,22 @@ fn commit_helper_commits_only_memory_and_keeps_other_changes() {
         ]
     );
     let subject = sb.git(&sb.repo, &["log", "-1", "--format=%s"]);
-    assert_eq!(subject.trim(), "memory: +1 feedback, ~1 project, -1 reference");
+    assert_eq!(
+        subject.trim(),
+        "memory: +1 feedback, ~1 project, -1 reference"
+    );
     let body = sb.git(&sb.repo, &["log", "-1", "--format=%b"]);
     assert!(body.contains("+ .qwen/memory/feedback/new.md"));
-    assert_eq!(sb.git(&sb.repo, &["diff", "--cached", "--", "README"]), staged_before);
+    assert_eq!(
+        sb.git(&sb.repo, &["diff", "--cached", "--", "README"]),
+        staged_before
+    );
     assert_eq!(sb.git(&sb.repo, &["diff", "--", "README"]), unstaged_before);
     let status = sb.git(&sb.repo, &["status", "--porcelain"]);
-    assert!(status.contains("MM README") && status.contains("?? notes.txt"), "{status}");
+    assert!(
+        status.contains("MM README") && status.contains("?? notes.txt"),
+        "{status}"
+    );
     assert!(!status.contains(".qwen/memory"), "{status}");
     // Nothing left: a second run commits nothing.
     assert!(sb.json(&["commit"])["commit"].is_null());
@@ -387,11 +513,18 @@ fn commit_helper_commits_only_memory_and_keeps_other_changes() {
 fn commit_helper_refuses_secrets_and_in_progress_merges() {
     let sb = local_sandbox();
     let mem = sb.repo.join(".qwen/memory");
-    write_doc(&mem, "reference/k.md", &doc_text("K", "K", "reference", &format!("key {AWS_KEY}")));
+    write_doc(
+        &mem,
+        "reference/k.md",
+        &doc_text("K", "K", "reference", &format!("key {AWS_KEY}")),
+    );
     let out = sb.cmd().args(["commit"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("aws-access-token") && !err.contains(AWS_KEY), "{err}");
+    assert!(
+        err.contains("aws-access-token") && !err.contains(AWS_KEY),
+        "{err}"
+    );
     fs::remove_file(mem.join("reference/k.md")).unwrap();
 
     fs::write(sb.repo.join("c.txt"), "base\n").unwrap();
@@ -405,7 +538,11 @@ fn commit_helper_refuses_secrets_and_in_progress_merges() {
     sb.git(&sb.repo, &["commit", "-q", "-am", "main"]);
     let out = sb.git_hooked(&sb.repo, &["merge", "other"], &[]);
     assert!(!out.status.success());
-    write_doc(&mem, "project/x.md", &doc_text("X", "X", "project", "A fact during merge."));
+    write_doc(
+        &mem,
+        "project/x.md",
+        &doc_text("X", "X", "project", "A fact during merge."),
+    );
     let out = sb.cmd().args(["commit"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("merge is in progress"));
@@ -420,18 +557,32 @@ fn commit_helper_uses_the_cli_when_signing_is_configured() {
         b"#!/bin/sh\ncat >/dev/null\nprintf '\\n[GNUPG:] SIG_CREATED D 1 8 00 1700000000 FAKE\\n' >&2\nprintf -- '-----BEGIN PGP SIGNATURE-----\\nfake\\n-----END PGP SIGNATURE-----\\n'\n",
     );
     sb.git(&sb.repo, &["config", "commit.gpgsign", "true"]);
-    sb.git(&sb.repo, &["config", "gpg.program", &gpg.display().to_string()]);
+    sb.git(
+        &sb.repo,
+        &["config", "gpg.program", &gpg.display().to_string()],
+    );
     sb.git(&sb.repo, &["config", "user.signingkey", "FAKE"]);
     fs::write(sb.repo.join("README"), "staged elsewhere\n").unwrap();
     sb.git(&sb.repo, &["add", "README"]);
-    write_doc(&sb.repo.join(".qwen/memory"), "project/a.md", &doc_text("A", "A", "project", "Signed fact here."));
+    write_doc(
+        &sb.repo.join(".qwen/memory"),
+        "project/a.md",
+        &doc_text("A", "A", "project", "Signed fact here."),
+    );
     let out = sb.json(&["commit"]);
     assert_eq!(out["method"], "git-cli");
     let raw = sb.git(&sb.repo, &["cat-file", "commit", "HEAD"]);
     assert!(raw.contains("gpgsig"), "{raw}");
     let files = sb.git(&sb.repo, &["show", "--name-only", "--format=", "HEAD"]);
-    assert!(files.lines().all(|l| l.starts_with(".qwen/memory/")), "{files}");
-    assert_eq!(sb.git(&sb.repo, &["diff", "--cached", "--name-only"]).trim(), "README");
+    assert!(
+        files.lines().all(|l| l.starts_with(".qwen/memory/")),
+        "{files}"
+    );
+    assert_eq!(
+        sb.git(&sb.repo, &["diff", "--cached", "--name-only"])
+            .trim(),
+        "README"
+    );
 }
 
 fn recall_json(sb: &Sandbox, dir: &Path, prompt: &str, session: &str) -> String {
@@ -454,13 +605,31 @@ fn recall_json(sb: &Sandbox, dir: &Path, prompt: &str, session: &str) -> String 
 fn two_clones_share_memory_through_a_bare_remote() {
     let sb = Sandbox::new();
     let remote = sb.root().join("remote.git");
-    sb.git(&sb.root(), &["init", "-q", "--bare", "-b", "main", &remote.display().to_string()]);
-    sb.git(&sb.repo, &["remote", "add", "origin", &remote.display().to_string()]);
+    sb.git(
+        &sb.root(),
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            &remote.display().to_string(),
+        ],
+    );
+    sb.git(
+        &sb.repo,
+        &["remote", "add", "origin", &remote.display().to_string()],
+    );
     assert_success(&install(&sb, &sb.repo, &["--local"]), &["install --local"]);
     write_doc(
         &sb.repo.join(".qwen/memory"),
         "project/build.md",
-        &doc_text("Build", "How the project is built", "project", "Use pnpm, not npm."),
+        &doc_text(
+            "Build",
+            "How the project is built",
+            "project",
+            "Use pnpm, not npm.",
+        ),
     );
     sb.ok(&["index"]);
     sb.git(&sb.repo, &["add", "-A"]);
@@ -469,20 +638,44 @@ fn two_clones_share_memory_through_a_bare_remote() {
 
     let clone = |name: &str| {
         let dir = sb.root().join(name);
-        sb.git(&sb.root(), &["clone", "-q", &remote.display().to_string(), name]);
+        sb.git(
+            &sb.root(),
+            &["clone", "-q", &remote.display().to_string(), name],
+        );
         sb.git(&dir, &["config", "pull.rebase", "false"]);
-        assert_success(&install(&sb, &dir, &["--local"]), &["install --local in clone"]);
+        assert_success(
+            &install(&sb, &dir, &["--local"]),
+            &["install --local in clone"],
+        );
         dir
     };
     let a = clone("alice");
     let b = clone("bob");
     // Each side remembers something different and adds an entry to the shared document.
-    let out = sb.cmd_in(&a).args(["remember", "We deploy only from release branches"]).output().unwrap();
+    let out = sb
+        .cmd_in(&a)
+        .args(["remember", "We deploy only from release branches"])
+        .output()
+        .unwrap();
     assert_success(&out, &["remember a"]);
-    let out = sb.cmd_in(&b).args(["remember", "Never push directly to the main branch"]).output().unwrap();
+    let out = sb
+        .cmd_in(&b)
+        .args(["remember", "Never push directly to the main branch"])
+        .output()
+        .unwrap();
     assert_success(&out, &["remember b"]);
-    let build_a = doc_text("Build", "How the project is built", "project", "Use pnpm, not npm.\n\nRun the linter before pushing.");
-    let build_b = doc_text("Build", "How the project is built", "project", "Use pnpm, not npm.\n\nCI sets TZ=UTC for tests.");
+    let build_a = doc_text(
+        "Build",
+        "How the project is built",
+        "project",
+        "Use pnpm, not npm.\n\nRun the linter before pushing.",
+    );
+    let build_b = doc_text(
+        "Build",
+        "How the project is built",
+        "project",
+        "Use pnpm, not npm.\n\nCI sets TZ=UTC for tests.",
+    );
     fs::write(a.join(".qwen/memory/project/build.md"), build_a).unwrap();
     fs::write(b.join(".qwen/memory/project/build.md"), build_b).unwrap();
     for dir in [&a, &b] {
@@ -491,27 +684,54 @@ fn two_clones_share_memory_through_a_bare_remote() {
         let out = sb.cmd_in(dir).args(["commit"]).output().unwrap();
         assert_success(&out, &["commit helper"]);
     }
-    assert_success(&sb.git_hooked(&a, &["push", "-q", "origin", "main"], &[]), &["push a"]);
+    assert_success(
+        &sb.git_hooked(&a, &["push", "-q", "origin", "main"], &[]),
+        &["push a"],
+    );
     let pull = sb.git_hooked(&b, &["pull", "-q", "--no-edit", "origin", "main"], &[]);
     assert_success(&pull, &["pull b (automatic merge)"]);
-    assert_eq!(sb.git(&b, &["status", "--porcelain"]), "", "merge left nothing behind");
+    assert_eq!(
+        sb.git(&b, &["status", "--porcelain"]),
+        "",
+        "merge left nothing behind"
+    );
     let build = fs::read_to_string(b.join(".qwen/memory/project/build.md")).unwrap();
     assert!(
-        build.contains("Run the linter before pushing.") && build.contains("CI sets TZ=UTC for tests."),
+        build.contains("Run the linter before pushing.")
+            && build.contains("CI sets TZ=UTC for tests."),
         "{build}"
     );
     assert!(!build.contains("<<<<<<<"));
     let out = sb.cmd_in(&b).args(["index", "--check"]).output().unwrap();
     assert_success(&out, &["index --check after merge"]);
-    assert_success(&sb.git_hooked(&b, &["push", "-q", "origin", "main"], &[]), &["push b"]);
-    assert_success(&sb.git_hooked(&a, &["pull", "-q", "--no-edit", "origin", "main"], &[]), &["pull a"]);
+    assert_success(
+        &sb.git_hooked(&b, &["push", "-q", "origin", "main"], &[]),
+        &["push b"],
+    );
+    assert_success(
+        &sb.git_hooked(&a, &["pull", "-q", "--no-edit", "origin", "main"], &[]),
+        &["pull a"],
+    );
 
     for dir in [&a, &b] {
-        let out = recall_json(&sb, dir, "which branches do we deploy and push from?", "s-1");
+        let out = recall_json(
+            &sb,
+            dir,
+            "which branches do we deploy and push from?",
+            "s-1",
+        );
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        let ctx = v["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
-        assert!(ctx.contains("We deploy only from release branches"), "{ctx}");
-        assert!(ctx.contains("Never push directly to the main branch"), "{ctx}");
+        let ctx = v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert!(
+            ctx.contains("We deploy only from release branches"),
+            "{ctx}"
+        );
+        assert!(
+            ctx.contains("Never push directly to the main branch"),
+            "{ctx}"
+        );
     }
 }
 
@@ -519,24 +739,43 @@ fn two_clones_share_memory_through_a_bare_remote() {
 fn merge_driver_conflicts_only_on_real_conflicts_and_falls_back_for_non_documents() {
     let sb = local_sandbox();
     let mem = sb.repo.join(".qwen/memory");
-    write_doc(&mem, "project/a.md", &doc_text("A", "A", "project", "Use pnpm.\n\nWhy: speed"));
+    write_doc(
+        &mem,
+        "project/a.md",
+        &doc_text("A", "A", "project", "Use pnpm.\n\nWhy: speed"),
+    );
     fs::write(mem.join("notes.md"), "line one\nline two\n").unwrap();
     sb.git(&sb.repo, &["add", "-A"]);
     sb.git(&sb.repo, &["commit", "-q", "-m", "base"]);
     sb.git(&sb.repo, &["checkout", "-q", "-b", "other"]);
-    write_doc(&mem, "project/a.md", &doc_text("A", "A", "project", "Use pnpm.\n\nWhy: disk space"));
+    write_doc(
+        &mem,
+        "project/a.md",
+        &doc_text("A", "A", "project", "Use pnpm.\n\nWhy: disk space"),
+    );
     fs::write(mem.join("notes.md"), "line one\nline two (other)\n").unwrap();
     sb.git(&sb.repo, &["commit", "-q", "-am", "other"]);
     sb.git(&sb.repo, &["checkout", "-q", "main"]);
-    write_doc(&mem, "project/a.md", &doc_text("A", "A", "project", "Use pnpm.\n\nWhy: lockfile"));
+    write_doc(
+        &mem,
+        "project/a.md",
+        &doc_text("A", "A", "project", "Use pnpm.\n\nWhy: lockfile"),
+    );
     fs::write(mem.join("notes.md"), "line one\nline two (main)\n").unwrap();
     sb.git(&sb.repo, &["commit", "-q", "-am", "main"]);
     let out = sb.git_hooked(&sb.repo, &["merge", "-q", "other"], &[]);
     assert!(!out.status.success(), "both conflicts stop the merge");
     let unmerged = sb.git(&sb.repo, &["diff", "--name-only", "--diff-filter=U"]);
-    assert!(unmerged.contains(".qwen/memory/project/a.md") && unmerged.contains(".qwen/memory/notes.md"), "{unmerged}");
+    assert!(
+        unmerged.contains(".qwen/memory/project/a.md")
+            && unmerged.contains(".qwen/memory/notes.md"),
+        "{unmerged}"
+    );
     let a = fs::read_to_string(mem.join("project/a.md")).unwrap();
     assert!(a.contains("<<<<<<< ours\nUse pnpm.\n\nWhy: lockfile\n=======\nUse pnpm.\n\nWhy: disk space\n>>>>>>> theirs"), "{a}");
     let notes = fs::read_to_string(mem.join("notes.md")).unwrap();
-    assert!(notes.contains("<<<<<<<") && notes.contains("line two (other)"), "ordinary conflict: {notes}");
+    assert!(
+        notes.contains("<<<<<<<") && notes.contains("line two (other)"),
+        "ordinary conflict: {notes}"
+    );
 }

@@ -32,7 +32,9 @@ pub fn run(cwd: &Path, args: &HookArgs) -> ExitCode {
         "recall" | "extract" => {
             let mut stdin = Vec::new();
             // A hook without stdin (run by hand) just has an empty payload.
-            let _ = std::io::stdin().take(16 * 1024 * 1024).read_to_end(&mut stdin);
+            let _ = std::io::stdin()
+                .take(16 * 1024 * 1024)
+                .read_to_end(&mut stdin);
             let agent = args.agent.as_deref().and_then(Agent::parse);
             hook::agent_hook(cwd, &name, agent, &stdin)
         }

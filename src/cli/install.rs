@@ -91,7 +91,11 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
                 "local mode on: memory in {} (merge driver registered, {} {})",
                 out.memory_dir,
                 out.attributes_path,
-                if out.attributes_changed { "updated" } else { "already set" }
+                if out.attributes_changed {
+                    "updated"
+                } else {
+                    "already set"
+                }
             );
         }
         report.insert("local".into(), serde_json::to_value(&out)?);
@@ -109,7 +113,14 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
                 if !cli.json && !cli.quiet {
                     println!("git hooks in {}:", out.hooks_dir.path.display());
                     for h in &out.hooks {
-                        println!("  {:<14} {}", h.hook, serde_json::to_value(h.action).unwrap_or(Value::Null).as_str().unwrap_or(""));
+                        println!(
+                            "  {:<14} {}",
+                            h.hook,
+                            serde_json::to_value(h.action)
+                                .unwrap_or(Value::Null)
+                                .as_str()
+                                .unwrap_or("")
+                        );
                     }
                 }
                 warnings.extend(out.warnings.iter().cloned());
@@ -162,17 +173,28 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
             eprintln!("warning: {w}");
         }
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
-fn manual(ctx: &Context, names: &[&'static str], agents: &[Agent], project: bool) -> Result<ExitCode> {
+fn manual(
+    ctx: &Context,
+    names: &[&'static str],
+    agents: &[Agent],
+    project: bool,
+) -> Result<ExitCode> {
     if !names.is_empty() {
         let dir = git::open_repo(ctx)
             .and_then(|r| hooks::resolve_hooks_dir(&r))
             .map(|d| d.path.display().to_string())
             .unwrap_or_else(|_| "your hooks directory".into());
         println!("# Add each block to the hook of that name in {dir}");
-        println!("# (after the shebang line of a shell script), or to your hook manager's config.\n");
+        println!(
+            "# (after the shebang line of a shell script), or to your hook manager's config.\n"
+        );
         print!("{}", hooks::manual_snippet(names));
     }
     for a in agents {
@@ -193,7 +215,11 @@ pub fn run_uninstall(cli: &Cli, ctx: &Context, args: &UninstallArgs) -> Result<E
                 println!(
                     "{} hooks {} {}",
                     a.as_str(),
-                    if r.changed { "removed from" } else { "were not in" },
+                    if r.changed {
+                        "removed from"
+                    } else {
+                        "were not in"
+                    },
                     r.path
                 );
             }
@@ -208,18 +234,33 @@ pub fn run_uninstall(cli: &Cli, ctx: &Context, args: &UninstallArgs) -> Result<E
     if cli.json {
         print_json(&out)?;
     } else if !cli.quiet {
-        for h in out.hooks.iter().filter(|h| h.action != hooks::HookAction::NotInstalled) {
+        for h in out
+            .hooks
+            .iter()
+            .filter(|h| h.action != hooks::HookAction::NotInstalled)
+        {
             println!(
                 "  {:<14} {}",
                 h.hook,
-                serde_json::to_value(h.action).unwrap_or(Value::Null).as_str().unwrap_or("")
+                serde_json::to_value(h.action)
+                    .unwrap_or(Value::Null)
+                    .as_str()
+                    .unwrap_or("")
             );
         }
         for w in &out.warnings {
             println!("{w}");
         }
-        if out.hooks.iter().all(|h| h.action == hooks::HookAction::NotInstalled) && out.warnings.is_empty() {
-            println!("no hooks of git-qwen-memory in {}", out.hooks_dir.path.display());
+        if out
+            .hooks
+            .iter()
+            .all(|h| h.action == hooks::HookAction::NotInstalled)
+            && out.warnings.is_empty()
+        {
+            println!(
+                "no hooks of git-qwen-memory in {}",
+                out.hooks_dir.path.display()
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

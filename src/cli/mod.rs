@@ -91,11 +91,16 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
     let h = &st.hooks;
     let mut installed: Vec<String> = h.git.iter().map(|s| s.to_string()).collect();
     installed.extend(h.config.iter().cloned());
-    installed.extend(
-        h.agents
-            .iter()
-            .map(|a| format!("{}:{}", a.agent.as_str(), serde_json::to_value(a.scope).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default())),
-    );
+    installed.extend(h.agents.iter().map(|a| {
+        format!(
+            "{}:{}",
+            a.agent.as_str(),
+            serde_json::to_value(a.scope)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        )
+    }));
     if installed.is_empty() {
         println!("hooks     none (git qwen-memory install)");
     } else {

@@ -94,7 +94,12 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
 
     let head_commit = match repo.head() {
         Ok(h) => Some(h.peel_to_commit()?),
-        Err(e) if e.code() == git2::ErrorCode::UnbornBranch || e.code() == git2::ErrorCode::NotFound => None,
+        Err(e)
+            if e.code() == git2::ErrorCode::UnbornBranch
+                || e.code() == git2::ErrorCode::NotFound =>
+        {
+            None
+        }
         Err(e) => return Err(e.into()),
     };
     let head_tree = head_commit.as_ref().map(|c| c.tree()).transpose()?;
@@ -191,14 +196,7 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
     let author = signature(&repo, "AUTHOR")?;
     let committer = signature(&repo, "COMMITTER")?;
     let parents: Vec<&git2::Commit> = head_commit.iter().collect();
-    let id = repo.commit(
-        Some("HEAD"),
-        &author,
-        &committer,
-        &message,
-        &tree,
-        &parents,
-    )?;
+    let id = repo.commit(Some("HEAD"), &author, &committer, &message, &tree, &parents)?;
 
     // The real index follows the new commit for memory paths only; every other staged entry
     // stays as the user left it.
@@ -223,7 +221,11 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
 /// The author or committer as Git would take it: `GIT_<ROLE>_NAME` / `_EMAIL` from the
 /// environment, else `user.name` / `user.email` from the config.
 fn signature(repo: &git2::Repository, role: &str) -> Result<git2::Signature<'static>, GitError> {
-    let env = |k: &str| std::env::var(format!("GIT_{role}_{k}")).ok().filter(|v| !v.is_empty());
+    let env = |k: &str| {
+        std::env::var(format!("GIT_{role}_{k}"))
+            .ok()
+            .filter(|v| !v.is_empty())
+    };
     let config = repo.config()?.snapshot()?;
     let name = env("NAME").or_else(|| config.get_string("user.name").ok());
     let email = env("EMAIL").or_else(|| config.get_string("user.email").ok());
@@ -473,10 +475,26 @@ mod tests {
     #[test]
     fn generated_message_counts_by_change_and_type() {
         let changes = vec![
-            change(ChangeStatus::Added, ".qwen/memory/feedback/a.md", Some("feedback")),
-            change(ChangeStatus::Added, ".qwen/memory/feedback/b.md", Some("feedback")),
-            change(ChangeStatus::Modified, ".qwen/memory/project/c.md", Some("project")),
-            change(ChangeStatus::Deleted, ".qwen/memory/reference/d.md", Some("reference")),
+            change(
+                ChangeStatus::Added,
+                ".qwen/memory/feedback/a.md",
+                Some("feedback"),
+            ),
+            change(
+                ChangeStatus::Added,
+                ".qwen/memory/feedback/b.md",
+                Some("feedback"),
+            ),
+            change(
+                ChangeStatus::Modified,
+                ".qwen/memory/project/c.md",
+                Some("project"),
+            ),
+            change(
+                ChangeStatus::Deleted,
+                ".qwen/memory/reference/d.md",
+                Some("reference"),
+            ),
             change(ChangeStatus::Modified, ".qwen/memory/MEMORY.md", None),
         ];
         let msg = commit_message(None, &changes);
@@ -495,7 +513,11 @@ mod tests {
                 .next(),
             Some("docs: memory")
         );
-        let only_index = vec![change(ChangeStatus::Modified, ".qwen/memory/MEMORY.md", None)];
+        let only_index = vec![change(
+            ChangeStatus::Modified,
+            ".qwen/memory/MEMORY.md",
+            None,
+        )];
         assert!(commit_message(None, &only_index).starts_with("memory: update index\n"));
     }
 

@@ -361,7 +361,10 @@ pub fn install_hook(dir: &Path, name: &'static str) -> Result<HookReport, GitErr
         warning,
     };
     let Some(bytes) = read_optional(&path)? else {
-        let text = format!("{NEW_HOOK_HEADER}{}", render_block(name, &[FLAG_CREATED], None));
+        let text = format!(
+            "{NEW_HOOK_HEADER}{}",
+            render_block(name, &[FLAG_CREATED], None)
+        );
         write_executable(&path, text.as_bytes())?;
         return Ok(report(HookAction::Created, None));
     };
@@ -520,7 +523,10 @@ pub fn uninstall(ctx: &Context) -> Result<HooksOutcome, GitError> {
     let warnings = if removed.is_empty() {
         Vec::new()
     } else {
-        vec![format!("removed config-based hooks: {}", removed.join(", "))]
+        vec![format!(
+            "removed config-based hooks: {}",
+            removed.join(", ")
+        )]
     };
     Ok(HooksOutcome {
         hooks_dir,
@@ -702,7 +708,10 @@ mod tests {
         fs::write(&path, original).unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
         let r = install_hook(dir.path(), "post-commit").unwrap();
-        assert!(matches!(r.action, HookAction::Inserted | HookAction::Chained));
+        assert!(matches!(
+            r.action,
+            HookAction::Inserted | HookAction::Chained
+        ));
         let installed = fs::read(&path).unwrap();
         assert!(find_block(&installed).is_some());
         // Idempotent.
@@ -799,7 +808,10 @@ mod tests {
     fn every_template_is_a_guarded_block() {
         for name in HOOK_NAMES {
             let t = template(name).unwrap();
-            assert!(t.starts_with(BEGIN) && t.trim_end().ends_with(END), "{name}");
+            assert!(
+                t.starts_with(BEGIN) && t.trim_end().ends_with(END),
+                "{name}"
+            );
             assert!(t.contains(&format!("hook {name} \"$@\"")), "{name}");
             assert!(t.contains("QWEN_MEMORY_HOOKS") && t.contains("command -v"));
         }

@@ -90,9 +90,8 @@ fn three_way<'a, T: PartialEq + ?Sized>(
 fn fm_blocks(fm: &str) -> Vec<(String, String)> {
     let mut blocks: Vec<(String, String)> = Vec::new();
     for line in fm.split('\n') {
-        let starts_key = !line.is_empty()
-            && !line.starts_with([' ', '\t', '-', '#'])
-            && line.contains(':');
+        let starts_key =
+            !line.is_empty() && !line.starts_with([' ', '\t', '-', '#']) && line.contains(':');
         if starts_key {
             let key = line.split(':').next().unwrap_or("").trim().to_string();
             blocks.push((key, line.to_string()));
@@ -152,7 +151,11 @@ fn merge_frontmatter(base: Option<&str>, ours: &str, theirs: &str) -> (String, u
     (out.join("\n"), conflicts)
 }
 
-fn resolve_provenance<'a>(key: &str, ours: Option<&'a str>, theirs: Option<&'a str>) -> Option<&'a str> {
+fn resolve_provenance<'a>(
+    key: &str,
+    ours: Option<&'a str>,
+    theirs: Option<&'a str>,
+) -> Option<&'a str> {
     if !PROVENANCE_KEYS.contains(&key) {
         return None;
     }
@@ -224,7 +227,8 @@ fn merge_entry(base: Option<&Entry>, ours: &Entry, theirs: &Entry) -> Piece {
         ..Entry::default()
     };
     let mut conflict = false;
-    let fields: [fn(&Entry) -> Option<&str>; 2] = [|e| e.why.as_deref(), |e| e.how_to_apply.as_deref()];
+    let fields: [fn(&Entry) -> Option<&str>; 2] =
+        [|e| e.why.as_deref(), |e| e.how_to_apply.as_deref()];
     let mut values: [(Option<String>, Option<String>); 2] = Default::default();
     for (i, field) in fields.iter().enumerate() {
         match three_way(base.and_then(field), field(ours), field(theirs)) {
@@ -240,15 +244,17 @@ fn merge_entry(base: Option<&Entry>, ours: &Entry, theirs: &Entry) -> Piece {
         merged.how_to_apply = values[1].0.clone();
         return Piece::Clean(merged);
     }
-    let side = |pick: fn(&(Option<String>, Option<String>)) -> Option<String>, summary: &str| Entry {
-        summary: summary.to_string(),
-        why: pick(&values[0]),
-        how_to_apply: pick(&values[1]),
+    let ours_side = Entry {
+        summary: ours.summary.clone(),
+        why: values[0].0.clone(),
+        how_to_apply: values[1].0.clone(),
     };
-    Piece::Conflict(
-        side(|v| v.0.clone(), &ours.summary),
-        side(|v| v.1.clone(), &theirs.summary),
-    )
+    let theirs_side = Entry {
+        summary: theirs.summary.clone(),
+        why: values[0].1.clone(),
+        how_to_apply: values[1].1.clone(),
+    };
+    Piece::Conflict(ours_side, theirs_side)
 }
 
 /// The link target of an index line (`- [title](target) — …`), which names its document.
@@ -321,7 +327,12 @@ impl DriverOutcome {
 
 /// Runs the driver: reads `%O %A %B`, writes the result into `%A` (as Git expects) and says
 /// whether it is clean. `path` (`%P`) chooses between the index and topic documents.
-pub fn merge_file(base: &Path, ours: &Path, theirs: &Path, path: &str) -> Result<DriverOutcome, GitError> {
+pub fn merge_file(
+    base: &Path,
+    ours: &Path,
+    theirs: &Path,
+    path: &str,
+) -> Result<DriverOutcome, GitError> {
     let read = |p: &Path| fs::read(p).map_err(|e| GitError::io(p, e));
     let (b, o, t) = (read(base)?, read(ours)?, read(theirs)?);
     let texts = (
@@ -353,10 +364,22 @@ pub fn merge_file(base: &Path, ours: &Path, theirs: &Path, path: &str) -> Result
 
 /// Git's ordinary merge: `git merge-file` writes the result, with conflict markers when
 /// needed, into `ours`.
-fn text_merge(base: &Path, ours: &Path, theirs: &Path, path: &str) -> Result<DriverOutcome, GitError> {
+fn text_merge(
+    base: &Path,
+    ours: &Path,
+    theirs: &Path,
+    path: &str,
+) -> Result<DriverOutcome, GitError> {
     let status = Command::new("git")
         .arg("merge-file")
-        .args(["-L", &format!("ours:{path}"), "-L", "base", "-L", &format!("theirs:{path}")])
+        .args([
+            "-L",
+            &format!("ours:{path}"),
+            "-L",
+            "base",
+            "-L",
+            &format!("theirs:{path}"),
+        ])
         .arg(ours)
         .arg(base)
         .arg(theirs)
@@ -385,7 +408,10 @@ mod tests {
     #[test]
     fn union_of_entries_minus_deletions() {
         let base = topic(FM, "Use pnpm.\n\nRun lint first.");
-        let ours = topic(FM, "Use pnpm.\n\nRun lint first.\n\nDeploy from release branches.");
+        let ours = topic(
+            FM,
+            "Use pnpm.\n\nRun lint first.\n\nDeploy from release branches.",
+        );
         let theirs = topic(FM, "Use pnpm.\n\nCI sets TZ=UTC.");
         let m = merge_topic(&base, &ours, &theirs).unwrap();
         assert_eq!(m.conflicts, 0);
@@ -423,16 +449,29 @@ mod tests {
         assert_eq!(m.conflicts, 0);
         assert_eq!(m.text, topic(fm2, "A fact here.\n\nAnother fact here."));
         // Both changed the same key differently.
-        let ours = topic("name: Build steps\ndescription: How we build\ntype: project", "A fact here.");
+        let ours = topic(
+            "name: Build steps\ndescription: How we build\ntype: project",
+            "A fact here.",
+        );
         let m = merge_topic(&base, &ours, &theirs).unwrap();
         assert_eq!(m.conflicts, 1, "{}", m.text);
-        assert!(m.text.contains("<<<<<<< ours\nname: Build steps\n=======\nname: Build and release\n>>>>>>> theirs"));
-        let ours = topic("name: Build\ndescription: Building it\ntype: project", "A fact here.");
+        assert!(m.text.contains(
+            "<<<<<<< ours\nname: Build steps\n=======\nname: Build and release\n>>>>>>> theirs"
+        ));
+        let ours = topic(
+            "name: Build\ndescription: Building it\ntype: project",
+            "A fact here.",
+        );
         // Both changed different keys only.
-        let theirs = topic("name: Build\ndescription: How we build\ntype: project\ncategory: x", "A fact here.");
+        let theirs = topic(
+            "name: Build\ndescription: How we build\ntype: project\ncategory: x",
+            "A fact here.",
+        );
         let m = merge_topic(&base, &ours, &theirs).unwrap();
         assert_eq!(m.conflicts, 0, "{}", m.text);
-        assert!(m.text.starts_with("---\nname: Build\ndescription: Building it\ntype: project\ncategory: x\n---"));
+        assert!(m.text.starts_with(
+            "---\nname: Build\ndescription: Building it\ntype: project\ncategory: x\n---"
+        ));
     }
 
     #[test]
@@ -447,7 +486,9 @@ mod tests {
         );
         let m = merge_topic("", &ours, &theirs).unwrap();
         assert_eq!(m.conflicts, 0, "{}", m.text);
-        assert!(m.text.contains("created: 2026-03-01T10:00:00.000Z\ncommit: aaa"));
+        assert!(m
+            .text
+            .contains("created: 2026-03-01T10:00:00.000Z\ncommit: aaa"));
         assert!(m.text.contains("Use pnpm.\n\nWhy: the lockfile"));
     }
 

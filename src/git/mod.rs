@@ -72,7 +72,13 @@ pub struct SecretHit {
 
 fn describe_secrets(hits: &[SecretHit]) -> String {
     hits.iter()
-        .map(|h| format!("{} looks like it holds a secret ({})", h.path, h.rule_ids.join(", ")))
+        .map(|h| {
+            format!(
+                "{} looks like it holds a secret ({})",
+                h.path,
+                h.rule_ids.join(", ")
+            )
+        })
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -134,10 +140,7 @@ pub fn install_local(ctx: &Context) -> Result<LocalOutcome, GitError> {
     let workdir = repo.workdir().ok_or(GitError::Bare)?.to_path_buf();
     let mut config = repo.config()?.open_level(git2::ConfigLevel::Local)?;
     let mut out = LocalOutcome::default();
-    let was_local = config
-        .get_bool("qwen-memory.local")
-        .ok()
-        .unwrap_or(false);
+    let was_local = config.get_bool("qwen-memory.local").ok().unwrap_or(false);
     if !was_local {
         config.set_bool("qwen-memory.local", true)?;
         out.enabled_local_mode = true;
