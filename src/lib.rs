@@ -5,11 +5,14 @@
 //! which reads and writes through [`store`]. Domain modules never print; they return values the
 //! CLI renders.
 
+pub mod agent;
 pub mod browse;
 pub mod check;
 pub mod context;
 pub mod doc;
 pub mod extract;
+pub mod git;
+pub mod hook;
 pub mod index;
 pub mod model;
 pub mod project;

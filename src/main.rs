@@ -98,6 +98,17 @@ enum Command {
     },
     /// Print the man page (roff).
     Man,
+    /// Install the Git hooks (and with --local, local mode; with --agent, agent hooks).
+    Install(cli::install::InstallArgs),
+    /// Remove the Git hooks (or with --agent, that agent's hooks).
+    Uninstall(cli::install::UninstallArgs),
+    /// Commit only the repository memory directory's changes.
+    Commit(cli::commit::CommitArgs),
+    /// The merge driver Git calls for memory documents (%O %A %B %P).
+    #[command(name = "merge-file")]
+    MergeFile(cli::commit::MergeFileArgs),
+    /// Entry point of the installed Git and agent hooks (not for people).
+    Hook(cli::hook::HookArgs),
 }
 
 fn main() -> ExitCode {
@@ -135,6 +146,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 .render(&mut std::io::stdout())?;
             return Ok(ExitCode::SUCCESS);
         }
+        // A hook never fails on a context error: it logs and exits 0.
+        Command::Hook(args) => {
+            let cwd = match &cli.dir {
+                Some(d) => std::env::current_dir().unwrap_or_default().join(d),
+                None => std::env::current_dir().unwrap_or_default(),
+            };
+            return Ok(cli::hook::run(&cwd, args));
+        }
+        Command::MergeFile(args) => return cli::commit::run_merge_file(args),
         _ => {}
     }
     let ctx = open_context(&cli)?;
@@ -223,6 +243,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Completions { .. } | Command::Man => Ok(ExitCode::SUCCESS),
+        Command::Install(args) => cli::install::run_install(&cli, &ctx, args),
+        Command::Uninstall(args) => cli::install::run_uninstall(&cli, &ctx, args),
+        Command::Commit(args) => cli::commit::run_commit(&cli, &ctx, args),
+        Command::Completions { .. } | Command::Man | Command::Hook(_) | Command::MergeFile(_) => {
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }

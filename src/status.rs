@@ -44,6 +44,8 @@ pub struct Status {
     pub settings: Vec<SettingStatus>,
     /// PID in `consolidation.lock`, when a dream holds it.
     pub dream_lock_holder: Option<String>,
+    /// Which Git and agent hooks of this tool are installed.
+    pub hooks: crate::git::hooks::HooksStatus,
     pub warnings: Vec<String>,
 }
 
@@ -111,6 +113,7 @@ pub fn status(ctx: &Context) -> Status {
         meta,
         settings,
         dream_lock_holder: std::fs::read_to_string(state_dir.join("consolidation.lock")).ok(),
+        hooks: crate::git::hooks::status(ctx),
         warnings,
     }
 }

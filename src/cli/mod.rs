@@ -1,5 +1,9 @@
 //! Command implementations of the binary: each calls the library and renders its result.
 
+pub mod commit;
+pub mod hook;
+pub mod install;
+
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -85,6 +89,24 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
     }
     if let Some(pid) = &st.dream_lock_holder {
         println!("dream lock held by pid {pid}");
+    }
+    let h = &st.hooks;
+    let mut installed: Vec<String> = h.git.iter().map(|s| s.to_string()).collect();
+    installed.extend(h.config.iter().cloned());
+    installed.extend(h.agents.iter().map(|a| {
+        format!(
+            "{}:{}",
+            a.agent.as_str(),
+            serde_json::to_value(a.scope)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        )
+    }));
+    if installed.is_empty() {
+        println!("hooks     none (git qwen-memory install)");
+    } else {
+        println!("hooks     {}", installed.join(", "));
     }
     if cli.verbose {
         println!("settings:");

@@ -178,3 +178,63 @@ pub fn set_mtime(path: &Path, secs: i64) {
     let f = fs::File::options().write(true).open(path).unwrap();
     f.set_modified(t).unwrap();
 }
+
+/// The directory holding the built binary, so hook shims find `git-qwen-memory` on PATH.
+pub fn bin_dir() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("git-qwen-memory")
+        .parent()
+        .expect("binary dir")
+        .to_path_buf()
+}
+
+/// PATH with the binary's directory first.
+pub fn path_with_bin() -> String {
+    format!(
+        "{}:{}",
+        bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+impl Sandbox {
+    /// Runs `git` in `dir` with the binary on PATH (so installed hooks run), plus `extra` env;
+    /// returns the output without asserting.
+    pub fn git_hooked(&self, dir: &Path, args: &[&str], extra: &[(&str, &str)]) -> Output {
+        let mut c = std::process::Command::new("git");
+        c.args(args)
+            .current_dir(dir)
+            .envs(self.env())
+            .env("PATH", path_with_bin())
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("QWEN_MEMORY_HOOKS")
+            .env_remove("QWEN_CODE_MEMORY_LOCAL");
+        for (k, v) in extra {
+            c.env(k, v);
+        }
+        c.output().expect("run git")
+    }
+
+    /// A snapshot of a directory tree: relative path → (bytes, mode), for byte-exact checks.
+    pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, (Vec<u8>, u32)> {
+        use std::os::unix::fs::PermissionsExt;
+        let mut out = std::collections::BTreeMap::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                let meta = fs::symlink_metadata(&p).unwrap();
+                if meta.is_dir() {
+                    stack.push(p);
+                } else {
+                    let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                    out.insert(rel, (fs::read(&p).unwrap(), meta.permissions().mode()));
+                }
+            }
+        }
+        out
+    }
+}

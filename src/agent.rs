@@ -1,0 +1,526 @@
+//! Agent integration (SPEC §10): hook entries merged into Qwen Code's and Claude Code's
+//! settings JSON, and removed again.
+//!
+//! Only our own handlers are touched: every other key, event and handler stays where it was,
+//! in its order. Install is idempotent. The first install that changes a file keeps a copy of
+//! the original bytes outside the agent's directory, so when uninstall leaves exactly the
+//! original data it restores the original bytes (formatting included), or deletes a file that
+//! install created.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+/// A supported agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Agent {
+    Qwen,
+    Claude,
+}
+
+impl Agent {
+    pub const ALL: [Agent; 2] = [Agent::Qwen, Agent::Claude];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::Qwen => "qwen",
+            Agent::Claude => "claude",
+        }
+    }
+
+    /// Parses `qwen` / `claude`.
+    pub fn parse(s: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+}
+
+/// Which settings file of an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SettingsScope {
+    /// `~/.qwen/settings.json`, `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR`).
+    User,
+    /// `<project>/.qwen/settings.json`, `<project>/.claude/settings.json`.
+    Project,
+}
+
+/// Failures editing agent settings.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("no home directory found")]
+    NoHome,
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{path}: not valid JSON ({message}); add the hooks by hand (git qwen-memory install --manual --agent …)")]
+    InvalidJson { path: PathBuf, message: String },
+    #[error("{path}: {what} is not a JSON object/array as expected; add the hooks by hand")]
+    UnexpectedShape { path: PathBuf, what: String },
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
+fn io_err(path: &Path, source: io::Error) -> AgentError {
+    AgentError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The events that trigger recall.
+pub const RECALL_EVENTS: [&str; 1] = ["UserPromptSubmit"];
+/// The events that trigger extraction.
+pub const EXTRACT_EVENTS: [&str; 3] = ["Stop", "SessionEnd", "PreCompact"];
+/// Every command we install starts with this.
+pub const COMMAND_PREFIX: &str = "git qwen-memory hook ";
+
+/// The settings file of an agent. `project_root` is used for [`SettingsScope::Project`].
+pub fn settings_path(
+    agent: Agent,
+    scope: SettingsScope,
+    project_root: &Path,
+) -> Result<PathBuf, AgentError> {
+    let dir = match (agent, scope) {
+        (Agent::Qwen, SettingsScope::Project) => project_root.join(".qwen"),
+        (Agent::Claude, SettingsScope::Project) => project_root.join(".claude"),
+        (Agent::Qwen, SettingsScope::User) => {
+            dirs::home_dir().ok_or(AgentError::NoHome)?.join(".qwen")
+        }
+        (Agent::Claude, SettingsScope::User) => match std::env::var_os("CLAUDE_CONFIG_DIR") {
+            Some(d) if !d.is_empty() => PathBuf::from(d),
+            _ => dirs::home_dir().ok_or(AgentError::NoHome)?.join(".claude"),
+        },
+    };
+    Ok(dir.join("settings.json"))
+}
+
+/// The command a hook entry runs.
+pub fn hook_command(agent: Agent, action: &str) -> String {
+    format!("{COMMAND_PREFIX}{action} --agent {}", agent.as_str())
+}
+
+/// One handler object for `action` (`recall` / `extract`), with the timeout in the agent's
+/// unit: Qwen Code milliseconds ≥ 1000 (read as milliseconds by every version), Claude Code
+/// seconds.
+pub fn handler(agent: Agent, action: &str) -> Value {
+    let command = hook_command(agent, action);
+    match agent {
+        Agent::Qwen => json!({
+            "type": "command",
+            "name": format!("qwen-memory-{action}"),
+            "command": command,
+            "timeout": 5000,
+        }),
+        Agent::Claude => json!({
+            "type": "command",
+            "command": command,
+            "timeout": if action == "recall" { 10 } else { 5 },
+        }),
+    }
+}
+
+/// (event, handler) pairs install adds for an agent.
+pub fn desired(agent: Agent) -> Vec<(&'static str, Value)> {
+    let mut out: Vec<(&'static str, Value)> = RECALL_EVENTS
+        .iter()
+        .map(|e| (*e, handler(agent, "recall")))
+        .collect();
+    out.extend(
+        EXTRACT_EVENTS
+            .iter()
+            .map(|e| (*e, handler(agent, "extract"))),
+    );
+    out
+}
+
+fn is_ours(handler: &Value, agent: Agent) -> bool {
+    handler
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(|c| {
+            c.starts_with(COMMAND_PREFIX) && c.ends_with(&format!(" --agent {}", agent.as_str()))
+        })
+}
+
+/// Merges our handlers into a settings value. Returns whether anything changed.
+pub fn merge_settings(root: &mut Value, agent: Agent) -> Result<bool, String> {
+    let obj = root.as_object_mut().ok_or("the settings file")?;
+    let hooks = obj
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or("\"hooks\"")?;
+    let mut changed = false;
+    for (event, wanted) in desired(agent) {
+        let groups = hooks
+            .entry(event)
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .ok_or_else(|| format!("\"hooks.{event}\""))?;
+        let mut found = false;
+        for group in groups.iter_mut() {
+            let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            for h in list.iter_mut() {
+                if is_ours(h, agent) && h.get("command") == wanted.get("command") {
+                    if !found && *h != wanted {
+                        *h = wanted.clone();
+                        changed = true;
+                    }
+                    found = true;
+                }
+            }
+        }
+        if !found {
+            groups.push(json!({ "hooks": [wanted] }));
+            changed = true;
+        }
+    }
+    Ok(changed)
+}
+
+/// Removes our handlers for `agent`, then groups, events and the `hooks` object they leave
+/// empty. Returns whether anything changed.
+pub fn unmerge_settings(root: &mut Value, agent: Agent) -> bool {
+    let Some(hooks) = root
+        .as_object_mut()
+        .and_then(|o| o.get_mut("hooks"))
+        .and_then(Value::as_object_mut)
+    else {
+        return false;
+    };
+    let mut changed = false;
+    let events: Vec<String> = hooks.keys().cloned().collect();
+    for event in events {
+        let Some(groups) = hooks.get_mut(&event).and_then(Value::as_array_mut) else {
+            continue;
+        };
+        let before = groups.len();
+        let mut touched = false;
+        groups.retain_mut(|group| {
+            let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                return true;
+            };
+            let n = list.len();
+            list.retain(|h| !is_ours(h, agent));
+            if list.len() == n {
+                return true;
+            }
+            touched = true;
+            // A group we emptied goes too, unless it carries other keys (a matcher) with
+            // handlers left.
+            !list.is_empty()
+        });
+        changed |= touched || groups.len() != before;
+        if touched && groups.is_empty() {
+            hooks.shift_remove(&event);
+        }
+    }
+    if changed && hooks.is_empty() {
+        if let Some(obj) = root.as_object_mut() {
+            obj.shift_remove("hooks");
+        }
+    }
+    changed
+}
+
+/// Whether a settings value holds our handlers for `agent`.
+pub fn has_ours(root: &Value, agent: Agent) -> bool {
+    root.get("hooks")
+        .and_then(Value::as_object)
+        .is_some_and(|hooks| {
+            hooks
+                .values()
+                .filter_map(Value::as_array)
+                .flatten()
+                .any(|g| {
+                    g.get("hooks")
+                        .and_then(Value::as_array)
+                        .is_some_and(|l| l.iter().any(|h| is_ours(h, agent)))
+                })
+        })
+}
+
+/// What install/uninstall did to one settings file.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentReport {
+    pub agent: Agent,
+    pub scope: SettingsScope,
+    pub path: String,
+    pub changed: bool,
+    /// The file was created (install) or deleted (uninstall).
+    pub file_created_or_deleted: bool,
+    pub warnings: Vec<String>,
+}
+
+fn read_settings(path: &Path) -> Result<Option<(Vec<u8>, Value)>, AgentError> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_err(path, e)),
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Some((bytes, Value::Object(Map::new()))));
+    }
+    let value = serde_json::from_slice(&bytes).map_err(|e| AgentError::InvalidJson {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    Ok(Some((bytes, value)))
+}
+
+/// The indentation of an existing JSON file (the first indented line), default two spaces.
+fn detect_indent(bytes: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(bytes);
+    text.lines()
+        .skip(1)
+        .find_map(|l| {
+            let ws: String = l.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+            (!ws.is_empty()).then(|| ws.into_bytes())
+        })
+        .unwrap_or_else(|| b"  ".to_vec())
+}
+
+fn serialize(value: &Value, like: Option<&[u8]>) -> Vec<u8> {
+    use serde::Serialize as _;
+    let indent = like.map(detect_indent).unwrap_or_else(|| b"  ".to_vec());
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(&indent);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    // Serializing a Value into memory cannot fail.
+    let _ = value.serialize(&mut ser);
+    out.push(b'\n');
+    out
+}
+
+/// Where the original bytes of a settings file are kept while our hooks are installed.
+fn backup_path(backup_dir: &Path, settings: &Path) -> PathBuf {
+    backup_dir.join(format!(
+        "{}.json",
+        crate::project::sanitize_key(&settings.display().to_string())
+    ))
+}
+
+const ABSENT_MARKER: &[u8] = b"\0qwen-memory: file did not exist\0";
+
+/// Installs our hooks for `agent` into the settings file at `path`. `backup_dir` keeps the
+/// original bytes for a byte-exact uninstall.
+pub fn install(
+    agent: Agent,
+    scope: SettingsScope,
+    path: &Path,
+    backup_dir: &Path,
+) -> Result<AgentReport, AgentError> {
+    let existing = read_settings(path)?;
+    let mut value = existing
+        .as_ref()
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    let changed =
+        merge_settings(&mut value, agent).map_err(|what| AgentError::UnexpectedShape {
+            path: path.to_path_buf(),
+            what,
+        })?;
+    if changed {
+        let backup = backup_path(backup_dir, path);
+        if !backup.exists() {
+            let original = existing
+                .as_ref()
+                .map(|(b, _)| b.as_slice())
+                .unwrap_or(ABSENT_MARKER);
+            crate::store::atomic_write(&backup, original)?;
+        }
+        let bytes = serialize(&value, existing.as_ref().map(|(b, _)| b.as_slice()));
+        crate::store::atomic_write(path, &bytes)?;
+    }
+    Ok(AgentReport {
+        agent,
+        scope,
+        path: path.display().to_string(),
+        changed,
+        file_created_or_deleted: changed && existing.is_none(),
+        warnings: Vec::new(),
+    })
+}
+
+/// Removes our hooks for `agent` from the settings file at `path`, restoring the original
+/// bytes when nothing else changed since install.
+pub fn uninstall(
+    agent: Agent,
+    scope: SettingsScope,
+    path: &Path,
+    backup_dir: &Path,
+) -> Result<AgentReport, AgentError> {
+    let mut report = AgentReport {
+        agent,
+        scope,
+        path: path.display().to_string(),
+        changed: false,
+        file_created_or_deleted: false,
+        warnings: Vec::new(),
+    };
+    let Some((bytes, mut value)) = read_settings(path)? else {
+        return Ok(report);
+    };
+    if !unmerge_settings(&mut value, agent) {
+        return Ok(report);
+    }
+    report.changed = true;
+    let backup = backup_path(backup_dir, path);
+    let original = fs::read(&backup).ok();
+    // Another agent's hooks may still be installed in the same file (or be installed later):
+    // restore the original only when the data is exactly what it was.
+    let restore = match &original {
+        Some(b) if b == ABSENT_MARKER => {
+            if without_empty_hooks(&value) == Value::Object(Map::new()) {
+                fs::remove_file(path).map_err(|e| io_err(path, e))?;
+                report.file_created_or_deleted = true;
+                let _ = fs::remove_file(&backup);
+                return Ok(report);
+            }
+            None
+        }
+        Some(b) => serde_json::from_slice::<Value>(b)
+            .ok()
+            .filter(|v| without_empty_hooks(v) == without_empty_hooks(&value))
+            .map(|_| b.clone()),
+        None => None,
+    };
+    match restore {
+        Some(original) => {
+            crate::store::atomic_write(path, &original)?;
+            let _ = fs::remove_file(&backup);
+        }
+        None => crate::store::atomic_write(path, &serialize(&value, Some(&bytes)))?,
+    }
+    Ok(report)
+}
+
+/// The value without empty event lists and an empty `hooks` object: the containers install
+/// may have created, which do not count as a difference from the original.
+fn without_empty_hooks(value: &Value) -> Value {
+    let mut v = value.clone();
+    if let Some(obj) = v.as_object_mut() {
+        if let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) {
+            hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
+            if hooks.is_empty() {
+                obj.shift_remove("hooks");
+            }
+        }
+    }
+    v
+}
+
+/// Whether the settings file at `path` holds our hooks for `agent`.
+pub fn installed(agent: Agent, path: &Path) -> bool {
+    matches!(read_settings(path), Ok(Some((_, v))) if has_ours(&v, agent))
+}
+
+/// The JSON snippet to add by hand for an agent.
+pub fn manual_snippet(agent: Agent) -> String {
+    let mut value = Value::Object(Map::new());
+    // Merging into an empty object cannot fail.
+    let _ = merge_settings(&mut value, agent);
+    String::from_utf8_lossy(&serialize(&value, None)).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_keeps_foreign_hooks_and_is_idempotent() {
+        let mut v: Value = serde_json::from_str(
+            r#"{"theme":"dark","hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"echo hi"}]}],
+                "PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"audit"}]}]}}"#,
+        )
+        .unwrap();
+        let before = v.clone();
+        assert!(merge_settings(&mut v, Agent::Claude).unwrap());
+        let ups = v["hooks"]["UserPromptSubmit"].as_array().unwrap();
+        assert_eq!(ups.len(), 2);
+        assert_eq!(ups[0]["hooks"][0]["command"], "echo hi");
+        assert_eq!(
+            ups[1]["hooks"][0]["command"],
+            "git qwen-memory hook recall --agent claude"
+        );
+        assert_eq!(ups[1]["hooks"][0]["timeout"], 10);
+        assert_eq!(
+            v["hooks"]["SessionEnd"][0]["hooks"][0]["command"],
+            "git qwen-memory hook extract --agent claude"
+        );
+        let after = v.clone();
+        assert!(!merge_settings(&mut v, Agent::Claude).unwrap());
+        assert_eq!(v, after);
+        assert!(has_ours(&v, Agent::Claude));
+        assert!(!has_ours(&v, Agent::Qwen));
+        assert!(unmerge_settings(&mut v, Agent::Claude));
+        assert_eq!(v, before);
+    }
+
+    #[test]
+    fn qwen_timeouts_are_milliseconds() {
+        let h = handler(Agent::Qwen, "recall");
+        assert_eq!(h["timeout"], 5000);
+        assert_eq!(h["name"], "qwen-memory-recall");
+        let h = handler(Agent::Claude, "extract");
+        assert_eq!(h["timeout"], 5);
+    }
+
+    #[test]
+    fn unmerge_on_empty_settings_creates_nothing() {
+        let mut v = json!({});
+        assert!(merge_settings(&mut v, Agent::Qwen).unwrap());
+        assert!(unmerge_settings(&mut v, Agent::Qwen));
+        assert_eq!(v, json!({}));
+        assert!(!unmerge_settings(&mut v, Agent::Qwen));
+    }
+
+    #[test]
+    fn unexpected_shapes_are_refused() {
+        let mut v = json!({"hooks": []});
+        assert!(merge_settings(&mut v, Agent::Qwen).is_err());
+        let mut v = json!([1]);
+        assert!(merge_settings(&mut v, Agent::Qwen).is_err());
+    }
+
+    #[test]
+    fn install_uninstall_restores_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let original = b"{\n    \"model\": {\"name\": \"x\"},\n    \"hooks\": {}\n}";
+        fs::write(&path, original).unwrap();
+        let backups = dir.path().join("backups");
+        let r = install(Agent::Qwen, SettingsScope::User, &path, &backups).unwrap();
+        assert!(r.changed);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("\n    \"model\""),
+            "keeps the 4-space indent: {text}"
+        );
+        assert!(installed(Agent::Qwen, &path));
+        assert!(
+            !install(Agent::Qwen, SettingsScope::User, &path, &backups)
+                .unwrap()
+                .changed
+        );
+        uninstall(Agent::Qwen, SettingsScope::User, &path, &backups).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), original);
+
+        let created = dir.path().join("new/settings.json");
+        install(Agent::Claude, SettingsScope::User, &created, &backups).unwrap();
+        assert!(created.exists());
+        let r = uninstall(Agent::Claude, SettingsScope::User, &created, &backups).unwrap();
+        assert!(r.file_created_or_deleted);
+        assert!(!created.exists());
+    }
+}

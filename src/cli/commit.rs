@@ -1,0 +1,58 @@
+//! `commit [-m MSG]` (the commit helper) and `merge-file %O %A %B %P` (the merge driver).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Args;
+use qwen_memory::context::Context;
+use qwen_memory::git::{commit, merge};
+
+use crate::{cli::print_json, Cli};
+
+/// Arguments of `commit`.
+#[derive(Debug, Args)]
+pub struct CommitArgs {
+    /// The commit subject (default: generated from the changes, e.g. `memory: +2 feedback`).
+    #[arg(short, long)]
+    pub message: Option<String>,
+}
+
+/// Arguments of `merge-file`.
+#[derive(Debug, Args)]
+pub struct MergeFileArgs {
+    /// %O: the common ancestor's version.
+    pub base: PathBuf,
+    /// %A: our version; the result is written here.
+    pub ours: PathBuf,
+    /// %B: their version.
+    pub theirs: PathBuf,
+    /// %P: the path in the repository.
+    pub path: String,
+}
+
+pub fn run_commit(cli: &Cli, ctx: &Context, args: &CommitArgs) -> Result<ExitCode> {
+    let outcome = commit::commit_memory(ctx, args.message.as_deref())?;
+    if cli.json {
+        print_json(&outcome)?;
+    } else if !cli.quiet {
+        match &outcome.commit {
+            None => println!("nothing to commit in the memory directory"),
+            Some(id) => {
+                let subject = outcome.message.lines().next().unwrap_or("");
+                println!("[{}] {subject}", &id[..id.len().min(12)]);
+                if cli.verbose {
+                    for c in &outcome.changes {
+                        println!("  {:?} {}", c.status, c.path);
+                    }
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_merge_file(args: &MergeFileArgs) -> Result<ExitCode> {
+    let outcome = merge::merge_file(&args.base, &args.ours, &args.theirs, &args.path)?;
+    Ok(ExitCode::from(outcome.exit_code()))
+}

@@ -1,0 +1,267 @@
+//! `install` / `uninstall`: Git hook shims, local mode and agent hooks (SPEC §9, §10).
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use qwen_memory::agent::{self, Agent, SettingsScope};
+use qwen_memory::context::Context;
+use qwen_memory::git::{self, hooks};
+use serde_json::{json, Value};
+
+use crate::{cli::print_json, Cli};
+
+/// Which agents.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AgentArg {
+    Qwen,
+    Claude,
+    All,
+}
+
+impl AgentArg {
+    fn agents(self) -> Vec<Agent> {
+        match self {
+            AgentArg::Qwen => vec![Agent::Qwen],
+            AgentArg::Claude => vec![Agent::Claude],
+            AgentArg::All => Agent::ALL.to_vec(),
+        }
+    }
+}
+
+/// Arguments of `install`.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// Local mode: keep memory in `.qwen/memory/` (committed and shared), with the merge driver.
+    #[arg(long)]
+    pub local: bool,
+    /// Also add recall/extract hooks to this agent's settings.
+    #[arg(long, value_enum)]
+    pub agent: Option<AgentArg>,
+    /// Use the project's agent settings file instead of the user's.
+    #[arg(long)]
+    pub project: bool,
+    /// Git hooks to install: comma-separated names, `all` or `none`.
+    #[arg(long, default_value = "all")]
+    pub hooks: String,
+    /// Register config-based hooks (Git 2.54 or later) instead of hook files.
+    #[arg(long)]
+    pub config_hooks: bool,
+    /// Print the hook snippets to add by hand; change nothing.
+    #[arg(long)]
+    pub manual: bool,
+}
+
+/// Arguments of `uninstall`.
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// Remove this agent's hooks from its settings (instead of the Git hooks).
+    #[arg(long, value_enum)]
+    pub agent: Option<AgentArg>,
+    /// With --agent: the project's settings file instead of the user's.
+    #[arg(long)]
+    pub project: bool,
+}
+
+fn scope(project: bool) -> SettingsScope {
+    if project {
+        SettingsScope::Project
+    } else {
+        SettingsScope::User
+    }
+}
+
+fn backup_dir(ctx: &Context) -> std::path::PathBuf {
+    ctx.layout.base.join("agent-settings-backup")
+}
+
+pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitCode> {
+    let names = hooks::parse_hook_list(&args.hooks).map_err(anyhow::Error::msg)?;
+    let agents = args.agent.map(AgentArg::agents).unwrap_or_default();
+    if args.manual {
+        return manual(ctx, &names, &agents, args.project);
+    }
+    let mut report = serde_json::Map::new();
+    let mut warnings: Vec<String> = Vec::new();
+    let mut failed = false;
+    if args.local {
+        let out = git::install_local(ctx)?;
+        if !cli.json && !cli.quiet {
+            println!(
+                "local mode on: memory in {} (merge driver registered, {} {})",
+                out.memory_dir,
+                out.attributes_path,
+                if out.attributes_changed {
+                    "updated"
+                } else {
+                    "already set"
+                }
+            );
+        }
+        report.insert("local".into(), serde_json::to_value(&out)?);
+    }
+    if !names.is_empty() {
+        let result = if args.config_hooks {
+            hooks::install_config_hooks(ctx, &names, git::git_version()).map(|written| {
+                if !cli.json && !cli.quiet {
+                    println!("config-based hooks registered: {}", written.join(", "));
+                }
+                json!({ "config": written })
+            })
+        } else {
+            hooks::install(ctx, &names).map(|out| {
+                if !cli.json && !cli.quiet {
+                    println!("git hooks in {}:", out.hooks_dir.path.display());
+                    for h in &out.hooks {
+                        println!(
+                            "  {:<14} {}",
+                            h.hook,
+                            serde_json::to_value(h.action)
+                                .unwrap_or(Value::Null)
+                                .as_str()
+                                .unwrap_or("")
+                        );
+                    }
+                }
+                warnings.extend(out.warnings.iter().cloned());
+                serde_json::to_value(&out).unwrap_or(Value::Null)
+            })
+        };
+        match result {
+            Ok(v) => {
+                report.insert("gitHooks".into(), v);
+            }
+            Err(e) => {
+                failed = true;
+                warnings.push(format!("git hooks not installed: {e}"));
+            }
+        }
+    }
+    let mut agent_reports = Vec::new();
+    for a in agents {
+        let path = agent::settings_path(a, scope(args.project), &ctx.project.root)?;
+        let mut r = agent::install(a, scope(args.project), &path, &backup_dir(ctx))?;
+        // Qwen Code runs a hook once per settings file that lists it.
+        let other = agent::settings_path(a, scope(!args.project), &ctx.project.root)?;
+        if a == Agent::Qwen && agent::installed(a, &other) {
+            r.warnings.push(format!(
+                "{} also has these hooks; Qwen Code would run them twice. Remove one with \
+                 `git qwen-memory uninstall --agent qwen{}`",
+                other.display(),
+                if args.project { "" } else { " --project" }
+            ));
+        }
+        if !cli.json && !cli.quiet {
+            println!(
+                "{} hooks {} {}",
+                a.as_str(),
+                if r.changed { "added to" } else { "already in" },
+                r.path
+            );
+        }
+        warnings.extend(r.warnings.iter().cloned());
+        agent_reports.push(r);
+    }
+    if !agent_reports.is_empty() {
+        report.insert("agents".into(), serde_json::to_value(&agent_reports)?);
+    }
+    report.insert("warnings".into(), json!(warnings));
+    if cli.json {
+        print_json(&Value::Object(report))?;
+    } else {
+        for w in &warnings {
+            eprintln!("warning: {w}");
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn manual(
+    ctx: &Context,
+    names: &[&'static str],
+    agents: &[Agent],
+    project: bool,
+) -> Result<ExitCode> {
+    if !names.is_empty() {
+        let dir = git::open_repo(ctx)
+            .and_then(|r| hooks::resolve_hooks_dir(&r))
+            .map(|d| d.path.display().to_string())
+            .unwrap_or_else(|_| "your hooks directory".into());
+        println!("# Add each block to the hook of that name in {dir}");
+        println!(
+            "# (after the shebang line of a shell script), or to your hook manager's config.\n"
+        );
+        print!("{}", hooks::manual_snippet(names));
+    }
+    for a in agents {
+        let path = agent::settings_path(*a, scope(project), &ctx.project.root)?;
+        println!("# Merge into {}:", path.display());
+        print!("{}", agent::manual_snippet(*a));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_uninstall(cli: &Cli, ctx: &Context, args: &UninstallArgs) -> Result<ExitCode> {
+    if let Some(which) = args.agent {
+        let mut reports = Vec::new();
+        for a in which.agents() {
+            let path = agent::settings_path(a, scope(args.project), &ctx.project.root)?;
+            let r = agent::uninstall(a, scope(args.project), &path, &backup_dir(ctx))?;
+            if !cli.json && !cli.quiet {
+                println!(
+                    "{} hooks {} {}",
+                    a.as_str(),
+                    if r.changed {
+                        "removed from"
+                    } else {
+                        "were not in"
+                    },
+                    r.path
+                );
+            }
+            reports.push(r);
+        }
+        if cli.json {
+            print_json(&json!({ "agents": reports }))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let out = hooks::uninstall(ctx)?;
+    if cli.json {
+        print_json(&out)?;
+    } else if !cli.quiet {
+        for h in out
+            .hooks
+            .iter()
+            .filter(|h| h.action != hooks::HookAction::NotInstalled)
+        {
+            println!(
+                "  {:<14} {}",
+                h.hook,
+                serde_json::to_value(h.action)
+                    .unwrap_or(Value::Null)
+                    .as_str()
+                    .unwrap_or("")
+            );
+        }
+        for w in &out.warnings {
+            println!("{w}");
+        }
+        if out
+            .hooks
+            .iter()
+            .all(|h| h.action == hooks::HookAction::NotInstalled)
+            && out.warnings.is_empty()
+        {
+            println!(
+                "no hooks of git-qwen-memory in {}",
+                out.hooks_dir.path.display()
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

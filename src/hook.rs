@@ -1,0 +1,681 @@
+//! Hook entry points (`git qwen-memory hook <name>`), called by the Git hook shims and by the
+//! agents' hook settings (SPEC §9.1, §10; reference agent-hooks §6).
+//!
+//! A hook must never get in the way: every path returns exit code 0 (except pre-commit's
+//! deliberate block), panics are caught and logged, nothing is written to stderr (Qwen Code
+//! shows stderr to the user, and an old Qwen Code treats odd exit codes as "deny"), and
+//! diagnostics go to `hook.log` in the state dir. Slow work (dream, extract) runs in a detached
+//! process in its own session, with its output appended to the same log, so the hook returns
+//! at once and an agent's timeout or process-group kill cannot stop it.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{json, Map, Value};
+
+use crate::agent::Agent;
+use crate::context::Context;
+use crate::recall::{render_prompt, LexicalQuery};
+use crate::scan::{self, ScannedDoc};
+use crate::telemetry::{self, Telemetry, HOOK_LOG_FILE};
+use crate::{project, root, secrets, store};
+
+/// Program the hooks start for detached work instead of the current executable (wrappers,
+/// and tests that need a stand-in for a slow dream).
+pub const ENV_HOOK_EXEC: &str = "QWEN_MEMORY_HOOK_EXEC";
+/// Most characters of `additionalContext` (Claude Code caps it at 10,000).
+pub const MAX_CONTEXT_CHARS: usize = 8000;
+/// Per-session recall state older than this is pruned.
+pub const SESSION_STATE_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+/// Most per-session recall state files kept.
+pub const MAX_SESSION_FILES: usize = 200;
+/// The directory of per-session recall state, in the state dir.
+pub const RECALL_SESSIONS_DIR: &str = "recall-sessions";
+
+/// What a hook asks the process to do: print `stdout`, print `stderr` (only pre-commit's
+/// block message ever sets it), exit with `code`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookRun {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: u8,
+}
+
+/// The log directory the panic hook writes to; updated once the state dir is known.
+static LOG_DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+fn set_log_dir(dir: &Path) {
+    if let Ok(mut g) = LOG_DIR.lock() {
+        *g = Some(dir.to_path_buf());
+    }
+}
+
+fn log(message: &str) {
+    let dir = LOG_DIR.lock().ok().and_then(|g| g.clone());
+    if let Some(dir) = dir {
+        telemetry::log_line(&dir, message);
+    }
+}
+
+/// Runs a hook with every failure contained: a panic is logged (not printed) and turns into a
+/// silent exit 0.
+pub fn guarded(name: &str, f: impl FnOnce() -> HookRun) -> HookRun {
+    let fallback = project::base_dir(
+        std::env::var(project::ENV_BASE_DIR).ok().as_deref(),
+        &std::env::current_dir().unwrap_or_default(),
+    )
+    .ok();
+    if let Some(dir) = &fallback {
+        set_log_dir(dir);
+    }
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(|info| log(&format!("panic: {info}"))));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    panic::set_hook(previous);
+    match result {
+        Ok(run) => run,
+        Err(_) => {
+            log(&format!("hook {name}: aborted after a panic"));
+            HookRun::default()
+        }
+    }
+}
+
+/// Opens the context of `cwd` and points the log at its state dir. `None` (logged) when the
+/// context cannot be opened: a hook then does nothing.
+fn open(cwd: &Path, hook: &str) -> Option<Context> {
+    match Context::open(cwd, &[]) {
+        Ok(ctx) => {
+            set_log_dir(ctx.state_dir());
+            Some(ctx)
+        }
+        Err(e) => {
+            log(&format!("hook {hook}: {e}"));
+            None
+        }
+    }
+}
+
+fn hooks_enabled(ctx: &Context) -> bool {
+    ctx.settings.bool("hooks.enabled")
+}
+
+/// The program detached work runs: [`ENV_HOOK_EXEC`], else this executable.
+fn own_program() -> io::Result<PathBuf> {
+    match std::env::var_os(ENV_HOOK_EXEC) {
+        Some(p) if !p.is_empty() => Ok(PathBuf::from(p)),
+        _ => std::env::current_exe(),
+    }
+}
+
+/// Starts `program args` in its own session (so it survives the hook's process group being
+/// killed), stdin from /dev/null, stdout and stderr appended to the hook log; does not wait.
+pub fn spawn_detached(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    log_dir: &Path,
+) -> io::Result<u32> {
+    let log_file = store::open_append(&log_dir.join(HOOK_LOG_FILE))?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(log_file.try_clone()?))
+        .stderr(Stdio::from(log_file))
+        .env_remove("GIT_INDEX_FILE");
+    // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let child = cmd.spawn()?;
+    Ok(child.id())
+}
+
+fn spawn_logged(ctx: &Context, hook: &str, args: &[&str], cwd: &Path) {
+    let result = own_program().and_then(|p| spawn_detached(&p, args, cwd, ctx.state_dir()));
+    match result {
+        Ok(pid) => log(&format!(
+            "hook {hook}: started `{}` (pid {pid})",
+            args.join(" ")
+        )),
+        Err(e) => log(&format!(
+            "hook {hook}: cannot start `{}`: {e}",
+            args.join(" ")
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Git hooks
+
+/// Runs a Git hook (`pre-commit`, `post-commit`, `post-merge`, `post-checkout`,
+/// `post-rewrite`) for the repository around `cwd`, with the hook's arguments.
+pub fn git_hook(cwd: &Path, name: &str, args: &[String]) -> HookRun {
+    let Some(ctx) = open(cwd, name) else {
+        return HookRun::default();
+    };
+    if !hooks_enabled(&ctx) {
+        return HookRun::default();
+    }
+    match name {
+        "pre-commit" => pre_commit(&ctx),
+        "post-commit" => {
+            spawn_logged(
+                &ctx,
+                name,
+                &["dream", "--trigger", "post-commit"],
+                &ctx.project.root,
+            );
+            HookRun::default()
+        }
+        "post-merge" | "post-checkout" | "post-rewrite" => {
+            if let Err(e) = refresh_index(&ctx, name, args) {
+                log(&format!("hook {name}: {e}"));
+            }
+            HookRun::default()
+        }
+        other => {
+            log(&format!("hook {other}: unknown hook, ignored"));
+            HookRun::default()
+        }
+    }
+}
+
+/// pre-commit: scans the staged blobs (the index Git is about to commit, which is
+/// `GIT_INDEX_FILE` for `git commit -a` / `git commit <paths>`) of changed files under the
+/// memory directory. Blocks with rule ids and file names, never the value.
+fn pre_commit(ctx: &Context) -> HookRun {
+    match staged_secrets(ctx) {
+        Ok(hits) if hits.is_empty() => HookRun::default(),
+        Ok(hits) => {
+            let mut msg = String::from("git-qwen-memory: commit blocked: staged memory files look like they hold secrets:\n");
+            for h in &hits {
+                msg.push_str(&format!("  {} ({})\n", h.path, h.rule_ids.join(", ")));
+            }
+            msg.push_str(
+                "Remove the secret and stage the file again. For a reviewed false positive, add \
+                 `qwen-memory:allow` on that line; to skip this check once: git commit --no-verify\n",
+            );
+            log(&format!(
+                "hook pre-commit: blocked ({})",
+                hits.iter()
+                    .map(|h| h.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            HookRun {
+                stdout: String::new(),
+                stderr: msg,
+                code: 1,
+            }
+        }
+        Err(e) => {
+            log(&format!("hook pre-commit: {e}"));
+            HookRun::default()
+        }
+    }
+}
+
+fn staged_secrets(ctx: &Context) -> Result<Vec<crate::git::SecretHit>, crate::git::GitError> {
+    let repo = crate::git::open_repo(ctx)?;
+    if repo.workdir().is_none() {
+        return Ok(Vec::new());
+    }
+    let Ok(prefix) = ctx.layout.repository.path.strip_prefix(&ctx.project.root) else {
+        return Ok(Vec::new());
+    };
+    let prefix = prefix.to_string_lossy().replace('\\', "/");
+    let index = match std::env::var_os("GIT_INDEX_FILE") {
+        Some(p) if !p.is_empty() => {
+            let p = PathBuf::from(p);
+            let p = if p.is_absolute() { p } else { ctx.cwd.join(p) };
+            git2::Index::open(&p)?
+        }
+        _ => repo.index()?,
+    };
+    let head_tree = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+    let mut opts = git2::DiffOptions::new();
+    opts.pathspec(format!("{prefix}/"));
+    let diff = repo.diff_tree_to_index(head_tree.as_ref(), Some(&index), Some(&mut opts))?;
+    let mut hits = Vec::new();
+    for delta in diff.deltas() {
+        if delta.status() == git2::Delta::Deleted {
+            continue;
+        }
+        let file = delta.new_file();
+        let Some(path) = file.path().map(|p| p.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let Ok(blob) = repo.find_blob(file.id()) else {
+            continue;
+        };
+        let rule_ids = crate::git::secret_rule_ids(blob.content());
+        if !rule_ids.is_empty() {
+            hits.push(crate::git::SecretHit { path, rule_ids });
+        }
+    }
+    Ok(hits)
+}
+
+/// post-merge / post-checkout / post-rewrite: in local mode, rebuilds the repository
+/// `MEMORY.md` when the memory directory may have changed.
+fn refresh_index(ctx: &Context, name: &str, args: &[String]) -> Result<(), String> {
+    if !ctx.layout.local {
+        return Ok(());
+    }
+    let root = &ctx.layout.repository;
+    if !root.path.is_dir() {
+        return Ok(());
+    }
+    if !memory_changed(ctx, name, args) {
+        return Ok(());
+    }
+    let changed = root::rebuild_index(root).map_err(|e| e.to_string())?;
+    if changed {
+        log(&format!(
+            "hook {name}: rebuilt {}",
+            root.path.join(store::INDEX_FILE).display()
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the memory subtree differs between the commits a hook names. When the commits are
+/// unknown (post-rewrite, a failed lookup) it answers yes, and the rebuild, which only writes
+/// a changed index, decides.
+fn memory_changed(ctx: &Context, name: &str, args: &[String]) -> bool {
+    let Ok(repo) = crate::git::open_repo(ctx) else {
+        return true;
+    };
+    let Ok(prefix) = ctx.layout.repository.path.strip_prefix(&ctx.project.root) else {
+        return true;
+    };
+    let (old, new) = match name {
+        "post-checkout" => match args {
+            [old, new, ..] => (old.clone(), new.clone()),
+            _ => return true,
+        },
+        "post-merge" => ("ORIG_HEAD".to_string(), "HEAD".to_string()),
+        _ => return true,
+    };
+    let subtree = |rev: &str| -> Option<git2::Oid> {
+        let tree = repo.revparse_single(rev).ok()?.peel_to_tree().ok()?;
+        Some(
+            tree.get_path(prefix)
+                .map(|e| e.id())
+                .unwrap_or_else(|_| git2::Oid::zero()),
+        )
+    };
+    match (subtree(&old), subtree(&new)) {
+        (Some(a), Some(b)) => a != b,
+        _ => true,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agent hooks
+
+/// The fields of an agent hook payload this tool reads (everything else is ignored).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Payload {
+    pub session_id: String,
+    pub transcript_path: String,
+    pub cwd: String,
+    pub prompt: String,
+    pub submitted_prompt: String,
+}
+
+impl Payload {
+    /// Parses leniently: invalid JSON or missing fields give empty strings.
+    pub fn parse(stdin: &[u8]) -> Payload {
+        let value: Value = serde_json::from_slice(stdin).unwrap_or(Value::Null);
+        let field = |k: &str| {
+            value
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        Payload {
+            session_id: field("session_id"),
+            transcript_path: field("transcript_path"),
+            cwd: field("cwd"),
+            prompt: field("prompt"),
+            submitted_prompt: field("submitted_prompt"),
+        }
+    }
+
+    /// The user's text: `submitted_prompt` (Qwen Code's raw composer text) else `prompt`.
+    pub fn query(&self) -> &str {
+        if self.submitted_prompt.trim().is_empty() {
+            &self.prompt
+        } else {
+            &self.submitted_prompt
+        }
+    }
+
+    /// The payload's `cwd` when it is a directory, else `fallback`.
+    fn dir(&self, fallback: &Path) -> PathBuf {
+        let p = Path::new(&self.cwd);
+        if !self.cwd.is_empty() && p.is_absolute() && p.is_dir() {
+            p.to_path_buf()
+        } else {
+            fallback.to_path_buf()
+        }
+    }
+}
+
+/// Runs an agent hook (`recall` or `extract`) with the hook's stdin.
+pub fn agent_hook(cwd: &Path, name: &str, agent: Option<Agent>, stdin: &[u8]) -> HookRun {
+    let payload = Payload::parse(stdin);
+    let dir = payload.dir(cwd);
+    let Some(ctx) = open(&dir, name) else {
+        return HookRun::default();
+    };
+    if !hooks_enabled(&ctx) {
+        return HookRun::default();
+    }
+    match name {
+        "recall" => HookRun {
+            stdout: recall_output(&ctx, &payload).unwrap_or_default(),
+            ..HookRun::default()
+        },
+        "extract" => {
+            extract(&ctx, agent, &payload, &dir);
+            HookRun::default()
+        }
+        other => {
+            log(&format!("hook {other}: unknown hook, ignored"));
+            HookRun::default()
+        }
+    }
+}
+
+/// The transcript of a session: the payload's path, else where the agent keeps it
+/// (reference agent-hooks §6), when that file exists.
+pub fn transcript_path(agent: Option<Agent>, payload: &Payload, cwd: &Path) -> Option<PathBuf> {
+    if !payload.transcript_path.is_empty() {
+        return Some(PathBuf::from(&payload.transcript_path));
+    }
+    if payload.session_id.is_empty()
+        || payload.session_id.contains(['/', '\\'])
+        || payload.session_id.contains("..")
+    {
+        return None;
+    }
+    let dir_name = project::sanitize_key(&cwd.display().to_string());
+    let file = format!("{}.jsonl", payload.session_id);
+    let env_dir = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let home = dirs::home_dir();
+    let qwen = || {
+        env_dir("QWEN_RUNTIME_DIR")
+            .or_else(|| home.as_ref().map(|h| h.join(".qwen")))
+            .map(|b| b.join("projects").join(&dir_name).join("chats").join(&file))
+    };
+    let claude = || {
+        env_dir("CLAUDE_CONFIG_DIR")
+            .or_else(|| home.as_ref().map(|h| h.join(".claude")))
+            .map(|b| b.join("projects").join(&dir_name).join(&file))
+    };
+    let candidates: Vec<PathBuf> = match agent {
+        Some(Agent::Qwen) => qwen().into_iter().collect(),
+        Some(Agent::Claude) => claude().into_iter().collect(),
+        None => qwen().into_iter().chain(claude()).collect(),
+    };
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+fn extract(ctx: &Context, agent: Option<Agent>, payload: &Payload, dir: &Path) {
+    let Some(transcript) = transcript_path(agent, payload, dir) else {
+        log("hook extract: no transcript path in the payload and none found on disk");
+        return;
+    };
+    let transcript = transcript.display().to_string();
+    let mut args = vec!["extract", "--transcript", transcript.as_str()];
+    if !payload.session_id.is_empty() {
+        args.extend(["--session", payload.session_id.as_str()]);
+    }
+    args.extend(["--trigger", "hook"]);
+    spawn_logged(ctx, "extract", &args, dir);
+}
+
+/// The recall hook's stdout: the `hookSpecificOutput` JSON with the "## Relevant memory" block
+/// as `additionalContext`, or `None` when nothing new is relevant. Documents already
+/// surfaced in this session are left out, and those surfaced now are remembered.
+pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
+    let started = Instant::now();
+    let query = payload.query();
+    if query.trim().is_empty() {
+        return None;
+    }
+    let state = SessionState::load(ctx.state_dir(), &payload.session_id);
+    let limit = ctx
+        .settings
+        .number("recall.limit")
+        .map(|n| n as usize)
+        .unwrap_or(crate::recall::MAX_RELEVANT_DOCS);
+    let (docs, errors) = scan::scan_roots(&ctx.layout.recall_roots());
+    for e in &errors {
+        log(&format!("hook recall: {e}"));
+    }
+    let docs: Vec<ScannedDoc> = docs
+        .into_iter()
+        .filter(|d| !state.surfaced.contains(&doc_key(d)))
+        .collect();
+    let lexical = LexicalQuery::new(query);
+    let mut selected: Vec<&ScannedDoc> = lexical
+        .rank(&docs, None)
+        .into_iter()
+        .map(|r| &docs[r.index])
+        .filter(|d| {
+            !(secrets::contains_secret(&d.title)
+                || secrets::contains_secret(&d.description)
+                || secrets::contains_secret(&d.body))
+        })
+        .take(limit)
+        .collect();
+    let now = store::now_ms();
+    let mut prompt = render_prompt(&selected, now);
+    while prompt.chars().count() > MAX_CONTEXT_CHARS && selected.len() > 1 {
+        selected.pop();
+        prompt = render_prompt(&selected, now);
+    }
+    if prompt.chars().count() > MAX_CONTEXT_CHARS {
+        prompt = prompt.chars().take(MAX_CONTEXT_CHARS).collect();
+    }
+    let mut fields = Map::new();
+    fields.insert("query_length".into(), json!(query.chars().count()));
+    fields.insert("docs_scanned".into(), json!(docs.len()));
+    fields.insert("docs_selected".into(), json!(selected.len()));
+    fields.insert("strategy".into(), json!("heuristic"));
+    fields.insert("trigger".into(), json!("hook"));
+    fields.insert(
+        "duration_ms".into(),
+        json!(started.elapsed().as_millis() as u64),
+    );
+    Telemetry::new(ctx.state_dir()).emit(telemetry::EVENT_RECALL, fields);
+    if selected.is_empty() {
+        return None;
+    }
+    let keys: Vec<String> = selected.iter().map(|d| doc_key(d)).collect();
+    if let Err(e) = state.save_with(&keys) {
+        log(&format!("hook recall: cannot save session state: {e}"));
+    }
+    let out = json!({
+        "hookSpecificOutput": {
+            "hookEventName": "UserPromptSubmit",
+            "additionalContext": prompt,
+        }
+    });
+    Some(out.to_string())
+}
+
+fn doc_key(d: &ScannedDoc) -> String {
+    d.path.display().to_string()
+}
+
+/// The documents one agent session has been shown, in `recall-sessions/<session>.json`.
+#[derive(Debug, Clone, Default)]
+pub struct SessionState {
+    path: Option<PathBuf>,
+    pub surfaced: HashSet<String>,
+    order: Vec<String>,
+}
+
+impl SessionState {
+    /// Loads the state of `session` (empty without a session id: nothing is remembered).
+    pub fn load(state_dir: &Path, session: &str) -> SessionState {
+        if session.trim().is_empty() {
+            return SessionState::default();
+        }
+        let mut name = project::sanitize_key(session);
+        name.truncate(120);
+        let path = state_dir
+            .join(RECALL_SESSIONS_DIR)
+            .join(format!("{name}.json"));
+        let order: Vec<String> = fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .and_then(|v| {
+                v.get("surfaced").and_then(Value::as_array).map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(str::to_string))
+                        .collect()
+                })
+            })
+            .unwrap_or_default();
+        SessionState {
+            surfaced: order.iter().cloned().collect(),
+            order,
+            path: Some(path),
+        }
+    }
+
+    /// Adds `keys` and writes the state; prunes old sessions when this one is new.
+    pub fn save_with(&self, keys: &[String]) -> io::Result<()> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        let dir = path.parent().unwrap_or(Path::new("."));
+        fs::create_dir_all(dir)?;
+        let is_new = !path.exists();
+        let mut order = self.order.clone();
+        for k in keys {
+            if !self.surfaced.contains(k) && !order.contains(k) {
+                order.push(k.clone());
+            }
+        }
+        let body = json!({ "surfaced": order, "updatedAt": store::now_iso() });
+        let tmp = path.with_extension("json.tmp");
+        fs::write(&tmp, store::to_pretty_json(&body))?;
+        fs::rename(&tmp, path)?;
+        if is_new {
+            prune_sessions(dir, path);
+        }
+        Ok(())
+    }
+}
+
+/// Deletes session files older than [`SESSION_STATE_TTL`] and the oldest beyond
+/// [`MAX_SESSION_FILES`], never `keep`.
+pub fn prune_sessions(dir: &Path, keep: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    let mut files: Vec<(SystemTime, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p != keep && p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|p| Some((fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .collect();
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    for (i, (mtime, p)) in files.iter().enumerate() {
+        let old = now.duration_since(*mtime).unwrap_or_default() > SESSION_STATE_TTL;
+        if old || i + 1 >= MAX_SESSION_FILES {
+            let _ = fs::remove_file(p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payload_prefers_submitted_prompt() {
+        let p = Payload::parse(br#"{"prompt":"expanded @file text","submitted_prompt":"why CI fails","session_id":"s1","extra":1}"#);
+        assert_eq!(p.query(), "why CI fails");
+        assert_eq!(p.session_id, "s1");
+        let p = Payload::parse(br#"{"prompt":"how to deploy","submitted_prompt":""}"#);
+        assert_eq!(p.query(), "how to deploy");
+        assert_eq!(Payload::parse(b"not json"), Payload::default());
+    }
+
+    #[test]
+    fn guarded_contains_panics() {
+        let run = guarded("test", || panic!("boom"));
+        assert_eq!(run, HookRun::default());
+    }
+
+    #[test]
+    fn session_state_round_trip_and_prune() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SessionState::load(dir.path(), "abc/../x");
+        assert!(s.surfaced.is_empty());
+        s.save_with(&["/a.md".into(), "/b.md".into()]).unwrap();
+        let s = SessionState::load(dir.path(), "abc/../x");
+        assert!(s.surfaced.contains("/a.md") && s.surfaced.contains("/b.md"));
+        s.save_with(&["/c.md".into()]).unwrap();
+        assert_eq!(SessionState::load(dir.path(), "abc/../x").surfaced.len(), 3);
+        // No session id: nothing is stored.
+        SessionState::load(dir.path(), "")
+            .save_with(&["/a.md".into()])
+            .unwrap();
+        let sessions = dir.path().join(RECALL_SESSIONS_DIR);
+        assert_eq!(fs::read_dir(&sessions).unwrap().count(), 1);
+        // An old file goes when a new session starts.
+        let old = sessions.join("old.json");
+        fs::write(&old, "{}").unwrap();
+        let f = fs::File::options().write(true).open(&old).unwrap();
+        f.set_modified(SystemTime::now() - Duration::from_secs(8 * 24 * 3600))
+            .unwrap();
+        SessionState::load(dir.path(), "new")
+            .save_with(&["/x.md".into()])
+            .unwrap();
+        assert!(!old.exists());
+        assert_eq!(fs::read_dir(&sessions).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn transcript_fallback_needs_an_existing_file() {
+        let p = Payload {
+            transcript_path: "/given.jsonl".into(),
+            ..Payload::default()
+        };
+        assert_eq!(
+            transcript_path(Some(Agent::Qwen), &p, Path::new("/x")),
+            Some(PathBuf::from("/given.jsonl"))
+        );
+        let p = Payload {
+            session_id: "../etc".into(),
+            ..Payload::default()
+        };
+        assert_eq!(transcript_path(None, &p, Path::new("/x")), None);
+    }
+}
