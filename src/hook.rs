@@ -16,16 +16,15 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::agent::Agent;
 use crate::context::Context;
-use crate::recall::{render_prompt, LexicalQuery};
-use crate::scan::{self, ScannedDoc};
-use crate::telemetry::{self, Telemetry, HOOK_LOG_FILE};
-use crate::{project, root, secrets, store};
+use crate::recall::{self, RecallRequest, Strategy};
+use crate::telemetry::{self, HOOK_LOG_FILE};
+use crate::{project, root, store};
 
 /// Program the hooks start for detached work instead of the current executable (wrappers,
 /// and tests that need a stand-in for a slow dream).
@@ -458,7 +457,6 @@ fn extract(ctx: &Context, agent: Option<Agent>, payload: &Payload, dir: &Path) {
 /// as `additionalContext`, or `None` when nothing new is relevant. Documents already
 /// surfaced in this session are left out, and those surfaced now are remembered.
 pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
-    let started = Instant::now();
     let query = payload.query();
     if query.trim().is_empty() {
         return None;
@@ -469,64 +467,41 @@ pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
         .number("recall.limit")
         .map(|n| n as usize)
         .unwrap_or(crate::recall::MAX_RELEVANT_DOCS);
-    let (docs, errors) = scan::scan_roots(&ctx.layout.recall_roots());
-    for e in &errors {
+    let strategy = ctx
+        .settings
+        .text("recall.strategy")
+        .and_then(Strategy::parse)
+        .unwrap_or(Strategy::Heuristic);
+    let request = RecallRequest {
+        query: query.to_string(),
+        limit,
+        exclude: state.surfaced.iter().cloned().collect(),
+        strategy,
+        now_ms: store::now_ms(),
+        max_prompt_chars: Some(MAX_CONTEXT_CHARS),
+        trigger: "hook",
+    };
+    let out = recall::run(ctx, &request);
+    for e in &out.root_errors {
         log(&format!("hook recall: {e}"));
     }
-    let docs: Vec<ScannedDoc> = docs
-        .into_iter()
-        .filter(|d| !state.surfaced.contains(&doc_key(d)))
-        .collect();
-    let lexical = LexicalQuery::new(query);
-    let mut selected: Vec<&ScannedDoc> = lexical
-        .rank(&docs, None)
-        .into_iter()
-        .map(|r| &docs[r.index])
-        .filter(|d| {
-            !(secrets::contains_secret(&d.title)
-                || secrets::contains_secret(&d.description)
-                || secrets::contains_secret(&d.body))
-        })
-        .take(limit)
-        .collect();
-    let now = store::now_ms();
-    let mut prompt = render_prompt(&selected, now);
-    while prompt.chars().count() > MAX_CONTEXT_CHARS && selected.len() > 1 {
-        selected.pop();
-        prompt = render_prompt(&selected, now);
+    if let Some(reason) = &out.fallback {
+        log(&format!("hook recall: heuristic used: {reason}"));
     }
-    if prompt.chars().count() > MAX_CONTEXT_CHARS {
-        prompt = prompt.chars().take(MAX_CONTEXT_CHARS).collect();
-    }
-    let mut fields = Map::new();
-    fields.insert("query_length".into(), json!(query.chars().count()));
-    fields.insert("docs_scanned".into(), json!(docs.len()));
-    fields.insert("docs_selected".into(), json!(selected.len()));
-    fields.insert("strategy".into(), json!("heuristic"));
-    fields.insert("trigger".into(), json!("hook"));
-    fields.insert(
-        "duration_ms".into(),
-        json!(started.elapsed().as_millis() as u64),
-    );
-    Telemetry::new(ctx.state_dir()).emit(telemetry::EVENT_RECALL, fields);
-    if selected.is_empty() {
+    if out.documents.is_empty() {
         return None;
     }
-    let keys: Vec<String> = selected.iter().map(|d| doc_key(d)).collect();
+    let keys: Vec<String> = out.documents.iter().map(|d| d.path.clone()).collect();
     if let Err(e) = state.save_with(&keys) {
         log(&format!("hook recall: cannot save session state: {e}"));
     }
-    let out = json!({
+    let json = json!({
         "hookSpecificOutput": {
             "hookEventName": "UserPromptSubmit",
-            "additionalContext": prompt,
+            "additionalContext": out.prompt,
         }
     });
-    Some(out.to_string())
-}
-
-fn doc_key(d: &ScannedDoc) -> String {
-    d.path.display().to_string()
+    Some(json.to_string())
 }
 
 /// The documents one agent session has been shown, in `recall-sessions/<session>.json`.

@@ -71,6 +71,8 @@ pub fn run(cli: &Cli, ctx: &Context, args: &RecallArgs) -> Result<ExitCode> {
         exclude: args.exclude.clone(),
         strategy,
         now_ms: store::now_ms(),
+        max_prompt_chars: None,
+        trigger: "manual",
     };
     let out = recall::run(ctx, &req);
     if cli.verbose {

@@ -63,6 +63,11 @@ pub struct RecallRequest {
     pub strategy: Strategy,
     /// Epoch milliseconds used for "Saved … ago".
     pub now_ms: f64,
+    /// Longest prompt block wanted (characters): documents are dropped from the end until it
+    /// fits, and a single document is cut (agent hooks bound what they inject).
+    pub max_prompt_chars: Option<usize>,
+    /// What started the recall (`manual`, `hook`), for telemetry.
+    pub trigger: &'static str,
 }
 
 /// One recalled document.
@@ -135,8 +140,19 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
     if out.strategy == "none" && !query.is_empty() {
         out.strategy = "heuristic";
     }
-    let selected: Vec<&ScannedDoc> = chosen.iter().map(|(i, _)| &docs[*i]).collect();
+    let mut chosen = chosen;
+    let mut selected: Vec<&ScannedDoc> = chosen.iter().map(|(i, _)| &docs[*i]).collect();
     out.prompt = render_prompt(&selected, req.now_ms);
+    if let Some(max) = req.max_prompt_chars {
+        while out.prompt.chars().count() > max && selected.len() > 1 {
+            selected.pop();
+            chosen.pop();
+            out.prompt = render_prompt(&selected, req.now_ms);
+        }
+        if out.prompt.chars().count() > max {
+            out.prompt = out.prompt.chars().take(max).collect();
+        }
+    }
     out.documents = chosen
         .iter()
         .map(|(i, score)| {
@@ -224,6 +240,7 @@ fn emit(ctx: &Context, req: &RecallRequest, out: &RecallOutput, started: Instant
     fields.insert("docs_scanned".into(), out.docs_scanned.into());
     fields.insert("docs_selected".into(), out.documents.len().into());
     fields.insert("strategy".into(), out.strategy.into());
+    fields.insert("trigger".into(), req.trigger.into());
     fields.insert(
         "duration_ms".into(),
         (started.elapsed().as_millis() as u64).into(),
