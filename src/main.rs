@@ -180,6 +180,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 how_to_apply: how.clone(),
             };
             let outcome = remember::remember(&ctx, &req)?;
+            if outcome.change.kind != remember::ChangeKind::Unchanged {
+                cli::report_auto_commit(&cli, &ctx);
+            }
             if cli.json {
                 print_json(&outcome)?;
             } else if !cli.quiet {

@@ -693,3 +693,39 @@ fn a_base_dir_that_is_a_file_is_a_clear_error() {
         .unwrap();
     assert_success(&out, &["status"]);
 }
+
+#[test]
+fn remember_auto_commits_in_local_mode_only_when_asked() {
+    let sb = Sandbox::new();
+    sb.git(&sb.repo, &["config", "qwen-memory.local", "true"]);
+    fs::write(sb.repo.join("work.txt"), "unstaged user work\n").unwrap();
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "Benchmarks run on the quiet machine",
+    ]);
+    let log = sb.git(&sb.repo, &["log", "--oneline"]);
+    assert_eq!(log.lines().count(), 1, "no commit without autoCommit");
+    sb.git(&sb.repo, &["config", "qwen-memory.autoCommit", "true"]);
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "Releases are tagged with a v prefix",
+    ]);
+    let log = sb.git(&sb.repo, &["log", "--format=%s"]);
+    assert_eq!(log.lines().count(), 2, "{log}");
+    assert!(log.lines().next().unwrap().starts_with("memory:"), "{log}");
+    let files = sb.git(&sb.repo, &["show", "--name-only", "--format=", "HEAD"]);
+    assert!(
+        files.lines().all(|f| f.starts_with(".qwen/memory/")),
+        "{files}"
+    );
+    assert!(files.contains("releases-are-tagged-with-a-v-prefix.md"));
+    let status = sb.git(&sb.repo, &["status", "--porcelain"]);
+    assert!(
+        status.contains("?? work.txt"),
+        "user work untouched: {status}"
+    );
+}

@@ -213,3 +213,20 @@ pub fn cmd_index(cli: &Cli, ctx: &Context, check_only: bool) -> Result<ExitCode>
         ExitCode::from(1)
     })
 }
+
+/// Runs the auto-commit after a command changed memory files, and says what happened.
+pub fn report_auto_commit(cli: &Cli, ctx: &Context) {
+    match qwen_memory::git::commit::auto_commit(ctx) {
+        None => {}
+        Some(Ok(outcome)) => {
+            if let (Some(id), false) = (&outcome.commit, cli.quiet || cli.json) {
+                println!(
+                    "committed {} ({})",
+                    &id[..id.len().min(12)],
+                    outcome.message.lines().next().unwrap_or("")
+                );
+            }
+        }
+        Some(Err(e)) => eprintln!("warning: memory saved but not committed: {e}"),
+    }
+}

@@ -460,6 +460,15 @@ fn run_git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// Commits the memory directory's changes when local mode and `qwen-memory.autoCommit` are
+/// both on (SPEC §9.3); `None` when auto-commit does not apply. Writers call this after they
+/// changed files, and report a failure without undoing their write.
+pub fn auto_commit(ctx: &Context) -> Option<Result<CommitOutcome, GitError>> {
+    let applies =
+        ctx.layout.local && ctx.settings.bool("autoCommit") && ctx.project.git_dir.is_some();
+    applies.then(|| commit_memory(ctx, None))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
