@@ -79,6 +79,8 @@ enum Command {
         #[arg(required = true, num_args = 1..)]
         text: Vec<String>,
     },
+    /// Read new turns of a chat transcript and save the durable facts in them.
+    Extract(cli::extract::ExtractArgs),
     /// Rebuild MEMORY.md of every existing writable root.
     Index {
         /// Change nothing; exit 1 when an index is out of date (for CI).
@@ -173,6 +175,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Extract(args) => cli::extract::cmd_extract(&cli, &ctx, args),
         Command::Index { check } => cli::cmd_index(&cli, &ctx, *check),
         Command::Check => {
             let problems = check::check(&ctx);

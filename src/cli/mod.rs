@@ -13,6 +13,8 @@ use qwen_memory::{browse, status};
 
 use crate::Cli;
 
+pub mod extract;
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum TypeArg {
     User,
