@@ -62,7 +62,10 @@ fn files(root: &Path) -> BTreeMap<String, String> {
                 walk(&p, root, out);
             } else {
                 let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-                out.insert(rel, String::from_utf8_lossy(&fs::read(&p).unwrap()).into_owned());
+                out.insert(
+                    rel,
+                    String::from_utf8_lossy(&fs::read(&p).unwrap()).into_owned(),
+                );
             }
         }
     }
@@ -169,8 +172,8 @@ fn qwen_transcript_writes_exact_files_then_nothing_then_only_the_appended_turn()
         ]
     );
     let commit = head(&sb);
-    let doc = fs::read_to_string(root.join("project/we-deploy-only-from-release-branches.md"))
-        .unwrap();
+    let doc =
+        fs::read_to_string(root.join("project/we-deploy-only-from-release-branches.md")).unwrap();
     assert_eq!(
         mask_created(&doc),
         format!(
@@ -354,7 +357,9 @@ fn merging_into_an_existing_document_of_the_same_summary() {
     let doc = fs::read_to_string(root.join("project/deploys.md")).unwrap();
     assert!(doc.starts_with("---\nname: Deploys\n"), "{doc}");
     assert!(doc.contains("Why: hotfixes are cherry-picked onto them."));
-    assert!(!root.join("project/we-deploy-only-from-release-branches.md").exists());
+    assert!(!root
+        .join("project/we-deploy-only-from-release-branches.md")
+        .exists());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,9 +419,15 @@ fn a_session_change_restarts_from_the_start() {
     let r = extract(&sb, &t, &["--session", "second"]);
     assert_eq!(r["startReason"], "other_session");
     assert_eq!(r["startOffset"], 0);
-    assert_eq!(r["changes"][0]["kind"], "unchanged", "re-reading is harmless");
+    assert_eq!(
+        r["changes"][0]["kind"], "unchanged",
+        "re-reading is harmless"
+    );
     let meta = read_json(&sb.private_state().join("meta.json"));
-    assert_eq!(meta["recentSessionIdsSinceDream"], json!(["first", "second"]));
+    assert_eq!(
+        meta["recentSessionIdsSinceDream"],
+        json!(["first", "second"])
+    );
     // Another transcript also restarts.
     let other = place(&sb, "generic.jsonl", "other.jsonl");
     let r = extract(&sb, &other, &["--session", "second"]);
@@ -593,13 +604,22 @@ fn dry_run_prints_patches_and_writes_nothing() {
     let sb = Sandbox::new();
     let t = place(&sb, "qwen.jsonl", "qwen.jsonl");
     let out = sb.ok(&["extract", "--transcript", t.to_str().unwrap(), "--dry-run"]);
-    assert!(out.contains("We deploy only from release branches."), "{out}");
-    assert!(out.contains("Why: hotfixes are cherry-picked onto them."), "{out}");
+    assert!(
+        out.contains("We deploy only from release branches."),
+        "{out}"
+    );
+    assert!(
+        out.contains("Why: hotfixes are cherry-picked onto them."),
+        "{out}"
+    );
     assert!(out.contains("nothing written"), "{out}");
     let r = extract(&sb, &t, &["--dry-run"]);
     assert_eq!(r["status"], "dry_run");
     assert_eq!(r["patches"].as_array().unwrap().len(), 3);
-    assert!(!sb.private_state().exists(), "no state, no memory, no telemetry");
+    assert!(
+        !sb.private_state().exists(),
+        "no state, no memory, no telemetry"
+    );
 }
 
 #[test]
@@ -649,7 +669,11 @@ fn without_transcript_the_newest_qwen_chat_of_the_project_is_used() {
     let new = chats.join("22222222-2222-4222-8222-222222222222.jsonl");
     fs::write(&old, fixture_bytes("claude.jsonl")).unwrap();
     fs::write(&new, fixture_bytes("qwen.jsonl")).unwrap();
-    fs::write(chats.join("22222222-2222-4222-8222-222222222222.runtime.json"), "{}").unwrap();
+    fs::write(
+        chats.join("22222222-2222-4222-8222-222222222222.runtime.json"),
+        "{}",
+    )
+    .unwrap();
     set_mtime(&old, 1_700_000_000);
     set_mtime(&new, 1_700_000_100);
     let sub = sb.repo.join("src");
@@ -672,7 +696,11 @@ fn without_transcript_the_newest_qwen_chat_of_the_project_is_used() {
     assert_eq!(r["format"], "claude");
     let out = sb
         .cmd()
-        .args(["extract", "--session", "33333333-3333-4333-8333-333333333333"])
+        .args([
+            "extract",
+            "--session",
+            "33333333-3333-4333-8333-333333333333",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -743,7 +771,11 @@ fn model_patches_are_validated_and_applied() {
         {"topic": "feedback", "summary": "Keep the token ghp_abcdefghijklmnopqrstuvwxyz0123456789 handy.", "sourceOffset": staging},
         {"topic": "feedback", "summary": "Fix it right now please.", "sourceOffset": staging}
     ]}))]);
-    let r = model_cmd(&sb, &server, &["extract", "--transcript", t.to_str().unwrap()]);
+    let r = model_cmd(
+        &sb,
+        &server,
+        &["extract", "--transcript", t.to_str().unwrap()],
+    );
     assert_eq!(r["planner"], "model");
     assert_eq!(r["modelFallback"], Value::Null);
     assert_eq!(r["droppedSecrets"], 1);
@@ -758,7 +790,9 @@ fn model_patches_are_validated_and_applied() {
             .join("project/staging-is-reset-every-sunday-night.md"),
     )
     .unwrap();
-    assert!(doc.contains("\nStaging is reset every Sunday night.\n\nWhy: A weekly job rebuilds it.\n"));
+    assert!(
+        doc.contains("\nStaging is reset every Sunday night.\n\nWhy: A weekly job rebuilds it.\n")
+    );
 
     // What was sent: offset/role/text lines, user and assistant, secrets redacted.
     let reqs = server.requests();
@@ -772,7 +806,10 @@ fn model_patches_are_validated_and_applied() {
     assert!(user.contains("role=assistant text=Staging is rebuilt by a weekly job."));
     assert!(user.contains("[REDACTED:github-pat]"));
     assert!(!reqs[0].body.contains(GITHUB_TOKEN));
-    assert!(!user.contains("Use pnpm, never npm"), "injected context is stripped");
+    assert!(
+        !user.contains("Use pnpm, never npm"),
+        "injected context is stripped"
+    );
     assert!(user.contains("Current topic summaries:\n(no topics found)"));
     let system = body["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("JSON"));
@@ -806,7 +843,11 @@ fn model_failures_fall_back_to_the_heuristic() {
         // A 5xx is retried once; give the retry a garbage answer too.
         let server = OpenAiServer::start(vec![reply, Reply::Malformed]);
         let started = Instant::now();
-        let r = model_cmd(&sb, &server, &["extract", "--transcript", t.to_str().unwrap()]);
+        let r = model_cmd(
+            &sb,
+            &server,
+            &["extract", "--transcript", t.to_str().unwrap()],
+        );
         assert!(started.elapsed() < Duration::from_secs(30), "{name}");
         assert_eq!(r["planner"], "heuristic", "{name}: {r}");
         assert!(r["modelFallback"].is_string(), "{name}");
@@ -900,7 +941,9 @@ fn requests_during_a_run_are_queued_latest_wins_and_run_by_the_next_holder() {
     assert_eq!(trailing[0]["status"], "updated");
     assert!(!sb.private_state().join("extract-queue.json").exists());
     let topics = topic_files(&sb.private_root());
-    assert!(topics.contains(&"feedback/always-use-pnpm-instead-of-npm-in-this-repository.md".into()));
+    assert!(
+        topics.contains(&"feedback/always-use-pnpm-instead-of-npm-in-this-repository.md".into())
+    );
     assert!(topics.contains(&"project/we-deploy-only-from-release-branches.md".into()));
     assert!(!topics.contains(&"project/the-payments-service-owns-the-orders-table.md".into()));
 }
@@ -948,7 +991,10 @@ fn two_processes_at_once_one_runs_one_queues_both_slices_land_once() {
                 break;
             }
         }
-        assert!(Instant::now() < deadline, "first extract never took the lock");
+        assert!(
+            Instant::now() < deadline,
+            "first extract never took the lock"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     let r_b = extract(&sb, &b, &[]);
@@ -976,7 +1022,10 @@ fn two_processes_at_once_one_runs_one_queues_both_slices_land_once() {
             .join("project/we-deploy-only-from-release-branches.md"),
     )
     .unwrap();
-    assert_eq!(doc.matches("We deploy only from release branches.").count(), 3); // name, description, body
+    assert_eq!(
+        doc.matches("We deploy only from release branches.").count(),
+        3
+    ); // name, description, body
 }
 
 #[test]
@@ -992,7 +1041,10 @@ fn simultaneous_processes_never_lose_a_slice() {
             .unwrap()
     };
     let (ca, cb) = (spawn(&a), spawn(&b));
-    let outs = [ca.wait_with_output().unwrap(), cb.wait_with_output().unwrap()];
+    let outs = [
+        ca.wait_with_output().unwrap(),
+        cb.wait_with_output().unwrap(),
+    ];
     for o in &outs {
         assert_success(o, &["extract"]);
     }
@@ -1004,9 +1056,33 @@ fn simultaneous_processes_never_lose_a_slice() {
         .collect();
     let runs: usize = reports
         .iter()
-        .map(|r| {
-            usize::from(r["status"] == "updated") + r["trailing"].as_array().unwrap().len()
-        })
+        .map(|r| usize::from(r["status"] == "updated") + r["trailing"].as_array().unwrap().len())
         .sum();
     assert_eq!(runs, 2, "{reports:?}");
+}
+
+#[test]
+fn a_queued_request_that_fails_is_reported_with_the_run_that_carried_it() {
+    let sb = Sandbox::new();
+    let gone = place(&sb, "claude.jsonl", "gone.jsonl");
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    let mut lock = hold_run_lock(&sb);
+    {
+        let _held = lock.write().unwrap();
+        assert_eq!(extract(&sb, &gone, &[])["skippedReason"], "queued");
+    }
+    fs::remove_file(&gone).unwrap();
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["status"], "updated");
+    let trailing = &r["trailing"][0];
+    assert_eq!(trailing["status"], "failed");
+    assert_eq!(trailing["transcript"], gone.display().to_string());
+    assert!(trailing["error"]
+        .as_str()
+        .unwrap()
+        .contains("transcript not found"));
+    let events = telemetry(&sb);
+    assert_eq!(events.last().unwrap()["status"], "failed");
+    // The cursor belongs to the run that succeeded.
+    assert_eq!(cursor(&sb)["transcriptPath"], t.display().to_string());
 }

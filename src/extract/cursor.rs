@@ -181,7 +181,10 @@ impl Cursor {
         put("sessionId", self.session_id.clone().map(Value::from));
         put("processedOffset", self.processed_offset.map(Value::from));
         put("updatedAt", self.updated_at.clone().map(Value::from));
-        put("transcriptPath", self.transcript_path.clone().map(Value::from));
+        put(
+            "transcriptPath",
+            self.transcript_path.clone().map(Value::from),
+        );
         put("byteOffset", self.byte_offset.map(Value::from));
         put("headHash", self.head_hash.clone().map(Value::from));
         put("format", self.format.map(|f| Value::from(f.as_str())));

@@ -244,9 +244,7 @@ pub fn validate(answer: &Value, user_offsets: &HashSet<u64>) -> Result<Vec<Patch
         let optional = |key: &str| -> Result<Option<String>, PlanError> {
             match obj.get(key) {
                 None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => {
-                    Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty()))
-                }
+                Some(Value::String(s)) => Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty())),
                 Some(_) => Err(PlanError::BadField(i)),
             }
         };
@@ -339,16 +337,15 @@ mod tests {
         assert_eq!(p[0].summary, "We deploy from release branches.");
         assert_eq!(p[0].why.as_deref(), Some("Hotfixes"));
         assert_eq!(p[0].how_to_apply, None);
-        assert_eq!(
-            validate(&json!({"patches": []}), &offsets).unwrap(),
-            vec![]
-        );
+        assert_eq!(validate(&json!({"patches": []}), &offsets).unwrap(), vec![]);
         let bad = |v: Value| validate(&v, &offsets).unwrap_err();
         assert_eq!(bad(json!({"nope": 1})), PlanError::NoPatches);
         assert_eq!(bad(json!([1])), PlanError::NoPatches);
         assert_eq!(bad(json!({"patches": [1]})), PlanError::NotObject(0));
         assert_eq!(
-            bad(json!({"patches": [{"topic": "misc", "summary": "abc def ghi jkl", "sourceOffset": 0}]})),
+            bad(
+                json!({"patches": [{"topic": "misc", "summary": "abc def ghi jkl", "sourceOffset": 0}]})
+            ),
             PlanError::UnknownTopic(0)
         );
         assert_eq!(
@@ -356,22 +353,34 @@ mod tests {
             PlanError::EmptySummary(0)
         );
         assert_eq!(
-            bad(json!({"patches": [{"topic": "user", "summary": "abc def ghi jkl", "sourceOffset": 200}]})),
+            bad(
+                json!({"patches": [{"topic": "user", "summary": "abc def ghi jkl", "sourceOffset": 200}]})
+            ),
             PlanError::BadSourceOffset(0)
         );
         assert_eq!(
-            bad(json!({"patches": [{"topic": "user", "summary": "abc def ghi jkl", "sourceOffset": "0"}]})),
+            bad(
+                json!({"patches": [{"topic": "user", "summary": "abc def ghi jkl", "sourceOffset": "0"}]})
+            ),
             PlanError::BadSourceOffset(0)
         );
         assert_eq!(
-            bad(json!({"patches": [{"topic": "user", "summary": "abc def ghi jkl", "sourceOffset": 0, "why": 3}]})),
+            bad(
+                json!({"patches": [{"topic": "user", "summary": "abc def ghi jkl", "sourceOffset": 0, "why": 3}]})
+            ),
             PlanError::BadField(0)
         );
     }
 
     #[test]
     fn prompt_names_the_rules() {
-        for needle in ["role=assistant", "one-off", "questions", "credentials", "sourceOffset"] {
+        for needle in [
+            "role=assistant",
+            "one-off",
+            "questions",
+            "credentials",
+            "sourceOffset",
+        ] {
             assert!(SYSTEM_PROMPT.contains(needle), "{needle}");
         }
         let c = chunks(&[msg(Role::User, 5, "We use pnpm in this repository.")]);

@@ -261,8 +261,7 @@ mod tests {
         let guard = other.try_write().unwrap();
         assert!(is_running(dir.path()));
         for name in ["b", "c"] {
-            let s = schedule(dir.path(), req(name), true, |_, _| panic!("must not run"))
-                .unwrap();
+            let s = schedule(dir.path(), req(name), true, |_, _| panic!("must not run")).unwrap();
             assert!(matches!(s, Scheduled::Queued { trailing } if trailing.is_empty()));
         }
         // A dry run is not queued.

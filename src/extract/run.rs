@@ -157,6 +157,8 @@ pub struct RunOutcome {
     pub touched_topics: Vec<String>,
     pub cursor_advanced: bool,
     pub duration_ms: u64,
+    /// Where the time went, in milliseconds (fractional).
+    pub timings: Timings,
     pub warnings: Vec<String>,
     /// For a failed queued request: what went wrong.
     pub error: Option<String>,
@@ -190,6 +192,7 @@ impl RunOutcome {
             touched_topics: Vec::new(),
             cursor_advanced: false,
             duration_ms: 0,
+            timings: Timings::default(),
             warnings: Vec::new(),
             error: None,
         }
@@ -200,6 +203,22 @@ impl RunOutcome {
         self.skipped_reason = Some(reason);
         self
     }
+}
+
+/// Phase durations of one run, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timings {
+    /// Cursor decision and reading the unread bytes.
+    pub read_ms: f64,
+    /// Planning (heuristic or model) and filtering.
+    pub plan_ms: f64,
+    /// Writing documents, index and meta, and advancing the cursor.
+    pub write_ms: f64,
+}
+
+fn ms_since(t: Instant) -> f64 {
+    (t.elapsed().as_micros() as f64) / 1000.0
 }
 
 /// The outcome of `extract`: the caller's own run, then the queued requests this process ran
@@ -278,6 +297,7 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
     let dry_run = req.dry_run;
     let scheduled = queue::schedule(&root.state_dir, request, !dry_run, |r, own| {
         let dry = dry_run && own;
+        let run_started = Instant::now();
         let result = run_once(ctx, &r, dry);
         if let Some(t) = telemetry.as_ref().filter(|_| !dry) {
             match &result {
@@ -288,17 +308,43 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
                         "completed"
                     };
                     let n = o.patches.len();
-                    emit(t, &o.trigger, status, o.skipped_reason, n, &o.touched_topics, o.duration_ms);
+                    emit(
+                        t,
+                        &o.trigger,
+                        status,
+                        o.skipped_reason,
+                        n,
+                        &o.touched_topics,
+                        o.duration_ms,
+                    );
                 }
-                Err(_) => emit(t, &r.trigger, "failed", None, 0, &[], 0),
+                Err(_) => emit(
+                    t,
+                    &r.trigger,
+                    "failed",
+                    None,
+                    0,
+                    &[],
+                    elapsed_ms(run_started),
+                ),
             }
         }
-        result
+        if own {
+            return result;
+        }
+        // A queued request's failure is reported with the run that carried it.
+        Ok(result.unwrap_or_else(|e| {
+            let mut o = RunOutcome::new(&r, root, false);
+            o.status = RunStatus::Failed;
+            o.error = Some(e.to_string());
+            o.duration_ms = elapsed_ms(run_started);
+            o
+        }))
     })?;
     match scheduled {
         Scheduled::Ran { own, trailing } => Ok(ExtractReport {
             run: own?,
-            trailing: trailing.into_iter().map(|r| or_failed(ctx, r)).collect(),
+            trailing: trailing.into_iter().flatten().collect(),
         }),
         Scheduled::Queued { trailing } => {
             let mut run = RunOutcome::new(&own_request, root, false).skipped(SkipReason::Queued);
@@ -316,7 +362,7 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
             }
             Ok(ExtractReport {
                 run,
-                trailing: trailing.into_iter().map(|r| or_failed(ctx, r)).collect(),
+                trailing: trailing.into_iter().flatten().collect(),
             })
         }
         Scheduled::AlreadyRunning => {
@@ -329,23 +375,6 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
             })
         }
     }
-}
-
-fn or_failed(ctx: &Context, r: Result<RunOutcome, ExtractError>) -> RunOutcome {
-    r.unwrap_or_else(|e| {
-        let blank = QueuedRequest {
-            transcript_path: String::new(),
-            session_id: None,
-            format: "auto".into(),
-            strategy: "auto".into(),
-            trigger: String::new(),
-            queued_at: String::new(),
-        };
-        let mut o = RunOutcome::new(&blank, ctx.layout.writable(), false);
-        o.status = RunStatus::Failed;
-        o.error = Some(e.to_string());
-        o
-    })
 }
 
 fn emit(
@@ -399,8 +428,7 @@ fn valid_session_id(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 200
         && !s.starts_with('.')
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
@@ -518,6 +546,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         (f, _) => f,
     };
     let read = transcript::read_transcript(&path, start.offset, read_format)?;
+    out.timings.read_ms = ms_since(started);
     out.start_reason = Some(start.reason);
     out.start_offset = start.offset;
     out.end_offset = read.end_offset;
@@ -564,12 +593,13 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         if start.reason == StartReason::Resume && read.end_offset == start.offset {
             return Ok(()); // nothing consumed: the cursor is already right
         }
-        let head = cursor::hash_prefix(&path, cursor::hashed_len(read.end_offset)).map_err(
-            |source| ExtractError::Io {
-                path: path.clone(),
-                source,
-            },
-        )?;
+        let head =
+            cursor::hash_prefix(&path, cursor::hashed_len(read.end_offset)).map_err(|source| {
+                ExtractError::Io {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
         let format = (read.format != Format::Auto).then_some(read.format);
         let next = cursor.advanced(
             &Advance {
@@ -598,6 +628,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     }
 
     // Step 4: plan.
+    let planning = Instant::now();
     let strategy: Strategy = r.strategy.parse().unwrap_or_default();
     let planned = plan(ctx, root, strategy, &read.messages, &users, &mut out);
 
@@ -621,6 +652,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         kept.push(p);
     }
     out.patches = filter::dedupe(kept);
+    out.timings.plan_ms = ms_since(planning);
 
     if dry_run {
         out.status = RunStatus::DryRun;
@@ -629,6 +661,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     }
 
     // Steps 6–7: apply, bump meta, then advance the cursor.
+    let writing = Instant::now();
     let entries: Vec<NewEntry> = out
         .patches
         .iter()
@@ -666,6 +699,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         }
     }
     advance(&mut out)?;
+    out.timings.write_ms = ms_since(writing);
     out.duration_ms = elapsed_ms(started);
     Ok(out)
 }
@@ -722,7 +756,10 @@ fn bump_meta(state_dir: &Path, session: &str, touched: &[String]) -> Result<(), 
     if !recent.iter().any(|s| s == session) {
         recent.push(session.to_string());
     }
-    meta.set("recentSessionIdsSinceDream", serde_json::Value::from(recent));
+    meta.set(
+        "recentSessionIdsSinceDream",
+        serde_json::Value::from(recent),
+    );
     meta.write(&state_dir.join(store::META_FILE))
 }
 
