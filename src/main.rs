@@ -81,6 +81,8 @@ enum Command {
     },
     /// Print the memories relevant to a query (the "## Relevant memory" prompt block).
     Recall(cli::recall::RecallArgs),
+    /// Read new turns of a chat transcript and save the durable facts in them.
+    Extract(cli::extract::ExtractArgs),
     /// Rebuild MEMORY.md of every existing writable root.
     Index {
         /// Change nothing; exit 1 when an index is out of date (for CI).
@@ -199,6 +201,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Recall(args) => cli::recall::run(&cli, &ctx, args),
+        Command::Extract(args) => cli::extract::cmd_extract(&cli, &ctx, args),
         Command::Index { check } => cli::cmd_index(&cli, &ctx, *check),
         Command::Check => {
             let problems = check::check(&ctx);

@@ -159,9 +159,10 @@ fn remember_writes_a_document_the_index_and_provenance() {
     assert!(text.contains("\ntype: feedback\n"));
     assert!(text.contains("\ncreated: "));
     let head = sb.git(&sb.repo, &["rev-parse", "HEAD"]);
-    assert!(
-        text.contains(&format!("commit: \"{}\"", head.trim())),
-        "{text}"
+    let parsed = qwen_memory::doc::parse_document(&text).unwrap();
+    assert_eq!(
+        qwen_memory::doc::frontmatter_value(&parsed, "commit"),
+        Some(head.trim())
     );
     assert!(text.contains(
         "\n\nNever push directly to main\n\nWhy: CI is slow\n\nHow to apply: Open a pull request\n"

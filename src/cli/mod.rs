@@ -17,6 +17,7 @@ use qwen_memory::{browse, status};
 
 use crate::Cli;
 
+pub mod extract;
 pub mod recall;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

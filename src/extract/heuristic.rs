@@ -17,7 +17,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
 
 use super::filter;
 use super::{Patch, UserText};
@@ -336,8 +336,61 @@ impl Masked {
 
 static URL_TOKEN: LazyLock<Regex> = LazyLock::new(|| re(r"\bURLx+"));
 
+/// Compiles a static pattern. The heuristic reads English, so its word classes and boundaries
+/// are ASCII: Unicode `\b`/`\w` tables made compiling these ~45 patterns cost ~60 ms per
+/// process, and extract runs from a hook after every agent turn. Patterns that stay valid on
+/// `str` without Unicode are built that way; the others (a negated class, `.`, a non-ASCII
+/// literal) keep Unicode mode with their `\b`, `\w` and `\d` made ASCII.
 fn re(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("static regex")
+    RegexBuilder::new(pattern)
+        .unicode(false)
+        .build()
+        .or_else(|_| Regex::new(&ascii_word_classes(pattern)))
+        .expect("static regex")
+}
+
+/// Rewrites `\b`, `\w`, `\d` to their ASCII forms, inside and outside character classes.
+fn ascii_word_classes(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 32);
+    let mut in_class = false;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match (c, in_class) {
+            ('\\', _) => match chars.next() {
+                Some('b') if !in_class => out.push_str("(?-u:\\b)"),
+                Some('w') if in_class => out.push_str("A-Za-z0-9_"),
+                Some('w') => out.push_str("[A-Za-z0-9_]"),
+                Some('d') if in_class => out.push_str("0-9"),
+                Some('d') => out.push_str("[0-9]"),
+                Some(other) => {
+                    out.push('\\');
+                    out.push(other);
+                }
+                None => out.push('\\'),
+            },
+            ('[', false) => {
+                in_class = true;
+                out.push(c);
+                // A `]` right after `[` or `[^` is a literal, not the end of the class.
+                let rest = chars.as_str();
+                let skip = if rest.starts_with("^]") {
+                    2
+                } else if rest.starts_with(']') {
+                    1
+                } else {
+                    0
+                };
+                out.push_str(&rest[..skip]);
+                chars = rest[skip..].chars();
+            }
+            (']', true) => {
+                in_class = false;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 fn rei(pattern: &str) -> Regex {
@@ -1016,6 +1069,21 @@ fn project_rule(s: &Masked) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::ascii_word_classes;
+
+    #[test]
+    fn word_classes_become_ascii_inside_and_outside_classes() {
+        assert_eq!(
+            ascii_word_classes(r"\bfoo\w+[\w.-]\d[^\d]"),
+            r"(?-u:\b)foo[A-Za-z0-9_]+[A-Za-z0-9_.-][0-9][^0-9]"
+        );
+        assert_eq!(ascii_word_classes(r"[]\w]\w"), r"[]A-Za-z0-9_][A-Za-z0-9_]");
+        assert_eq!(ascii_word_classes(r"\\w\s"), r"\\w\s");
+        // ASCII semantics on purpose: `ï` is not a word character here.
+        assert!(super::re(r"\bcafe\b [•]").is_match("a cafe •"));
+        assert!(!super::re(r"^\w+$").is_match("naïve"));
+    }
+
     use super::*;
     use MemoryType::{Feedback, Project, Reference, User};
 

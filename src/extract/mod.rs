@@ -1,7 +1,11 @@
 //! Extract: durable facts from transcripts into topic documents (SPEC §8).
 
+pub mod cursor;
 pub mod filter;
 pub mod heuristic;
+pub mod model;
+pub mod queue;
+pub mod run;
 
 use crate::doc::MemoryType;
 

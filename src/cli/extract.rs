@@ -1,0 +1,189 @@
+//! `extract`: arguments and rendering (SPEC §8).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use qwen_memory::context::Context;
+use qwen_memory::extract::run::{self, ExtractRequest, RunOutcome, RunStatus, Strategy};
+use qwen_memory::telemetry;
+use qwen_memory::transcript::Format;
+
+use super::print_json;
+use crate::Cli;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    Auto,
+    Qwen,
+    Claude,
+    Jsonl,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Auto => Format::Auto,
+            FormatArg::Qwen => Format::Qwen,
+            FormatArg::Claude => Format::Claude,
+            FormatArg::Jsonl => Format::Jsonl,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum StrategyArg {
+    Auto,
+    Heuristic,
+    Model,
+}
+
+impl From<StrategyArg> for Strategy {
+    fn from(s: StrategyArg) -> Strategy {
+        match s {
+            StrategyArg::Auto => Strategy::Auto,
+            StrategyArg::Heuristic => Strategy::Heuristic,
+            StrategyArg::Model => Strategy::Model,
+        }
+    }
+}
+
+/// Arguments of `extract`.
+#[derive(Debug, Clone, Args)]
+pub struct ExtractArgs {
+    /// The chat transcript (JSONL). Default: the newest Qwen Code chat of this project.
+    #[arg(long, value_name = "PATH")]
+    pub transcript: Option<PathBuf>,
+    /// The session to process (also picks `<ID>.jsonl` among the project's chats).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Transcript format.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: FormatArg,
+    /// How to find facts (default: the `extract.strategy` setting, `auto`).
+    #[arg(long, value_enum)]
+    pub strategy: Option<StrategyArg>,
+    /// Print the planned memories; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Who started the run (telemetry); the agent hooks pass `hook`.
+    #[arg(long, hide = true, default_value = "manual")]
+    pub trigger: String,
+}
+
+pub fn cmd_extract(cli: &Cli, ctx: &Context, args: &ExtractArgs) -> Result<ExitCode> {
+    let req = ExtractRequest {
+        transcript: args.transcript.clone(),
+        session: args.session.clone(),
+        format: args.format.into(),
+        strategy: args.strategy.map(Into::into),
+        dry_run: args.dry_run,
+        trigger: args.trigger.clone(),
+    };
+    let report = match run::extract(ctx, &req) {
+        Ok(r) => r,
+        Err(e) => {
+            if args.trigger != "manual" {
+                // Unattended runs have nobody watching stderr.
+                telemetry::log_line(ctx.state_dir(), &format!("extract failed: {e}"));
+            }
+            return Err(e.into());
+        }
+    };
+    if cli.json {
+        print_json(&report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if cli.quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
+    render(cli, &report.run);
+    for t in &report.trailing {
+        println!("then ran a queued request:");
+        render(cli, t);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(cli: &Cli, o: &RunOutcome) {
+    for w in &o.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(reason) = &o.model_fallback {
+        eprintln!("note: model not used for every part: {reason}");
+    }
+    if o.dropped_secrets > 0 {
+        eprintln!(
+            "dropped {} patch(es) that look like secrets ({})",
+            o.dropped_secrets,
+            o.dropped_secret_rules.join(", ")
+        );
+    }
+    match o.status {
+        RunStatus::Skipped => {
+            let why = match o.skipped_reason {
+                Some(run::SkipReason::MemoryTool) => {
+                    "memory_tool: the latest turn already wrote into a memory root"
+                }
+                Some(run::SkipReason::Queued) => {
+                    "queued: another extraction of this root is running; it will run this \
+                     request when it finishes"
+                }
+                Some(run::SkipReason::AlreadyRunning) => {
+                    "already_running: another extraction of this root is running"
+                }
+                None => "skipped",
+            };
+            println!("skipped ({why})");
+        }
+        RunStatus::Failed => {
+            println!("failed: {}", o.error.as_deref().unwrap_or("unknown error"));
+        }
+        RunStatus::DryRun => {
+            for p in &o.patches {
+                println!("{:<9} {}", p.topic.as_str(), p.summary);
+                if let Some(w) = &p.why {
+                    println!("          Why: {w}");
+                }
+                if let Some(h) = &p.how_to_apply {
+                    println!("          How to apply: {h}");
+                }
+            }
+            println!(
+                "dry run: {} memory patch(es) from {} new user message(s); nothing written",
+                o.patches.len(),
+                o.user_messages
+            );
+        }
+        RunStatus::Updated | RunStatus::Noop => {
+            for c in &o.changes {
+                let verb = match c.kind {
+                    qwen_memory::remember::ChangeKind::Created => "created",
+                    qwen_memory::remember::ChangeKind::Merged => "merged ",
+                    qwen_memory::remember::ChangeKind::Unchanged => "known  ",
+                };
+                println!("{verb} {}", c.relative_path);
+            }
+            if o.status == RunStatus::Noop {
+                println!(
+                    "nothing new to remember ({} new user message(s))",
+                    o.user_messages
+                );
+            }
+        }
+    }
+    if cli.verbose {
+        println!(
+            "transcript {} ({}), bytes {}..{} ({} read), {} message(s), {} malformed line(s), planner {}",
+            o.transcript,
+            o.format,
+            o.start_offset,
+            o.end_offset,
+            o.bytes_read,
+            o.messages_read,
+            o.malformed_lines,
+            o.planner
+        );
+    }
+}

@@ -1,0 +1,913 @@
+//! One `extract` invocation end to end (SPEC §8.2): find the transcript, take the root's turn
+//! (or queue), read the unread bytes, skip when the agent already wrote memory itself, plan
+//! patches (model or heuristic), filter them, apply them through the shared write path, bump
+//! meta, and only then advance the cursor. Every run emits one telemetry event.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::{Instant, SystemTime};
+
+use serde::Serialize;
+
+use super::cursor::{self, Advance, Cursor, StartReason};
+use super::model as planner;
+use super::queue::{self, QueueError, QueuedRequest, Scheduled};
+use super::{filter, heuristic, Patch, UserText};
+use crate::context::Context;
+use crate::doc::Entry;
+use crate::model::{ModelClient, ModelConfig};
+use crate::project::{self, Root};
+use crate::remember::{self, Change, ChangeKind, NewEntry, Provenance, RememberError};
+use crate::root::{self, RootError};
+use crate::store::{self, StoreError};
+use crate::telemetry::{Telemetry, EVENT_EXTRACT};
+use crate::transcript::{self, Format, Message, Role, TranscriptError};
+
+/// How patches are planned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// The model when one is configured, else the heuristic.
+    #[default]
+    Auto,
+    /// The offline heuristic only.
+    Heuristic,
+    /// The model; without a configured model (or on any failure) the heuristic.
+    Model,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Auto => "auto",
+            Strategy::Heuristic => "heuristic",
+            Strategy::Model => "model",
+        }
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Strategy::Auto),
+            "heuristic" => Ok(Strategy::Heuristic),
+            "model" => Ok(Strategy::Model),
+            other => Err(format!(
+                "unknown extract strategy `{other}` (expected auto, heuristic or model)"
+            )),
+        }
+    }
+}
+
+/// What to extract and how.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractRequest {
+    /// The transcript; `None` picks the project's newest Qwen Code chat (see
+    /// [`find_chat_transcript`]).
+    pub transcript: Option<PathBuf>,
+    /// The session to process; also selects the chat file when `transcript` is `None`.
+    pub session: Option<String>,
+    pub format: Format,
+    /// `None` uses the `extract.strategy` setting.
+    pub strategy: Option<Strategy>,
+    /// Plan and report, write nothing.
+    pub dry_run: bool,
+    /// Who asked: `manual` (default), `hook`, …; reported in telemetry.
+    pub trigger: String,
+}
+
+/// The result of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Memory files changed.
+    Updated,
+    /// Ran; nothing new to write.
+    Noop,
+    /// Did not run (see [`SkipReason`]).
+    Skipped,
+    /// A queued request that failed (the caller's own failure is an `Err`).
+    Failed,
+    /// Planned only (`--dry-run`).
+    DryRun,
+}
+
+/// Why a run was skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// The latest turn already wrote into a memory root; the cursor is untouched.
+    MemoryTool,
+    /// Another extraction of this root is running; this request waits in its one-slot queue.
+    Queued,
+    /// Another extraction of this root is running and the request cannot wait (a dry run).
+    AlreadyRunning,
+}
+
+impl SkipReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::MemoryTool => "memory_tool",
+            SkipReason::Queued => "queued",
+            SkipReason::AlreadyRunning => "already_running",
+        }
+    }
+}
+
+/// One run, as printed by `extract --json`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOutcome {
+    pub status: RunStatus,
+    pub skipped_reason: Option<SkipReason>,
+    pub trigger: String,
+    pub dry_run: bool,
+    /// Absolute transcript path.
+    pub transcript: String,
+    /// The format used (`qwen`, `claude`, `jsonl`; `auto` when nothing decisive was read).
+    pub format: String,
+    pub session_id: Option<String>,
+    /// The memory root written to.
+    pub root: String,
+    /// Where reading started and why (`fresh`, `resume`, `truncated`, …).
+    pub start_reason: Option<StartReason>,
+    pub start_offset: u64,
+    /// Just after the last complete line consumed.
+    pub end_offset: u64,
+    /// Bytes read by this run: `endOffset - startOffset`.
+    pub bytes_read: u64,
+    pub messages_read: usize,
+    pub user_messages: usize,
+    pub malformed_lines: usize,
+    /// `none`, `heuristic`, `model` or `mixed` (model for some chunks, heuristic for others).
+    pub planner: String,
+    /// Why the model was not (fully) used, when it was asked for.
+    pub model_fallback: Option<String>,
+    /// Patches after filtering: what was (or, in a dry run, would be) applied.
+    pub patches: Vec<Patch>,
+    /// Patches the planner proposed that the filters dropped (length, `?`, temporary words).
+    pub filtered_patches: usize,
+    /// Patches dropped because the secret scanner flagged them.
+    pub dropped_secrets: usize,
+    /// Rule ids that caused those drops (never the values).
+    pub dropped_secret_rules: Vec<String>,
+    pub changes: Vec<Change>,
+    pub touched_topics: Vec<String>,
+    pub cursor_advanced: bool,
+    pub duration_ms: u64,
+    /// Where the time went, in milliseconds (fractional).
+    pub timings: Timings,
+    pub warnings: Vec<String>,
+    /// For a failed queued request: what went wrong.
+    pub error: Option<String>,
+}
+
+impl RunOutcome {
+    fn new(req: &QueuedRequest, root: &Root, dry_run: bool) -> RunOutcome {
+        RunOutcome {
+            status: RunStatus::Noop,
+            skipped_reason: None,
+            trigger: req.trigger.clone(),
+            dry_run,
+            transcript: req.transcript_path.clone(),
+            format: req.format.clone(),
+            session_id: req.session_id.clone(),
+            root: root.path.display().to_string(),
+            start_reason: None,
+            start_offset: 0,
+            end_offset: 0,
+            bytes_read: 0,
+            messages_read: 0,
+            user_messages: 0,
+            malformed_lines: 0,
+            planner: "none".into(),
+            model_fallback: None,
+            patches: Vec::new(),
+            filtered_patches: 0,
+            dropped_secrets: 0,
+            dropped_secret_rules: Vec::new(),
+            changes: Vec::new(),
+            touched_topics: Vec::new(),
+            cursor_advanced: false,
+            duration_ms: 0,
+            timings: Timings::default(),
+            warnings: Vec::new(),
+            error: None,
+        }
+    }
+
+    fn skipped(mut self, reason: SkipReason) -> RunOutcome {
+        self.status = RunStatus::Skipped;
+        self.skipped_reason = Some(reason);
+        self
+    }
+}
+
+/// Phase durations of one run, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timings {
+    /// Cursor decision and reading the unread bytes.
+    pub read_ms: f64,
+    /// Planning (heuristic or model) and filtering.
+    pub plan_ms: f64,
+    /// Writing documents, index and meta, and advancing the cursor.
+    pub write_ms: f64,
+}
+
+fn ms_since(t: Instant) -> f64 {
+    (t.elapsed().as_micros() as f64) / 1000.0
+}
+
+/// The outcome of `extract`: the caller's own run, then the queued requests this process ran
+/// after it (`trailing`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtractReport {
+    #[serde(flatten)]
+    pub run: RunOutcome,
+    pub trailing: Vec<RunOutcome>,
+}
+
+/// Extraction failures. On any of them the cursor is left where it was.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtractError {
+    #[error("transcript not found: {0}")]
+    NotFound(PathBuf),
+    #[error("not a transcript file: {0}")]
+    NotAFile(PathBuf),
+    #[error("no transcript given and no chat found in {0}; pass --transcript")]
+    NoChat(String),
+    #[error("invalid session id {0:?}")]
+    BadSession(String),
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Queue(#[from] QueueError),
+    #[error(transparent)]
+    Write(#[from] RememberError),
+    #[error(transparent)]
+    Root(#[from] RootError),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Runs `extract` for `req` in `ctx` (SPEC §8.2).
+pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, ExtractError> {
+    let root = ctx.layout.writable();
+    let telemetry = (!req.dry_run).then(|| Telemetry::new(&root.state_dir));
+    let trigger = if req.trigger.is_empty() {
+        "manual".to_string()
+    } else {
+        req.trigger.clone()
+    };
+    let started = Instant::now();
+    let path = match resolve_transcript(ctx, req) {
+        Ok(p) => p,
+        Err(e) => {
+            if let Some(t) = &telemetry {
+                emit(t, &trigger, "failed", None, 0, &[], elapsed_ms(started));
+            }
+            return Err(e);
+        }
+    };
+    let strategy = req.strategy.unwrap_or_else(|| {
+        ctx.settings
+            .text("extract.strategy")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_default()
+    });
+    let request = QueuedRequest {
+        transcript_path: path.display().to_string(),
+        session_id: req.session.clone(),
+        format: req.format.as_str().to_string(),
+        strategy: strategy.as_str().to_string(),
+        trigger: trigger.clone(),
+        queued_at: store::now_iso(),
+    };
+    let own_request = request.clone();
+    let dry_run = req.dry_run;
+    let scheduled = queue::schedule(&root.state_dir, request, !dry_run, |r, own| {
+        let dry = dry_run && own;
+        let run_started = Instant::now();
+        let result = run_once(ctx, &r, dry);
+        if let Some(t) = telemetry.as_ref().filter(|_| !dry) {
+            match &result {
+                Ok(o) => {
+                    let status = if o.status == RunStatus::Skipped {
+                        "skipped"
+                    } else {
+                        "completed"
+                    };
+                    let n = o.patches.len();
+                    emit(
+                        t,
+                        &o.trigger,
+                        status,
+                        o.skipped_reason,
+                        n,
+                        &o.touched_topics,
+                        o.duration_ms,
+                    );
+                }
+                Err(_) => emit(
+                    t,
+                    &r.trigger,
+                    "failed",
+                    None,
+                    0,
+                    &[],
+                    elapsed_ms(run_started),
+                ),
+            }
+        }
+        if own {
+            return result;
+        }
+        // A queued request's failure is reported with the run that carried it.
+        Ok(result.unwrap_or_else(|e| {
+            let mut o = RunOutcome::new(&r, root, false);
+            o.status = RunStatus::Failed;
+            o.error = Some(e.to_string());
+            o.duration_ms = elapsed_ms(run_started);
+            o
+        }))
+    })?;
+    match scheduled {
+        Scheduled::Ran { own, trailing } => Ok(ExtractReport {
+            run: own?,
+            trailing: trailing.into_iter().flatten().collect(),
+        }),
+        Scheduled::Queued { trailing } => {
+            let mut run = RunOutcome::new(&own_request, root, false).skipped(SkipReason::Queued);
+            run.duration_ms = elapsed_ms(started);
+            if let Some(t) = &telemetry {
+                emit(
+                    t,
+                    &trigger,
+                    "skipped",
+                    Some(SkipReason::Queued),
+                    0,
+                    &[],
+                    run.duration_ms,
+                );
+            }
+            Ok(ExtractReport {
+                run,
+                trailing: trailing.into_iter().flatten().collect(),
+            })
+        }
+        Scheduled::AlreadyRunning => {
+            let mut run =
+                RunOutcome::new(&own_request, root, dry_run).skipped(SkipReason::AlreadyRunning);
+            run.duration_ms = elapsed_ms(started);
+            Ok(ExtractReport {
+                run,
+                trailing: Vec::new(),
+            })
+        }
+    }
+}
+
+fn emit(
+    t: &Telemetry,
+    trigger: &str,
+    status: &str,
+    reason: Option<SkipReason>,
+    patches: usize,
+    touched: &[String],
+    duration_ms: u64,
+) {
+    let mut fields = serde_json::Map::new();
+    fields.insert("trigger".into(), trigger.into());
+    fields.insert("status".into(), status.into());
+    fields.insert(
+        "skipped_reason".into(),
+        reason.map_or(serde_json::Value::Null, |r| r.as_str().into()),
+    );
+    fields.insert("patches_count".into(), patches.into());
+    fields.insert("touched_topics".into(), touched.join(",").into());
+    fields.insert("duration_ms".into(), duration_ms.into());
+    t.emit(EVENT_EXTRACT, fields);
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The transcript of a request: `--transcript` resolved against the current directory, else
+/// the project's newest chat (or the chat of `--session`).
+pub fn resolve_transcript(ctx: &Context, req: &ExtractRequest) -> Result<PathBuf, ExtractError> {
+    if let Some(s) = &req.session {
+        if !valid_session_id(s) {
+            return Err(ExtractError::BadSession(s.clone()));
+        }
+    }
+    let path = match &req.transcript {
+        Some(p) => project::normalize_lexically(&ctx.cwd.join(p)),
+        None => find_chat_transcript(ctx, req.session.as_deref())?,
+    };
+    match fs::metadata(&path) {
+        Ok(m) if m.is_file() => Ok(path),
+        Ok(_) => Err(ExtractError::NotAFile(path)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ExtractError::NotFound(path)),
+        Err(source) => Err(ExtractError::Io { path, source }),
+    }
+}
+
+/// A session id usable as a file name: no separators, no leading dot.
+fn valid_session_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 200
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// The directories a project's agent transcripts live in: Qwen Code's
+/// `<base>/projects/<sanitized project root>/chats/` (also keyed by the current directory when
+/// it differs, since Qwen Code keys by the directory it was started in), then Claude Code's
+/// `<~/.claude or $CLAUDE_CONFIG_DIR>/projects/<sanitized path>/`.
+pub fn chat_dirs(ctx: &Context) -> Vec<PathBuf> {
+    let mut keys: Vec<String> = vec![ctx.project.root.to_string_lossy().into_owned()];
+    let cwd = project::normalize_lexically(&ctx.cwd)
+        .to_string_lossy()
+        .into_owned();
+    if !keys.contains(&cwd) {
+        keys.push(cwd);
+    }
+    let mut dirs: Vec<PathBuf> = keys
+        .iter()
+        .map(|k| {
+            ctx.layout
+                .base
+                .join("projects")
+                .join(project::sanitize_key(k))
+                .join("chats")
+        })
+        .collect();
+    let claude = std::env::var_os("CLAUDE_CONFIG_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".claude")));
+    if let Some(claude) = claude {
+        for k in &keys {
+            let key = project::sanitize_key(k);
+            // Longer keys carry a runtime-specific hash suffix we cannot reproduce.
+            if key.len() <= 200 {
+                dirs.push(claude.join("projects").join(key));
+            }
+        }
+    }
+    dirs
+}
+
+/// The newest `*.jsonl` transcript of the project (by modification time, then name), or the
+/// one named `<session>.jsonl` when a session is given.
+pub fn find_chat_transcript(ctx: &Context, session: Option<&str>) -> Result<PathBuf, ExtractError> {
+    let dirs = chat_dirs(ctx);
+    if let Some(s) = session {
+        return dirs
+            .iter()
+            .map(|d| d.join(format!("{s}.jsonl")))
+            .find(|p| p.is_file())
+            .ok_or_else(|| ExtractError::NoChat(dirs[0].display().to_string()));
+    }
+    for dir in &dirs {
+        let Ok(entries) = fs::read_dir(dir) else {
+            continue;
+        };
+        let newest = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".jsonl"))
+            .filter_map(|e| {
+                let m = e.metadata().ok()?;
+                m.is_file().then(|| {
+                    (
+                        m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                        e.file_name(),
+                        e.path(),
+                    )
+                })
+            })
+            .max_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        if let Some((_, _, path)) = newest {
+            return Ok(path);
+        }
+    }
+    Err(ExtractError::NoChat(dirs[0].display().to_string()))
+}
+
+/// Every root a write into which means "the agent saved memory itself".
+fn memory_roots(ctx: &Context) -> Vec<PathBuf> {
+    let l = &ctx.layout;
+    vec![
+        l.private.path.clone(),
+        l.repository.path.clone(),
+        l.user.path.clone(),
+        l.team.clone(),
+    ]
+}
+
+/// One extraction of one request, under the run lock.
+fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcome, ExtractError> {
+    let started = Instant::now();
+    let root = ctx.layout.writable();
+    let mut out = RunOutcome::new(r, root, dry_run);
+    let path = PathBuf::from(&r.transcript_path);
+    let file_len = match fs::metadata(&path) {
+        Ok(m) if m.is_file() => m.len(),
+        Ok(_) => return Err(ExtractError::NotAFile(path)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(ExtractError::NotFound(path))
+        }
+        Err(source) => return Err(ExtractError::Io { path, source }),
+    };
+    let requested_format: Format = r.format.parse().unwrap_or_default();
+
+    let cursor = Cursor::read(&root.state_dir).unwrap_or_else(|e| {
+        out.warnings
+            .push(format!("{e}; reading the transcript from the start"));
+        Cursor::default()
+    });
+    let start = cursor.start_for(&r.transcript_path, r.session_id.as_deref(), file_len, |n| {
+        cursor::hash_prefix(&path, n)
+    });
+    let read_format = match (requested_format, start.reason) {
+        (Format::Auto, StartReason::Resume) => cursor.format.unwrap_or(Format::Auto),
+        (f, _) => f,
+    };
+    let read = transcript::read_transcript(&path, start.offset, read_format)?;
+    out.timings.read_ms = ms_since(started);
+    out.start_reason = Some(start.reason);
+    out.start_offset = start.offset;
+    out.end_offset = read.end_offset;
+    out.bytes_read = read.end_offset.saturating_sub(start.offset);
+    out.messages_read = read.messages.len();
+    out.malformed_lines = read.malformed_lines;
+    out.format = read.format.as_str().to_string();
+
+    let session = r
+        .session_id
+        .clone()
+        .or(read.session_id.clone())
+        .or_else(|| {
+            (start.reason == StartReason::Resume)
+                .then(|| cursor.session_id.clone())
+                .flatten()
+        })
+        .or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .filter(|s| !s.is_empty())
+        })
+        .unwrap_or_else(|| "unknown".to_string());
+    out.session_id = Some(session.clone());
+
+    // Step 1: the agent already saved memory this turn; leave the cursor so the turn's text
+    // is looked at again with the next one.
+    if transcript::latest_turn_wrote_memory(&read.messages, &memory_roots(ctx)) {
+        out.duration_ms = elapsed_ms(started);
+        return Ok(out.skipped(SkipReason::MemoryTool));
+    }
+
+    let users: Vec<UserText> = read
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::User && !m.text.trim().is_empty())
+        .map(|m| UserText {
+            offset: m.offset,
+            text: &m.text,
+        })
+        .collect();
+    out.user_messages = users.len();
+    let advance = |out: &mut RunOutcome| -> Result<(), ExtractError> {
+        if start.reason == StartReason::Resume && read.end_offset == start.offset {
+            return Ok(()); // nothing consumed: the cursor is already right
+        }
+        let head =
+            cursor::hash_prefix(&path, cursor::hashed_len(read.end_offset)).map_err(|source| {
+                ExtractError::Io {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
+        let format = (read.format != Format::Auto).then_some(read.format);
+        let next = cursor.advanced(
+            &Advance {
+                session_id: &session,
+                transcript_path: &r.transcript_path,
+                byte_offset: read.end_offset,
+                head_hash: &head,
+                format,
+            },
+            start,
+            read.messages.len() as u64,
+            &store::now_iso(),
+        );
+        next.write(&root.state_dir)?;
+        out.cursor_advanced = true;
+        Ok(())
+    };
+
+    // Step 3: nothing new said by the user.
+    if users.is_empty() {
+        if !dry_run {
+            advance(&mut out)?;
+        }
+        out.duration_ms = elapsed_ms(started);
+        return Ok(out);
+    }
+
+    // Step 4: plan.
+    let planning = Instant::now();
+    let strategy: Strategy = r.strategy.parse().unwrap_or_default();
+    let planned = plan(ctx, root, strategy, &read.messages, &users, &mut out);
+
+    // Step 5: filter.
+    let mut kept = Vec::new();
+    for p in planned {
+        let Some(p) = filter::normalize_patch(p) else {
+            out.filtered_patches += 1;
+            continue;
+        };
+        let rules = remember::secret_rules(&entry_of(&p));
+        if !rules.is_empty() {
+            out.dropped_secrets += 1;
+            for id in rules {
+                if !out.dropped_secret_rules.contains(&id) {
+                    out.dropped_secret_rules.push(id);
+                }
+            }
+            continue;
+        }
+        kept.push(p);
+    }
+    out.patches = filter::dedupe(kept);
+    out.timings.plan_ms = ms_since(planning);
+
+    if dry_run {
+        out.status = RunStatus::DryRun;
+        out.duration_ms = elapsed_ms(started);
+        return Ok(out);
+    }
+
+    // Steps 6–7: apply, bump meta, then advance the cursor.
+    let writing = Instant::now();
+    let entries: Vec<NewEntry> = out
+        .patches
+        .iter()
+        .map(|p| NewEntry {
+            memory_type: p.topic,
+            entry: entry_of(p),
+        })
+        .collect();
+    let provenance = Provenance {
+        created: store::now_iso(),
+        session: Some(session.clone()),
+        commit: ctx.head_commit(),
+    };
+    let changes = store::with_lock(&root.lock_path, || -> Result<Vec<Change>, ExtractError> {
+        store::ensure_scaffold(&root.path, &root.state_dir)?;
+        let changes = if entries.is_empty() {
+            Vec::new()
+        } else {
+            remember::apply_locked(root, &entries, &provenance)?
+        };
+        let touched = touched_topics(&changes);
+        bump_meta(&root.state_dir, &session, &touched)?;
+        Ok(changes)
+    })??;
+    out.touched_topics = touched_topics(&changes);
+    out.changes = changes;
+    out.status = if out.touched_topics.is_empty() {
+        RunStatus::Noop
+    } else {
+        RunStatus::Updated
+    };
+    if !out.touched_topics.is_empty() {
+        if let Some(w) = after_write_autocommit(ctx, &out.changes) {
+            out.warnings.push(w);
+        }
+    }
+    advance(&mut out)?;
+    out.timings.write_ms = ms_since(writing);
+    out.duration_ms = elapsed_ms(started);
+    Ok(out)
+}
+
+/// In local mode with `autoCommit` on, commits the memory directory's changes (SPEC §8.2 step
+/// 7, §9.3) after the files are written and before the cursor advances. A failed commit does
+/// not undo the extraction: its message comes back as a warning.
+fn after_write_autocommit(ctx: &Context, changes: &[Change]) -> Option<String> {
+    if changes.iter().all(|c| c.kind == ChangeKind::Unchanged) {
+        return None;
+    }
+    match crate::git::commit::auto_commit(ctx)? {
+        Ok(_) => None,
+        Err(e) => Some(format!("memory saved but not committed: {e}")),
+    }
+}
+
+fn entry_of(p: &Patch) -> Entry {
+    Entry {
+        summary: p.summary.clone(),
+        why: p.why.clone(),
+        how_to_apply: p.how_to_apply.clone(),
+    }
+}
+
+/// Types of the documents created or merged, unique, in order.
+fn touched_topics(changes: &[Change]) -> Vec<String> {
+    let mut seen = Vec::new();
+    for c in changes {
+        if c.kind != ChangeKind::Unchanged && !seen.contains(&c.memory_type) {
+            seen.push(c.memory_type.clone());
+        }
+    }
+    seen
+}
+
+/// Records the run in `meta.json`: the `lastExtraction*` fields, `updatedAt`, and the session
+/// appended to `recentSessionIdsSinceDream` (once). The caller holds the mutation lock.
+fn bump_meta(state_dir: &Path, session: &str, touched: &[String]) -> Result<(), StoreError> {
+    let now = store::now_iso();
+    let mut meta = store::read_meta(state_dir);
+    meta.set("updatedAt", now.as_str());
+    meta.set("lastExtractionAt", now.as_str());
+    meta.set("lastExtractionSessionId", session);
+    meta.set(
+        "lastExtractionTouchedTopics",
+        serde_json::Value::from(touched.to_vec()),
+    );
+    meta.set(
+        "lastExtractionStatus",
+        if touched.is_empty() {
+            "noop"
+        } else {
+            "updated"
+        },
+    );
+    let mut recent = meta.strings("recentSessionIdsSinceDream");
+    if !recent.iter().any(|s| s == session) {
+        recent.push(session.to_string());
+    }
+    meta.set(
+        "recentSessionIdsSinceDream",
+        serde_json::Value::from(recent),
+    );
+    meta.write(&state_dir.join(store::META_FILE))
+}
+
+/// Plans patches for the slice with the model when asked and possible, chunk by chunk, and
+/// with the heuristic otherwise; records which planner ran and why the model was not used.
+fn plan(
+    ctx: &Context,
+    root: &Root,
+    strategy: Strategy,
+    messages: &[Message],
+    users: &[UserText],
+    out: &mut RunOutcome,
+) -> Vec<Patch> {
+    let config = match strategy {
+        Strategy::Heuristic => None,
+        Strategy::Auto | Strategy::Model => model_config(ctx),
+    };
+    let Some(config) = config else {
+        if strategy == Strategy::Model {
+            out.model_fallback = Some("no model configured".into());
+        }
+        out.planner = "heuristic".into();
+        return heuristic::plan_heuristic(users);
+    };
+    let client = ModelClient::new(config);
+    let summaries = match root::scan_strict(root) {
+        Ok(s) => planner::topic_summaries(&s.docs),
+        Err(_) => planner::topic_summaries(&[]),
+    };
+    let chunks = planner::chunks(messages);
+    let first_model = chunks.len().saturating_sub(planner::MAX_MODEL_CALLS);
+    if first_model > 0 {
+        out.model_fallback = Some(format!(
+            "slice too large: {first_model} older chunk(s) planned by the heuristic"
+        ));
+    }
+    let mut patches = Vec::new();
+    let (mut by_model, mut by_heuristic) = (0, 0);
+    let mut failed = false;
+    for (i, chunk) in chunks.iter().enumerate() {
+        if i >= first_model && !failed {
+            match planner::plan_chunk(&client, chunk, &summaries) {
+                Ok(p) => {
+                    patches.extend(p);
+                    by_model += 1;
+                    continue;
+                }
+                Err(e) => {
+                    // One failure is enough to stop waiting on the model for this run.
+                    failed = true;
+                    out.model_fallback = Some(e.to_string());
+                }
+            }
+        }
+        let texts: Vec<UserText> = chunk
+            .user_messages
+            .iter()
+            .filter_map(|&i| messages.get(i))
+            .map(|m| UserText {
+                offset: m.offset,
+                text: &m.text,
+            })
+            .collect();
+        patches.extend(heuristic::plan_heuristic(&texts));
+        by_heuristic += 1;
+    }
+    out.planner = match (by_model, by_heuristic) {
+        (0, _) => "heuristic",
+        (_, 0) => "model",
+        _ => "mixed",
+    }
+    .into();
+    patches
+}
+
+/// The model configuration from settings and the environment, if a model is configured.
+fn model_config(ctx: &Context) -> Option<ModelConfig> {
+    let s = &ctx.settings;
+    ModelConfig::resolve(
+        &|k| std::env::var(k).ok(),
+        s.text("model.baseUrl").map(str::to_string),
+        s.text("model.name").map(str::to_string),
+        s.number("model.timeoutMs")
+            .filter(|n| n.is_finite() && *n > 0.0)
+            .map(|n| n as u64),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strategy_names() {
+        assert_eq!("Model".parse::<Strategy>(), Ok(Strategy::Model));
+        assert_eq!(" auto ".parse::<Strategy>(), Ok(Strategy::Auto));
+        assert!("llm".parse::<Strategy>().is_err());
+        for s in [Strategy::Auto, Strategy::Heuristic, Strategy::Model] {
+            assert_eq!(s.as_str().parse::<Strategy>(), Ok(s));
+        }
+    }
+
+    #[test]
+    fn session_ids_are_file_names() {
+        assert!(valid_session_id("7c1d2e0a-5b7e-4f0c-9a51-2f6f1d3c9b10"));
+        assert!(valid_session_id("test_session.1"));
+        for bad in ["", "../x", "a/b", ".hidden", "a\\b", "a b"] {
+            assert!(!valid_session_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn touched_topics_are_unique_and_skip_unchanged() {
+        let c = |kind, t: &str| Change {
+            kind,
+            relative_path: format!("{t}/x.md"),
+            memory_type: t.into(),
+        };
+        let changes = vec![
+            c(ChangeKind::Created, "user"),
+            c(ChangeKind::Unchanged, "project"),
+            c(ChangeKind::Merged, "user"),
+            c(ChangeKind::Merged, "feedback"),
+        ];
+        assert_eq!(touched_topics(&changes), vec!["user", "feedback"]);
+    }
+
+    #[test]
+    fn meta_bump_appends_session_once_and_keeps_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(
+            dir.path().join(store::META_FILE),
+            "{\"version\":1,\"custom\":true,\"recentSessionIdsSinceDream\":[\"a\"]}",
+        )
+        .unwrap();
+        bump_meta(dir.path(), "b", &["user".into()]).unwrap();
+        bump_meta(dir.path(), "b", &[]).unwrap();
+        let m = store::JsonState::read(&dir.path().join(store::META_FILE))
+            .unwrap()
+            .unwrap();
+        assert_eq!(m.strings("recentSessionIdsSinceDream"), vec!["a", "b"]);
+        assert_eq!(m.str("lastExtractionStatus"), Some("noop"));
+        assert_eq!(m.str("lastExtractionSessionId"), Some("b"));
+        assert_eq!(m.0.get("custom"), Some(&serde_json::Value::Bool(true)));
+        assert!(m.str("lastExtractionAt").is_some());
+    }
+}

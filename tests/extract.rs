@@ -1,0 +1,1088 @@
+//! `extract` end to end: the real binary on fixtures of all three transcript formats in a
+//! sandbox (temp HOME and base dir, real git repository).
+
+mod common;
+#[path = "common/openai_server.rs"]
+mod openai_server;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::*;
+use openai_server::{OpenAiServer, Reply};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+const QWEN_SESSION: &str = "5b0c6d1e-2f3a-4b5c-8d7e-9f0a1b2c3d4e";
+const CLAUDE_SESSION: &str = "3f9a1c52-8d4e-4b61-a0f3-6c2b9e7d1a44";
+const GITHUB_TOKEN: &str = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/extract")
+        .join(name)
+}
+
+fn fixture_bytes(name: &str) -> Vec<u8> {
+    fs::read(fixture(name)).unwrap()
+}
+
+/// Copies a fixture into the sandbox (outside the repository) and returns its path.
+fn place(sb: &Sandbox, fixture_name: &str, as_name: &str) -> PathBuf {
+    let dir = sb.root().join("transcripts");
+    fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(as_name);
+    fs::write(&p, fixture_bytes(fixture_name)).unwrap();
+    p
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    use std::io::Write;
+    let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(bytes).unwrap();
+}
+
+fn extract(sb: &Sandbox, transcript: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["extract", "--transcript", transcript.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    sb.json(&args)
+}
+
+/// Every file under `root`, relative path → content.
+fn files(root: &Path) -> BTreeMap<String, String> {
+    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<String, String>) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, root, out);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.insert(
+                    rel,
+                    String::from_utf8_lossy(&fs::read(&p).unwrap()).into_owned(),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+fn topic_files(root: &Path) -> Vec<String> {
+    files(root)
+        .into_keys()
+        .filter(|k| k != "MEMORY.md")
+        .collect()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn cursor(sb: &Sandbox) -> Value {
+    read_json(&sb.private_state().join("extract-cursor.json"))
+}
+
+fn telemetry(sb: &Sandbox) -> Vec<Value> {
+    let p = sb.private_state().join("telemetry.jsonl");
+    fs::read_to_string(p)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn head(sb: &Sandbox) -> String {
+    sb.git(&sb.repo, &["rev-parse", "HEAD"]).trim().to_string()
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Replaces the `created:` value so documents compare exactly, and unquotes `commit:` (a hash
+/// that happens to look like a number gets quoted in YAML, others do not).
+fn mask_created(doc: &str) -> String {
+    doc.lines()
+        .map(|l| {
+            if l.starts_with("created: ") {
+                "created: <ts>".to_string()
+            } else if let Some(v) = l.strip_prefix("commit: ") {
+                format!("commit: {}", v.trim_matches('"'))
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+fn kinds(report: &Value) -> Vec<(String, String)> {
+    report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap().to_string(),
+                c["relativePath"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The three formats: exact files, idempotent re-run, appended turns only
+
+#[test]
+fn qwen_transcript_writes_exact_files_then_nothing_then_only_the_appended_turn() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "qwen.jsonl", "qwen.jsonl");
+    let len = fs::metadata(&t).unwrap().len();
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["status"], "updated");
+    assert_eq!(r["format"], "qwen");
+    assert_eq!(r["sessionId"], QWEN_SESSION);
+    assert_eq!(r["startReason"], "fresh");
+    assert_eq!(r["startOffset"], 0);
+    assert_eq!(r["endOffset"], len);
+    assert_eq!(r["bytesRead"], len);
+    assert_eq!(r["malformedLines"], 1);
+    assert_eq!(r["userMessages"], 4);
+    assert_eq!(r["planner"], "heuristic");
+    assert_eq!(r["touchedTopics"], json!(["project", "user", "reference"]));
+
+    let root = sb.private_root();
+    assert_eq!(
+        topic_files(&root),
+        vec![
+            "project/we-deploy-only-from-release-branches.md",
+            "reference/the-on-call-runbook-is-at-https-wiki-example-com-runbooks-checkout.md",
+            "user/i-prefer-terse-answers-without-a-closing-summary.md",
+        ]
+    );
+    let commit = head(&sb);
+    let doc =
+        fs::read_to_string(root.join("project/we-deploy-only-from-release-branches.md")).unwrap();
+    assert_eq!(
+        mask_created(&doc),
+        format!(
+            "---\nname: We deploy only from release branches.\ndescription: We deploy only from release branches.\ntype: project\ncreated: <ts>\nsession: \"{QWEN_SESSION}\"\ncommit: {commit}\n---\n\nWe deploy only from release branches.\n\nWhy: hotfixes are cherry-picked onto them.\n"
+        )
+    );
+    let index = fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    assert_eq!(index.lines().count(), 3, "{index}");
+    assert!(index.contains("(user/i-prefer-terse-answers-without-a-closing-summary.md)"));
+    // Injected context, assistant text, code blocks and sidechains were not learned.
+    let all: String = files(&root).into_values().collect();
+    for never in ["pnpm", "Fridays", "French", "fix the failing"] {
+        assert!(!all.contains(never), "{never} leaked into memory");
+    }
+
+    // Meta, cursor, telemetry.
+    let meta = read_json(&sb.private_state().join("meta.json"));
+    assert_eq!(meta["lastExtractionSessionId"], QWEN_SESSION);
+    assert_eq!(meta["lastExtractionStatus"], "updated");
+    assert_eq!(
+        meta["lastExtractionTouchedTopics"],
+        json!(["project", "user", "reference"])
+    );
+    assert_eq!(meta["recentSessionIdsSinceDream"], json!([QWEN_SESSION]));
+    assert!(meta["lastExtractionAt"].is_string());
+    let c = cursor(&sb);
+    assert_eq!(c["sessionId"], QWEN_SESSION);
+    assert_eq!(c["transcriptPath"], t.display().to_string());
+    assert_eq!(c["byteOffset"], len);
+    let bytes = fs::read(&t).unwrap();
+    assert_eq!(
+        c["headHash"],
+        sha256_hex(&bytes[..bytes.len().min(4096)]),
+        "head hash covers the first 4 KiB"
+    );
+    assert_eq!(c["processedOffset"], 9);
+    let events = telemetry(&sb);
+    assert_eq!(events.len(), 1);
+    let e = &events[0];
+    assert_eq!(e["event"], "qwen-code.memory.extract");
+    assert_eq!(e["trigger"], "manual");
+    assert_eq!(e["status"], "completed");
+    assert_eq!(e["patches_count"], 3);
+    assert_eq!(e["touched_topics"], "project,user,reference");
+    assert!(e["duration_ms"].is_u64());
+
+    // Re-running on the same transcript reads nothing and writes nothing.
+    let before = files(&root);
+    let r2 = extract(&sb, &t, &[]);
+    assert_eq!(r2["status"], "noop");
+    assert_eq!(r2["startReason"], "resume");
+    assert_eq!(r2["bytesRead"], 0);
+    assert_eq!(r2["changes"], json!([]));
+    assert_eq!(files(&root), before);
+
+    // Appending a turn processes only it.
+    let extra = fixture_bytes("qwen-append.jsonl");
+    append(&t, &extra);
+    let r3 = extract(&sb, &t, &[]);
+    assert_eq!(r3["startReason"], "resume");
+    assert_eq!(r3["startOffset"], len);
+    assert_eq!(r3["bytesRead"], extra.len() as u64);
+    assert_eq!(r3["messagesRead"], 2);
+    assert_eq!(r3["patches"][0]["sourceOffset"], len);
+    assert_eq!(
+        kinds(&r3),
+        vec![(
+            "created".to_string(),
+            "feedback/never-push-directly-to-main.md".to_string()
+        )]
+    );
+    let after = files(&root);
+    for (k, v) in &before {
+        if k != "MEMORY.md" {
+            assert_eq!(after.get(k), Some(v), "{k} untouched");
+        }
+    }
+    assert_eq!(cursor(&sb)["byteOffset"], len + extra.len() as u64);
+    assert_eq!(cursor(&sb)["processedOffset"], 11);
+}
+
+#[test]
+fn claude_transcript_drops_the_secret_and_learns_only_user_facts() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "claude.jsonl", "claude.jsonl");
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["format"], "claude");
+    assert_eq!(r["sessionId"], CLAUDE_SESSION);
+    assert_eq!(r["malformedLines"], 1);
+    assert_eq!(r["droppedSecrets"], 1);
+    assert_eq!(r["droppedSecretRules"], json!(["github-pat"]));
+    let root = sb.private_root();
+    assert_eq!(
+        topic_files(&root),
+        vec![
+            "feedback/always-use-pnpm-instead-of-npm-in-this-repository.md",
+            "project/our-staging-environment-is-reset-every-sunday-night.md",
+        ]
+    );
+    let all: String = files(&root).into_values().collect();
+    assert!(!all.contains(GITHUB_TOKEN));
+    assert!(!all.contains("competitors"), "sidechain text is ignored");
+    assert!(!all.contains("Fridays"), "thinking is ignored");
+    // The secret value is nowhere in the state dir either.
+    let state: String = files(&sb.private_state()).into_values().collect();
+    assert!(!state.contains(GITHUB_TOKEN));
+
+    let len = fs::metadata(&t).unwrap().len();
+    let extra = fixture_bytes("claude-append.jsonl");
+    append(&t, &extra);
+    let r2 = extract(&sb, &t, &[]);
+    assert_eq!(r2["startOffset"], len);
+    assert_eq!(r2["bytesRead"], extra.len() as u64);
+    assert_eq!(
+        kinds(&r2),
+        vec![(
+            "created".to_string(),
+            "project/commits-must-follow-conventional-commits.md".to_string()
+        )]
+    );
+}
+
+#[test]
+fn generic_jsonl_extracts_and_resumes() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["format"], "jsonl");
+    assert_eq!(r["sessionId"], "gen-1");
+    assert_eq!(
+        topic_files(&sb.private_root()),
+        vec!["project/the-payments-service-owns-the-orders-table.md"]
+    );
+    let again = extract(&sb, &t, &[]);
+    assert_eq!(again["bytesRead"], 0);
+    let extra = fixture_bytes("generic-append.jsonl");
+    append(&t, &extra);
+    let r2 = extract(&sb, &t, &[]);
+    assert_eq!(r2["bytesRead"], extra.len() as u64);
+    assert_eq!(r2["format"], "jsonl");
+    assert_eq!(
+        kinds(&r2),
+        vec![(
+            "created".to_string(),
+            "reference/the-latency-dashboard-is-https-grafana-example-com-d-api-latency.md"
+                .to_string()
+        )]
+    );
+}
+
+#[test]
+fn format_flag_overrides_detection() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "qwen.jsonl", "qwen.jsonl");
+    // Read as generic JSONL, a Qwen transcript has no role/content lines: nothing is learned.
+    let r = extract(&sb, &t, &["--format", "jsonl", "--dry-run"]);
+    assert_eq!(r["format"], "jsonl");
+    assert_eq!(r["patches"], json!([]));
+    let r = extract(&sb, &t, &["--format", "qwen", "--dry-run"]);
+    assert_eq!(r["patches"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn merging_into_an_existing_document_of_the_same_summary() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    write_doc(
+        &root,
+        "project/deploys.md",
+        &doc_text(
+            "Deploys",
+            "Release branches",
+            "project",
+            "We deploy only from release branches.",
+        ),
+    );
+    let t = place(&sb, "qwen.jsonl", "qwen.jsonl");
+    let r = extract(&sb, &t, &[]);
+    let k = kinds(&r);
+    assert!(k.contains(&("merged".to_string(), "project/deploys.md".to_string())));
+    let doc = fs::read_to_string(root.join("project/deploys.md")).unwrap();
+    assert!(doc.starts_with("---\nname: Deploys\n"), "{doc}");
+    assert!(doc.contains("Why: hotfixes are cherry-picked onto them."));
+    assert!(!root
+        .join("project/we-deploy-only-from-release-branches.md")
+        .exists());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cursor edge cases
+
+#[test]
+fn a_line_cut_mid_write_is_not_consumed_until_complete() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    let len = fs::metadata(&t).unwrap().len();
+    let extra = fixture_bytes("generic-append.jsonl");
+    let first_line_end = extra.iter().position(|b| *b == b'\n').unwrap();
+    let cut = first_line_end / 2;
+    append(&t, &extra[..cut]);
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["endOffset"], len, "the partial line is left for later");
+    assert_eq!(cursor(&sb)["byteOffset"], len);
+    append(&t, &extra[cut..]);
+    let r2 = extract(&sb, &t, &[]);
+    assert_eq!(r2["startOffset"], len);
+    assert_eq!(r2["userMessages"], 1);
+    assert_eq!(r2["touchedTopics"], json!(["reference"]));
+}
+
+#[test]
+fn truncated_or_replaced_transcript_restarts_from_zero() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "qwen.jsonl", "t.jsonl");
+    extract(&sb, &t, &[]);
+    // Shrinks: the file now holds only the generic chat.
+    fs::write(&t, fixture_bytes("generic.jsonl")).unwrap();
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["startReason"], "truncated");
+    assert_eq!(r["startOffset"], 0);
+    assert_eq!(r["format"], "jsonl");
+    assert_eq!(r["touchedTopics"], json!(["project"]));
+
+    // Replaced by a longer file with a different head.
+    let mut replaced = fixture_bytes("claude.jsonl");
+    replaced.extend(fixture_bytes("claude-append.jsonl"));
+    fs::write(&t, &replaced).unwrap();
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["startReason"], "replaced");
+    assert_eq!(r["startOffset"], 0);
+    assert_eq!(r["format"], "claude");
+    assert_eq!(r["bytesRead"], replaced.len() as u64);
+}
+
+#[test]
+fn a_session_change_restarts_from_the_start() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    let r = extract(&sb, &t, &["--session", "first"]);
+    assert_eq!(r["sessionId"], "first");
+    let r = extract(&sb, &t, &["--session", "first"]);
+    assert_eq!(r["startReason"], "resume");
+    let r = extract(&sb, &t, &["--session", "second"]);
+    assert_eq!(r["startReason"], "other_session");
+    assert_eq!(r["startOffset"], 0);
+    assert_eq!(
+        r["changes"][0]["kind"], "unchanged",
+        "re-reading is harmless"
+    );
+    let meta = read_json(&sb.private_state().join("meta.json"));
+    assert_eq!(
+        meta["recentSessionIdsSinceDream"],
+        json!(["first", "second"])
+    );
+    // Another transcript also restarts.
+    let other = place(&sb, "generic.jsonl", "other.jsonl");
+    let r = extract(&sb, &other, &["--session", "second"]);
+    assert_eq!(r["startReason"], "other_transcript");
+}
+
+#[test]
+fn a_failed_run_leaves_the_cursor_untouched() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    extract(&sb, &t, &[]);
+    let cursor_before = fs::read(sb.private_state().join("extract-cursor.json")).unwrap();
+    append(&t, &fixture_bytes("generic-append.jsonl"));
+    // The memory root becomes a symlink: writes are refused.
+    let root = sb.private_root();
+    let moved = sb.root().join("moved-memory");
+    fs::rename(&root, &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, &root).unwrap();
+    let out = sb
+        .cmd()
+        .args(["extract", "--transcript", t.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        fs::read(sb.private_state().join("extract-cursor.json")).unwrap(),
+        cursor_before
+    );
+    assert_eq!(telemetry(&sb).last().unwrap()["status"], "failed");
+    // Once the root is fixed, the appended turn is picked up.
+    fs::remove_file(&root).unwrap();
+    fs::rename(&moved, &root).unwrap();
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["touchedTopics"], json!(["reference"]));
+}
+
+#[test]
+fn a_corrupt_cursor_restarts_with_a_warning() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    extract(&sb, &t, &[]);
+    fs::write(sb.private_state().join("extract-cursor.json"), "{broken").unwrap();
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["startReason"], "fresh");
+    assert_eq!(r["warnings"].as_array().unwrap().len(), 1);
+    assert_eq!(cursor(&sb)["transcriptPath"], t.display().to_string());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input
+
+#[test]
+fn missing_transcript_and_directory_fail_cleanly() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args(["extract", "--transcript", "/nonexistent/x.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("transcript not found"));
+    let dir = sb.root().join("adir");
+    fs::create_dir_all(&dir).unwrap();
+    let out = sb
+        .cmd()
+        .args(["extract", "--transcript", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a transcript file"));
+    assert!(!sb.private_state().join("extract-cursor.json").exists());
+    let out = sb
+        .cmd()
+        .args(["extract", "--session", "../../etc/passwd"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid session id"));
+}
+
+#[test]
+fn empty_file_and_binary_junk_write_nothing() {
+    let sb = Sandbox::new();
+    let dir = sb.root().join("transcripts");
+    fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.jsonl");
+    fs::write(&empty, b"").unwrap();
+    let r = extract(&sb, &empty, &[]);
+    assert_eq!(r["status"], "noop");
+    assert_eq!(r["bytesRead"], 0);
+    assert_eq!(topic_files(&sb.private_root()), Vec::<String>::new());
+
+    let junk = dir.join("junk.jsonl");
+    let mut bytes: Vec<u8> = (0..20_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    bytes.extend_from_slice(b"\n{\"role\":\"user\",\"content\":[1,2]}\nnot json\n");
+    fs::write(&junk, &bytes).unwrap();
+    let r = extract(&sb, &junk, &[]);
+    assert_eq!(r["status"], "noop");
+    assert!(r["malformedLines"].as_u64().unwrap() >= 2, "{r}");
+    assert_eq!(r["endOffset"], bytes.len() as u64);
+    assert_eq!(topic_files(&sb.private_root()), Vec::<String>::new());
+}
+
+#[test]
+fn a_five_megabyte_message_is_handled() {
+    let sb = Sandbox::new();
+    let dir = sb.root().join("transcripts");
+    fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("big.jsonl");
+    let filler = "lorem ipsum dolor sit amet ".repeat(5 * 1024 * 1024 / 27);
+    let text = format!("{filler}\n\nWe deploy only from release branches.");
+    let line = json!({"role": "user", "content": text}).to_string() + "\n";
+    assert!(line.len() > 5 * 1024 * 1024);
+    fs::write(&t, &line).unwrap();
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["userMessages"], 1);
+    assert_eq!(r["endOffset"], line.len() as u64);
+    assert_eq!(
+        topic_files(&sb.private_root()),
+        vec!["project/we-deploy-only-from-release-branches.md"]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// memory_tool
+
+fn memory_tool_transcript(sb: &Sandbox, fixture_name: &str) -> PathBuf {
+    let text = String::from_utf8(fixture_bytes(fixture_name)).unwrap();
+    let text = text.replace("@MEMORY_ROOT@", &sb.private_root().display().to_string());
+    let dir = sb.root().join("transcripts");
+    fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(fixture_name);
+    fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn a_turn_that_wrote_memory_itself_is_skipped_and_the_cursor_untouched() {
+    let sb = Sandbox::new();
+    let t = memory_tool_transcript(&sb, "memory-tool.jsonl");
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["status"], "skipped");
+    assert_eq!(r["skippedReason"], "memory_tool");
+    assert!(!sb.private_state().join("extract-cursor.json").exists());
+    assert_eq!(topic_files(&sb.private_root()), Vec::<String>::new());
+    let e = telemetry(&sb);
+    assert_eq!(e.last().unwrap()["status"], "skipped");
+    assert_eq!(e.last().unwrap()["skipped_reason"], "memory_tool");
+    // Human output names the reason.
+    let out = sb.ok(&["extract", "--transcript", t.to_str().unwrap()]);
+    assert!(out.contains("memory_tool"), "{out}");
+}
+
+#[test]
+fn a_rejected_memory_write_does_not_skip() {
+    let sb = Sandbox::new();
+    let t = memory_tool_transcript(&sb, "memory-tool-rejected.jsonl");
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["skippedReason"], Value::Null);
+    assert_eq!(r["status"], "updated");
+    assert_eq!(
+        topic_files(&sb.private_root()),
+        vec!["project/we-use-trunk-based-development.md"]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dry run, trigger, transcript discovery, local mode
+
+#[test]
+fn dry_run_prints_patches_and_writes_nothing() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "qwen.jsonl", "qwen.jsonl");
+    let out = sb.ok(&["extract", "--transcript", t.to_str().unwrap(), "--dry-run"]);
+    assert!(
+        out.contains("We deploy only from release branches."),
+        "{out}"
+    );
+    assert!(
+        out.contains("Why: hotfixes are cherry-picked onto them."),
+        "{out}"
+    );
+    assert!(out.contains("nothing written"), "{out}");
+    let r = extract(&sb, &t, &["--dry-run"]);
+    assert_eq!(r["status"], "dry_run");
+    assert_eq!(r["patches"].as_array().unwrap().len(), 3);
+    assert!(
+        !sb.private_state().exists(),
+        "no state, no memory, no telemetry"
+    );
+}
+
+#[test]
+fn hook_trigger_is_hidden_and_reported_in_telemetry() {
+    let sb = Sandbox::new();
+    let help = sb.ok(&["extract", "--help"]);
+    assert!(!help.contains("--trigger"));
+    assert!(help.contains("--dry-run"));
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    let out = sb
+        .std_cmd(&sb.repo)
+        .args([
+            "extract",
+            "--transcript",
+            t.to_str().unwrap(),
+            "--session",
+            "s-hook",
+            "--trigger",
+            "hook",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_success(&out, &["extract"]);
+    let e = telemetry(&sb);
+    assert_eq!(e.last().unwrap()["trigger"], "hook");
+    // Telemetry never carries content or paths.
+    let raw = fs::read_to_string(sb.private_state().join("telemetry.jsonl")).unwrap();
+    assert!(!raw.contains("payments"));
+    assert!(!raw.contains('/'));
+}
+
+#[test]
+fn without_transcript_the_newest_qwen_chat_of_the_project_is_used() {
+    let sb = Sandbox::new();
+    let out = sb.cmd().args(["extract"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pass --transcript"));
+
+    let chats = sb
+        .base
+        .join("projects")
+        .join(sanitize(&sb.repo.display().to_string()))
+        .join("chats");
+    fs::create_dir_all(&chats).unwrap();
+    let old = chats.join("11111111-1111-4111-8111-111111111111.jsonl");
+    let new = chats.join("22222222-2222-4222-8222-222222222222.jsonl");
+    fs::write(&old, fixture_bytes("claude.jsonl")).unwrap();
+    fs::write(&new, fixture_bytes("qwen.jsonl")).unwrap();
+    fs::write(
+        chats.join("22222222-2222-4222-8222-222222222222.runtime.json"),
+        "{}",
+    )
+    .unwrap();
+    set_mtime(&old, 1_700_000_000);
+    set_mtime(&new, 1_700_000_100);
+    let sub = sb.repo.join("src");
+    fs::create_dir_all(&sub).unwrap();
+    let out = sb
+        .cmd_in(&sub)
+        .args(["extract", "--dry-run", "--json"])
+        .output()
+        .unwrap();
+    assert_success(&out, &["extract"]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["transcript"], new.display().to_string());
+    let r = sb.json(&[
+        "extract",
+        "--session",
+        "11111111-1111-4111-8111-111111111111",
+        "--dry-run",
+    ]);
+    assert_eq!(r["transcript"], old.display().to_string());
+    assert_eq!(r["format"], "claude");
+    let out = sb
+        .cmd()
+        .args([
+            "extract",
+            "--session",
+            "33333333-3333-4333-8333-333333333333",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn local_mode_writes_into_the_repository_and_keeps_state_in_the_git_dir() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    let out = sb
+        .cmd()
+        .env("QWEN_CODE_MEMORY_LOCAL", "1")
+        .args(["extract", "--json", "--transcript", t.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_success(&out, &["extract"]);
+    let root = sb.repo.join(".qwen/memory");
+    assert_eq!(
+        topic_files(&root),
+        vec!["project/the-payments-service-owns-the-orders-table.md"]
+    );
+    let state = sb.repo.join(".git/qwen-memory");
+    assert!(state.join("extract-cursor.json").is_file());
+    assert!(state.join("meta.json").is_file());
+    assert!(!root.join("extract-cursor.json").exists());
+    assert!(!sb.private_state().exists());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Model planner
+
+/// The byte offsets of the lines of `path` holding a user message with `needle`.
+fn offset_of(path: &Path, needle: &str) -> u64 {
+    let bytes = fs::read(path).unwrap();
+    let mut pos = 0u64;
+    for line in bytes.split_inclusive(|b| *b == b'\n') {
+        if String::from_utf8_lossy(line).contains(needle) {
+            return pos;
+        }
+        pos += line.len() as u64;
+    }
+    panic!("{needle} not found");
+}
+
+fn model_cmd(sb: &Sandbox, server: &OpenAiServer, args: &[&str]) -> Value {
+    let out = sb
+        .cmd()
+        .env("OPENAI_BASE_URL", server.base_url())
+        .env("OPENAI_MODEL", "test-model")
+        .env("OPENAI_API_KEY", "sk-test-key-not-a-secret")
+        .env("QWEN_MEMORY_MODEL_TIMEOUT_MS", "1500")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_success(&out, args);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn model_patches_are_validated_and_applied() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "claude.jsonl", "claude.jsonl");
+    let staging = offset_of(&t, "Our staging environment");
+    let server = OpenAiServer::start(vec![Reply::good_json(json!({"patches": [
+        {"topic": "project", "summary": "- Staging is reset every Sunday night.", "why": "A weekly job rebuilds it.", "sourceOffset": staging},
+        {"topic": "project", "summary": "Staging is reset every Sunday night.", "sourceOffset": staging},
+        {"topic": "feedback", "summary": "Keep the token ghp_abcdefghijklmnopqrstuvwxyz0123456789 handy.", "sourceOffset": staging},
+        {"topic": "feedback", "summary": "Fix it right now please.", "sourceOffset": staging}
+    ]}))]);
+    let r = model_cmd(
+        &sb,
+        &server,
+        &["extract", "--transcript", t.to_str().unwrap()],
+    );
+    assert_eq!(r["planner"], "model");
+    assert_eq!(r["modelFallback"], Value::Null);
+    assert_eq!(r["droppedSecrets"], 1);
+    assert_eq!(r["filteredPatches"], 1);
+    assert_eq!(r["patches"].as_array().unwrap().len(), 1, "deduped: {r}");
+    assert_eq!(
+        topic_files(&sb.private_root()),
+        vec!["project/staging-is-reset-every-sunday-night.md"]
+    );
+    let doc = fs::read_to_string(
+        sb.private_root()
+            .join("project/staging-is-reset-every-sunday-night.md"),
+    )
+    .unwrap();
+    assert!(
+        doc.contains("\nStaging is reset every Sunday night.\n\nWhy: A weekly job rebuilds it.\n")
+    );
+
+    // What was sent: offset/role/text lines, user and assistant, secrets redacted.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 1);
+    let body = reqs[0].json();
+    let user = body["messages"][1]["content"].as_str().unwrap();
+    assert!(user.starts_with("Transcript slice:\n- offset="), "{user}");
+    assert!(user.contains(&format!(
+        "- offset={staging} role=user text=Our staging environment is reset every Sunday night."
+    )));
+    assert!(user.contains("role=assistant text=Staging is rebuilt by a weekly job."));
+    assert!(user.contains("[REDACTED:github-pat]"));
+    assert!(!reqs[0].body.contains(GITHUB_TOKEN));
+    assert!(
+        !user.contains("Use pnpm, never npm"),
+        "injected context is stripped"
+    );
+    assert!(user.contains("Current topic summaries:\n(no topics found)"));
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("JSON"));
+}
+
+#[test]
+fn model_failures_fall_back_to_the_heuristic() {
+    let cases: Vec<(&str, Reply)> = vec![
+        ("garbage", Reply::Malformed),
+        ("server error", Reply::Status(500)),
+        (
+            "bad offset",
+            Reply::good_json(json!({"patches": [
+                {"topic": "project", "summary": "Staging is reset every Sunday night.", "sourceOffset": 1}
+            ]})),
+        ),
+        (
+            "unknown topic",
+            Reply::good_json(json!({"patches": [
+                {"topic": "misc", "summary": "Staging is reset every Sunday night.", "sourceOffset": 0}
+            ]})),
+        ),
+        (
+            "timeout",
+            Reply::Slow(Duration::from_secs(4), json!({"patches": []}).to_string()),
+        ),
+    ];
+    for (name, reply) in cases {
+        let sb = Sandbox::new();
+        let t = place(&sb, "claude.jsonl", "claude.jsonl");
+        // A 5xx is retried once; give the retry a garbage answer too.
+        let server = OpenAiServer::start(vec![reply, Reply::Malformed]);
+        let started = Instant::now();
+        let r = model_cmd(
+            &sb,
+            &server,
+            &["extract", "--transcript", t.to_str().unwrap()],
+        );
+        assert!(started.elapsed() < Duration::from_secs(30), "{name}");
+        assert_eq!(r["planner"], "heuristic", "{name}: {r}");
+        assert!(r["modelFallback"].is_string(), "{name}");
+        assert_eq!(
+            topic_files(&sb.private_root()),
+            vec![
+                "feedback/always-use-pnpm-instead-of-npm-in-this-repository.md",
+                "project/our-staging-environment-is-reset-every-sunday-night.md",
+            ],
+            "{name}"
+        );
+        assert!(cursor(&sb)["byteOffset"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
+fn heuristic_strategy_never_calls_the_model_and_model_without_config_falls_back() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    let server = OpenAiServer::start(vec![]);
+    let r = model_cmd(
+        &sb,
+        &server,
+        &[
+            "extract",
+            "--transcript",
+            t.to_str().unwrap(),
+            "--strategy",
+            "heuristic",
+            "--dry-run",
+        ],
+    );
+    assert_eq!(r["planner"], "heuristic");
+    assert!(server.requests().is_empty());
+    let r = extract(&sb, &t, &["--strategy", "model", "--dry-run"]);
+    assert_eq!(r["planner"], "heuristic");
+    assert_eq!(r["modelFallback"], "no model configured");
+}
+
+// ---------------------------------------------------------------------------------------------
+// One extraction per root: queue
+
+fn hold_run_lock(sb: &Sandbox) -> fd_lock::RwLock<fs::File> {
+    let state = sb.private_state();
+    fs::create_dir_all(&state).unwrap();
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(state.join("extract.lock"))
+        .unwrap();
+    fd_lock::RwLock::new(f)
+}
+
+#[test]
+fn requests_during_a_run_are_queued_latest_wins_and_run_by_the_next_holder() {
+    let sb = Sandbox::new();
+    let a = place(&sb, "generic.jsonl", "a.jsonl");
+    let b = place(&sb, "claude.jsonl", "b.jsonl");
+    let c = place(&sb, "qwen.jsonl", "c.jsonl");
+    let mut lock = hold_run_lock(&sb);
+    {
+        let _held = lock.write().unwrap();
+        let r = extract(&sb, &a, &["--trigger", "hook"]);
+        assert_eq!(r["status"], "skipped");
+        assert_eq!(r["skippedReason"], "queued");
+        let r = extract(&sb, &b, &[]);
+        assert_eq!(r["skippedReason"], "queued");
+        let out = sb.ok(&["extract", "--transcript", b.to_str().unwrap()]);
+        assert!(out.contains("queued"), "{out}");
+        let r = extract(&sb, &b, &["--dry-run"]);
+        assert_eq!(r["skippedReason"], "already_running");
+        let queued = read_json(&sb.private_state().join("extract-queue.json"));
+        assert_eq!(queued["transcriptPath"], b.display().to_string());
+        assert_eq!(topic_files(&sb.private_root()), Vec::<String>::new());
+    }
+    let events = telemetry(&sb);
+    assert_eq!(events.len(), 3);
+    assert!(events
+        .iter()
+        .all(|e| e["skipped_reason"] == "queued" && e["status"] == "skipped"));
+    assert_eq!(events[0]["trigger"], "hook");
+
+    // The next extraction runs its own request, then the queued one (b, not a).
+    let r = extract(&sb, &c, &[]);
+    assert_eq!(r["status"], "updated");
+    let trailing = r["trailing"].as_array().unwrap();
+    assert_eq!(trailing.len(), 1);
+    assert_eq!(trailing[0]["transcript"], b.display().to_string());
+    assert_eq!(trailing[0]["status"], "updated");
+    assert!(!sb.private_state().join("extract-queue.json").exists());
+    let topics = topic_files(&sb.private_root());
+    assert!(
+        topics.contains(&"feedback/always-use-pnpm-instead-of-npm-in-this-repository.md".into())
+    );
+    assert!(topics.contains(&"project/we-deploy-only-from-release-branches.md".into()));
+    assert!(!topics.contains(&"project/the-payments-service-owns-the-orders-table.md".into()));
+}
+
+#[test]
+fn two_processes_at_once_one_runs_one_queues_both_slices_land_once() {
+    let sb = Sandbox::new();
+    let a = place(&sb, "qwen.jsonl", "a.jsonl");
+    // b repeats a fact of a: it must not be written twice.
+    let b = sb.root().join("transcripts/b.jsonl");
+    let mut b_bytes = fixture_bytes("generic.jsonl");
+    b_bytes.extend_from_slice(
+        (json!({"role": "user", "content": "We deploy only from release branches."}).to_string()
+            + "\n")
+            .as_bytes(),
+    );
+    fs::write(&b, &b_bytes).unwrap();
+
+    // A's model call is slow (then garbage, so the heuristic plans): A holds the root meanwhile.
+    let server = OpenAiServer::start(vec![
+        Reply::Slow(Duration::from_millis(1200), "not json".into()),
+        Reply::Malformed,
+    ]);
+    let mut first = sb.std_cmd(&sb.repo);
+    first
+        .env("OPENAI_BASE_URL", server.base_url())
+        .env("OPENAI_MODEL", "test-model")
+        .env("QWEN_MEMORY_MODEL_TIMEOUT_MS", "5000")
+        .args(["extract", "--json", "--transcript", a.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = first.spawn().unwrap();
+    // Wait until A holds the run lock.
+    let lock_path = sb.private_state().join("extract.lock");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if lock_path.exists() {
+            let f = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(&lock_path)
+                .unwrap();
+            let mut l = fd_lock::RwLock::new(f);
+            if l.try_write().is_err() {
+                break;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "first extract never took the lock"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let r_b = extract(&sb, &b, &[]);
+    assert_eq!(r_b["skippedReason"], "queued");
+    let out = child.wait_with_output().unwrap();
+    assert_success(&out, &["extract (first)"]);
+    let r_a: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r_a["status"], "updated");
+    let trailing = r_a["trailing"].as_array().unwrap();
+    assert_eq!(trailing.len(), 1, "{r_a}");
+    assert_eq!(trailing[0]["transcript"], b.display().to_string());
+
+    let topics = topic_files(&sb.private_root());
+    assert_eq!(
+        topics,
+        vec![
+            "project/the-payments-service-owns-the-orders-table.md",
+            "project/we-deploy-only-from-release-branches.md",
+            "reference/the-on-call-runbook-is-at-https-wiki-example-com-runbooks-checkout.md",
+            "user/i-prefer-terse-answers-without-a-closing-summary.md",
+        ]
+    );
+    let doc = fs::read_to_string(
+        sb.private_root()
+            .join("project/we-deploy-only-from-release-branches.md"),
+    )
+    .unwrap();
+    assert_eq!(
+        doc.matches("We deploy only from release branches.").count(),
+        3
+    ); // name, description, body
+}
+
+#[test]
+fn simultaneous_processes_never_lose_a_slice() {
+    let sb = Sandbox::new();
+    let a = place(&sb, "qwen.jsonl", "a.jsonl");
+    let b = place(&sb, "claude.jsonl", "b.jsonl");
+    let spawn = |t: &Path| {
+        sb.std_cmd(&sb.repo)
+            .args(["extract", "--json", "--transcript", t.to_str().unwrap()])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (ca, cb) = (spawn(&a), spawn(&b));
+    let outs = [
+        ca.wait_with_output().unwrap(),
+        cb.wait_with_output().unwrap(),
+    ];
+    for o in &outs {
+        assert_success(o, &["extract"]);
+    }
+    let topics = topic_files(&sb.private_root());
+    assert_eq!(topics.len(), 5, "{topics:?}");
+    let reports: Vec<Value> = outs
+        .iter()
+        .map(|o| serde_json::from_slice(&o.stdout).unwrap())
+        .collect();
+    let runs: usize = reports
+        .iter()
+        .map(|r| usize::from(r["status"] == "updated") + r["trailing"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(runs, 2, "{reports:?}");
+}
+
+#[test]
+fn a_queued_request_that_fails_is_reported_with_the_run_that_carried_it() {
+    let sb = Sandbox::new();
+    let gone = place(&sb, "claude.jsonl", "gone.jsonl");
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    let mut lock = hold_run_lock(&sb);
+    {
+        let _held = lock.write().unwrap();
+        assert_eq!(extract(&sb, &gone, &[])["skippedReason"], "queued");
+    }
+    fs::remove_file(&gone).unwrap();
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["status"], "updated");
+    let trailing = &r["trailing"][0];
+    assert_eq!(trailing["status"], "failed");
+    assert_eq!(trailing["transcript"], gone.display().to_string());
+    assert!(trailing["error"]
+        .as_str()
+        .unwrap()
+        .contains("transcript not found"));
+    let events = telemetry(&sb);
+    assert_eq!(events.last().unwrap()["status"], "failed");
+    // The cursor belongs to the run that succeeded.
+    assert_eq!(cursor(&sb)["transcriptPath"], t.display().to_string());
+}
