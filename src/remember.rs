@@ -93,7 +93,7 @@ pub fn apply_locked(
 ) -> Result<Vec<Change>, RememberError> {
     store::check_root(&root.path)?;
     fs::create_dir_all(&root.path)?;
-    let existing = root::scan_strict(root)?.docs;
+    let mut existing = root::scan_strict(root)?.docs;
     // (type, first-entry key, relative path) of every document, including ones created now.
     let mut known: Vec<(MemoryType, String, String)> = existing
         .iter()
@@ -128,7 +128,14 @@ pub fn apply_locked(
         changes.push(change);
     }
     if changes.iter().any(|c| c.kind != ChangeKind::Unchanged) {
-        root::rebuild_index_locked(root)?;
+        // Index from the scan above plus the files just written, instead of scanning again.
+        for change in changes.iter().filter(|c| c.kind != ChangeKind::Unchanged) {
+            existing.retain(|d| d.relative_path != change.relative_path);
+            if let Some(doc) = root::reread(root, &change.relative_path) {
+                existing.push(doc);
+            }
+        }
+        root::write_index_locked(root, &existing)?;
     }
     Ok(changes)
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::index::{self, IndexOrder};
 use crate::project::Root;
-use crate::scan::{self, ScanError, ScanOutcome, Scope};
+use crate::scan::{self, ScanError, ScanOutcome, ScannedDoc, Scope};
 use crate::store::{self, StoreError};
 
 /// Failures of root operations.
@@ -51,7 +51,15 @@ pub fn rebuild_index_locked(root: &Root) -> Result<bool, RootError> {
     if !store::check_root(&root.path)? {
         return Ok(false);
     }
-    let text = expected_index(root)?;
+    let docs = scan_strict(root)?.docs;
+    write_index_locked(root, &docs)
+}
+
+/// Writes `MEMORY.md` for `docs`, the root's complete current documents (a caller that has just
+/// scanned and changed a few files passes its updated list instead of scanning again). Skips
+/// the write when the file already holds exactly that text.
+pub fn write_index_locked(root: &Root, docs: &[ScannedDoc]) -> Result<bool, RootError> {
+    let text = index::build_index(docs, index_order(root.scope));
     let path = root.path.join(store::INDEX_FILE);
     let unchanged = fs::symlink_metadata(&path)
         .map(|m| m.file_type().is_file())
@@ -64,6 +72,12 @@ pub fn rebuild_index_locked(root: &Root) -> Result<bool, RootError> {
     }
     store::atomic_write(&path, text.as_bytes())?;
     Ok(true)
+}
+
+/// Re-reads one document of a root after it was written, for [`write_index_locked`].
+pub fn reread(root: &Root, relative: &str) -> Option<ScannedDoc> {
+    let path = root.path.join(relative);
+    scan::read_document(&path, root.scope, path.clone(), relative.to_string()).ok()
 }
 
 /// [`rebuild_index_locked`] under the root's mutation lock.
