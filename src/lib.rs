@@ -5,11 +5,14 @@
 //! which reads and writes through [`store`]. Domain modules never print; they return values the
 //! CLI renders.
 
+pub mod backup;
 pub mod browse;
 pub mod check;
 pub mod context;
 pub mod doc;
+pub mod dream;
 pub mod extract;
+pub mod forget;
 pub mod index;
 pub mod model;
 pub mod project;
