@@ -44,6 +44,9 @@ pub struct Status {
     pub settings: Vec<SettingStatus>,
     /// PID in `consolidation.lock`, when a dream holds it.
     pub dream_lock_holder: Option<String>,
+    /// The dream gates as the post-commit hook sees them: each gate's current value, the first
+    /// one that blocks (why not), and when `min_hours` opens (when due).
+    pub dream_gates: Option<crate::dream::GateReport>,
     pub warnings: Vec<String>,
 }
 
@@ -111,6 +114,7 @@ pub fn status(ctx: &Context) -> Status {
         meta,
         settings,
         dream_lock_holder: std::fs::read_to_string(state_dir.join("consolidation.lock")).ok(),
+        dream_gates: crate::dream::gate_report(ctx).ok(),
         warnings,
     }
 }

@@ -13,6 +13,9 @@ use qwen_memory::{browse, status};
 
 use crate::Cli;
 
+pub mod dream;
+pub mod forget;
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum TypeArg {
     User,
@@ -84,6 +87,7 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
     if let Some(pid) = &st.dream_lock_holder {
         println!("dream lock held by pid {pid}");
     }
+    dream::render_status(&st);
     if cli.verbose {
         println!("settings:");
         for s in &st.settings {

@@ -26,6 +26,8 @@ pub const DEFAULT_MIN_HOURS: f64 = 24.0;
 pub const DEFAULT_MIN_SESSIONS: u64 = 5;
 /// The trigger of a dream started by hand.
 pub const MANUAL_TRIGGER: &str = "manual";
+/// The trigger of the dream the Git post-commit hook starts.
+pub const HOOK_TRIGGER: &str = "post-commit";
 /// Longest Claude Code project directory name before it appends a hash suffix.
 const CLAUDE_NAME_LIMIT: usize = 200;
 

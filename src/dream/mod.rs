@@ -322,11 +322,11 @@ pub enum DreamError {
     },
 }
 
-/// The gates of `ctx` now, for `status` (writes nothing).
+/// The gates of `ctx` now as the post-commit hook sees them, for `status` (writes nothing).
 pub fn gate_report(ctx: &Context) -> Result<GateReport, StoreError> {
     gates::evaluate(
         ctx,
-        gates::MANUAL_TRIGGER,
+        gates::HOOK_TRIGGER,
         store::now_ms(),
         gates::Mode::Report,
     )
@@ -482,7 +482,7 @@ fn consolidate(
         };
         let run_id = backup::new_run_id();
         if !plan.changes.is_empty() {
-            apply_locked(root, &plan, &run_id)?;
+            apply_plan_locked(root, &plan, &run_id)?;
             root::rebuild_index_locked(root)?;
         }
         let session = gates::current_session(ctx, &store::read_meta(&root.state_dir));
@@ -539,8 +539,10 @@ fn consolidate(
     })?
 }
 
-/// Backs up, then applies: rewrites first, deletions last.
-fn apply_locked(root: &Root, plan: &Plan, run_id: &str) -> Result<(), DreamError> {
+/// Backs up every file of `plan` (run `run_id`), then applies it: rewrites first, deletions
+/// last, each write atomic. Refuses, writing nothing, when a file no longer holds what the plan
+/// was made from. The caller holds the root's mutation lock and rebuilds the index.
+pub fn apply_plan_locked(root: &Root, plan: &Plan, run_id: &str) -> Result<(), DreamError> {
     unchanged_since(root, plan).map_err(DreamError::Changed)?;
     let planned: Vec<PlannedChange> = plan
         .changes
