@@ -100,6 +100,10 @@ pub struct BackupFile {
     /// did not exist before the run.
     pub saved_as: Option<String>,
     pub before_sha256: Option<String>,
+    /// Modification time before the run (nanoseconds since the epoch), restored by undo so the
+    /// newest-first order of the root comes back too.
+    #[serde(default)]
+    pub before_mtime_ns: Option<u64>,
     /// SHA-256 of the content the run left; `None` when the run deleted the file.
     pub after_sha256: Option<String>,
 }
@@ -169,9 +173,17 @@ pub fn record(
             }
             None => None,
         };
+        let before_mtime_ns = change
+            .before
+            .as_ref()
+            .and_then(|_| fs::symlink_metadata(root_path.join(&change.relative_path)).ok())
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| u64::try_from(d.as_nanos()).ok());
         files.push(BackupFile {
             relative_path: change.relative_path.clone(),
             saved_as,
+            before_mtime_ns,
             before_sha256: change.before.as_deref().map(sha256_hex),
             after_sha256: change.after.as_deref().map(sha256_hex),
         });
@@ -325,6 +337,12 @@ fn undo_last_locked(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupErr
                     fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
                 }
                 store::atomic_write(&path, &bytes)?;
+                if let Some(ns) = f.before_mtime_ns {
+                    let t = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns);
+                    if let Ok(file) = fs::File::options().write(true).open(&path) {
+                        let _ = file.set_modified(t);
+                    }
+                }
                 outcome.restored.push(f.relative_path.clone());
             }
             None => {

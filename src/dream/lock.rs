@@ -92,6 +92,9 @@ pub fn try_acquire(root: &Root) -> Result<Option<DreamLock>, StoreError> {
     fs::create_dir_all(&root.state_dir).map_err(|e| StoreError::io(&root.state_dir, e))?;
     let path = root.state_dir.join(LOCK_FILE);
     let pid = std::process::id().to_string();
+    // Termination signals wait until the file exists *and* the handler knows its path, so a
+    // signal can never leave behind a lock that this live process created.
+    let _blocked = BlockedSignals::new();
     let created = store::with_lock(&root.lock_path, || -> Result<bool, StoreError> {
         if let Some(info) = inspect(&root.state_dir) {
             if info.live {
@@ -114,6 +117,39 @@ pub fn try_acquire(root: &Root) -> Result<Option<DreamLock>, StoreError> {
 
 // ---------------------------------------------------------------------------------------------
 // Signal cleanup
+
+const CLEANUP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// Blocks the cleanup signals for the calling thread until dropped (pending ones are then
+/// delivered).
+struct BlockedSignals {
+    old: libc::sigset_t,
+}
+
+impl BlockedSignals {
+    fn new() -> BlockedSignals {
+        // SAFETY: plain sigset manipulation on zero-initialised local sets.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in CLEANUP_SIGNALS {
+                libc::sigaddset(&mut set, sig);
+            }
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+            BlockedSignals { old }
+        }
+    }
+}
+
+impl Drop for BlockedSignals {
+    fn drop(&mut self) {
+        // SAFETY: restores the mask saved by `new`.
+        unsafe {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
+        }
+    }
+}
 
 /// The lock path the signal handler removes: a leaked C string, swapped out atomically so the
 /// handler and `Drop` never both free or unlink it.
@@ -144,9 +180,9 @@ fn set_signal_path(path: &Path) {
     let handler = on_terminating_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
     // SAFETY: installing a handler that only calls async-signal-safe functions.
     unsafe {
-        libc::signal(libc::SIGINT, handler);
-        libc::signal(libc::SIGTERM, handler);
-        libc::signal(libc::SIGHUP, handler);
+        for sig in CLEANUP_SIGNALS {
+            libc::signal(sig, handler);
+        }
     }
 }
 
