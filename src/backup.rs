@@ -145,7 +145,9 @@ pub fn new_run_id() -> String {
     let now = chrono::Utc::now();
     format!(
         "{}-{}",
-        now.format("%Y%m%dT%H%M%S%.3fZ").to_string().replace('.', ""),
+        now.format("%Y%m%dT%H%M%S%.3fZ")
+            .to_string()
+            .replace('.', ""),
         std::process::id()
     )
 }
@@ -415,8 +417,14 @@ mod tests {
         let out = undo_last(&root, RunKind::Dream).unwrap();
         assert_eq!(out.restored, vec!["a/x.md", "a/y.md"]);
         assert_eq!(out.removed, vec!["a/z.md"]);
-        assert_eq!(fs::read_to_string(root.path.join("a/x.md")).unwrap(), "old x");
-        assert_eq!(fs::read_to_string(root.path.join("a/y.md")).unwrap(), "old y");
+        assert_eq!(
+            fs::read_to_string(root.path.join("a/x.md")).unwrap(),
+            "old x"
+        );
+        assert_eq!(
+            fs::read_to_string(root.path.join("a/y.md")).unwrap(),
+            "old y"
+        );
         assert!(!root.path.join("a/z.md").exists());
         // Undone runs are not undone twice.
         assert!(matches!(

@@ -145,8 +145,8 @@ pub fn candidates(root: &Root) -> Result<Vec<Candidate>, ForgetError> {
     for d in outcome.docs {
         let entries = doc::parse_entries(&d.body);
         let single = entries.len() == 1;
-        let pinned = d.relative_path.contains('/')
-            && d.relative_path.split('/').next() == Some(PINNED_DIR);
+        let pinned =
+            d.relative_path.contains('/') && d.relative_path.split('/').next() == Some(PINNED_DIR);
         for (i, e) in entries.into_iter().enumerate() {
             out.push(Candidate {
                 id: if single {
@@ -264,9 +264,10 @@ pub fn parse_id(root: &Root, id: &str) -> Result<(String, Option<usize>), Forget
         why,
     };
     let (path, index) = match id.rsplit_once(':') {
-        Some((p, i)) if !i.is_empty() && i.chars().all(|c| c.is_ascii_digit()) => {
-            (p, Some(i.parse::<usize>().map_err(|_| bad("index too large"))?))
-        }
+        Some((p, i)) if !i.is_empty() && i.chars().all(|c| c.is_ascii_digit()) => (
+            p,
+            Some(i.parse::<usize>().map_err(|_| bad("index too large"))?),
+        ),
         _ => (id, None),
     };
     if path.starts_with('/') || path.contains('\\') {
@@ -284,7 +285,11 @@ pub fn parse_id(root: &Root, id: &str) -> Result<(String, Option<usize>), Forget
     Ok((path.to_string(), index))
 }
 
-fn select_ids(root: &Root, cands: &[Candidate], ids: &[String]) -> Result<Vec<Candidate>, ForgetError> {
+fn select_ids(
+    root: &Root,
+    cands: &[Candidate],
+    ids: &[String],
+) -> Result<Vec<Candidate>, ForgetError> {
     let mut out: Vec<Candidate> = Vec::new();
     for id in ids {
         let (path, index) = parse_id(root, id)?;
@@ -540,7 +545,13 @@ pub fn apply(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetErro
                 after: p.after.as_ref().map(|s| s.as_bytes().to_vec()),
             })
             .collect();
-        backup::record(&root.state_dir, &root.path, RunKind::Forget, &run_id, &planned)?;
+        backup::record(
+            &root.state_dir,
+            &root.path,
+            RunKind::Forget,
+            &run_id,
+            &planned,
+        )?;
         for p in &plans {
             let path = root.path.join(&p.relative_path);
             match &p.after {
@@ -601,7 +612,11 @@ mod tests {
     fn ids_and_heuristic() {
         let dir = tempfile::tempdir().unwrap();
         let r = root(dir.path());
-        write(&r, "project/one.md", "Deploy on Fridays.\n\nWhy: Staging   FREEZE.");
+        write(
+            &r,
+            "project/one.md",
+            "Deploy on Fridays.\n\nWhy: Staging   FREEZE.",
+        );
         write(&r, "project/two.md", "alpha\n\nbeta deploy\n\ngamma");
         write(&r, "pinned/p.md", "deploy pinned");
         let c = candidates(&r).unwrap();
@@ -622,7 +637,13 @@ mod tests {
         let r = root(dir.path());
         write(&r, "project/one.md", "x");
         std::os::unix::fs::symlink(r.path.join("project"), r.path.join("link")).unwrap();
-        for id in ["../x.md", "/etc/x.md", "project/../one.md", "link/one.md", "a.txt"] {
+        for id in [
+            "../x.md",
+            "/etc/x.md",
+            "project/../one.md",
+            "link/one.md",
+            "a.txt",
+        ] {
             assert!(
                 matches!(parse_id(&r, id), Err(ForgetError::BadId { .. })),
                 "{id}"

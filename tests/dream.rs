@@ -203,7 +203,10 @@ fn sessions_are_counted_from_meta_qwen_and_claude_without_the_current_one() {
     // Status reports the same gates without writing.
     let st = sb.json(&["status"]);
     assert_eq!(st["dreamGates"]["blockedBy"], "scan_throttled");
-    set_meta(&sb, json!({"lastSessionScanAt": "2002-01-01T00:00:00.000Z"}));
+    set_meta(
+        &sb,
+        json!({"lastSessionScanAt": "2002-01-01T00:00:00.000Z"}),
+    );
     let out = dream_json(&sb, &[], &[env[0], ("QWEN_MEMORY_DREAM_MIN_SESSIONS", "3")]);
     assert_eq!(out["status"], "updated", "{out}");
     assert_eq!(meta(&sb)["recentSessionIdsSinceDream"], json!([]));
@@ -275,7 +278,10 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
     let before_root = tree(&sb.private_root());
     let before_state = tree(&sb.private_state());
     let out = sb.ok(&["dream", "--dry-run"]);
-    assert!(out.contains("--- a/feedback/short-2.md\n+++ /dev/null\n"), "{out}");
+    assert!(
+        out.contains("--- a/feedback/short-2.md\n+++ /dev/null\n"),
+        "{out}"
+    );
     assert!(out.contains("+No closing summary"), "{out}");
     assert!(out.contains("nothing written"));
     let j = dream_json(&sb, &["--dry-run"], &[]);
@@ -347,7 +353,9 @@ fn model_plan_is_validated_and_applied() {
     assert!(!root.join("feedback/short-2.md").exists());
     assert!(!root.join("project/deploy.md").exists());
     let text = fs::read_to_string(root.join("feedback/short.md")).unwrap();
-    assert!(text.starts_with("---\nname: Short answers\ndescription: d\ntype: feedback\ncategory: style\n"));
+    assert!(text.starts_with(
+        "---\nname: Short answers\ndescription: d\ntype: feedback\ncategory: style\n"
+    ));
     assert!(text.contains("Keep answers short and skip the closing summary.\n\nWhy: narrow pane\n"));
     // The pinned document was never shown to the model; the key is never logged.
     let req = &server.requests()[0];
@@ -366,8 +374,10 @@ fn invalid_model_plans_and_failures_fall_back_to_mechanical() {
         Reply::good_json(json!({"operations": [{"op": "delete", "path": "pinned/short.md"}]})),
         Reply::good_json(json!({"operations": [{"op": "delete", "path": "../../outside.md"}]})),
         Reply::good_json(json!({"operations": [{"op": "delete", "path": "MEMORY.md"}]})),
-        Reply::good_json(json!({"operations": [{"op": "rewrite", "path": "project/deploy.md",
-            "body": "token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}]})),
+        Reply::good_json(
+            json!({"operations": [{"op": "rewrite", "path": "project/deploy.md",
+            "body": "token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}]}),
+        ),
         Reply::good_json(json!({"plan": "nope"})),
         Reply::Malformed,
         Reply::Status(500),
@@ -389,7 +399,11 @@ fn invalid_model_plans_and_failures_fall_back_to_mechanical() {
     let sb = Sandbox::new();
     seed(&sb);
     let server = OpenAiServer::start(vec![]);
-    let out = dream_with(&sb, &model_env(&server), &["--force", "--strategy", "mechanical"]);
+    let out = dream_with(
+        &sb,
+        &model_env(&server),
+        &["--force", "--strategy", "mechanical"],
+    );
     assert_eq!(out["strategy"], "mechanical");
     assert!(server.requests().is_empty());
 }
@@ -487,7 +501,12 @@ fn dream_while_remember_writes_loses_no_update() {
                     "Fact number 1",
                 ]);
             } else {
-                c.args(["remember", "--type", "project", &format!("Concurrent fact {i}")]);
+                c.args([
+                    "remember",
+                    "--type",
+                    "project",
+                    &format!("Concurrent fact {i}"),
+                ]);
             }
             c.stdout(Stdio::null()).spawn().unwrap()
         })
@@ -509,7 +528,11 @@ fn dream_while_remember_writes_loses_no_update() {
         .into_iter()
         .find(|d| d.body.contains("Fact number 1\n"))
         .unwrap();
-    assert!(holder.body.contains("Why: added while dreaming"), "{}", holder.body);
+    assert!(
+        holder.body.contains("Why: added while dreaming"),
+        "{}",
+        holder.body
+    );
     assert!(holder.body.contains("More detail 2"), "{}", holder.body);
 }
 
@@ -545,7 +568,10 @@ fn sigkill_mid_dream_leaves_whole_files_and_a_stale_lock_the_next_run_clears() {
     assert_eq!(out["status"], "updated");
     assert!(!lock.exists());
     assert_eq!(entry_set(&root), before);
-    assert_eq!(scan::scan_root(&root, Scope::Private).unwrap().docs.len(), 20);
+    assert_eq!(
+        scan::scan_root(&root, Scope::Private).unwrap().docs.len(),
+        20
+    );
 }
 
 #[test]
@@ -605,7 +631,14 @@ mod property {
     }
 
     const TYPES: [&str; 2] = ["feedback", "project"];
-    const WORDS: [&str; 6] = ["Alpha", "alpha", "beta  rule", "Gamma", "delta", "BETA rule"];
+    const WORDS: [&str; 6] = [
+        "Alpha",
+        "alpha",
+        "beta  rule",
+        "Gamma",
+        "delta",
+        "BETA rule",
+    ];
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]

@@ -154,7 +154,10 @@ pub fn render_status(st: &Status) {
     match (g.blocked_by, &g.due_at) {
         (None, _) => println!("dream     due (the next commit starts one)"),
         (Some(r), Some(at)) => {
-            println!("dream     not due ({}); min_hours passes at {at}", r.as_str())
+            println!(
+                "dream     not due ({}); min_hours passes at {at}",
+                r.as_str()
+            )
         }
         (Some(r), None) => println!("dream     not due ({})", r.as_str()),
     }

@@ -371,15 +371,25 @@ mod tests {
             Some("0b6f8c1e2d3a4b5c9d8e7f6a5b4c3d2e")
         );
         assert_eq!(session_id_of("agent-0b6f8c1e.jsonl"), None);
-        assert_eq!(session_id_of("0b6f8c1e-2d3a-4b5c-9d8e-7f6a5b4c3d2e.json"), None);
-        assert_eq!(session_id_of("zzzzzzzz-2d3a-4b5c-9d8e-7f6a5b4c3d2e.jsonl"), None);
+        assert_eq!(
+            session_id_of("0b6f8c1e-2d3a-4b5c-9d8e-7f6a5b4c3d2e.json"),
+            None
+        );
+        assert_eq!(
+            session_id_of("zzzzzzzz-2d3a-4b5c-9d8e-7f6a5b4c3d2e.jsonl"),
+            None
+        );
     }
 
     #[test]
     fn collect_honours_mtime_strictly_after() {
         let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa.jsonl");
-        let b = dir.path().join("bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb.jsonl");
+        let a = dir
+            .path()
+            .join("aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa.jsonl");
+        let b = dir
+            .path()
+            .join("bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb.jsonl");
         fs::write(&a, "").unwrap();
         fs::write(&b, "").unwrap();
         let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);

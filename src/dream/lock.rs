@@ -256,9 +256,6 @@ mod tests {
         let lock = try_acquire(&r).unwrap().unwrap();
         fs::write(lock.path(), "1").unwrap();
         drop(lock);
-        assert_eq!(
-            fs::read_to_string(dir.path().join(LOCK_FILE)).unwrap(),
-            "1"
-        );
+        assert_eq!(fs::read_to_string(dir.path().join(LOCK_FILE)).unwrap(), "1");
     }
 }

@@ -161,7 +161,12 @@ pub fn plan(snapshot: &Snapshot) -> Plan {
     // A canonical whose entries did not change (the duplicate held nothing new) is still the
     // target of a merge.
     for (i, sources) in absorbed.iter().enumerate() {
-        if !sources.is_empty() && !plan.merges.iter().any(|m| m.target == docs[i].relative_path) {
+        if !sources.is_empty()
+            && !plan
+                .merges
+                .iter()
+                .any(|m| m.target == docs[i].relative_path)
+        {
             plan.merges.push(MergeRecord {
                 target: docs[i].relative_path.clone(),
                 sources: sources

@@ -409,10 +409,7 @@ fn emit(telemetry: &Telemetry, opts: &DreamOptions, o: &DreamOutcome) {
     }
     fields.insert("deduped_entries".into(), json!(o.deduped_entries));
     fields.insert("touched_topics".into(), json!(o.touched_topics.join(",")));
-    fields.insert(
-        "touched_topics_count".into(),
-        json!(o.touched_topics.len()),
-    );
+    fields.insert("touched_topics_count".into(), json!(o.touched_topics.len()));
     fields.insert("duration_ms".into(), json!(o.duration_ms));
     telemetry.emit(telemetry::EVENT_DREAM, fields);
 }
@@ -553,7 +550,13 @@ pub fn apply_plan_locked(root: &Root, plan: &Plan, run_id: &str) -> Result<(), D
             after: c.after.as_ref().map(|s| s.as_bytes().to_vec()),
         })
         .collect();
-    backup::record(&root.state_dir, &root.path, RunKind::Dream, run_id, &planned)?;
+    backup::record(
+        &root.state_dir,
+        &root.path,
+        RunKind::Dream,
+        run_id,
+        &planned,
+    )?;
     for (n, c) in plan.changes.iter().enumerate() {
         let path = root.path.join(&c.relative_path);
         match &c.after {

@@ -135,7 +135,9 @@ fn check_path<'a>(
     if root::passes_through_symlink(&root.path, &path) {
         return Err(bad("goes through a symlink"));
     }
-    let d = docs.get(path.as_str()).ok_or_else(|| bad("no such memory"))?;
+    let d = docs
+        .get(path.as_str())
+        .ok_or_else(|| bad("no such memory"))?;
     if !shown.contains(path.as_str()) {
         return Err(bad("was not shown to the model"));
     }
@@ -324,8 +326,16 @@ mod tests {
         let mut docs = Vec::new();
         for (rel, t, body) in [
             ("feedback/a.md", MemoryType::Feedback, "Keep answers short."),
-            ("feedback/b.md", MemoryType::Feedback, "Answers must be short."),
-            ("project/c.md", MemoryType::Project, "Deploy from release branches."),
+            (
+                "feedback/b.md",
+                MemoryType::Feedback,
+                "Answers must be short.",
+            ),
+            (
+                "project/c.md",
+                MemoryType::Project,
+                "Deploy from release branches.",
+            ),
             ("pinned/p.md", MemoryType::Project, "Pinned fact."),
         ] {
             let fm = format!("name: {rel}\ndescription: d\ntype: {t}");
