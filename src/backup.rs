@@ -25,6 +25,9 @@ use crate::store::{self, StoreError};
 pub const BACKUP_DIR: &str = "backups";
 /// The manifest file of one run.
 pub const MANIFEST_FILE: &str = "manifest.json";
+/// The previous contents of every file of one run, concatenated (one write, one fsync, however
+/// many files the run touches).
+pub const ARCHIVE_FILE: &str = "previous.bin";
 /// How many runs are kept; older backups are pruned when a new run is recorded.
 pub const KEEP_RUNS: usize = 20;
 
@@ -96,9 +99,9 @@ pub struct PlannedChange {
 #[serde(rename_all = "camelCase")]
 pub struct BackupFile {
     pub relative_path: String,
-    /// File name of the saved previous content inside the run directory; `None` when the file
-    /// did not exist before the run.
-    pub saved_as: Option<String>,
+    /// Where the previous content sits in the run's [`ARCHIVE_FILE`] (byte offset, length);
+    /// `None` when the file did not exist before the run.
+    pub saved_at: Option<(u64, u64)>,
     pub before_sha256: Option<String>,
     /// Modification time before the run (nanoseconds since the epoch), restored by undo so the
     /// newest-first order of the root comes back too.
@@ -166,15 +169,13 @@ pub fn record(
     let dir = base.join(run_id);
     fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
     let mut files = Vec::with_capacity(changes.len());
-    for (i, change) in changes.iter().enumerate() {
-        let saved_as = match &change.before {
-            Some(bytes) => {
-                let name = format!("{i:05}.orig");
-                store::atomic_write(&dir.join(&name), bytes)?;
-                Some(name)
-            }
-            None => None,
-        };
+    let mut archive = Vec::new();
+    for change in changes {
+        let saved_at = change.before.as_ref().map(|bytes| {
+            let at = (archive.len() as u64, bytes.len() as u64);
+            archive.extend_from_slice(bytes);
+            at
+        });
         let before_mtime_ns = change
             .before
             .as_ref()
@@ -184,12 +185,13 @@ pub fn record(
             .and_then(|d| u64::try_from(d.as_nanos()).ok());
         files.push(BackupFile {
             relative_path: change.relative_path.clone(),
-            saved_as,
+            saved_at,
             before_mtime_ns,
             before_sha256: change.before.as_deref().map(sha256_hex),
             after_sha256: change.after.as_deref().map(sha256_hex),
         });
     }
+    store::atomic_write(&dir.join(ARCHIVE_FILE), &archive)?;
     let manifest = Manifest {
         run_id: run_id.to_string(),
         kind,
@@ -289,6 +291,12 @@ pub fn undo_last(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupError>
 fn undo_last_locked(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupError> {
     let run = last_run(&root.state_dir, kind).ok_or(BackupError::NothingToUndo(kind.as_str()))?;
     let m = &run.manifest;
+    let archive_path = run.dir.join(ARCHIVE_FILE);
+    let archive = if m.files.iter().any(|f| f.saved_at.is_some()) {
+        fs::read(&archive_path).map_err(|e| io_err(&archive_path, e))?
+    } else {
+        Vec::new()
+    };
     let mut changed = Vec::new();
     let mut restores: Vec<(PathBuf, &BackupFile, Option<Vec<u8>>)> = Vec::new();
     for f in &m.files {
@@ -303,10 +311,14 @@ fn undo_last_locked(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupErr
             changed.push(f.relative_path.clone());
             continue;
         }
-        let before = match &f.saved_as {
-            Some(name) => {
-                let p = run.dir.join(name);
-                let bytes = fs::read(&p).map_err(|e| io_err(&p, e))?;
+        let before = match f.saved_at {
+            Some((offset, len)) => {
+                let bytes = usize::try_from(offset)
+                    .ok()
+                    .zip(usize::try_from(len).ok())
+                    .and_then(|(o, l)| archive.get(o..o.checked_add(l)?))
+                    .map(<[u8]>::to_vec)
+                    .unwrap_or_default();
                 if Some(sha256_hex(&bytes)) != f.before_sha256 {
                     return Err(BackupError::Damaged(
                         m.run_id.clone(),

@@ -557,20 +557,96 @@ pub fn apply_plan_locked(root: &Root, plan: &Plan, run_id: &str) -> Result<(), D
         run_id,
         &planned,
     )?;
-    for (n, c) in plan.changes.iter().enumerate() {
-        let path = root.path.join(&c.relative_path);
-        match &c.after {
-            Some(text) => store::atomic_write(&path, text.as_bytes())?,
-            None => fs::remove_file(&path).map_err(|source| DreamError::Io {
-                path: c.relative_path.clone(),
-                source,
-            })?,
+    let writes: Vec<(&str, &[u8])> = plan
+        .changes
+        .iter()
+        .filter_map(|c| {
+            c.after
+                .as_ref()
+                .map(|t| (c.relative_path.as_str(), t.as_bytes()))
+        })
+        .collect();
+    let mut first = true;
+    write_batch(&root.path, &writes, || {
+        if std::mem::take(&mut first) {
+            test_pause(ENV_TEST_PAUSE_MID);
         }
-        if n == 0 {
+    })?;
+    for c in plan.changes.iter().filter(|c| c.after.is_none()) {
+        fs::remove_file(root.path.join(&c.relative_path)).map_err(|source| DreamError::Io {
+            path: c.relative_path.clone(),
+            source,
+        })?;
+        if std::mem::take(&mut first) {
             test_pause(ENV_TEST_PAUSE_MID);
         }
     }
     Ok(())
+}
+
+/// Atomic writes of many files with one flush (SPEC §3.4 at batch scale): each new content goes
+/// to a temporary file beside its destination (named `.<name>.<random>.tmp`, never `*.md`), one
+/// `syncfs` makes them all durable, and only then is each renamed into place (a rename replaces
+/// a symlink rather than writing through it). Per-file fsyncs made a 300-file dream wait on the
+/// disk 300 times. `after_each` runs after every rename.
+fn write_batch(
+    root: &Path,
+    writes: &[(&str, &[u8])],
+    mut after_each: impl FnMut(),
+) -> Result<(), DreamError> {
+    let io = |path: &Path, source| DreamError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let mut staged = Vec::with_capacity(writes.len());
+    for (rel, bytes) in writes {
+        let path = root.join(rel);
+        let parent = path.parent().unwrap_or(root);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(parent)
+            .map_err(|e| io(parent, e))?;
+        tmp.write_all(bytes).map_err(|e| io(&path, e))?;
+        if let Ok(meta) = fs::symlink_metadata(&path) {
+            if meta.file_type().is_file() {
+                let _ = fs::set_permissions(tmp.path(), meta.permissions());
+            }
+        }
+        staged.push((tmp, path));
+    }
+    if !staged.is_empty() && !sync_filesystem(root) {
+        for (tmp, path) in &staged {
+            tmp.as_file().sync_all().map_err(|e| io(path, e))?;
+        }
+    }
+    for (tmp, path) in staged {
+        tmp.persist(&path).map_err(|e| io(&path, e.error))?;
+        after_each();
+    }
+    Ok(())
+}
+
+/// Flushes the file system holding `dir` (Linux `syncfs`); false when unavailable.
+fn sync_filesystem(dir: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        if let Ok(f) = fs::File::open(dir) {
+            // SAFETY: `f` is an open descriptor for the duration of the call.
+            return unsafe { libc::syncfs(f.as_raw_fd()) } == 0;
+        }
+        false
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = dir;
+        false
+    }
 }
 
 fn append_log(state_dir: &Path, o: &DreamOutcome) {
