@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::project::Root;
-use crate::root::{self, RootError};
+use crate::root;
 use crate::store::{self, StoreError};
 
 /// The directory under a state dir holding every run's backup.
@@ -72,8 +72,6 @@ pub enum BackupError {
     },
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error(transparent)]
-    Root(#[from] RootError),
 }
 
 fn io_err(path: &Path, source: io::Error) -> BackupError {
@@ -268,6 +266,8 @@ pub struct UndoOutcome {
     pub restored: Vec<String>,
     /// Files the run had created, removed again.
     pub removed: Vec<String>,
+    /// Why `MEMORY.md` could not be rebuilt afterwards (the files are restored anyway).
+    pub index_error: Option<String>,
 }
 
 /// The current bytes of a file, `None` when it does not exist. Does not follow a symlink.
@@ -343,6 +343,7 @@ fn undo_last_locked(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupErr
         kind,
         restored: Vec::new(),
         removed: Vec::new(),
+        index_error: None,
     };
     for (path, f, before) in restores {
         match before {
@@ -372,7 +373,10 @@ fn undo_last_locked(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupErr
     let mut done = m.clone();
     done.undone_at = Some(store::now_iso());
     write_manifest(&run.dir, &done)?;
-    root::rebuild_index_locked(root)?;
+    // The restore stands even when the index cannot be rebuilt.
+    outcome.index_error = root::rebuild_index_locked(root)
+        .err()
+        .map(|e| e.to_string());
     Ok(outcome)
 }
 

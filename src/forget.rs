@@ -467,6 +467,8 @@ pub struct ForgetOutcome {
     pub run_id: Option<String>,
     /// `--dry-run`: the change as a unified diff.
     pub diff: Option<String>,
+    /// Why `MEMORY.md` could not be rebuilt after the files changed (they stay changed).
+    pub index_error: Option<String>,
     pub duration_ms: u64,
 }
 
@@ -502,6 +504,7 @@ fn outcome_of(sel: &Selection, plans: &[FilePlan], dry_run: bool, t0: Instant) -
         over_cap: sel.over_cap,
         run_id: None,
         diff: None,
+        index_error: None,
         duration_ms: t0.elapsed().as_millis() as u64,
     }
 }
@@ -562,7 +565,10 @@ pub fn apply(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetErro
                 })?,
             }
         }
-        root::rebuild_index_locked(root)?;
+        // The deletion stands even when the index cannot be rebuilt (as upstream).
+        out.index_error = root::rebuild_index_locked(root)
+            .err()
+            .map(|e| e.to_string());
         let mut meta = store::read_meta(&root.state_dir);
         meta.set("updatedAt", store::now_iso());
         meta.write(&root.state_dir.join(store::META_FILE))?;

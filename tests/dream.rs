@@ -679,3 +679,15 @@ mod property {
         }
     }
 }
+
+#[test]
+fn an_index_that_cannot_be_rebuilt_keeps_the_consolidation() {
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    fs::create_dir_all(root.join("MEMORY.md")).unwrap();
+    let out = dream_json(&sb, &["--force"], &[]);
+    assert_eq!(out["status"], "updated");
+    assert!(out["indexError"].is_string(), "{out}");
+    assert!(!root.join("feedback/short-2.md").exists());
+    assert_eq!(meta(&sb)["lastDreamStatus"], "updated");
+}

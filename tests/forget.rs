@@ -384,3 +384,18 @@ fn a_piped_answer_is_not_a_confirmation() {
     );
     assert!(root.join("feedback/short.md").exists());
 }
+
+#[test]
+fn an_index_that_cannot_be_rebuilt_keeps_the_deletion() {
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    fs::remove_file(root.join("MEMORY.md")).unwrap();
+    fs::create_dir(root.join("MEMORY.md")).unwrap();
+    let out = run_json(&sb, &["keep answers", "--yes"]);
+    assert_eq!(out["removedEntries"], 1);
+    assert!(out["indexError"].is_string(), "{out}");
+    assert!(!root.join("feedback/short.md").exists());
+    // Still undoable.
+    sb.ok(&["forget", "--undo"]);
+    assert!(root.join("feedback/short.md").exists());
+}

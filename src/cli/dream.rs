@@ -51,6 +51,9 @@ pub struct DreamArgs {
 pub fn run(cli: &Cli, ctx: &Context, args: &DreamArgs) -> Result<ExitCode> {
     if args.undo {
         let out = dream::undo(ctx)?;
+        if let Some(e) = &out.index_error {
+            eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
+        }
         if cli.json {
             let mut v = serde_json::to_value(&out)?;
             v["status"] = "undone".into();
@@ -89,6 +92,9 @@ pub fn run(cli: &Cli, ctx: &Context, args: &DreamArgs) -> Result<ExitCode> {
 
 fn render(cli: &Cli, out: &DreamOutcome) {
     let strategy = out.strategy.map(|s| s.as_str()).unwrap_or("-");
+    if let Some(e) = &out.index_error {
+        eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
+    }
     if let Some(why) = &out.fallback_reason {
         eprintln!("note: model plan not used ({why}); planned mechanically");
     }

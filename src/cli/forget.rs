@@ -54,6 +54,9 @@ pub struct ForgetArgs {
 pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
     if args.undo {
         let out = forget::undo(ctx)?;
+        if let Some(e) = &out.index_error {
+            eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
+        }
         if cli.json {
             let mut v = serde_json::to_value(&out)?;
             v["status"] = "undone".into();
@@ -147,6 +150,9 @@ pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
 }
 
 fn render(out: &ForgetOutcome) {
+    if let Some(e) = &out.index_error {
+        eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
+    }
     println!(
         "forgot {} entr{} ({}): {} file(s) rewritten, {} deleted",
         out.removed_entries,

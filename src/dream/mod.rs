@@ -280,6 +280,8 @@ pub struct DreamOutcome {
     pub diff: Option<String>,
     /// The gates as evaluated (absent with `--force` and `--dry-run`).
     pub gates: Option<GateReport>,
+    /// Why `MEMORY.md` could not be rebuilt after the files changed (they stay changed).
+    pub index_error: Option<String>,
     pub duration_ms: u64,
 }
 
@@ -298,6 +300,7 @@ impl DreamOutcome {
             changes: Vec::new(),
             diff: None,
             gates,
+            index_error: None,
             duration_ms: t0.elapsed().as_millis() as u64,
         }
     }
@@ -478,9 +481,14 @@ fn consolidate(
             None => mechanical::plan(&snapshot(root)?),
         };
         let run_id = backup::new_run_id();
+        let mut index_error = None;
         if !plan.changes.is_empty() {
             apply_plan_locked(root, &plan, &run_id)?;
-            root::rebuild_index_locked(root)?;
+            // The consolidation stands even when the index cannot be rebuilt (as upstream);
+            // the failure is reported and `index` can retry.
+            index_error = root::rebuild_index_locked(root)
+                .err()
+                .map(|e| e.to_string());
         }
         let session = gates::current_session(ctx, &store::read_meta(&root.state_dir));
         let status = if plan.changes.is_empty() {
@@ -527,6 +535,7 @@ fn consolidate(
             changes,
             diff: None,
             gates: None,
+            index_error,
             duration_ms: t0.elapsed().as_millis() as u64,
         };
         if status == DreamStatus::Updated {
@@ -694,6 +703,7 @@ fn dry_run(ctx: &Context, opts: &DreamOptions, t0: Instant) -> Result<DreamOutco
             .collect(),
         diff: Some(plan.diff()),
         gates: None,
+        index_error: None,
         duration_ms: t0.elapsed().as_millis() as u64,
     })
 }
