@@ -74,7 +74,8 @@ if [[ -x /usr/bin/time ]]; then
   (cd "$repo" && /usr/bin/time -f "   peak RSS dream --force: %M KiB, wall %e s" "$BIN" dream --force >/dev/null)
 fi
 
-# Not due: a dream just ran, so min_hours stops the post-commit trigger.
+# Not due: a dream just ran; after a new commit (a new session) min_hours stops the hook.
+git -C "$repo" commit -q --allow-empty -m next
 echo "== gate evaluation when not due (post-commit trigger)"
 (cd "$repo" && "$BIN" dream --trigger post-commit --json) | python3 -c 'import json,sys; o=json.load(sys.stdin); print("   status", o["status"], "reason", o["reason"])'
 if command -v hyperfine >/dev/null; then

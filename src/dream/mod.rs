@@ -593,11 +593,11 @@ pub fn apply_plan_locked(root: &Root, plan: &Plan, run_id: &str) -> Result<(), D
     Ok(())
 }
 
-/// Atomic writes of many files with one flush (SPEC §3.4 at batch scale): each new content goes
-/// to a temporary file beside its destination (named `.<name>.<random>.tmp`, never `*.md`), one
-/// `syncfs` makes them all durable, and only then is each renamed into place (a rename replaces
-/// a symlink rather than writing through it). Per-file fsyncs made a 300-file dream wait on the
-/// disk 300 times. `after_each` runs after every rename.
+/// Atomic writes of many files (SPEC §3.4): each new content goes to a temporary file beside its
+/// destination (named `.<name>.<random>.tmp`, never `*.md`), every temporary file is fsynced, and
+/// only then is each renamed into place (a rename replaces a symlink rather than writing through
+/// it). Writing everything before the first fsync lets the file system flush the batch together
+/// instead of one file at a time. `after_each` runs after every rename.
 fn write_batch(
     root: &Path,
     writes: &[(&str, &[u8])],
@@ -628,34 +628,14 @@ fn write_batch(
         }
         staged.push((tmp, path));
     }
-    if !staged.is_empty() && !sync_filesystem(root) {
-        for (tmp, path) in &staged {
-            tmp.as_file().sync_all().map_err(|e| io(path, e))?;
-        }
+    for (tmp, path) in &staged {
+        tmp.as_file().sync_all().map_err(|e| io(path, e))?;
     }
     for (tmp, path) in staged {
         tmp.persist(&path).map_err(|e| io(&path, e.error))?;
         after_each();
     }
     Ok(())
-}
-
-/// Flushes the file system holding `dir` (Linux `syncfs`); false when unavailable.
-fn sync_filesystem(dir: &Path) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        if let Ok(f) = fs::File::open(dir) {
-            // SAFETY: `f` is an open descriptor for the duration of the call.
-            return unsafe { libc::syncfs(f.as_raw_fd()) } == 0;
-        }
-        false
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = dir;
-        false
-    }
 }
 
 fn append_log(state_dir: &Path, o: &DreamOutcome) {
