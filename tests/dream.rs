@@ -446,7 +446,7 @@ fn eight_concurrent_dreams_one_consolidates_the_others_are_locked() {
         .map(|_| {
             sb.std_cmd(&sb.repo)
                 .args(["dream", "--force", "--json"])
-                .env("QWEN_MEMORY_TEST_DREAM_PAUSE_MS", "1500")
+                .env("QWEN_MEMORY_TEST_DREAM_PAUSE_MS", "3000")
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -479,7 +479,7 @@ fn dream_while_remember_writes_loses_no_update() {
     let dream = sb
         .std_cmd(&sb.repo)
         .args(["dream", "--force", "--json"])
-        .env("QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS", "1000")
+        .env("QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS", "1500")
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
