@@ -170,12 +170,7 @@ pub fn git_hook(cwd: &Path, name: &str, args: &[String]) -> HookRun {
     match name {
         "pre-commit" => pre_commit(&ctx),
         "post-commit" => {
-            spawn_logged(
-                &ctx,
-                name,
-                &["dream", "--trigger", "post-commit"],
-                &ctx.project.root,
-            );
+            post_commit(&ctx);
             HookRun::default()
         }
         "post-merge" | "post-checkout" | "post-rewrite" => {
@@ -188,6 +183,31 @@ pub fn git_hook(cwd: &Path, name: &str, args: &[String]) -> HookRun {
             log(&format!("hook {other}: unknown hook, ignored"));
             HookRun::default()
         }
+    }
+}
+
+/// post-commit: evaluates the dream gates here (the common case, not due, costs a few
+/// milliseconds and no extra process) and only when a dream is due starts it detached. The
+/// child runs with `--force` because the gates were just decided (and the session scan just
+/// recorded); it still takes the consolidation lock, so a concurrent dream makes it skip.
+fn post_commit(ctx: &Context) {
+    use crate::dream::gates::{self, Mode};
+    match gates::evaluate(ctx, "post-commit", store::now_ms(), Mode::Run) {
+        Ok(report) => match report.blocked_by {
+            None => spawn_logged(
+                ctx,
+                "post-commit",
+                &["dream", "--force", "--trigger", "post-commit"],
+                &ctx.project.root,
+            ),
+            Some(reason) => log(&format!(
+                "hook post-commit: dream not due ({})",
+                reason.as_str()
+            )),
+        },
+        Err(e) => log(&format!(
+            "hook post-commit: cannot evaluate dream gates: {e}"
+        )),
     }
 }
 

@@ -6,11 +6,14 @@
 //! CLI renders.
 
 pub mod agent;
+pub mod backup;
 pub mod browse;
 pub mod check;
 pub mod context;
 pub mod doc;
+pub mod dream;
 pub mod extract;
+pub mod forget;
 pub mod git;
 pub mod hook;
 pub mod index;

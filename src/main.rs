@@ -91,6 +91,10 @@ enum Command {
     },
     /// Validate every memory file: format, secrets, index links, budgets. Exit 1 on problems.
     Check,
+    /// Consolidate memories: dedupe and merge entries, gated (see `status`), undoable.
+    Dream(cli::dream::DreamArgs),
+    /// Remove precisely the entries a query or exact ids name; undoable.
+    Forget(cli::forget::ForgetArgs),
     /// Telemetry summary: counts and p50/p95 durations per event.
     Stats,
     /// Print shell completions.
@@ -203,6 +207,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Recall(args) => cli::recall::run(&cli, &ctx, args),
         Command::Extract(args) => cli::extract::cmd_extract(&cli, &ctx, args),
         Command::Index { check } => cli::cmd_index(&cli, &ctx, *check),
+        Command::Dream(args) => cli::dream::run(&cli, &ctx, args),
+        Command::Forget(args) => cli::forget::run(&cli, &ctx, args),
         Command::Check => {
             let problems = check::check(&ctx);
             if cli.json {

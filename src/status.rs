@@ -46,6 +46,9 @@ pub struct Status {
     pub dream_lock_holder: Option<String>,
     /// Which Git and agent hooks of this tool are installed.
     pub hooks: crate::git::hooks::HooksStatus,
+    /// The dream gates as the post-commit hook sees them: each gate's current value, the first
+    /// one that blocks (why not), and when `min_hours` opens (when due).
+    pub dream_gates: Option<crate::dream::GateReport>,
     pub warnings: Vec<String>,
 }
 
@@ -114,6 +117,7 @@ pub fn status(ctx: &Context) -> Status {
         settings,
         dream_lock_holder: std::fs::read_to_string(state_dir.join("consolidation.lock")).ok(),
         hooks: crate::git::hooks::status(ctx),
+        dream_gates: crate::dream::gate_report(ctx).ok(),
         warnings,
     }
 }

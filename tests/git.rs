@@ -259,6 +259,8 @@ fn wait_for(path: &Path, timeout: Duration) -> bool {
 fn post_commit_starts_dream_detached_and_returns_at_once() {
     let sb = Sandbox::new();
     assert_success(&install(&sb, &sb.repo, &[]), &["install"]);
+    // Never dreamed and no sessions required: the gates say a dream is due.
+    sb.git(&sb.repo, &["config", "qwen-memory.dream.minSessions", "0"]);
     let (script, out) = fake_program(&sb, 3);
     let started = Instant::now();
     let res = sb.git_hooked(
@@ -279,7 +281,7 @@ fn post_commit_starts_dream_detached_and_returns_at_once() {
     assert!(wait_for(&out.join("args"), Duration::from_secs(5)));
     assert_eq!(
         fs::read_to_string(out.join("args")).unwrap().trim(),
-        "dream --trigger post-commit"
+        "dream --force --trigger post-commit"
     );
     let child_sid: i32 = wait_read(&out.join("sid")).trim().parse().unwrap();
     let my_sid = unsafe { libc::getsid(0) };
@@ -287,7 +289,7 @@ fn post_commit_starts_dream_detached_and_returns_at_once() {
     assert!(wait_for(&out.join("done"), Duration::from_secs(10)));
     let log = fs::read_to_string(sb.private_state().join("hook.log")).unwrap();
     assert!(
-        log.contains("hook post-commit: started `dream --trigger post-commit`"),
+        log.contains("hook post-commit: started `dream --force --trigger post-commit`"),
         "{log}"
     );
 }
@@ -319,8 +321,13 @@ fn post_commit_when_dream_is_not_due_changes_nothing() {
         "{}",
         String::from_utf8_lossy(&res.stderr)
     );
-    // Let the detached process finish whatever it does.
-    std::thread::sleep(Duration::from_millis(700));
+    // The gates were evaluated in the hook itself and no dream was started.
+    let hook_log = fs::read_to_string(sb.private_state().join("hook.log")).unwrap_or_default();
+    assert!(
+        hook_log.contains("hook post-commit: dream not due (min_sessions)"),
+        "{hook_log}"
+    );
+    assert!(!hook_log.contains("started `dream"), "{hook_log}");
     assert_eq!(Sandbox::snapshot(&sb.private_root()), memory_before);
     assert_eq!(sb.git(&sb.repo, &["status", "--porcelain"]), "");
     assert_eq!(sb.git(&sb.repo, &["rev-parse", "HEAD~1"]), head_before);

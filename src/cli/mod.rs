@@ -17,7 +17,9 @@ use qwen_memory::{browse, status};
 
 use crate::Cli;
 
+pub mod dream;
 pub mod extract;
+pub mod forget;
 pub mod recall;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -109,6 +111,7 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
     } else {
         println!("hooks     {}", installed.join(", "));
     }
+    dream::render_status(&st);
     if cli.verbose {
         println!("settings:");
         for s in &st.settings {

@@ -1,0 +1,182 @@
+//! `dream`: arguments and rendering.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::ValueEnum;
+use qwen_memory::context::Context;
+use qwen_memory::dream::{self, DreamOptions, DreamOutcome, DreamStatus, StrategyChoice};
+use qwen_memory::status::Status;
+
+use super::print_json;
+use crate::Cli;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DreamStrategyArg {
+    Auto,
+    Mechanical,
+    Model,
+}
+
+impl From<DreamStrategyArg> for StrategyChoice {
+    fn from(s: DreamStrategyArg) -> StrategyChoice {
+        match s {
+            DreamStrategyArg::Auto => StrategyChoice::Auto,
+            DreamStrategyArg::Mechanical => StrategyChoice::Mechanical,
+            DreamStrategyArg::Model => StrategyChoice::Model,
+        }
+    }
+}
+
+/// Arguments of `dream`.
+#[derive(Debug, clap::Args)]
+pub struct DreamArgs {
+    /// Run now: skip every gate except the lock.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the plan as a diff and change nothing (ignores the gates).
+    #[arg(long, conflicts_with = "undo")]
+    pub dry_run: bool,
+    /// Restore every file the last dream changed or deleted.
+    #[arg(long, conflicts_with_all = ["force", "strategy"])]
+    pub undo: bool,
+    /// How to plan: the model when configured (auto), mechanical, or model.
+    #[arg(long, value_enum)]
+    pub strategy: Option<DreamStrategyArg>,
+    /// What started this dream (set by the Git hook).
+    #[arg(long, hide = true, default_value = "manual")]
+    pub trigger: String,
+}
+
+pub fn run(cli: &Cli, ctx: &Context, args: &DreamArgs) -> Result<ExitCode> {
+    if args.undo {
+        let out = dream::undo(ctx)?;
+        if let Some(e) = &out.index_error {
+            eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
+        }
+        if cli.json {
+            let mut v = serde_json::to_value(&out)?;
+            v["status"] = "undone".into();
+            print_json(&v)?;
+        } else if !cli.quiet {
+            println!(
+                "restored {} file(s) from dream run {}",
+                out.restored.len() + out.removed.len(),
+                out.run_id
+            );
+            if cli.verbose {
+                for p in &out.restored {
+                    println!("  restored {p}");
+                }
+                for p in &out.removed {
+                    println!("  removed  {p}");
+                }
+            }
+        }
+        super::report_auto_commit(cli, ctx);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let opts = DreamOptions {
+        force: args.force,
+        dry_run: args.dry_run,
+        strategy: args.strategy.map(Into::into),
+        trigger: args.trigger.clone(),
+    };
+    let out = dream::run(ctx, &opts)?;
+    if cli.json {
+        print_json(&out)?;
+    } else if !cli.quiet {
+        render(cli, &out);
+    }
+    if out.status == DreamStatus::Updated {
+        super::report_auto_commit(cli, ctx);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(cli: &Cli, out: &DreamOutcome) {
+    let strategy = out.strategy.map(|s| s.as_str()).unwrap_or("-");
+    if let Some(e) = &out.index_error {
+        eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
+    }
+    if let Some(why) = &out.fallback_reason {
+        eprintln!("note: model plan not used ({why}); planned mechanically");
+    }
+    match out.status {
+        DreamStatus::Skipped => {
+            let reason = out.reason.map(|r| r.as_str()).unwrap_or("?");
+            let detail = out
+                .gates
+                .as_ref()
+                .and_then(|g| g.gates.last())
+                .map(|g| format!(": {}", g.value))
+                .unwrap_or_default();
+            println!("dream skipped ({reason}){detail}");
+            if out.reason != Some(dream::SkipReason::Locked) {
+                println!("run `git qwen-memory dream --force` to dream now");
+            }
+        }
+        DreamStatus::Noop => println!("dream ({strategy}): nothing to consolidate"),
+        DreamStatus::DryRun => {
+            if let Some(d) = &out.diff {
+                print!("{d}");
+            }
+            if out.changes.is_empty() {
+                println!("dry run ({strategy}): nothing to consolidate");
+            } else {
+                println!(
+                    "dry run ({strategy}): would change {} file(s), merging away {} duplicate entr{}; nothing written",
+                    out.changes.len(),
+                    out.deduped_entries,
+                    if out.deduped_entries == 1 { "y" } else { "ies" }
+                );
+            }
+        }
+        DreamStatus::Updated => {
+            println!(
+                "dream ({strategy}): changed {} file(s), merged away {} duplicate entr{} [{}]",
+                out.changes.len(),
+                out.deduped_entries,
+                if out.deduped_entries == 1 { "y" } else { "ies" },
+                out.touched_topics.join(", ")
+            );
+            let shown = if cli.verbose { usize::MAX } else { 10 };
+            for c in out.changes.iter().take(shown) {
+                let verb = match c.action {
+                    dream::Action::Rewrite => "rewrote",
+                    dream::Action::Delete => "deleted",
+                };
+                println!("  {verb} {} ({})", c.path, c.reason);
+            }
+            if out.changes.len() > shown {
+                println!("  … and {} more (-v for all)", out.changes.len() - shown);
+            }
+            println!("undo with `git qwen-memory dream --undo`");
+        }
+    }
+}
+
+/// The dream lines of human `status` output.
+pub fn render_status(st: &Status) {
+    let Some(g) = &st.dream_gates else {
+        return;
+    };
+    match (g.blocked_by, &g.due_at) {
+        (None, _) => println!("dream     due (the next commit starts one)"),
+        (Some(r), Some(at)) => {
+            println!(
+                "dream     not due ({}); min_hours passes at {at}",
+                r.as_str()
+            )
+        }
+        (Some(r), None) => println!("dream     not due ({})", r.as_str()),
+    }
+    for gate in &g.gates {
+        let mark = match gate.passes {
+            Some(true) => "ok",
+            Some(false) => "no",
+            None => "--",
+        };
+        println!("  {mark} {:<15} {}", gate.name, gate.value);
+    }
+}

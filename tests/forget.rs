@@ -1,0 +1,401 @@
+//! Forget against real repositories and the real binary: heuristic and model selection, exact
+//! ids, confirmation, dry run, the 400 cap, backups and undo.
+
+mod common;
+#[path = "common/openai_server.rs"]
+mod openai_server;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use common::*;
+use openai_server::{OpenAiServer, Reply};
+use serde_json::{json, Value};
+
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).unwrap().display().to_string();
+                out.insert(rel, fs::read(&p).unwrap_or_default());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+const FRONT: &str = "---\nname: Deploys\ndescription: how we ship\ntype: project\ncategory: ops\nkeywords:\n  - deploy\n  - release\n---\n";
+
+fn seed(sb: &Sandbox) -> std::path::PathBuf {
+    let root = sb.private_root();
+    write_doc(
+        &root,
+        "project/deploys.md",
+        &format!(
+            "{FRONT}\nDeploy only from release branches\n\nWhy: staging FREEZE on Fridays\n\nTag every release\n\nDeploy only from release branches\n"
+        ),
+    );
+    write_doc(
+        &root,
+        "feedback/freeze.md",
+        &doc_text("Freeze", "d", "feedback", "Mind the staging   freeze"),
+    );
+    write_doc(
+        &root,
+        "feedback/short.md",
+        &doc_text("Short", "d", "feedback", "Keep answers short"),
+    );
+    write_doc(
+        &root,
+        "pinned/freeze.md",
+        &doc_text("Pinned", "d", "project", "Staging freeze is sacred"),
+    );
+    sb.ok(&["index"]);
+    root
+}
+
+fn run(sb: &Sandbox, args: &[&str]) -> std::process::Output {
+    sb.std_cmd(&sb.repo)
+        .arg("forget")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn run_json(sb: &Sandbox, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = run(sb, &all);
+    assert_success(&out, &all);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn heuristic_forget_removes_matches_keeps_frontmatter_and_deletes_emptied_files() {
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    let pinned = fs::read(root.join("pinned/freeze.md")).unwrap();
+    let out = run_json(&sb, &["staging  Freeze", "--yes"]);
+    assert_eq!(out["strategy"], "heuristic");
+    assert_eq!(out["removedEntries"], 2, "{out}");
+    assert_eq!(out["deletedFiles"], json!(["feedback/freeze.md"]));
+    assert_eq!(out["rewrittenFiles"], json!(["project/deploys.md"]));
+    // The why matched; the other entries stay; frontmatter is byte-identical.
+    let text = fs::read_to_string(root.join("project/deploys.md")).unwrap();
+    assert_eq!(
+        text,
+        format!("{FRONT}\nTag every release\n\nDeploy only from release branches\n")
+    );
+    assert!(!root.join("feedback/freeze.md").exists());
+    assert_eq!(fs::read(root.join("pinned/freeze.md")).unwrap(), pinned);
+    let index = fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    assert!(!index.contains("feedback/freeze.md"));
+    let tel = fs::read_to_string(sb.private_state().join("telemetry.jsonl")).unwrap();
+    let ev: Value = tel
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["event"] == "qwen-code.memory.forget")
+        .unwrap();
+    assert_eq!(ev["removed_entries"], 2);
+    assert_eq!(ev["strategy"], "heuristic");
+    assert!(!tel.contains("freeze"));
+    let meta: Value =
+        serde_json::from_str(&fs::read_to_string(sb.private_state().join("meta.json")).unwrap())
+            .unwrap();
+    assert!(meta["updatedAt"].is_string());
+}
+
+#[test]
+fn without_a_terminal_yes_is_required_and_dry_run_writes_nothing() {
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    let before = tree(&root);
+    let state_before = tree(&sb.private_state());
+    let out = run(&sb, &["freeze"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--yes"));
+    assert_eq!(tree(&root), before);
+    let out = run(&sb, &["freeze", "--dry-run"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("--- a/feedback/freeze.md\n+++ /dev/null"),
+        "{text}"
+    );
+    assert!(
+        text.contains("-Deploy only from release branches\n-\n-Why: staging FREEZE on Fridays"),
+        "{text}"
+    );
+    assert_eq!(tree(&root), before);
+    assert_eq!(tree(&sb.private_state()), state_before);
+    // Nothing matching is not an error.
+    let out = run(&sb, &["no such thing", "--yes"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing matches"));
+    // Neither a query nor an id: usage error.
+    assert_eq!(run(&sb, &["--yes"]).status.code(), Some(2));
+}
+
+#[test]
+fn exact_ids_remove_exactly_that_entry_even_among_duplicates() {
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    // Two entries with the same summary: index 2 goes, index 0 stays.
+    let out = run_json(&sb, &["--id", "project/deploys.md:2", "--yes"]);
+    assert_eq!(out["strategy"], "id");
+    assert_eq!(
+        out["removed"],
+        json!([{"id": "project/deploys.md:2",
+                                        "summary": "Deploy only from release branches"}])
+    );
+    let text = fs::read_to_string(root.join("project/deploys.md")).unwrap();
+    assert_eq!(
+        text,
+        format!("{FRONT}\nDeploy only from release branches\n\nWhy: staging FREEZE on Fridays\n\nTag every release\n")
+    );
+    // Pinned entries go only by exact id.
+    run_json(&sb, &["--id", "pinned/freeze.md", "--yes"]);
+    assert!(!root.join("pinned/freeze.md").exists());
+    // A multi-entry file needs an index; unknown ids fail.
+    let out = run(&sb, &["--id", "project/deploys.md", "--yes"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("name one as"));
+    let out = run(&sb, &["--id", "project/deploys.md:9", "--yes"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        run(&sb, &["q", "--id", "feedback/short.md", "--yes"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn traversal_absolute_and_symlinked_ids_are_rejected() {
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    let outside = sb.root().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(
+        outside.join("x.md"),
+        doc_text("X", "d", "project", "outside fact"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
+    let before = tree(&root);
+    let abs = outside.join("x.md").display().to_string();
+    for id in [
+        "../outside/x.md",
+        "project/../../outside/x.md",
+        abs.as_str(),
+        "link/x.md",
+    ] {
+        let out = run(&sb, &["--id", id, "--yes"]);
+        assert_eq!(out.status.code(), Some(1), "{id}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("invalid id"),
+            "{id}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(tree(&root), before);
+    assert!(outside.join("x.md").exists());
+}
+
+#[test]
+fn undo_round_trips_and_refuses_after_edits() {
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    let before = tree(&root);
+    run_json(&sb, &["freeze", "--yes"]);
+    assert_ne!(tree(&root), before);
+    let out = sb.json(&["forget", "--undo"]);
+    assert_eq!(out["status"], "undone");
+    assert_eq!(tree(&root), before, "byte for byte, index included");
+    assert_eq!(
+        sb.cmd()
+            .args(["forget", "--undo"])
+            .output()
+            .unwrap()
+            .status
+            .code(),
+        Some(1)
+    );
+    run_json(&sb, &["freeze", "--yes"]);
+    fs::write(root.join("project/deploys.md"), "hand edit\n").unwrap();
+    let out = sb.cmd().args(["forget", "--undo"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("changed since"));
+    assert_eq!(
+        fs::read_to_string(root.join("project/deploys.md")).unwrap(),
+        "hand edit\n"
+    );
+}
+
+#[test]
+fn at_most_400_entries_per_run() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    for i in 0..401 {
+        write_doc(
+            &root,
+            &format!("project/n{i:03}.md"),
+            &doc_text("N", "d", "project", &format!("obsolete note {i}")),
+        );
+    }
+    let out = run_json(&sb, &["obsolete note", "--yes"]);
+    assert_eq!(out["removedEntries"], 400);
+    assert_eq!(out["overCap"], 1);
+    let left = fs::read_dir(root.join("project")).unwrap().count();
+    assert_eq!(left, 1);
+}
+
+fn model_env(server: &OpenAiServer) -> Vec<(String, String)> {
+    vec![
+        ("OPENAI_BASE_URL".into(), server.base_url()),
+        ("OPENAI_MODEL".into(), "test-model".into()),
+    ]
+}
+
+fn run_model(sb: &Sandbox, server: &OpenAiServer, args: &[&str]) -> Value {
+    let out = sb
+        .std_cmd(&sb.repo)
+        .arg("forget")
+        .args(args)
+        .arg("--json")
+        .envs(model_env(server))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_success(&out, args);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn model_selection_is_validated_with_heuristic_fallback() {
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    let server = OpenAiServer::start(vec![Reply::good_json(
+        json!({"selectedCandidateIds": ["feedback/short.md"], "reasoning": "brevity"}),
+    )]);
+    let out = run_model(&sb, &server, &["the terse-answers preference", "--yes"]);
+    assert_eq!(out["strategy"], "model");
+    assert_eq!(out["removedEntries"], 1);
+    assert!(!root.join("feedback/short.md").exists());
+    let body = server.requests()[0].json();
+    let prompt = body["messages"][1]["content"].as_str().unwrap();
+    assert!(prompt.contains("<user-content>\nthe terse-answers preference\n</user-content>"));
+    assert!(prompt.contains("id: project/deploys.md:1"));
+    assert!(!prompt.contains("pinned/freeze.md"), "pinned never offered");
+
+    // An unknown id rejects the answer: the heuristic decides.
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    let server = OpenAiServer::start(vec![Reply::good_json(
+        json!({"selectedCandidateIds": ["../etc/passwd.md"]}),
+    )]);
+    let out = run_model(&sb, &server, &["keep answers", "--yes"]);
+    assert_eq!(out["strategy"], "heuristic");
+    assert_eq!(out["removedEntries"], 1);
+    assert!(!root.join("feedback/short.md").exists());
+    assert!(root.join("project/deploys.md").exists());
+
+    // A failing model: heuristic too; --strategy heuristic never asks.
+    let sb = Sandbox::new();
+    seed(&sb);
+    let server = OpenAiServer::start(vec![Reply::Status(500), Reply::Status(500)]);
+    let out = run_model(&sb, &server, &["keep answers", "--dry-run"]);
+    assert_eq!(out["strategy"], "heuristic");
+    let quiet = OpenAiServer::start(vec![]);
+    let out = run_model(
+        &sb,
+        &quiet,
+        &["keep answers", "--dry-run", "--strategy", "heuristic"],
+    );
+    assert_eq!(out["strategy"], "heuristic");
+    assert!(quiet.requests().is_empty());
+}
+
+#[test]
+fn model_prompt_is_capped_at_400_candidates_literal_matches_first() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    for i in 0..450 {
+        let p = write_doc(
+            &root,
+            &format!("project/n{i:03}.md"),
+            &doc_text("N", "d", "project", &format!("filler note {i}")),
+        );
+        set_mtime(&p, 1_700_000_000 + i);
+    }
+    // The oldest document is the only literal match.
+    let p = write_doc(
+        &root,
+        "project/target.md",
+        &doc_text("T", "d", "project", "the unique target"),
+    );
+    set_mtime(&p, 1_600_000_000);
+    let server = OpenAiServer::start(vec![Reply::good_json(json!({"selectedCandidateIds": []}))]);
+    let out = run_model(&sb, &server, &["unique target", "--dry-run"]);
+    assert_eq!(out["strategy"], "model");
+    assert_eq!(out["removedEntries"], 0);
+    let body = server.requests()[0].json();
+    let prompt = body["messages"][1]["content"].as_str().unwrap().to_string();
+    assert_eq!(prompt.matches("\nid: ").count(), 400);
+    assert!(prompt.contains("id: project/target.md"));
+    assert!(prompt.contains("id: project/n449.md"), "newest filler kept");
+    assert!(
+        !prompt.contains("id: project/n000.md"),
+        "oldest filler dropped"
+    );
+}
+
+#[test]
+fn a_piped_answer_is_not_a_confirmation() {
+    // stdin is a pipe here, so the confirmation path is not taken: --yes is what makes it go.
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    let mut child = sb
+        .std_cmd(&sb.repo)
+        .args(["forget", "keep answers"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"y\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a piped 'y' is not a confirmation"
+    );
+    assert!(root.join("feedback/short.md").exists());
+}
+
+#[test]
+fn an_index_that_cannot_be_rebuilt_keeps_the_deletion() {
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    fs::remove_file(root.join("MEMORY.md")).unwrap();
+    fs::create_dir(root.join("MEMORY.md")).unwrap();
+    let out = run_json(&sb, &["keep answers", "--yes"]);
+    assert_eq!(out["removedEntries"], 1);
+    assert!(out["indexError"].is_string(), "{out}");
+    assert!(!root.join("feedback/short.md").exists());
+    // Still undoable.
+    sb.ok(&["forget", "--undo"]);
+    assert!(root.join("feedback/short.md").exists());
+}
