@@ -433,6 +433,82 @@ pub fn manual_snippet(agent: Agent) -> String {
     String::from_utf8_lossy(&serialize(&value, None)).into_owned()
 }
 
+// ---------------------------------------------------------------------------------------------
+// Where agents keep their transcripts (reference agent-hooks §3–§4)
+
+/// Claude Code cuts project directory names longer than this and appends a hash of its own.
+const CLAUDE_NAME_LIMIT: usize = 200;
+
+fn env_dir(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Qwen Code's chat-recording directories for `project_dir`:
+/// `<base>/projects/<sanitized dir>/chats/` under the memory base dir (SPEC §5.1) and, when it
+/// differs, under Qwen Code's own runtime dir (`QWEN_RUNTIME_DIR`, else `~/.qwen`), which is
+/// where Qwen Code writes them when only the memory base was moved.
+pub fn qwen_chat_dirs(memory_base: &Path, project_dir: &Path) -> Vec<PathBuf> {
+    let key = crate::project::sanitize_key(&project_dir.to_string_lossy());
+    let runtime = env_dir("QWEN_RUNTIME_DIR").or_else(|| dirs::home_dir().map(|h| h.join(".qwen")));
+    let mut out = vec![memory_base.join("projects").join(&key).join("chats")];
+    if let Some(runtime) = runtime.filter(|r| r != memory_base) {
+        out.push(runtime.join("projects").join(&key).join("chats"));
+    }
+    out
+}
+
+/// Claude Code's transcript directories for `project_dir` under `$CLAUDE_CONFIG_DIR` (else
+/// `~/.claude`): the sanitized name, or for names longer than 200 characters every directory
+/// starting with the first 200 and `-` (the hash Claude appends cannot be reproduced).
+pub fn claude_project_dirs(project_dir: &Path) -> Vec<PathBuf> {
+    let Some(root) =
+        env_dir("CLAUDE_CONFIG_DIR").or_else(|| dirs::home_dir().map(|h| h.join(".claude")))
+    else {
+        return Vec::new();
+    };
+    let projects = root.join("projects");
+    let name = crate::project::sanitize_key(&project_dir.to_string_lossy());
+    if name.len() <= CLAUDE_NAME_LIMIT {
+        return vec![projects.join(name)];
+    }
+    let prefix = format!("{}-", &name[..CLAUDE_NAME_LIMIT]);
+    let Ok(entries) = fs::read_dir(&projects) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Every directory that may hold this project's transcripts, Qwen Code's first, for the
+/// project root and, when different, the current directory (agents key by the directory they
+/// were started in). `agent` narrows the list to one agent.
+pub fn transcript_dirs(ctx: &crate::context::Context, agent: Option<Agent>) -> Vec<PathBuf> {
+    let mut project_dirs = vec![ctx.project.root.clone()];
+    let cwd = crate::project::normalize_lexically(&ctx.cwd);
+    if cwd != ctx.project.root {
+        project_dirs.push(cwd);
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    if agent != Some(Agent::Claude) {
+        for d in &project_dirs {
+            out.extend(qwen_chat_dirs(&ctx.layout.base, d));
+        }
+    }
+    if agent != Some(Agent::Qwen) {
+        for d in &project_dirs {
+            out.extend(claude_project_dirs(d));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|d| seen.insert(d.clone()));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -421,9 +421,9 @@ pub fn agent_hook(cwd: &Path, name: &str, agent: Option<Agent>, stdin: &[u8]) ->
     }
 }
 
-/// The transcript of a session: the payload's path, else where the agent keeps it
-/// (reference agent-hooks §6), when that file exists.
-pub fn transcript_path(agent: Option<Agent>, payload: &Payload, cwd: &Path) -> Option<PathBuf> {
+/// The transcript of a session: the payload's path, else `<session>.jsonl` where the agent
+/// keeps it (reference agent-hooks §6), when that file exists.
+pub fn transcript_path(ctx: &Context, agent: Option<Agent>, payload: &Payload) -> Option<PathBuf> {
     if !payload.transcript_path.is_empty() {
         return Some(PathBuf::from(&payload.transcript_path));
     }
@@ -433,34 +433,15 @@ pub fn transcript_path(agent: Option<Agent>, payload: &Payload, cwd: &Path) -> O
     {
         return None;
     }
-    let dir_name = project::sanitize_key(&cwd.display().to_string());
     let file = format!("{}.jsonl", payload.session_id);
-    let env_dir = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let home = dirs::home_dir();
-    let qwen = || {
-        env_dir("QWEN_RUNTIME_DIR")
-            .or_else(|| home.as_ref().map(|h| h.join(".qwen")))
-            .map(|b| b.join("projects").join(&dir_name).join("chats").join(&file))
-    };
-    let claude = || {
-        env_dir("CLAUDE_CONFIG_DIR")
-            .or_else(|| home.as_ref().map(|h| h.join(".claude")))
-            .map(|b| b.join("projects").join(&dir_name).join(&file))
-    };
-    let candidates: Vec<PathBuf> = match agent {
-        Some(Agent::Qwen) => qwen().into_iter().collect(),
-        Some(Agent::Claude) => claude().into_iter().collect(),
-        None => qwen().into_iter().chain(claude()).collect(),
-    };
-    candidates.into_iter().find(|p| p.is_file())
+    crate::agent::transcript_dirs(ctx, agent)
+        .into_iter()
+        .map(|d| d.join(&file))
+        .find(|p| p.is_file())
 }
 
 fn extract(ctx: &Context, agent: Option<Agent>, payload: &Payload, dir: &Path) {
-    let Some(transcript) = transcript_path(agent, payload, dir) else {
+    let Some(transcript) = transcript_path(ctx, agent, payload) else {
         log("hook extract: no transcript path in the payload and none found on disk");
         return;
     };
@@ -659,18 +640,25 @@ mod tests {
 
     #[test]
     fn transcript_fallback_needs_an_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Context::open(dir.path(), &[]).unwrap();
         let p = Payload {
             transcript_path: "/given.jsonl".into(),
             ..Payload::default()
         };
         assert_eq!(
-            transcript_path(Some(Agent::Qwen), &p, Path::new("/x")),
+            transcript_path(&ctx, Some(Agent::Qwen), &p),
             Some(PathBuf::from("/given.jsonl"))
         );
         let p = Payload {
             session_id: "../etc".into(),
             ..Payload::default()
         };
-        assert_eq!(transcript_path(None, &p, Path::new("/x")), None);
+        assert_eq!(transcript_path(&ctx, None, &p), None);
+        let p = Payload {
+            session_id: "no-such-session".into(),
+            ..Payload::default()
+        };
+        assert_eq!(transcript_path(&ctx, None, &p), None);
     }
 }

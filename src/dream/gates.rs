@@ -8,12 +8,12 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
 use crate::context::Context;
-use crate::project::{self, Root};
+use crate::project::Root;
 use crate::store::{self, JsonState, StoreError};
 
 use super::lock::{self, LockInfo};
@@ -28,8 +28,6 @@ pub const DEFAULT_MIN_SESSIONS: u64 = 5;
 pub const MANUAL_TRIGGER: &str = "manual";
 /// The trigger of the dream the Git post-commit hook starts.
 pub const HOOK_TRIGGER: &str = "post-commit";
-/// Longest Claude Code project directory name before it appends a hash suffix.
-const CLAUDE_NAME_LIMIT: usize = 200;
 
 /// Why a dream was not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -274,50 +272,11 @@ pub fn sessions_since(
     recent: &[String],
 ) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = recent.iter().filter(|s| !s.is_empty()).cloned().collect();
-    let cwd = ctx.project.root.to_string_lossy().into_owned();
-    let qwen = ctx
-        .layout
-        .base
-        .join("projects")
-        .join(project::sanitize_key(&cwd))
-        .join("chats");
-    collect_sessions(&qwen, since_ms, &mut out);
-    for dir in claude_project_dirs(&cwd) {
+    for dir in crate::agent::transcript_dirs(ctx, None) {
         collect_sessions(&dir, since_ms, &mut out);
     }
     out.remove(current);
     out
-}
-
-/// Claude Code's config root: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-fn claude_root() -> Option<PathBuf> {
-    match std::env::var_os("CLAUDE_CONFIG_DIR") {
-        Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
-        _ => dirs::home_dir().map(|h| h.join(".claude")),
-    }
-}
-
-/// The Claude Code project directories of `cwd`: the sanitized name, or for names longer than
-/// 200 characters every directory starting with the first 200 plus `-` (Claude appends a hash
-/// that depends on its runtime and cannot be reproduced).
-fn claude_project_dirs(cwd: &str) -> Vec<PathBuf> {
-    let Some(root) = claude_root() else {
-        return Vec::new();
-    };
-    let projects = root.join("projects");
-    let name = project::sanitize_key(cwd);
-    if name.len() <= CLAUDE_NAME_LIMIT {
-        return vec![projects.join(name)];
-    }
-    let prefix = format!("{}-", &name[..CLAUDE_NAME_LIMIT]);
-    let Ok(entries) = fs::read_dir(&projects) else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-        .map(|e| e.path())
-        .collect()
 }
 
 /// Session ids of `<uuid>.jsonl` files in `dir` modified strictly after `since_ms`.

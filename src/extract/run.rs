@@ -432,42 +432,9 @@ fn valid_session_id(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
-/// The directories a project's agent transcripts live in: Qwen Code's
-/// `<base>/projects/<sanitized project root>/chats/` (also keyed by the current directory when
-/// it differs, since Qwen Code keys by the directory it was started in), then Claude Code's
-/// `<~/.claude or $CLAUDE_CONFIG_DIR>/projects/<sanitized path>/`.
+/// The directories a project's agent transcripts live in (see [`crate::agent::transcript_dirs`]).
 pub fn chat_dirs(ctx: &Context) -> Vec<PathBuf> {
-    let mut keys: Vec<String> = vec![ctx.project.root.to_string_lossy().into_owned()];
-    let cwd = project::normalize_lexically(&ctx.cwd)
-        .to_string_lossy()
-        .into_owned();
-    if !keys.contains(&cwd) {
-        keys.push(cwd);
-    }
-    let mut dirs: Vec<PathBuf> = keys
-        .iter()
-        .map(|k| {
-            ctx.layout
-                .base
-                .join("projects")
-                .join(project::sanitize_key(k))
-                .join("chats")
-        })
-        .collect();
-    let claude = std::env::var_os("CLAUDE_CONFIG_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| dirs::home_dir().map(|h| h.join(".claude")));
-    if let Some(claude) = claude {
-        for k in &keys {
-            let key = project::sanitize_key(k);
-            // Longer keys carry a runtime-specific hash suffix we cannot reproduce.
-            if key.len() <= 200 {
-                dirs.push(claude.join("projects").join(key));
-            }
-        }
-    }
-    dirs
+    crate::agent::transcript_dirs(ctx, None)
 }
 
 /// The newest `*.jsonl` transcript of the project (by modification time, then name), or the
