@@ -6,7 +6,7 @@ mod common;
 #[path = "common/openai_server.rs"]
 mod openai_server;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,28 +17,6 @@ use openai_server::{OpenAiServer, Reply};
 use qwen_memory::doc;
 use qwen_memory::scan::{self, Scope};
 use serde_json::{json, Value};
-
-/// Every file under `dir` (relative path → bytes).
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        let Ok(entries) = fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            let ft = e.file_type().unwrap();
-            if ft.is_dir() {
-                walk(base, &p, out);
-            } else {
-                let rel = p.strip_prefix(base).unwrap().display().to_string();
-                out.insert(rel, fs::read(&p).unwrap_or_default());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
-}
 
 /// The distinct (type, lowercased summary) pairs of every document of a root.
 fn entry_set(root: &Path) -> BTreeSet<(String, String)> {

@@ -5,35 +5,13 @@ mod common;
 #[path = "common/openai_server.rs"]
 mod openai_server;
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
-use std::path::Path;
 use std::process::Stdio;
 
 use common::*;
 use openai_server::{OpenAiServer, Reply};
 use serde_json::{json, Value};
-
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        let Ok(entries) = fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if e.file_type().unwrap().is_dir() {
-                walk(base, &p, out);
-            } else {
-                let rel = p.strip_prefix(base).unwrap().display().to_string();
-                out.insert(rel, fs::read(&p).unwrap_or_default());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
-}
 
 const FRONT: &str = "---\nname: Deploys\ndescription: how we ship\ntype: project\ncategory: ops\nkeywords:\n  - deploy\n  - release\n---\n";
 

@@ -51,28 +51,7 @@ pub struct DreamArgs {
 pub fn run(cli: &Cli, ctx: &Context, args: &DreamArgs) -> Result<ExitCode> {
     if args.undo {
         let out = dream::undo(ctx)?;
-        if let Some(e) = &out.index_error {
-            eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
-        }
-        if cli.json {
-            let mut v = serde_json::to_value(&out)?;
-            v["status"] = "undone".into();
-            print_json(&v)?;
-        } else if !cli.quiet {
-            println!(
-                "restored {} file(s) from dream run {}",
-                out.restored.len() + out.removed.len(),
-                out.run_id
-            );
-            if cli.verbose {
-                for p in &out.restored {
-                    println!("  restored {p}");
-                }
-                for p in &out.removed {
-                    println!("  removed  {p}");
-                }
-            }
-        }
+        super::render_undo(cli, "dream", &out)?;
         super::report_auto_commit(cli, ctx);
         return Ok(ExitCode::SUCCESS);
     }

@@ -54,20 +54,7 @@ pub struct ForgetArgs {
 pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
     if args.undo {
         let out = forget::undo(ctx)?;
-        if let Some(e) = &out.index_error {
-            eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
-        }
-        if cli.json {
-            let mut v = serde_json::to_value(&out)?;
-            v["status"] = "undone".into();
-            print_json(&v)?;
-        } else if !cli.quiet {
-            println!(
-                "restored {} file(s) from forget run {}",
-                out.restored.len() + out.removed.len(),
-                out.run_id
-            );
-        }
+        super::render_undo(cli, "forget", &out)?;
         super::report_auto_commit(cli, ctx);
         return Ok(ExitCode::SUCCESS);
     }

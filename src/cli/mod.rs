@@ -234,3 +234,30 @@ pub fn report_auto_commit(cli: &Cli, ctx: &Context) {
         Some(Err(e)) => eprintln!("warning: memory saved but not committed: {e}"),
     }
 }
+
+/// Renders the result of `dream --undo` / `forget --undo` (`what` names the run kind).
+pub fn render_undo(cli: &Cli, what: &str, out: &qwen_memory::backup::UndoOutcome) -> Result<()> {
+    if let Some(e) = &out.index_error {
+        eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
+    }
+    if cli.json {
+        let mut v = serde_json::to_value(out)?;
+        v["status"] = "undone".into();
+        print_json(&v)?;
+    } else if !cli.quiet {
+        println!(
+            "restored {} file(s) from {what} run {}",
+            out.restored.len() + out.removed.len(),
+            out.run_id
+        );
+        if cli.verbose {
+            for p in &out.restored {
+                println!("  restored {p}");
+            }
+            for p in &out.removed {
+                println!("  removed  {p}");
+            }
+        }
+    }
+    Ok(())
+}

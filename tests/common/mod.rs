@@ -238,3 +238,11 @@ impl Sandbox {
         out
     }
 }
+
+/// Every file under `dir` (relative path → bytes).
+pub fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    Sandbox::snapshot(dir)
+        .into_iter()
+        .map(|(path, (bytes, _mode))| (path, bytes))
+        .collect()
+}
