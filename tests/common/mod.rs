@@ -231,7 +231,16 @@ impl Sandbox {
                     stack.push(p);
                 } else {
                     let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                    out.insert(rel, (fs::read(&p).unwrap(), meta.permissions().mode()));
+                    // A symlink is recorded as its target, never followed.
+                    let bytes = if meta.file_type().is_symlink() {
+                        fs::read_link(&p)
+                            .unwrap()
+                            .into_os_string()
+                            .into_encoded_bytes()
+                    } else {
+                        fs::read(&p).unwrap()
+                    };
+                    out.insert(rel, (bytes, meta.permissions().mode()));
                 }
             }
         }
