@@ -55,6 +55,21 @@ impl fmt::Debug for ModelConfig {
 }
 
 impl ModelConfig {
+    /// The configuration from resolved settings (`model.baseUrl`, `model.name`,
+    /// `model.timeoutMs`, which already fold in `OPENAI_BASE_URL` / `OPENAI_MODEL`) and the API
+    /// key from the environment; `None` when no model is configured.
+    pub fn from_settings(settings: &crate::settings::Settings) -> Option<ModelConfig> {
+        ModelConfig::resolve(
+            &|k| std::env::var(k).ok(),
+            settings.text("model.baseUrl").map(str::to_string),
+            settings.text("model.name").map(str::to_string),
+            settings
+                .number("model.timeoutMs")
+                .filter(|n| n.is_finite() && *n > 0.0)
+                .map(|n| n as u64),
+        )
+    }
+
     /// Builds the configuration from explicit settings and the environment.
     ///
     /// `base_url_setting` / `model_setting` (git config `qwen-memory.model.baseUrl` /

@@ -343,13 +343,7 @@ fn test_pause(var: &str) {
 
 /// The model client for dream and forget, when a model is configured.
 pub fn model_client(ctx: &Context) -> Option<ModelClient> {
-    let cfg = ModelConfig::resolve(
-        &|k| std::env::var(k).ok(),
-        ctx.settings.text("model.baseUrl").map(str::to_string),
-        ctx.settings.text("model.name").map(str::to_string),
-        ctx.settings.number("model.timeoutMs").map(|n| n as u64),
-    )?;
-    Some(ModelClient::new(cfg))
+    ModelConfig::from_settings(&ctx.settings).map(ModelClient::new)
 }
 
 /// Runs one dream.

@@ -746,7 +746,7 @@ fn plan(
 ) -> Vec<Patch> {
     let config = match strategy {
         Strategy::Heuristic => None,
-        Strategy::Auto | Strategy::Model => model_config(ctx),
+        Strategy::Auto | Strategy::Model => ModelConfig::from_settings(&ctx.settings),
     };
     let Some(config) = config else {
         if strategy == Strategy::Model {
@@ -804,19 +804,6 @@ fn plan(
     }
     .into();
     patches
-}
-
-/// The model configuration from settings and the environment, if a model is configured.
-fn model_config(ctx: &Context) -> Option<ModelConfig> {
-    let s = &ctx.settings;
-    ModelConfig::resolve(
-        &|k| std::env::var(k).ok(),
-        s.text("model.baseUrl").map(str::to_string),
-        s.text("model.name").map(str::to_string),
-        s.number("model.timeoutMs")
-            .filter(|n| n.is_finite() && *n > 0.0)
-            .map(|n| n as u64),
-    )
 }
 
 #[cfg(test)]

@@ -196,14 +196,8 @@ fn choose_by_model(
     query: &LexicalQuery,
     docs: &[ScannedDoc],
 ) -> Result<Vec<(usize, u32)>, String> {
-    let timeout = ctx.settings.number("model.timeoutMs").map(|n| n as u64);
-    let config = ModelConfig::resolve(
-        &|name| std::env::var(name).ok(),
-        ctx.settings.text("model.baseUrl").map(str::to_string),
-        ctx.settings.text("model.name").map(str::to_string),
-        timeout,
-    )
-    .ok_or_else(|| "no model configured (model.baseUrl and model.name)".to_string())?;
+    let config = ModelConfig::from_settings(&ctx.settings)
+        .ok_or_else(|| "no model configured (model.baseUrl and model.name)".to_string())?;
     let hits: Vec<usize> = query.rank(docs, None).iter().map(|r| r.index).collect();
     let mut recent: Vec<usize> = (0..docs.len()).collect();
     recent.sort_by(|a, b| docs[*b].mtime_ms.total_cmp(&docs[*a].mtime_ms));
