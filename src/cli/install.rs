@@ -113,14 +113,7 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
                 if !cli.json && !cli.quiet {
                     println!("git hooks in {}:", out.hooks_dir.path.display());
                     for h in &out.hooks {
-                        println!(
-                            "  {:<14} {}",
-                            h.hook,
-                            serde_json::to_value(h.action)
-                                .unwrap_or(Value::Null)
-                                .as_str()
-                                .unwrap_or("")
-                        );
+                        print_hook_line(h);
                     }
                 }
                 warnings.extend(out.warnings.iter().cloned());
@@ -239,14 +232,7 @@ pub fn run_uninstall(cli: &Cli, ctx: &Context, args: &UninstallArgs) -> Result<E
             .iter()
             .filter(|h| h.action != hooks::HookAction::NotInstalled)
         {
-            println!(
-                "  {:<14} {}",
-                h.hook,
-                serde_json::to_value(h.action)
-                    .unwrap_or(Value::Null)
-                    .as_str()
-                    .unwrap_or("")
-            );
+            print_hook_line(h);
         }
         for w in &out.warnings {
             println!("{w}");
@@ -264,4 +250,10 @@ pub fn run_uninstall(cli: &Cli, ctx: &Context, args: &UninstallArgs) -> Result<E
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line of `install`/`uninstall` output: the hook and what was done to it.
+fn print_hook_line(h: &hooks::HookReport) {
+    let action = serde_json::to_value(h.action).unwrap_or(Value::Null);
+    println!("  {:<14} {}", h.hook, action.as_str().unwrap_or(""));
 }

@@ -346,6 +346,18 @@ pub fn model_client(ctx: &Context) -> Option<ModelClient> {
     ModelConfig::from_settings(&ctx.settings).map(ModelClient::new)
 }
 
+/// What a plan changes, for the outcome and the dream log.
+fn change_records(plan: &Plan) -> Vec<ChangeRecord> {
+    plan.changes
+        .iter()
+        .map(|c| ChangeRecord {
+            path: c.relative_path.clone(),
+            action: c.action,
+            reason: c.reason.clone(),
+        })
+        .collect()
+}
+
 /// Runs one dream.
 pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamError> {
     let t0 = Instant::now();
@@ -507,15 +519,7 @@ fn consolidate(
         );
         meta.set("recentSessionIdsSinceDream", json!([]));
         meta.write(&root.state_dir.join(store::META_FILE))?;
-        let changes: Vec<ChangeRecord> = plan
-            .changes
-            .iter()
-            .map(|c| ChangeRecord {
-                path: c.relative_path.clone(),
-                action: c.action,
-                reason: c.reason.clone(),
-            })
-            .collect();
+        let changes = change_records(&plan);
         let outcome = DreamOutcome {
             status,
             reason: None,
@@ -666,15 +670,7 @@ fn dry_run(ctx: &Context, opts: &DreamOptions, t0: Instant) -> Result<DreamOutco
         deduped_entries: plan.deduped_entries,
         touched_topics: plan.touched_topics(),
         merged: plan.merges.clone(),
-        changes: plan
-            .changes
-            .iter()
-            .map(|c| ChangeRecord {
-                path: c.relative_path.clone(),
-                action: c.action,
-                reason: c.reason.clone(),
-            })
-            .collect(),
+        changes: change_records(&plan),
         diff: Some(plan.diff()),
         gates: None,
         index_error: None,
