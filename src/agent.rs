@@ -78,8 +78,19 @@ fn io_err(path: &Path, source: io::Error) -> AgentError {
 pub const RECALL_EVENTS: [&str; 1] = ["UserPromptSubmit"];
 /// The events that trigger extraction.
 pub const EXTRACT_EVENTS: [&str; 3] = ["Stop", "SessionEnd", "PreCompact"];
-/// Every command we install starts with this.
-pub const COMMAND_PREFIX: &str = "git qwen-memory hook ";
+/// Every command we install starts with this guard: an agent on a machine where the binary is
+/// not on its PATH (an IDE with another PATH, a teammate who has not installed it while the
+/// project settings are committed) runs nothing and sees no error. Both Qwen Code and Claude
+/// Code run a command through a POSIX shell (`bash -c` / `sh -c`).
+pub const GUARD: &str = "command -v git-qwen-memory >/dev/null 2>&1 && ";
+/// Ends every command we install, so the guard's own failure is not an error either.
+pub const GUARD_END: &str = " || true";
+/// What follows the guard: the binary itself, not `git qwen-memory`, which would start one
+/// more process (git) on every prompt.
+pub const COMMAND_PREFIX: &str = "git-qwen-memory hook ";
+/// The unguarded form earlier versions installed; still recognized, so install upgrades it and
+/// uninstall removes it.
+const LEGACY_PREFIX: &str = "git qwen-memory hook ";
 
 /// The settings file of an agent. `project_root` is used for [`SettingsScope::Project`].
 pub fn settings_path(
@@ -101,9 +112,28 @@ pub fn settings_path(
     Ok(dir.join("settings.json"))
 }
 
-/// The command a hook entry runs.
+/// The command a hook entry runs (guarded, see [`GUARD`]).
 pub fn hook_command(agent: Agent, action: &str) -> String {
-    format!("{COMMAND_PREFIX}{action} --agent {}", agent.as_str())
+    format!(
+        "{GUARD}{COMMAND_PREFIX}{action} --agent {}{GUARD_END}",
+        agent.as_str()
+    )
+}
+
+/// The hook action (`recall`, `extract`, …) of one of our commands for `agent`, in the guarded
+/// or the legacy form; `None` for anybody else's command.
+pub fn our_action(command: &str, agent: Agent) -> Option<&str> {
+    let inner = command
+        .strip_prefix(GUARD)
+        .map(|c| c.strip_suffix(GUARD_END).unwrap_or(c))
+        .unwrap_or(command);
+    let rest = inner
+        .strip_prefix(COMMAND_PREFIX)
+        .or_else(|| inner.strip_prefix(LEGACY_PREFIX))?;
+    let (action, tail) = rest.split_once(' ')?;
+    (tail == format!("--agent {}", agent.as_str())
+        || tail.starts_with(&format!("--agent {} ", agent.as_str())))
+    .then_some(action)
 }
 
 /// One handler object for `action` (`recall` / `extract`), with the timeout in the agent's
@@ -144,9 +174,11 @@ fn is_ours(handler: &Value, agent: Agent) -> bool {
     handler
         .get("command")
         .and_then(Value::as_str)
-        .is_some_and(|c| {
-            c.starts_with(COMMAND_PREFIX) && c.ends_with(&format!(" --agent {}", agent.as_str()))
-        })
+        .is_some_and(|c| our_action(c, agent).is_some())
+}
+
+fn action_of(handler: &Value, agent: Agent) -> Option<&str> {
+    our_action(handler.get("command").and_then(Value::as_str)?, agent)
 }
 
 /// Merges our handlers into a settings value. Returns whether anything changed.
@@ -169,15 +201,27 @@ pub fn merge_settings(root: &mut Value, agent: Agent) -> Result<bool, String> {
             let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
                 continue;
             };
-            for h in list.iter_mut() {
-                if is_ours(h, agent) && h.get("command") == wanted.get("command") {
-                    if !found && *h != wanted {
-                        *h = wanted.clone();
+            // Our handler for the same action, in any form we ever wrote, is brought up to
+            // date in place (an older unguarded command becomes the guarded one); a second
+            // copy is removed.
+            let wanted_action = action_of(&wanted, agent).map(str::to_string);
+            let before = list.len();
+            let mut kept = Vec::with_capacity(before);
+            for mut h in std::mem::take(list) {
+                if action_of(&h, agent).map(str::to_string) == wanted_action {
+                    if found {
+                        changed = true;
+                        continue;
+                    }
+                    if h != wanted {
+                        h = wanted.clone();
                         changed = true;
                     }
                     found = true;
                 }
+                kept.push(h);
             }
+            *list = kept;
         }
         if !found {
             groups.push(json!({ "hooks": [wanted] }));
@@ -527,12 +571,12 @@ mod tests {
         assert_eq!(ups[0]["hooks"][0]["command"], "echo hi");
         assert_eq!(
             ups[1]["hooks"][0]["command"],
-            "git qwen-memory hook recall --agent claude"
+            "command -v git-qwen-memory >/dev/null 2>&1 && git-qwen-memory hook recall --agent claude || true"
         );
         assert_eq!(ups[1]["hooks"][0]["timeout"], 10);
         assert_eq!(
             v["hooks"]["SessionEnd"][0]["hooks"][0]["command"],
-            "git qwen-memory hook extract --agent claude"
+            "command -v git-qwen-memory >/dev/null 2>&1 && git-qwen-memory hook extract --agent claude || true"
         );
         let after = v.clone();
         assert!(!merge_settings(&mut v, Agent::Claude).unwrap());

@@ -33,6 +33,15 @@ pub fn check(ctx: &Context) -> Vec<Problem> {
     for root in roots {
         check_root(root, &mut problems);
     }
+    // Setting problems have no file: an empty scope and path.
+    for p in ctx.settings.problems() {
+        problems.push(Problem {
+            scope: "",
+            path: String::new(),
+            kind: "config",
+            message: p.to_string(),
+        });
+    }
     problems
 }
 

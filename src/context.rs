@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::project::{self, Layout, Project, ProjectError};
-use crate::settings::{Settings, SettingsError, SystemSource};
+use crate::settings::{Flags, Key, Settings, SettingsError, SystemSource};
 
 /// Failures opening a context.
 #[derive(Debug, thiserror::Error)]
@@ -24,19 +24,34 @@ pub struct Context {
 }
 
 impl Context {
-    /// Opens the context for `cwd`, with command-line setting overrides as (key, value).
-    pub fn open(cwd: &Path, flags: &[(&str, String)]) -> Result<Context, ContextError> {
+    /// Opens the context for `cwd`, with command-line setting overrides as (key, value). An
+    /// invalid setting value is an error.
+    pub fn open(cwd: &Path, flags: &Flags) -> Result<Context, ContextError> {
+        Context::open_with(cwd, flags, false)
+    }
+
+    /// Opens the context even when a setting value is invalid: the key falls back to its default
+    /// and the problem is listed by `settings.problems()` (for `status` and `check`).
+    pub fn open_lenient(cwd: &Path, flags: &Flags) -> Result<Context, ContextError> {
+        Context::open_with(cwd, flags, true)
+    }
+
+    fn open_with(cwd: &Path, flags: &Flags, lenient: bool) -> Result<Context, ContextError> {
         let project = Project::discover(
             cwd,
             std::env::var(project::ENV_PROJECT_SCOPE).ok().as_deref(),
         )?;
         let source = SystemSource::new(project.git_dir.as_deref());
-        let settings = Settings::load(&source, flags)?;
+        let settings = if lenient {
+            Settings::load_lenient(&source, flags)
+        } else {
+            Settings::load(&source, flags)?
+        };
         let base = project::base_dir(
             std::env::var(project::ENV_BASE_DIR).ok().as_deref(),
             &project::normalize_lexically(cwd),
         )?;
-        let layout = Layout::new(&project, base, settings.bool("local"));
+        let layout = Layout::new(&project, base, settings.bool(Key::Local));
         Ok(Context {
             cwd: cwd.to_path_buf(),
             project,

@@ -79,6 +79,10 @@ pub enum DocError {
     MalformedFrontmatter,
     #[error("missing or unknown type")]
     InvalidType,
+    /// The frontmatter is not valid YAML, and the line-by-line reading Qwen Code falls back to
+    /// found no valid type either.
+    #[error("frontmatter is not valid YAML (no readable type)")]
+    InvalidYaml,
 }
 
 /// The body placeholder written when a document has no entries.
@@ -121,7 +125,11 @@ pub fn parse_document(text: &str) -> Result<TopicDocument, DocError> {
     }
     let memory_type = string_value(fm.get("type"))
         .and_then(|t| MemoryType::parse(&t))
-        .ok_or(DocError::InvalidType)?;
+        .ok_or(if fm.lenient {
+            DocError::InvalidYaml
+        } else {
+            DocError::InvalidType
+        })?;
     let title = string_value(fm.get("name"))
         .or_else(|| string_value(fm.get("title")))
         .unwrap_or_else(|| memory_type.as_str().to_string());
@@ -605,6 +613,14 @@ mod tests {
         let d = doc("---\nname: 1.50\ndescription: true\ntype: project\n---\n");
         assert_eq!(d.title, "1.5");
         assert_eq!(d.description, "true");
+    }
+
+    #[test]
+    fn broken_yaml_without_a_type_is_a_yaml_error() {
+        assert_eq!(
+            parse_document("---\nname: x\ntype: [project\n---\nbody"),
+            Err(DocError::InvalidYaml)
+        );
     }
 
     #[test]

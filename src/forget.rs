@@ -334,7 +334,7 @@ pub fn select(
         (Some(q), true) => {
             let client = match strategy {
                 StrategyChoice::Heuristic => None,
-                _ => dream::model_client(ctx),
+                _ => dream::model_client(ctx, strategy == StrategyChoice::Model),
             };
             match client {
                 Some(client) => match select_by_model(&client, &cands, q) {

@@ -35,6 +35,8 @@ pub const MAX_CONTEXT_CHARS: usize = 8000;
 pub const SESSION_STATE_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 /// Most per-session recall state files kept.
 pub const MAX_SESSION_FILES: usize = 200;
+/// The directory recording, per transcript, its length when the extract hook last started a run.
+pub const EXTRACT_LAUNCHES_DIR: &str = "extract-launches";
 /// The directory of per-session recall state, in the state dir.
 pub const RECALL_SESSIONS_DIR: &str = "recall-sessions";
 
@@ -103,7 +105,7 @@ fn open(cwd: &Path, hook: &str) -> Option<Context> {
 }
 
 fn hooks_enabled(ctx: &Context) -> bool {
-    ctx.settings.bool("hooks.enabled")
+    ctx.settings.bool(crate::settings::Key::HooksEnabled)
 }
 
 /// The program detached work runs: [`ENV_HOOK_EXEC`], else this executable.
@@ -445,6 +447,10 @@ fn extract(ctx: &Context, agent: Option<Agent>, payload: &Payload, dir: &Path) {
         log("hook extract: no transcript path in the payload and none found on disk");
         return;
     };
+    if !new_bytes_since_last_launch(ctx.state_dir(), &transcript) {
+        log("hook extract: no new bytes since the last run started; nothing to do");
+        return;
+    }
     let transcript = transcript.display().to_string();
     let mut args = vec!["extract", "--transcript", transcript.as_str()];
     if !payload.session_id.is_empty() {
@@ -452,6 +458,32 @@ fn extract(ctx: &Context, agent: Option<Agent>, payload: &Payload, dir: &Path) {
     }
     args.extend(["--trigger", "hook"]);
     spawn_logged(ctx, "extract", &args, dir);
+}
+
+/// Whether `transcript` has grown since an extract hook last started a run for it, recording its
+/// current length when it has. Claude Code fires `Stop` and then `SessionEnd` (and sometimes
+/// `PreCompact`) for the same bytes: only the first of them starts an extract, the others return
+/// without spawning a process. A transcript that cannot be read counts as new (the run reports
+/// the problem).
+pub fn new_bytes_since_last_launch(state_dir: &Path, transcript: &Path) -> bool {
+    use sha2::{Digest, Sha256};
+    let Ok(len) = fs::metadata(transcript).map(|m| m.len()) else {
+        return true;
+    };
+    let digest = Sha256::digest(transcript.as_os_str().as_encoded_bytes());
+    let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let dir = state_dir.join(EXTRACT_LAUNCHES_DIR);
+    let record = dir.join(name);
+    let last = fs::read_to_string(&record)
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok());
+    if last == Some(len) {
+        return false;
+    }
+    if let Err(e) = fs::create_dir_all(&dir).and_then(|()| fs::write(&record, len.to_string())) {
+        log(&format!("hook extract: cannot record the launch: {e}"));
+    }
+    true
 }
 
 /// The recall hook's stdout: the `hookSpecificOutput` JSON with the "## Relevant memory" block
@@ -463,16 +495,8 @@ pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
         return None;
     }
     let state = SessionState::load(ctx.state_dir(), &payload.session_id);
-    let limit = ctx
-        .settings
-        .number("recall.limit")
-        .map(|n| n as usize)
-        .unwrap_or(crate::recall::MAX_RELEVANT_DOCS);
-    let strategy = ctx
-        .settings
-        .text("recall.strategy")
-        .and_then(Strategy::parse)
-        .unwrap_or(Strategy::Heuristic);
+    let limit = crate::recall::limit_from_settings(&ctx.settings);
+    let strategy = Strategy::from_settings(&ctx.settings);
     let request = RecallRequest {
         query: query.to_string(),
         limit,

@@ -8,6 +8,7 @@ use anyhow::{Context as _, Result};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use qwen_memory::context::Context;
 use qwen_memory::scan::Scope;
+use qwen_memory::settings::Key;
 use qwen_memory::{check, remember, telemetry};
 
 mod cli;
@@ -104,7 +105,7 @@ enum Command {
     },
     /// Print the man page (roff).
     Man,
-    /// Install the Git hooks (and with --local, local mode; with --agent, agent hooks).
+    /// Install the Git hooks (with --local, local mode; with --agent, that agent's hooks only).
     Install(cli::install::InstallArgs),
     /// Remove the Git hooks (or with --agent, that agent's hooks).
     Uninstall(cli::install::UninstallArgs),
@@ -118,9 +119,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet_on_closed_stdout();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        // `git qwen-memory list | head -1`: the reader left; like git, stop quietly.
+        Err(err) if is_broken_pipe(&err) => {
+            ExitCode::from(CLOSED_PIPE_EXIT.load(std::sync::atomic::Ordering::Relaxed))
+        }
         Err(err) => {
             eprintln!("git-qwen-memory: {err:#}");
             ExitCode::from(1)
@@ -128,12 +134,87 @@ fn main() -> ExitCode {
     }
 }
 
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    let broken = Some(std::io::ErrorKind::BrokenPipe);
+    err.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().map(|e| e.kind()) == broken
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(|e| e.io_error_kind())
+                == broken
+    })
+}
+
+/// The exit code when stdout closes early: success, unless the command already knows its
+/// result is a failure (`check` found problems) and says so before printing.
+pub static CLOSED_PIPE_EXIT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// `println!` panics when stdout is a pipe whose reader has gone (`| head -1`). Rather than
+/// thread a write error through every line of output, a panic caused by that ends the process
+/// quietly with success, as git and other Unix tools do; every other panic is reported as
+/// before.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if payload.contains("Broken pipe") || payload.contains("os error 32") {
+            std::process::exit(
+                CLOSED_PIPE_EXIT
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                    .into(),
+            );
+        }
+        default(info);
+    }));
+}
+
 fn open_context(cli: &Cli) -> Result<Context> {
     let cwd = match &cli.dir {
         Some(d) => std::env::current_dir()?.join(d),
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
-    Ok(Context::open(&cwd, &[])?)
+    let flags: Vec<(Key, String)> = match &cli.command {
+        Command::Recall(args) => cli::recall::flags(args),
+        Command::Extract(args) => cli::extract::flags(args),
+        Command::Dream(args) => cli::dream::flags(args),
+        _ => Vec::new(),
+    };
+    // `status` and `check` report setting problems instead of dying on them.
+    let ctx = if matches!(cli.command, Command::Status | Command::Check) {
+        Context::open_lenient(&cwd, &flags)?
+    } else {
+        let ctx = Context::open(&cwd, &flags)?;
+        for problem in ctx.settings.problems() {
+            eprintln!("warning: {problem}");
+        }
+        ctx
+    };
+    if writes(&cli.command) {
+        ctx.project.require_repository()?;
+    }
+    Ok(ctx)
+}
+
+/// Commands a person runs that change memory, hooks or settings files. Outside a Git
+/// repository they refuse, as git does, instead of keying a project by whatever directory
+/// they were started in.
+fn writes(command: &Command) -> bool {
+    match command {
+        Command::Remember { .. }
+        | Command::Extract(_)
+        | Command::Dream(_)
+        | Command::Forget(_)
+        | Command::Commit(_) => true,
+        Command::Install(args) => args.needs_repository(),
+        Command::Uninstall(args) => args.agent.is_none() || args.project,
+        Command::Index { check } => !check,
+        _ => false,
+    }
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -192,14 +273,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if cli.json {
                 print_json(&outcome)?;
             } else if !cli.quiet {
-                let verb = match outcome.change.kind {
+                let change = &outcome.change;
+                let verb = match change.kind {
                     remember::ChangeKind::Created => "saved",
-                    remember::ChangeKind::Merged => "merged into",
+                    remember::ChangeKind::Merged => "updated",
                     remember::ChangeKind::Unchanged => "already known in",
                 };
+                let mut note = String::new();
+                if !change.filled.is_empty() {
+                    note.push_str(&format!("; added {}", change.filled.join(" and ")));
+                }
+                if !change.kept.is_empty() {
+                    note.push_str(&format!(
+                        "; kept its existing {} (the given text was not saved)",
+                        change.kept.join(" and ")
+                    ));
+                }
+                if change.kind == remember::ChangeKind::Unchanged && change.kept.is_empty() {
+                    note.push_str("; nothing changed");
+                }
                 println!(
-                    "{verb} {} ({} memory)",
-                    outcome.change.relative_path, outcome.scope
+                    "{verb} {} ({} memory){note}",
+                    change.relative_path, outcome.scope
                 );
             }
             Ok(ExitCode::SUCCESS)
@@ -211,14 +306,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Forget(args) => cli::forget::run(&cli, &ctx, args),
         Command::Check => {
             let problems = check::check(&ctx);
+            if !problems.is_empty() {
+                CLOSED_PIPE_EXIT.store(1, std::sync::atomic::Ordering::Relaxed);
+            }
             if cli.json {
                 print_json(&problems)?;
             } else {
                 for p in &problems {
-                    println!(
-                        "{}: {}/{}: {}: {}",
-                        p.kind, p.scope, p.path, p.kind, p.message
-                    );
+                    if p.path.is_empty() {
+                        println!("{}: {}", p.kind, p.message);
+                    } else {
+                        println!("{}/{}: {}: {}", p.scope, p.path, p.kind, p.message);
+                    }
                 }
                 if problems.is_empty() && !cli.quiet {
                     println!("all memory files are valid");

@@ -55,16 +55,27 @@ impl fmt::Debug for ModelConfig {
 }
 
 impl ModelConfig {
-    /// The configuration from resolved settings (`model.baseUrl`, `model.name`,
-    /// `model.timeoutMs`, which already fold in `OPENAI_BASE_URL` / `OPENAI_MODEL`) and the API
-    /// key from the environment; `None` when no model is configured.
-    pub fn from_settings(settings: &crate::settings::Settings) -> Option<ModelConfig> {
+    /// The configuration from resolved settings and the environment, or `None` when model use
+    /// is off or no endpoint is known.
+    ///
+    /// Model use is opt-in: it is on only when this tool's own settings ask for it
+    /// (`model.baseUrl` / `model.name` from a flag, `QWEN_MEMORY_MODEL_*` or git config) or the
+    /// caller was asked for the `model` strategy (`requested`). Generic `OPENAI_*` variables that
+    /// other tools set never turn it on; once it is on they fill in what is missing.
+    pub fn from_settings(
+        settings: &crate::settings::Settings,
+        requested: bool,
+    ) -> Option<ModelConfig> {
+        use crate::settings::Key;
+        if !model_opted_in(settings, requested) {
+            return None;
+        }
         ModelConfig::resolve(
             &|k| std::env::var(k).ok(),
-            settings.text("model.baseUrl").map(str::to_string),
-            settings.text("model.name").map(str::to_string),
+            settings.text(Key::ModelBaseUrl).map(str::to_string),
+            settings.text(Key::ModelName).map(str::to_string),
             settings
-                .number("model.timeoutMs")
+                .number(Key::ModelTimeoutMs)
                 .filter(|n| n.is_finite() && *n > 0.0)
                 .map(|n| n as u64),
         )
@@ -86,7 +97,8 @@ impl ModelConfig {
     ) -> Option<ModelConfig> {
         let base_url = non_blank(base_url_setting).or_else(|| non_blank(env("OPENAI_BASE_URL")))?;
         let model = non_blank(model_setting).or_else(|| non_blank(env("OPENAI_MODEL")))?;
-        let api_key = non_blank(env("OPENAI_API_KEY"));
+        let api_key = non_blank(env("QWEN_MEMORY_MODEL_API_KEY"))
+            .or_else(|| non_blank(env("OPENAI_API_KEY")));
         let timeout = match timeout_ms {
             Some(ms) if ms > 0 => Duration::from_millis(ms),
             _ => DEFAULT_TIMEOUT,
@@ -103,6 +115,13 @@ impl ModelConfig {
     pub fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
+}
+
+/// Whether model use is on: a `model` strategy was asked for, or one of this tool's own model
+/// settings is set (not merely defaulted).
+pub fn model_opted_in(settings: &crate::settings::Settings, requested: bool) -> bool {
+    use crate::settings::Key;
+    requested || settings.is_explicit(Key::ModelBaseUrl) || settings.is_explicit(Key::ModelName)
 }
 
 fn non_blank(value: Option<String>) -> Option<String> {
@@ -380,6 +399,41 @@ mod tests {
         let cfg = ModelConfig::resolve(&no_key, None, None, Some(0)).unwrap();
         assert_eq!(cfg.api_key, None);
         assert_eq!(cfg.timeout, DEFAULT_TIMEOUT);
+    }
+
+    #[test]
+    fn model_use_is_opt_in() {
+        use crate::settings::{Settings, Source};
+        struct Src(
+            Vec<(&'static str, &'static str)>,
+            Vec<(&'static str, &'static str)>,
+        );
+        impl Source for Src {
+            fn env(&self, name: &str) -> Option<String> {
+                self.0
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+            fn git_config(&self, key: &str) -> Option<String> {
+                self.1
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, v)| v.to_string())
+            }
+        }
+        let generic = vec![("OPENAI_BASE_URL", "http://h/v1"), ("OPENAI_MODEL", "m")];
+        let s = Settings::load(&Src(generic.clone(), vec![]), &[]).unwrap();
+        assert!(!model_opted_in(&s, false));
+        assert!(model_opted_in(&s, true));
+        let s = Settings::load(&Src(vec![], vec![("model.name", "m")]), &[]).unwrap();
+        assert!(model_opted_in(&s, false));
+        let s = Settings::load(
+            &Src(vec![("QWEN_MEMORY_MODEL_BASE_URL", "http://h/v1")], vec![]),
+            &[],
+        )
+        .unwrap();
+        assert!(model_opted_in(&s, false));
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub enum ProjectError {
     NoHome,
     #[error("not a directory: {0}")]
     NotADirectory(PathBuf),
+    #[error("not a git repository (or any of the parent directories): {0}\nhint: set {ENV_PROJECT_SCOPE}=workspace to use this directory as the project anyway")]
+    NotARepository(PathBuf),
 }
 
 /// How the project key is derived.
@@ -68,6 +70,8 @@ pub struct Project {
     pub common_dir: Option<PathBuf>,
     /// A scope value that was not understood (to warn about).
     pub scope_warning: Option<String>,
+    /// How the key was derived.
+    pub scope: ProjectScope,
 }
 
 impl Project {
@@ -105,7 +109,18 @@ impl Project {
             git_dir,
             common_dir,
             scope_warning,
+            scope,
         })
+    }
+
+    /// Refuses, as git does, a project that is no Git repository, unless the workspace scope
+    /// asked for the directory to be the project. Commands a person runs that write call this;
+    /// agent hooks do not (for them the directory is the project, as in Qwen Code).
+    pub fn require_repository(&self) -> Result<(), ProjectError> {
+        if self.worktree.is_none() && self.scope != ProjectScope::Workspace {
+            return Err(ProjectError::NotARepository(self.root.clone()));
+        }
+        Ok(())
     }
 }
 

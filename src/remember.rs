@@ -48,6 +48,13 @@ pub struct Change {
     pub relative_path: String,
     #[serde(rename = "type")]
     pub memory_type: String,
+    /// Fields (`why`, `how`) that were missing on the existing entry and were filled in.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub filled: Vec<&'static str>,
+    /// Fields given that differ from what the existing entry already says; the existing text
+    /// was kept.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<&'static str>,
 }
 
 /// Failures writing entries.
@@ -122,6 +129,8 @@ pub fn apply_locked(
                     kind: ChangeKind::Created,
                     relative_path: relative,
                     memory_type: new.memory_type.to_string(),
+                    filled: Vec::new(),
+                    kept: Vec::new(),
                 }
             }
         };
@@ -143,10 +152,12 @@ pub fn apply_locked(
 fn merge_into(root: &Root, relative: &str, new: &NewEntry) -> Result<Change, RememberError> {
     let path = root.path.join(relative);
     let text = String::from_utf8_lossy(&fs::read(&path)?).into_owned();
-    let unchanged = Change {
+    let mut unchanged = Change {
         kind: ChangeKind::Unchanged,
         relative_path: relative.to_string(),
         memory_type: new.memory_type.to_string(),
+        filled: Vec::new(),
+        kept: Vec::new(),
     };
     let Ok(parsed) = doc::parse_document(&text) else {
         return Ok(unchanged);
@@ -155,7 +166,18 @@ fn merge_into(root: &Root, relative: &str, new: &NewEntry) -> Result<Change, Rem
     let Some(first) = entries.first_mut() else {
         return Ok(unchanged);
     };
-    // Existing why/how win; only missing fields are filled in.
+    // Existing why/how win; only missing fields are filled in. Say which, either way.
+    let present = |v: &Option<String>| v.as_deref().is_some_and(|t| !t.is_empty());
+    for (name, old, given) in [
+        ("why", &first.why, &new.entry.why),
+        ("how", &first.how_to_apply, &new.entry.how_to_apply),
+    ] {
+        match (present(old), present(given)) {
+            (false, true) => unchanged.filled.push(name),
+            (true, true) if old != given => unchanged.kept.push(name),
+            _ => {}
+        }
+    }
     let merged = doc::merge_entry(first, &new.entry);
     let merged = Entry {
         summary: first.summary.clone(),

@@ -1,5 +1,10 @@
 //! Settings: command-line flag > environment > `git config qwen-memory.*` > default, with the
-//! origin of every value kept so `status --json` can say where each one came from (SPEC §3.3).
+//! origin of every value kept so `status --json` can say where each one came from.
+//!
+//! Keys are typed: [`Key`] names every documented setting, and the table [`DEFS`] gives each its
+//! environment variable, default and value kind. A misspelled key in code is a compile error;
+//! a misspelled `qwen-memory.*` key in git config is reported (with the closest known key) by
+//! [`Settings::problems`].
 //!
 //! Model credentials are deliberately not settings: the API key is read from the environment
 //! only, by the model module, and never stored or reported.
@@ -28,54 +33,153 @@ impl fmt::Display for Origin {
     }
 }
 
+/// The type of a setting's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
     Bool,
+    /// A finite, non-negative number.
     Number,
-    Strategy(&'static [&'static str]),
+    /// One of a fixed list of words.
+    Choice(&'static [&'static str]),
     Text,
 }
 
-/// One documented key.
-struct Def {
-    key: &'static str,
-    env: Option<&'static str>,
-    default: Option<&'static str>,
-    kind: Kind,
+/// Every documented setting. Adding one: a variant here and a row in [`DEFS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Key {
+    Local,
+    AutoCommit,
+    DreamMinHours,
+    DreamMinSessions,
+    DreamStrategy,
+    RecallLimit,
+    RecallStrategy,
+    ExtractStrategy,
+    ModelBaseUrl,
+    ModelName,
+    ModelTimeoutMs,
+    HooksEnabled,
 }
 
-const RECALL_STRATEGIES: &[&str] = &["heuristic", "model"];
-const EXTRACT_STRATEGIES: &[&str] = &["auto", "heuristic", "model"];
-const DREAM_STRATEGIES: &[&str] = &["auto", "mechanical", "model"];
+/// One documented key: its name under `qwen-memory.`, environment variable, default and kind.
+#[derive(Debug)]
+pub struct Def {
+    pub key: Key,
+    pub name: &'static str,
+    pub env: Option<&'static str>,
+    pub default: Option<&'static str>,
+    pub kind: Kind,
+}
 
+pub const RECALL_STRATEGIES: &[&str] = &["heuristic", "model"];
+pub const EXTRACT_STRATEGIES: &[&str] = &["auto", "heuristic", "model"];
+pub const DREAM_STRATEGIES: &[&str] = &["auto", "mechanical", "model"];
+
+/// The settings table, in documentation order.
 #[rustfmt::skip]
-const DEFS: &[Def] = &[
-    Def { key: "local", env: Some("QWEN_CODE_MEMORY_LOCAL"), default: Some("false"), kind: Kind::Bool },
-    Def { key: "autoCommit", env: Some("QWEN_MEMORY_AUTO_COMMIT"), default: Some("false"), kind: Kind::Bool },
-    Def { key: "dream.minHours", env: Some("QWEN_MEMORY_DREAM_MIN_HOURS"), default: Some("24"), kind: Kind::Number },
-    Def { key: "dream.minSessions", env: Some("QWEN_MEMORY_DREAM_MIN_SESSIONS"), default: Some("5"), kind: Kind::Number },
-    Def { key: "dream.strategy", env: Some("QWEN_MEMORY_DREAM_STRATEGY"), default: Some("auto"), kind: Kind::Strategy(DREAM_STRATEGIES) },
-    Def { key: "recall.limit", env: Some("QWEN_MEMORY_RECALL_LIMIT"), default: Some("5"), kind: Kind::Number },
-    Def { key: "recall.strategy", env: Some("QWEN_MEMORY_RECALL_STRATEGY"), default: Some("heuristic"), kind: Kind::Strategy(RECALL_STRATEGIES) },
-    Def { key: "extract.strategy", env: Some("QWEN_MEMORY_EXTRACT_STRATEGY"), default: Some("auto"), kind: Kind::Strategy(EXTRACT_STRATEGIES) },
-    Def { key: "model.baseUrl", env: Some("OPENAI_BASE_URL"), default: None, kind: Kind::Text },
-    Def { key: "model.name", env: Some("OPENAI_MODEL"), default: None, kind: Kind::Text },
-    Def { key: "model.timeoutMs", env: Some("QWEN_MEMORY_MODEL_TIMEOUT_MS"), default: Some("20000"), kind: Kind::Number },
-    Def { key: "hooks.enabled", env: Some("QWEN_MEMORY_HOOKS"), default: Some("true"), kind: Kind::Bool },
+pub const DEFS: &[Def] = &[
+    Def { key: Key::Local, name: "local", env: Some("QWEN_CODE_MEMORY_LOCAL"), default: Some("false"), kind: Kind::Bool },
+    Def { key: Key::AutoCommit, name: "autoCommit", env: Some("QWEN_MEMORY_AUTO_COMMIT"), default: Some("false"), kind: Kind::Bool },
+    Def { key: Key::DreamMinHours, name: "dream.minHours", env: Some("QWEN_MEMORY_DREAM_MIN_HOURS"), default: Some("24"), kind: Kind::Number },
+    Def { key: Key::DreamMinSessions, name: "dream.minSessions", env: Some("QWEN_MEMORY_DREAM_MIN_SESSIONS"), default: Some("5"), kind: Kind::Number },
+    Def { key: Key::DreamStrategy, name: "dream.strategy", env: Some("QWEN_MEMORY_DREAM_STRATEGY"), default: Some("auto"), kind: Kind::Choice(DREAM_STRATEGIES) },
+    Def { key: Key::RecallLimit, name: "recall.limit", env: Some("QWEN_MEMORY_RECALL_LIMIT"), default: Some("5"), kind: Kind::Number },
+    Def { key: Key::RecallStrategy, name: "recall.strategy", env: Some("QWEN_MEMORY_RECALL_STRATEGY"), default: Some("heuristic"), kind: Kind::Choice(RECALL_STRATEGIES) },
+    Def { key: Key::ExtractStrategy, name: "extract.strategy", env: Some("QWEN_MEMORY_EXTRACT_STRATEGY"), default: Some("auto"), kind: Kind::Choice(EXTRACT_STRATEGIES) },
+    Def { key: Key::ModelBaseUrl, name: "model.baseUrl", env: Some("QWEN_MEMORY_MODEL_BASE_URL"), default: None, kind: Kind::Text },
+    Def { key: Key::ModelName, name: "model.name", env: Some("QWEN_MEMORY_MODEL_NAME"), default: None, kind: Kind::Text },
+    Def { key: Key::ModelTimeoutMs, name: "model.timeoutMs", env: Some("QWEN_MEMORY_MODEL_TIMEOUT_MS"), default: Some("20000"), kind: Kind::Number },
+    Def { key: Key::HooksEnabled, name: "hooks.enabled", env: Some("QWEN_MEMORY_HOOKS"), default: Some("true"), kind: Kind::Bool },
 ];
 
-/// A bad setting value, named with its key and origin.
-#[derive(Debug, thiserror::Error)]
+impl Key {
+    /// Every key, in documentation order.
+    pub fn all() -> impl Iterator<Item = Key> {
+        DEFS.iter().map(|d| d.key)
+    }
+
+    /// The key's row in [`DEFS`].
+    pub fn def(self) -> &'static Def {
+        DEFS.iter()
+            .find(|d| d.key == self)
+            .expect("every Key has a row in DEFS (checked by a unit test)")
+    }
+
+    /// The name under `qwen-memory.` (e.g. `recall.limit`).
+    pub fn name(self) -> &'static str {
+        self.def().name
+    }
+
+    /// The key named `name` (as git compares: section and variable case-insensitively, the
+    /// middle part exactly), or an [`SettingsError::Unknown`] naming the closest known key.
+    pub fn parse(name: &str) -> Result<Key, SettingsError> {
+        let wanted = git_canonical(name);
+        DEFS.iter()
+            .find(|d| git_canonical(d.name) == wanted)
+            .map(|d| d.key)
+            .ok_or_else(|| SettingsError::Unknown {
+                key: name.to_string(),
+                suggestion: closest(name),
+            })
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Every environment variable this tool reads, settings and others alike. Tests clear all of
+/// them so the developer's shell cannot leak into a test. Helpers that read a new variable add
+/// it here.
+pub const ENV_VARS: &[&str] = &[
+    // settings (the `env` column of DEFS; a unit test keeps the two in step)
+    "QWEN_CODE_MEMORY_LOCAL",
+    "QWEN_MEMORY_AUTO_COMMIT",
+    "QWEN_MEMORY_DREAM_MIN_HOURS",
+    "QWEN_MEMORY_DREAM_MIN_SESSIONS",
+    "QWEN_MEMORY_DREAM_STRATEGY",
+    "QWEN_MEMORY_RECALL_LIMIT",
+    "QWEN_MEMORY_RECALL_STRATEGY",
+    "QWEN_MEMORY_EXTRACT_STRATEGY",
+    "QWEN_MEMORY_MODEL_BASE_URL",
+    "QWEN_MEMORY_MODEL_NAME",
+    "QWEN_MEMORY_MODEL_TIMEOUT_MS",
+    "QWEN_MEMORY_HOOKS",
+    // where things are
+    "QWEN_CODE_MEMORY_BASE_DIR",
+    "QWEN_CODE_MEMORY_PROJECT_SCOPE",
+    "QWEN_RUNTIME_DIR",
+    "QWEN_HOME",
+    "CLAUDE_CONFIG_DIR",
+    // the model: credentials, and the generic fallbacks used once model use is on
+    "QWEN_MEMORY_MODEL_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_MODEL",
+    // hooks, telemetry and test seams
+    "QWEN_MEMORY_HOOK_EXEC",
+    "QWEN_MEMORY_TELEMETRY",
+    "QWEN_MEMORY_TEST_DREAM_PAUSE_MS",
+    "QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS",
+];
+
+/// A bad setting, named with its key and origin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SettingsError {
     #[error("qwen-memory.{key} = {value:?} (from {origin}): {expected}")]
     Invalid {
-        key: &'static str,
+        key: Key,
         value: String,
         origin: Origin,
         expected: String,
     },
-    #[error("unknown setting {0:?}")]
-    Unknown(String),
+    #[error("unknown setting qwen-memory.{key}{}", suggestion.map(|s| format!(" (did you mean qwen-memory.{s}?)")).unwrap_or_default())]
+    Unknown {
+        key: String,
+        suggestion: Option<&'static str>,
+    },
 }
 
 /// One resolved setting.
@@ -89,13 +193,19 @@ pub struct Resolved {
 /// All settings, resolved once per command.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    values: Vec<Resolved>,
+    values: Vec<(Key, Resolved)>,
+    problems: Vec<SettingsError>,
 }
 
 /// Where settings are read from; tests substitute their own.
 pub trait Source {
     fn env(&self, name: &str) -> Option<String>;
     fn git_config(&self, key: &str) -> Option<String>;
+    /// Every `qwen-memory.*` variable set in git config, without the `qwen-memory.` prefix, as
+    /// git spells it (section and variable lowercased).
+    fn git_config_keys(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The real environment and a git2 configuration (repository config when inside one, which
@@ -124,66 +234,136 @@ impl Source for SystemSource {
         let config = self.config.as_ref()?;
         config.get_string(&format!("qwen-memory.{key}")).ok()
     }
+
+    fn git_config_keys(&self) -> Vec<String> {
+        let Some(config) = self.config.as_ref() else {
+            return Vec::new();
+        };
+        let mut keys = Vec::new();
+        if let Ok(mut entries) = config.entries(Some("qwen-memory\\..*")) {
+            while let Some(Ok(entry)) = entries.next() {
+                if let Some(rest) = entry.name().and_then(|n| n.strip_prefix("qwen-memory.")) {
+                    if !keys.iter().any(|k| k == rest) {
+                        keys.push(rest.to_string());
+                    }
+                }
+            }
+        }
+        keys
+    }
 }
 
+/// Command-line overrides, as (key, value) pairs: the flag layer of the precedence.
+pub type Flags = [(Key, String)];
+
 impl Settings {
-    /// Resolves every documented key. `flags` holds command-line overrides as (key, value).
-    pub fn load(source: &dyn Source, flags: &[(&str, String)]) -> Result<Settings, SettingsError> {
-        if let Some((unknown, _)) = flags
+    /// Resolves every documented key; the first invalid value is an error. Unknown git config
+    /// keys are not: they are listed by [`Settings::problems`].
+    pub fn load(source: &dyn Source, flags: &Flags) -> Result<Settings, SettingsError> {
+        let settings = Settings::load_lenient(source, flags);
+        match settings
+            .problems
             .iter()
-            .find(|(k, _)| !DEFS.iter().any(|d| d.key == *k))
+            .find(|p| matches!(p, SettingsError::Invalid { .. }))
         {
-            return Err(SettingsError::Unknown((*unknown).to_string()));
+            Some(invalid) => Err(invalid.clone()),
+            None => Ok(settings),
         }
+    }
+
+    /// Resolves every documented key, never failing: an invalid value is recorded as a problem
+    /// and the key falls back to its default (for `status` and `check`, which report problems
+    /// instead of dying on them).
+    pub fn load_lenient(source: &dyn Source, flags: &Flags) -> Settings {
         let mut values = Vec::with_capacity(DEFS.len());
+        let mut problems = Vec::new();
         for def in DEFS {
-            let resolved = resolve(def, source, flags);
+            let mut resolved = resolve(def, source, flags);
             if let Some(value) = &resolved.value {
-                validate(def, value, &resolved.origin)?;
+                match validate(def, value, &resolved.origin) {
+                    Ok(()) => resolved.value = Some(normalize(def.kind, value)),
+                    Err(e) => {
+                        problems.push(e);
+                        resolved = default_of(def);
+                    }
+                }
             }
-            values.push(Resolved {
-                value: resolved.value.map(|v| normalize(def.kind, &v)),
-                ..resolved
-            });
+            values.push((def.key, resolved));
         }
-        Ok(Settings { values })
+        for name in source.git_config_keys() {
+            if let Err(e) = Key::parse(&name) {
+                problems.push(e);
+            }
+        }
+        Settings { values, problems }
     }
 
     /// Every setting with its origin, in documentation order.
-    pub fn all(&self) -> &[Resolved] {
-        &self.values
+    pub fn all(&self) -> impl Iterator<Item = &Resolved> {
+        self.values.iter().map(|(_, r)| r)
     }
 
-    fn get(&self, key: &str) -> Option<&Resolved> {
-        self.values.iter().find(|r| r.key == key)
+    /// Invalid values and unknown `qwen-memory.*` keys found while loading.
+    pub fn problems(&self) -> &[SettingsError] {
+        &self.problems
     }
 
-    /// A boolean setting; false when unknown or unset.
-    pub fn bool(&self, key: &str) -> bool {
+    fn get(&self, key: Key) -> &Resolved {
+        &self
+            .values
+            .iter()
+            .find(|(k, _)| *k == key)
+            .expect("every key is resolved at load")
+            .1
+    }
+
+    /// A boolean setting; false when unset.
+    pub fn bool(&self, key: Key) -> bool {
         self.text(key).is_some_and(|v| v == "true")
     }
 
     /// A numeric setting (validated at load).
-    pub fn number(&self, key: &str) -> Option<f64> {
+    pub fn number(&self, key: Key) -> Option<f64> {
         self.text(key).and_then(|v| v.parse().ok())
     }
 
-    /// A text setting.
-    pub fn text(&self, key: &str) -> Option<&str> {
-        self.get(key).and_then(|r| r.value.as_deref())
+    /// A text or choice setting.
+    pub fn text(&self, key: Key) -> Option<&str> {
+        self.get(key).value.as_deref()
     }
 
     /// The origin of a setting.
-    pub fn origin(&self, key: &str) -> Origin {
-        self.get(key)
-            .map(|r| r.origin.clone())
-            .unwrap_or(Origin::Unset)
+    pub fn origin(&self, key: Key) -> Origin {
+        self.get(key).origin.clone()
+    }
+
+    /// Whether the value was set by a person (flag, environment or git config), not defaulted.
+    pub fn is_explicit(&self, key: Key) -> bool {
+        matches!(
+            self.get(key).origin,
+            Origin::Flag | Origin::Env(_) | Origin::GitConfig
+        )
     }
 }
 
-fn resolve(def: &Def, source: &dyn Source, flags: &[(&str, String)]) -> Resolved {
+fn default_of(def: &Def) -> Resolved {
+    match def.default {
+        Some(v) => Resolved {
+            key: def.name,
+            value: Some(v.to_string()),
+            origin: Origin::Default,
+        },
+        None => Resolved {
+            key: def.name,
+            value: None,
+            origin: Origin::Unset,
+        },
+    }
+}
+
+fn resolve(def: &Def, source: &dyn Source, flags: &Flags) -> Resolved {
     let found = |value: String, origin: Origin| Resolved {
-        key: def.key,
+        key: def.name,
         value: Some(value),
         origin,
     };
@@ -194,7 +374,7 @@ fn resolve(def: &Def, source: &dyn Source, flags: &[(&str, String)]) -> Resolved
         if let Some(v) = source.env(name).filter(|v| !v.is_empty()) {
             // Upstream turns local mode on only for exactly "1"; "0" turns it off explicitly, and
             // any other value is ignored rather than guessed at.
-            if def.key == "local" {
+            if def.key == Key::Local {
                 match v.as_str() {
                     "1" => return found("true".into(), Origin::Env(name)),
                     "0" => return found("false".into(), Origin::Env(name)),
@@ -205,17 +385,56 @@ fn resolve(def: &Def, source: &dyn Source, flags: &[(&str, String)]) -> Resolved
             }
         }
     }
-    if let Some(v) = source.git_config(def.key) {
+    if let Some(v) = source.git_config(def.name) {
         return found(v, Origin::GitConfig);
     }
-    match def.default {
-        Some(v) => found(v.to_string(), Origin::Default),
-        None => Resolved {
-            key: def.key,
-            value: None,
-            origin: Origin::Unset,
-        },
+    default_of(def)
+}
+
+/// A git config name as git compares it: the first and last dot-separated parts (section and
+/// variable) are case-insensitive, a middle part (subsection) is not.
+fn git_canonical(name: &str) -> String {
+    let parts: Vec<&str> = name.split('.').collect();
+    let last = parts.len().saturating_sub(1);
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if i == 0 || i == last {
+                p.to_ascii_lowercase()
+            } else {
+                p.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The known key closest to `name` by edit distance (case-insensitive), when close enough to be
+/// a plausible misspelling.
+fn closest(name: &str) -> Option<&'static str> {
+    let wanted = name.to_ascii_lowercase();
+    DEFS.iter()
+        .map(|d| (edit_distance(&wanted, &d.name.to_ascii_lowercase()), d.name))
+        .filter(|(dist, known)| *dist <= 2.max(known.len() / 3))
+        .min_by_key(|(dist, _)| *dist)
+        .map(|(_, known)| known)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            let next = (row[j + 1] + 1).min(row[j] + 1).min(prev + cost);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
     }
+    row[b.len()]
 }
 
 fn parse_bool(v: &str) -> Option<bool> {
@@ -239,7 +458,7 @@ fn validate(def: &Def, value: &str, origin: &Origin) -> Result<(), SettingsError
             Ok(n) if n.is_finite() && n >= 0.0 => Ok(()),
             _ => Err(invalid("expected a non-negative number".into())),
         },
-        Kind::Strategy(allowed) if !allowed.contains(&value.trim()) => {
+        Kind::Choice(allowed) if !allowed.contains(&value.trim()) => {
             Err(invalid(format!("expected one of {}", allowed.join(", "))))
         }
         _ => Ok(()),
@@ -249,7 +468,7 @@ fn validate(def: &Def, value: &str, origin: &Origin) -> Result<(), SettingsError
 fn normalize(kind: Kind, value: &str) -> String {
     match kind {
         Kind::Bool => parse_bool(value).unwrap_or(false).to_string(),
-        Kind::Number | Kind::Strategy(_) => value.trim().to_string(),
+        Kind::Number | Kind::Choice(_) => value.trim().to_string(),
         Kind::Text => value.to_string(),
     }
 }
@@ -271,6 +490,9 @@ mod tests {
         fn git_config(&self, key: &str) -> Option<String> {
             self.git.get(key).map(|v| v.to_string())
         }
+        fn git_config_keys(&self) -> Vec<String> {
+            self.git.keys().map(|k| k.to_ascii_lowercase()).collect()
+        }
     }
 
     fn fake(env: &[(&'static str, &'static str)], git: &[(&'static str, &'static str)]) -> Fake {
@@ -287,34 +509,34 @@ mod tests {
             &[("recall.limit", "9"), ("dream.minHours", "2")],
         );
         let s = Settings::load(&src, &[]).unwrap();
-        assert_eq!(s.number("recall.limit"), Some(7.0));
+        assert_eq!(s.number(Key::RecallLimit), Some(7.0));
         assert_eq!(
-            s.origin("recall.limit"),
+            s.origin(Key::RecallLimit),
             Origin::Env("QWEN_MEMORY_RECALL_LIMIT")
         );
-        assert_eq!(s.number("dream.minHours"), Some(2.0));
-        assert_eq!(s.origin("dream.minHours"), Origin::GitConfig);
-        assert_eq!(s.number("dream.minSessions"), Some(5.0));
-        assert_eq!(s.origin("dream.minSessions"), Origin::Default);
-        let s = Settings::load(&src, &[("recall.limit", "3".into())]).unwrap();
-        assert_eq!(s.number("recall.limit"), Some(3.0));
-        assert_eq!(s.origin("recall.limit"), Origin::Flag);
+        assert_eq!(s.number(Key::DreamMinHours), Some(2.0));
+        assert_eq!(s.origin(Key::DreamMinHours), Origin::GitConfig);
+        assert_eq!(s.number(Key::DreamMinSessions), Some(5.0));
+        assert_eq!(s.origin(Key::DreamMinSessions), Origin::Default);
+        let s = Settings::load(&src, &[(Key::RecallLimit, "3".into())]).unwrap();
+        assert_eq!(s.number(Key::RecallLimit), Some(3.0));
+        assert_eq!(s.origin(Key::RecallLimit), Origin::Flag);
     }
 
     #[test]
     fn local_mode_env_is_exactly_one() {
         let s = Settings::load(&fake(&[("QWEN_CODE_MEMORY_LOCAL", "1")], &[]), &[]).unwrap();
-        assert!(s.bool("local"));
+        assert!(s.bool(Key::Local));
         let s = Settings::load(&fake(&[("QWEN_CODE_MEMORY_LOCAL", "true")], &[]), &[]).unwrap();
-        assert!(!s.bool("local"));
+        assert!(!s.bool(Key::Local));
         let s = Settings::load(&fake(&[], &[("local", "yes")]), &[]).unwrap();
-        assert!(s.bool("local"));
+        assert!(s.bool(Key::Local));
         let s = Settings::load(
             &fake(&[("QWEN_CODE_MEMORY_LOCAL", "0")], &[("local", "true")]),
             &[],
         )
         .unwrap();
-        assert!(!s.bool("local"));
+        assert!(!s.bool(Key::Local));
     }
 
     #[test]
@@ -326,13 +548,109 @@ mod tests {
             "{msg}"
         );
         assert!(Settings::load(&fake(&[], &[("recall.strategy", "magic")]), &[]).is_err());
-        assert!(Settings::load(&fake(&[], &[]), &[("nope", "1".into())]).is_err());
     }
 
     #[test]
     fn unset_model_settings() {
         let s = Settings::load(&fake(&[], &[]), &[]).unwrap();
-        assert_eq!(s.text("model.baseUrl"), None);
-        assert_eq!(s.origin("model.baseUrl"), Origin::Unset);
+        assert_eq!(s.text(Key::ModelBaseUrl), None);
+        assert_eq!(s.origin(Key::ModelBaseUrl), Origin::Unset);
+    }
+
+    #[test]
+    fn every_key_has_exactly_one_row_and_its_env_is_listed() {
+        // The match is exhaustive: a new variant fails to compile until it is listed here.
+        fn listed(k: Key) -> bool {
+            match k {
+                Key::Local
+                | Key::AutoCommit
+                | Key::DreamMinHours
+                | Key::DreamMinSessions
+                | Key::DreamStrategy
+                | Key::RecallLimit
+                | Key::RecallStrategy
+                | Key::ExtractStrategy
+                | Key::ModelBaseUrl
+                | Key::ModelName
+                | Key::ModelTimeoutMs
+                | Key::HooksEnabled => true,
+            }
+        }
+        for def in DEFS {
+            assert!(listed(def.key));
+            assert_eq!(DEFS.iter().filter(|d| d.key == def.key).count(), 1);
+            assert_eq!(Key::parse(def.name), Ok(def.key));
+            if let Some(env) = def.env {
+                assert!(ENV_VARS.contains(&env), "{env} missing from ENV_VARS");
+            }
+        }
+        assert_eq!(Key::all().count(), DEFS.len());
+    }
+
+    #[test]
+    fn unknown_git_config_keys_are_problems_with_the_closest_key() {
+        let s = Settings::load(
+            &fake(&[], &[("autocomit", "true"), ("recall.limit", "3")]),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            s.problems(),
+            &[SettingsError::Unknown {
+                key: "autocomit".into(),
+                suggestion: Some("autoCommit")
+            }]
+        );
+        let msg = s.problems()[0].to_string();
+        assert!(msg.contains("did you mean qwen-memory.autoCommit"), "{msg}");
+        // Git lowercases section and variable: known keys in any case are not problems.
+        assert!(Settings::load(&fake(&[], &[("dream.minhours", "3")]), &[])
+            .unwrap()
+            .problems()
+            .is_empty());
+        assert_eq!(
+            Key::parse("completely.different"),
+            Err(SettingsError::Unknown {
+                key: "completely.different".into(),
+                suggestion: None
+            })
+        );
+        assert_eq!(
+            Key::parse("recall.limt").unwrap_err(),
+            SettingsError::Unknown {
+                key: "recall.limt".into(),
+                suggestion: Some("recall.limit")
+            }
+        );
+    }
+
+    #[test]
+    fn lenient_load_reports_invalid_values_and_falls_back_to_the_default() {
+        let src = fake(&[], &[("recall.limit", "many")]);
+        assert!(Settings::load(&src, &[]).is_err());
+        let s = Settings::load_lenient(&src, &[]);
+        assert_eq!(s.number(Key::RecallLimit), Some(5.0));
+        assert_eq!(s.origin(Key::RecallLimit), Origin::Default);
+        assert!(matches!(
+            s.problems(),
+            [SettingsError::Invalid {
+                key: Key::RecallLimit,
+                ..
+            }]
+        ));
+    }
+
+    #[test]
+    fn generic_openai_variables_are_not_model_settings() {
+        let s = Settings::load(
+            &fake(
+                &[("OPENAI_BASE_URL", "http://x/v1"), ("OPENAI_MODEL", "m")],
+                &[],
+            ),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.text(Key::ModelBaseUrl), None);
+        assert!(!s.is_explicit(Key::ModelName));
     }
 }

@@ -50,6 +50,9 @@ pub struct Status {
     /// one that blocks (why not), and when `min_hours` opens (when due).
     pub dream_gates: Option<crate::dream::GateReport>,
     pub warnings: Vec<String>,
+    /// Invalid setting values (replaced by their defaults here) and unknown `qwen-memory.*`
+    /// keys, each with the closest known key when there is one.
+    pub setting_problems: Vec<String>,
 }
 
 /// Gathers the status of the project in `ctx`.
@@ -83,7 +86,6 @@ pub fn status(ctx: &Context) -> Status {
     let settings = ctx
         .settings
         .all()
-        .iter()
         .map(|r| SettingStatus {
             key: r.key,
             value: r.value.clone(),
@@ -119,5 +121,11 @@ pub fn status(ctx: &Context) -> Status {
         hooks: crate::git::hooks::status(ctx),
         dream_gates: crate::dream::gate_report(ctx).ok(),
         warnings,
+        setting_problems: ctx
+            .settings
+            .problems()
+            .iter()
+            .map(|p| p.to_string())
+            .collect(),
     }
 }

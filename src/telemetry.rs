@@ -195,6 +195,7 @@ pub fn read_events(state_dir: &Path) -> Vec<Value> {
 
 /// Per-event count and duration percentiles, as `stats` prints them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EventStats {
     /// Event name, e.g. [`EVENT_RECALL`].
     pub event: String,

@@ -52,7 +52,7 @@ fn settings_install_merges_and_uninstall_restores_bytes() {
     assert_eq!(ups[0]["hooks"][0]["name"], "lint-reminder");
     assert_eq!(
         ups[1]["hooks"][0]["command"],
-        "git qwen-memory hook recall --agent qwen"
+        "command -v git-qwen-memory >/dev/null 2>&1 && git-qwen-memory hook recall --agent qwen || true"
     );
     assert_eq!(
         ups[1]["hooks"][0]["timeout"], 5000,
@@ -61,7 +61,7 @@ fn settings_install_merges_and_uninstall_restores_bytes() {
     for event in ["Stop", "SessionEnd", "PreCompact"] {
         assert_eq!(
             q["hooks"][event][0]["hooks"][0]["command"],
-            "git qwen-memory hook extract --agent qwen"
+            "command -v git-qwen-memory >/dev/null 2>&1 && git-qwen-memory hook extract --agent qwen || true"
         );
     }
     assert_eq!(q["hooks"]["PreToolUse"][0]["matcher"], "run_shell_command");
@@ -71,7 +71,7 @@ fn settings_install_merges_and_uninstall_restores_bytes() {
     assert_eq!(stop[0]["hooks"][0]["command"], "notify-send done");
     assert_eq!(
         stop[1]["hooks"][0]["command"],
-        "git qwen-memory hook extract --agent claude"
+        "command -v git-qwen-memory >/dev/null 2>&1 && git-qwen-memory hook extract --agent claude || true"
     );
     assert_eq!(
         c["hooks"]["UserPromptSubmit"][0]["hooks"][0]["timeout"], 10,
@@ -150,7 +150,7 @@ fn invalid_settings_json_is_left_alone() {
         .unwrap();
     assert_success(&out, &["--manual"]);
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("git qwen-memory hook recall --agent claude")
+        String::from_utf8_lossy(&out.stdout).contains("command -v git-qwen-memory >/dev/null 2>&1 && git-qwen-memory hook recall --agent claude || true")
     );
 }
 

@@ -296,8 +296,8 @@ fn undo_restores_the_last_run_exactly_and_refuses_after_edits() {
 
 fn model_env(server: &OpenAiServer) -> Vec<(String, String)> {
     vec![
-        ("OPENAI_BASE_URL".into(), server.base_url()),
-        ("OPENAI_MODEL".into(), "test-model".into()),
+        ("QWEN_MEMORY_MODEL_BASE_URL".into(), server.base_url()),
+        ("QWEN_MEMORY_MODEL_NAME".into(), "test-model".into()),
         ("OPENAI_API_KEY".into(), "sk-test-dream".into()),
     ]
 }

@@ -748,8 +748,8 @@ fn offset_of(path: &Path, needle: &str) -> u64 {
 fn model_cmd(sb: &Sandbox, server: &OpenAiServer, args: &[&str]) -> Value {
     let out = sb
         .cmd()
-        .env("OPENAI_BASE_URL", server.base_url())
-        .env("OPENAI_MODEL", "test-model")
+        .env("QWEN_MEMORY_MODEL_BASE_URL", server.base_url())
+        .env("QWEN_MEMORY_MODEL_NAME", "test-model")
         .env("OPENAI_API_KEY", "sk-test-key-not-a-secret")
         .env("QWEN_MEMORY_MODEL_TIMEOUT_MS", "1500")
         .args(args)
@@ -969,8 +969,8 @@ fn two_processes_at_once_one_runs_one_queues_both_slices_land_once() {
     ]);
     let mut first = sb.std_cmd(&sb.repo);
     first
-        .env("OPENAI_BASE_URL", server.base_url())
-        .env("OPENAI_MODEL", "test-model")
+        .env("QWEN_MEMORY_MODEL_BASE_URL", server.base_url())
+        .env("QWEN_MEMORY_MODEL_NAME", "test-model")
         .env("QWEN_MEMORY_MODEL_TIMEOUT_MS", "5000")
         .args(["extract", "--json", "--transcript", a.to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
@@ -1085,4 +1085,48 @@ fn a_queued_request_that_fails_is_reported_with_the_run_that_carried_it() {
     assert_eq!(events.last().unwrap()["status"], "failed");
     // The cursor belongs to the run that succeeded.
     assert_eq!(cursor(&sb)["transcriptPath"], t.display().to_string());
+}
+
+/// Model use is opt-in: generic `OPENAI_*` variables set for other tools never make the default
+/// (`auto`) strategy call a model; this tool's own `QWEN_MEMORY_MODEL_*` settings do, and with
+/// them the generic key is used.
+#[test]
+fn generic_openai_variables_do_not_turn_on_the_model() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "claude.jsonl", "claude.jsonl");
+    let server = OpenAiServer::start(vec![Reply::good_json(json!({"patches": []}))]);
+    let out = sb
+        .cmd()
+        .env("OPENAI_BASE_URL", server.base_url())
+        .env("OPENAI_MODEL", "test-model")
+        .env("OPENAI_API_KEY", "sk-test-generic")
+        .args(["extract", "--json", "--transcript", t.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_success(&out, &["extract"]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["planner"], "heuristic", "{r}");
+    assert!(server.requests().is_empty(), "the model server was called");
+
+    // Opted in through this tool's own variable: the generic key is sent.
+    let sb = Sandbox::new();
+    let t = place(&sb, "claude.jsonl", "claude.jsonl");
+    let out = sb
+        .cmd()
+        .env("QWEN_MEMORY_MODEL_BASE_URL", server.base_url())
+        .env("OPENAI_MODEL", "test-model")
+        .env("OPENAI_API_KEY", "sk-test-generic")
+        .args(["extract", "--json", "--transcript", t.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_success(&out, &["extract"]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["planner"], "model", "{r}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 1);
+    assert_eq!(reqs[0].json()["model"], "test-model");
+    assert!(reqs[0]
+        .headers
+        .iter()
+        .any(|(k, v)| k == "authorization" && v == "Bearer sk-test-generic"));
 }

@@ -242,8 +242,8 @@ fn at_most_400_entries_per_run() {
 
 fn model_env(server: &OpenAiServer) -> Vec<(String, String)> {
     vec![
-        ("OPENAI_BASE_URL".into(), server.base_url()),
-        ("OPENAI_MODEL".into(), "test-model".into()),
+        ("QWEN_MEMORY_MODEL_BASE_URL".into(), server.base_url()),
+        ("QWEN_MEMORY_MODEL_NAME".into(), "test-model".into()),
     ]
 }
 

@@ -179,8 +179,8 @@ fn secrets_symlinks_and_malformed_docs_are_never_recalled() {
 
 fn model_env(server: &OpenAiServer) -> Vec<(&'static str, String)> {
     vec![
-        ("OPENAI_BASE_URL", server.base_url()),
-        ("OPENAI_MODEL", "test-model".into()),
+        ("QWEN_MEMORY_MODEL_BASE_URL", server.base_url()),
+        ("QWEN_MEMORY_MODEL_NAME", "test-model".into()),
         ("OPENAI_API_KEY", "sk-test-never-printed".into()),
         ("QWEN_MEMORY_MODEL_TIMEOUT_MS", "2000".into()),
     ]

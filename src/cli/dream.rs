@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::ValueEnum;
 use qwen_memory::context::Context;
 use qwen_memory::dream::{self, DreamOptions, DreamOutcome, DreamStatus, StrategyChoice};
+use qwen_memory::settings::Key;
 use qwen_memory::status::Status;
 
 use super::print_json;
@@ -48,6 +49,14 @@ pub struct DreamArgs {
     pub trigger: String,
 }
 
+/// The settings this command's flags override.
+pub fn flags(args: &DreamArgs) -> Vec<(Key, String)> {
+    args.strategy
+        .map(|s| (Key::DreamStrategy, super::value_name(&s)))
+        .into_iter()
+        .collect()
+}
+
 pub fn run(cli: &Cli, ctx: &Context, args: &DreamArgs) -> Result<ExitCode> {
     if args.undo {
         let out = dream::undo(ctx)?;
@@ -58,7 +67,8 @@ pub fn run(cli: &Cli, ctx: &Context, args: &DreamArgs) -> Result<ExitCode> {
     let opts = DreamOptions {
         force: args.force,
         dry_run: args.dry_run,
-        strategy: args.strategy.map(Into::into),
+        // `--strategy` reaches the run through the settings flag layer (see `main`).
+        strategy: None,
         trigger: args.trigger.clone(),
     };
     let out = dream::run(ctx, &opts)?;

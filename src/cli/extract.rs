@@ -7,6 +7,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use qwen_memory::context::Context;
 use qwen_memory::extract::run::{self, ExtractRequest, RunOutcome, RunStatus, Strategy};
+use qwen_memory::settings::Key;
 use qwen_memory::telemetry;
 use qwen_memory::transcript::Format;
 
@@ -72,12 +73,21 @@ pub struct ExtractArgs {
     pub trigger: String,
 }
 
+/// The settings this command's flags override.
+pub fn flags(args: &ExtractArgs) -> Vec<(Key, String)> {
+    args.strategy
+        .map(|s| (Key::ExtractStrategy, super::value_name(&s)))
+        .into_iter()
+        .collect()
+}
+
 pub fn cmd_extract(cli: &Cli, ctx: &Context, args: &ExtractArgs) -> Result<ExitCode> {
     let req = ExtractRequest {
         transcript: args.transcript.clone(),
         session: args.session.clone(),
         format: args.format.into(),
-        strategy: args.strategy.map(Into::into),
+        // `--strategy` reaches the run through the settings flag layer (see `main`).
+        strategy: None,
         dry_run: args.dry_run,
         trigger: args.trigger.clone(),
     };

@@ -119,7 +119,11 @@ pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
         for m in &sel.matches {
             writeln!(err, "  {}  {}", m.id, m.summary)?;
         }
-        write!(err, "Forget these {} entries? [y/N] ", sel.matches.len())?;
+        if sel.matches.len() == 1 {
+            write!(err, "Forget this entry? [y/N] ")?;
+        } else {
+            write!(err, "Forget these {} entries? [y/N] ", sel.matches.len())?;
+        }
         err.flush()?;
         let mut answer = String::new();
         std::io::stdin().lock().read_line(&mut answer)?;

@@ -35,15 +35,17 @@ pub struct InstallArgs {
     /// Local mode: keep memory in `.qwen/memory/` (committed and shared), with the merge driver.
     #[arg(long)]
     pub local: bool,
-    /// Also add recall/extract hooks to this agent's settings.
+    /// Add recall/extract hooks to this agent's settings (and no Git hooks unless --hooks
+    /// names some).
     #[arg(long, value_enum)]
     pub agent: Option<AgentArg>,
     /// Use the project's agent settings file instead of the user's.
     #[arg(long)]
     pub project: bool,
-    /// Git hooks to install: comma-separated names, `all` or `none`.
-    #[arg(long, default_value = "all")]
-    pub hooks: String,
+    /// Git hooks to install: comma-separated names, `all` or `none` (default: `all`, or `none`
+    /// with --agent).
+    #[arg(long, value_name = "LIST")]
+    pub hooks: Option<String>,
     /// Register config-based hooks (Git 2.54 or later) instead of hook files.
     #[arg(long)]
     pub config_hooks: bool,
@@ -75,8 +77,25 @@ fn backup_dir(ctx: &Context) -> std::path::PathBuf {
     ctx.layout.base.join("agent-settings-backup")
 }
 
+impl InstallArgs {
+    /// The Git hooks asked for: `--hooks`, else all of them unless only agent hooks were asked
+    /// for (`--agent` alone installs the agent's hooks and nothing in the repository).
+    pub fn git_hooks(&self) -> &str {
+        match (&self.hooks, self.agent) {
+            (Some(list), _) => list,
+            (None, Some(_)) => "none",
+            (None, None) => "all",
+        }
+    }
+
+    /// Whether this install touches the repository (its hooks, config or project settings).
+    pub fn needs_repository(&self) -> bool {
+        self.local || self.project || self.git_hooks() != "none"
+    }
+}
+
 pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitCode> {
-    let names = hooks::parse_hook_list(&args.hooks).map_err(anyhow::Error::msg)?;
+    let names = hooks::parse_hook_list(args.git_hooks()).map_err(anyhow::Error::msg)?;
     let agents = args.agent.map(AgentArg::agents).unwrap_or_default();
     if args.manual {
         return manual(ctx, &names, &agents, args.project);

@@ -60,6 +60,18 @@ impl From<ScopeArg> for Scope {
     }
 }
 
+/// The command-line spelling of a value enum (what the settings layer expects as its value).
+pub fn value_name(v: &impl ValueEnum) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// "1 doc", "2 docs".
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Prints a value as pretty JSON plus newline.
 pub fn print_json(value: &impl serde::Serialize) -> Result<()> {
     let mut out = std::io::stdout().lock();
@@ -77,6 +89,9 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
     for w in &st.warnings {
         eprintln!("warning: {w}");
     }
+    for p in &st.setting_problems {
+        println!("config    {p}");
+    }
     println!("project   {}", st.project_root);
     println!("key       {}", st.project_key);
     println!("mode      {}", st.mode);
@@ -84,7 +99,7 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
     for r in &st.roots {
         let note = match (&r.error, r.exists) {
             (Some(e), _) => format!("error: {e}"),
-            (None, true) => format!("{} docs", r.docs),
+            (None, true) => plural(r.docs, "doc", "docs"),
             (None, false) => "absent".to_string(),
         };
         let mark = if r.writable { "*" } else { " " };
@@ -140,7 +155,8 @@ pub fn cmd_list(
         print_json(&listed)?;
     } else {
         for l in &listed {
-            let desc = if l.description.is_empty() {
+            // A description that only repeats the title says nothing.
+            let desc = if l.description.is_empty() || l.description == l.title {
                 String::new()
             } else {
                 format!(" — {}", l.description)

@@ -2,10 +2,11 @@
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 use qwen_memory::context::Context;
 use qwen_memory::recall::{self, RecallRequest, Strategy};
+use qwen_memory::settings::Key;
 use qwen_memory::store;
 
 use super::print_json;
@@ -42,22 +43,21 @@ pub struct RecallArgs {
     strategy: Option<RecallStrategy>,
 }
 
+/// The settings this command's flags override (`--limit`, `--strategy`).
+pub fn flags(args: &RecallArgs) -> Vec<(Key, String)> {
+    let mut flags = Vec::new();
+    if let Some(limit) = args.limit {
+        flags.push((Key::RecallLimit, limit.to_string()));
+    }
+    if let Some(s) = args.strategy {
+        flags.push((Key::RecallStrategy, super::value_name(&s)));
+    }
+    flags
+}
+
 pub fn run(cli: &Cli, ctx: &Context, args: &RecallArgs) -> Result<ExitCode> {
-    let strategy = match args.strategy {
-        Some(RecallStrategy::Heuristic) => Strategy::Heuristic,
-        Some(RecallStrategy::Model) => Strategy::Model,
-        None => {
-            let value = ctx.settings.text("recall.strategy").unwrap_or("heuristic");
-            match Strategy::parse(value) {
-                Some(s) => s,
-                None => bail!("unknown recall.strategy {value:?}"),
-            }
-        }
-    };
-    let limit = args
-        .limit
-        .or_else(|| ctx.settings.number("recall.limit").map(|n| n as usize))
-        .unwrap_or(recall::MAX_RELEVANT_DOCS);
+    let strategy = Strategy::from_settings(&ctx.settings);
+    let limit = recall::limit_from_settings(&ctx.settings);
     let query = if args.query == ["-"] {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;

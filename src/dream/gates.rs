@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::context::Context;
 use crate::project::Root;
+use crate::settings::Key;
 use crate::store::{self, JsonState, StoreError};
 
 use super::lock::{self, LockInfo};
@@ -121,11 +122,11 @@ pub fn evaluate(
     let meta = store::read_meta(&root.state_dir);
     let min_hours = ctx
         .settings
-        .number("dream.minHours")
+        .number(Key::DreamMinHours)
         .unwrap_or(DEFAULT_MIN_HOURS);
     let min_sessions = ctx
         .settings
-        .number("dream.minSessions")
+        .number(Key::DreamMinSessions)
         .map(|n| n as u64)
         .unwrap_or(DEFAULT_MIN_SESSIONS);
     let session = current_session(ctx, &meta);
@@ -150,7 +151,7 @@ pub fn evaluate(
     };
 
     // disabled: hooks switched off stops hook-triggered dreams; a dream by hand always runs.
-    let hooks_enabled = ctx.settings.bool("hooks.enabled");
+    let hooks_enabled = ctx.settings.bool(Key::HooksEnabled);
     let disabled = trigger != MANUAL_TRIGGER && !hooks_enabled;
     report.gates.push(GateStatus {
         name: "disabled",

@@ -341,9 +341,10 @@ fn test_pause(var: &str) {
     }
 }
 
-/// The model client for dream and forget, when a model is configured.
-pub fn model_client(ctx: &Context) -> Option<ModelClient> {
-    ModelConfig::from_settings(&ctx.settings).map(ModelClient::new)
+/// The model client for dream and forget, when model use is on (`requested`: the `model`
+/// strategy was asked for) and a model is configured.
+pub fn model_client(ctx: &Context, requested: bool) -> Option<ModelClient> {
+    ModelConfig::from_settings(&ctx.settings, requested).map(ModelClient::new)
 }
 
 /// What a plan changes, for the outcome and the dream log.
@@ -433,14 +434,14 @@ fn model_plan(
         .strategy
         .or_else(|| {
             ctx.settings
-                .text("dream.strategy")
+                .text(crate::settings::Key::DreamStrategy)
                 .and_then(StrategyChoice::parse)
         })
         .unwrap_or(StrategyChoice::Auto);
     if choice == StrategyChoice::Mechanical {
         return (None, None);
     }
-    let Some(client) = model_client(ctx) else {
+    let Some(client) = model_client(ctx, choice == StrategyChoice::Model) else {
         return match choice {
             StrategyChoice::Model => (None, Some("no model is configured".to_string())),
             _ => (None, None),

@@ -281,7 +281,7 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
     };
     let strategy = req.strategy.unwrap_or_else(|| {
         ctx.settings
-            .text("extract.strategy")
+            .text(crate::settings::Key::ExtractStrategy)
             .and_then(|s| s.parse().ok())
             .unwrap_or_default()
     });
@@ -746,7 +746,8 @@ fn plan(
 ) -> Vec<Patch> {
     let config = match strategy {
         Strategy::Heuristic => None,
-        Strategy::Auto | Strategy::Model => ModelConfig::from_settings(&ctx.settings),
+        Strategy::Auto => ModelConfig::from_settings(&ctx.settings, false),
+        Strategy::Model => ModelConfig::from_settings(&ctx.settings, true),
     };
     let Some(config) = config else {
         if strategy == Strategy::Model {
@@ -835,6 +836,8 @@ mod tests {
             kind,
             relative_path: format!("{t}/x.md"),
             memory_type: t.into(),
+            filled: Vec::new(),
+            kept: Vec::new(),
         };
         let changes = vec![
             c(ChangeKind::Created, "user"),

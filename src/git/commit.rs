@@ -464,8 +464,9 @@ fn run_git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
 /// both on (SPEC §9.3); `None` when auto-commit does not apply. Writers call this after they
 /// changed files, and report a failure without undoing their write.
 pub fn auto_commit(ctx: &Context) -> Option<Result<CommitOutcome, GitError>> {
-    let applies =
-        ctx.layout.local && ctx.settings.bool("autoCommit") && ctx.project.git_dir.is_some();
+    let applies = ctx.layout.local
+        && ctx.settings.bool(crate::settings::Key::AutoCommit)
+        && ctx.project.git_dir.is_some();
     applies.then(|| commit_memory(ctx, None))
 }
 

@@ -65,6 +65,7 @@ impl GitError {
 
 /// A memory file the secret scanner flagged: its path and the rule ids, never the value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SecretHit {
     pub path: String,
     pub rule_ids: Vec<String>,

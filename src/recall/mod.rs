@@ -51,6 +51,23 @@ impl Strategy {
             _ => None,
         }
     }
+
+    /// The `recall.strategy` setting (command-line flags arrive through the settings' flag
+    /// layer, so the CLI and the hook read the same value the same way).
+    pub fn from_settings(settings: &crate::settings::Settings) -> Strategy {
+        settings
+            .text(crate::settings::Key::RecallStrategy)
+            .and_then(Strategy::parse)
+            .unwrap_or(Strategy::Heuristic)
+    }
+}
+
+/// The `recall.limit` setting.
+pub fn limit_from_settings(settings: &crate::settings::Settings) -> usize {
+    settings
+        .number(crate::settings::Key::RecallLimit)
+        .map(|n| n as usize)
+        .unwrap_or(MAX_RELEVANT_DOCS)
 }
 
 /// A recall request.
@@ -196,7 +213,7 @@ fn choose_by_model(
     query: &LexicalQuery,
     docs: &[ScannedDoc],
 ) -> Result<Vec<(usize, u32)>, String> {
-    let config = ModelConfig::from_settings(&ctx.settings)
+    let config = ModelConfig::from_settings(&ctx.settings, true)
         .ok_or_else(|| "no model configured (model.baseUrl and model.name)".to_string())?;
     let hits: Vec<usize> = query.rank(docs, None).iter().map(|r| r.index).collect();
     let mut recent: Vec<usize> = (0..docs.len()).collect();

@@ -45,12 +45,12 @@ impl Sandbox {
 
     /// Runs `git` in `dir` with the sandbox environment; panics on failure.
     pub fn git(&self, dir: &Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
+        let mut c = std::process::Command::new("git");
+        clear_env(&mut c);
+        let out = c
             .args(args)
             .current_dir(dir)
             .envs(self.env())
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
             .output()
             .expect("run git");
         assert!(
@@ -94,18 +94,7 @@ impl Sandbox {
     pub fn std_cmd(&self, dir: &Path) -> std::process::Command {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("git-qwen-memory"));
         c.current_dir(dir);
-        for var in [
-            "QWEN_CODE_MEMORY_LOCAL",
-            "QWEN_CODE_MEMORY_PROJECT_SCOPE",
-            "OPENAI_API_KEY",
-            "OPENAI_BASE_URL",
-            "OPENAI_MODEL",
-            "QWEN_MEMORY_HOOKS",
-            "GIT_DIR",
-            "GIT_WORK_TREE",
-        ] {
-            c.env_remove(var);
-        }
+        clear_env(&mut c);
         c.envs(self.env());
         c
     }
@@ -133,6 +122,18 @@ impl Sandbox {
 
     pub fn private_state(&self) -> PathBuf {
         self.private_root().parent().unwrap().to_path_buf()
+    }
+}
+
+/// Removes every variable the tool reads (one list, kept by the library) and Git's repository
+/// overrides, so the developer's shell cannot leak into a test; the sandbox then sets its own.
+pub fn clear_env(c: &mut std::process::Command) {
+    for var in qwen_memory::settings::ENV_VARS.iter().chain(&[
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+    ]) {
+        c.env_remove(var);
     }
 }
 
@@ -201,14 +202,11 @@ impl Sandbox {
     /// returns the output without asserting.
     pub fn git_hooked(&self, dir: &Path, args: &[&str], extra: &[(&str, &str)]) -> Output {
         let mut c = std::process::Command::new("git");
+        clear_env(&mut c);
         c.args(args)
             .current_dir(dir)
             .envs(self.env())
-            .env("PATH", path_with_bin())
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("QWEN_MEMORY_HOOKS")
-            .env_remove("QWEN_CODE_MEMORY_LOCAL");
+            .env("PATH", path_with_bin());
         for (k, v) in extra {
             c.env(k, v);
         }
