@@ -790,7 +790,8 @@ mod tests {
         let text = format!("---\n{fm}---\nbody");
         let start = std::time::Instant::now();
         let result = parse_document(&text);
-        assert!(start.elapsed() < std::time::Duration::from_secs(5));
+        // A hang detector, not a speed bound: an unbounded expansion would run for minutes.
+        assert!(start.elapsed() < std::time::Duration::from_secs(60));
         let d = result.expect("the lenient parser still finds the type");
         assert_eq!(d.title, "bomb");
         // Every value is bounded by the input's own size.
