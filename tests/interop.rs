@@ -53,7 +53,11 @@ fn extraction_writes(reply: &str, files: Vec<(PathBuf, String)>) -> ModelServer 
 }
 
 fn run_ours(world: &World, args: &[&str]) -> std::process::Output {
-    world.ours().args(args).output().expect("run git-qwen-memory")
+    world
+        .ours()
+        .args(args)
+        .output()
+        .expect("run git-qwen-memory")
 }
 
 fn read(path: &Path) -> String {
@@ -97,8 +101,16 @@ fn qwen_written_memories_pass_our_check_and_index_check() {
         server.requests().iter().any(Request::is_extraction_agent),
         "Qwen never ran its extraction agent"
     );
-    assert!(project_doc.is_file(), "Qwen did not write {}", project_doc.display());
-    assert!(user_doc.is_file(), "Qwen did not write {}", user_doc.display());
+    assert!(
+        project_doc.is_file(),
+        "Qwen did not write {}",
+        project_doc.display()
+    );
+    assert!(
+        user_doc.is_file(),
+        "Qwen did not write {}",
+        user_doc.display()
+    );
     let qwen_index = read(&root.join("MEMORY.md"));
     assert!(
         qwen_index.contains("deploy-branches.md"),

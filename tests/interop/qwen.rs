@@ -37,7 +37,9 @@ pub fn enabled(check: &str) -> bool {
 fn cache_dir() -> PathBuf {
     match std::env::var_os("QWEN_MEMORY_INTEROP_CACHE") {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("qwen-code-{QWEN_VERSION}")),
+        None => {
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("qwen-code-{QWEN_VERSION}"))
+        }
     }
 }
 
@@ -245,8 +247,18 @@ fn wait_or_kill(mut child: std::process::Child, what: &str) -> Output {
             buf
         })
     };
-    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let start = Instant::now();
     let (status, hung) = loop {
         match child.try_wait() {

@@ -43,7 +43,10 @@ impl Request {
     }
 
     pub fn messages(&self) -> Vec<Value> {
-        self.body["messages"].as_array().cloned().unwrap_or_default()
+        self.body["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Every message's text joined (user, assistant, tool, system), for "does X appear" checks.
@@ -66,13 +69,15 @@ impl Request {
 
     /// True when this is Qwen Code's managed-memory extraction agent.
     pub fn is_extraction_agent(&self) -> bool {
-        self.system()
-            .contains("managed memory extraction subagent")
+        self.system().contains("managed memory extraction subagent")
     }
 
     /// Number of `tool` messages (tool results) in the conversation so far.
     pub fn tool_results(&self) -> usize {
-        self.messages().iter().filter(|m| m["role"] == "tool").count()
+        self.messages()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .count()
     }
 
     /// Names of the tools offered.
@@ -201,7 +206,11 @@ fn serve(
 }
 
 /// Serves one connection (keep-alive: several requests in a row).
-fn handle(stream: TcpStream, script: &Script, requests: &Mutex<Vec<Request>>) -> std::io::Result<()> {
+fn handle(
+    stream: TcpStream,
+    script: &Script,
+    requests: &Mutex<Vec<Request>>,
+) -> std::io::Result<()> {
     stream.set_nonblocking(false)?;
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     stream.set_write_timeout(Some(Duration::from_secs(30)))?;
@@ -212,7 +221,12 @@ fn handle(stream: TcpStream, script: &Script, requests: &Mutex<Vec<Request>>) ->
             return Ok(());
         };
         if method != "POST" || !path.ends_with("/chat/completions") {
-            respond(&mut stream, 404, "application/json", b"{\"error\":\"not found\"}")?;
+            respond(
+                &mut stream,
+                404,
+                "application/json",
+                b"{\"error\":\"not found\"}",
+            )?;
             continue;
         }
         let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -223,9 +237,19 @@ fn handle(stream: TcpStream, script: &Script, requests: &Mutex<Vec<Request>>) ->
             all.push(request);
         }
         if streamed {
-            respond(&mut stream, 200, "text/event-stream", sse(&answer).as_bytes())?;
+            respond(
+                &mut stream,
+                200,
+                "text/event-stream",
+                sse(&answer).as_bytes(),
+            )?;
         } else {
-            respond(&mut stream, 200, "application/json", completion(&answer).as_bytes())?;
+            respond(
+                &mut stream,
+                200,
+                "application/json",
+                completion(&answer).as_bytes(),
+            )?;
         }
     }
 }
