@@ -15,7 +15,7 @@ use super::model as planner;
 use super::queue::{self, QueueError, QueuedRequest, Scheduled};
 use super::{filter, heuristic, Patch, UserText};
 use crate::context::Context;
-use crate::doc::Entry;
+use crate::doc::{Entry, MemoryType};
 use crate::model::{ModelClient, ModelConfig};
 use crate::project::{self, Root};
 use crate::remember::{self, Change, ChangeKind, NewEntry, Provenance, RememberError};
@@ -480,7 +480,7 @@ fn memory_roots(ctx: &Context) -> Vec<PathBuf> {
         l.private.path.clone(),
         l.repository.path.clone(),
         l.user.path.clone(),
-        l.team.clone(),
+        l.team.path.clone(),
     ]
 }
 
@@ -629,14 +629,16 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
 
     // Steps 6–7: apply, bump meta, then advance the cursor.
     let writing = Instant::now();
-    let entries: Vec<NewEntry> = out
+    // Facts about the person go to the user root, never into a (possibly committed) project
+    // root (docs/DESIGN.md, "Roots and paths").
+    let (user_entries, entries): (Vec<NewEntry>, Vec<NewEntry>) = out
         .patches
         .iter()
         .map(|p| NewEntry {
             memory_type: p.topic,
             entry: entry_of(p),
         })
-        .collect();
+        .partition(|e| e.memory_type == MemoryType::User);
     let provenance = Provenance {
         created: store::now_iso(),
         session: Some(session.clone()),
@@ -653,6 +655,14 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         bump_meta(&root.state_dir, &session, &touched)?;
         Ok(changes)
     })??;
+    let mut changes = changes;
+    if !user_entries.is_empty() {
+        let user = &ctx.layout.user;
+        let user_changes = store::with_lock(&user.lock_path, || {
+            remember::apply_locked(user, &user_entries, &provenance)
+        })??;
+        changes.extend(user_changes);
+    }
     out.touched_topics = touched_topics(&changes);
     out.changes = changes;
     out.status = if out.touched_topics.is_empty() {
