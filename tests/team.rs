@@ -44,13 +44,7 @@ fn remember_and_forget_in_team_scope() {
     assert!(md_files(&sb.private_root()).is_empty());
 
     // forget works on the team root when asked, and leaves other roots alone.
-    let out = sb.json(&[
-        "forget",
-        "--scope",
-        "team",
-        "--yes",
-        "release branch only",
-    ]);
+    let out = sb.json(&["forget", "--scope", "team", "--yes", "release branch only"]);
     assert_eq!(out["removedEntries"], 1, "{out}");
     assert!(md_files(&team).is_empty(), "{:?}", md_files(&team));
     // and undo brings it back byte for byte.

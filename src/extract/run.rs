@@ -644,25 +644,34 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         session: Some(session.clone()),
         commit: ctx.head_commit(),
     };
+    let user_changes = if user_entries.is_empty() {
+        Vec::new()
+    } else {
+        let user = &ctx.layout.user;
+        store::with_lock(&user.lock_path, || {
+            remember::apply_locked(user, &user_entries, &provenance)
+        })??
+    };
     let changes = store::with_lock(&root.lock_path, || -> Result<Vec<Change>, ExtractError> {
         store::ensure_scaffold(&root.path, &root.state_dir)?;
-        let changes = if entries.is_empty() {
+        let mut changes = if entries.is_empty() {
             Vec::new()
         } else {
             remember::apply_locked(root, &entries, &provenance)?
         };
+        changes.extend(user_changes);
+        // Topics in the order the facts were planned, wherever they were written.
+        let order = |c: &Change| {
+            out.patches
+                .iter()
+                .position(|p| p.topic.to_string() == c.memory_type)
+                .unwrap_or(usize::MAX)
+        };
+        changes.sort_by_key(order);
         let touched = touched_topics(&changes);
         bump_meta(&root.state_dir, &session, &touched)?;
         Ok(changes)
     })??;
-    let mut changes = changes;
-    if !user_entries.is_empty() {
-        let user = &ctx.layout.user;
-        let user_changes = store::with_lock(&user.lock_path, || {
-            remember::apply_locked(user, &user_entries, &provenance)
-        })??;
-        changes.extend(user_changes);
-    }
     out.touched_topics = touched_topics(&changes);
     out.changes = changes;
     out.status = if out.touched_topics.is_empty() {
