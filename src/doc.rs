@@ -804,9 +804,9 @@ mod tests {
             fm.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
         }
         let text = format!("---\n{fm}---\nbody");
-        let start = std::time::Instant::now();
+        // No wall-clock bound here (it flakes on a loaded machine): an unbounded expansion would
+        // exhaust memory or hang the test run, and the value sizes below prove the bound.
         let result = parse_document(&text);
-        assert!(start.elapsed() < std::time::Duration::from_secs(5));
         let d = result.expect("the lenient parser still finds the type");
         assert_eq!(d.title, "bomb");
         // Every value is bounded by the input's own size.
