@@ -152,7 +152,10 @@ mod tests {
             false,
         );
         assert!(s.qwen_recalls.is_empty());
-        assert_eq!(s.hook_injects, vec!["repository", "private", "team", "user"]);
+        assert_eq!(
+            s.hook_injects,
+            vec!["repository", "private", "team", "user"]
+        );
         assert_eq!(s.extracts, "git-qwen-memory");
     }
 
