@@ -101,13 +101,19 @@ enum Command {
     Forget(cli::forget::ForgetArgs),
     /// Telemetry summary: counts and p50/p95 durations per event.
     Stats,
-    /// Print shell completions.
+    /// Print shell completions (bash and zsh also complete `git qwen-memory`).
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff).
-    Man,
+    /// Print a manual page (roff), or write every page into a directory.
+    Man {
+        /// The command whose page to print (default: the overview page).
+        command: Option<String>,
+        /// Write every page (git-qwen-memory.1 and one per command) into this directory.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        out_dir: Option<PathBuf>,
+    },
     /// Install the Git hooks (with --local, local mode; with --agent, that agent's hooks only).
     Install(cli::install::InstallArgs),
     /// Remove the Git hooks (or with --agent, that agent's hooks).
@@ -223,17 +229,27 @@ fn writes(command: &Command) -> bool {
 fn run(cli: Cli) -> Result<ExitCode> {
     match &cli.command {
         Command::Completions { shell } => {
-            clap_complete::generate(
-                *shell,
-                &mut Cli::command(),
-                "git-qwen-memory",
-                &mut std::io::stdout(),
-            );
+            cli::completions::write(*shell, Cli::command(), &mut std::io::stdout().lock())?;
             return Ok(ExitCode::SUCCESS);
         }
-        Command::Man => {
-            clap_mangen::Man::new(Cli::command().name("git-qwen-memory"))
-                .render(&mut std::io::stdout())?;
+        Command::Man { command, out_dir } => {
+            let tree = cli::man::page_tree(Cli::command());
+            if let Some(dir) = out_dir {
+                let written = cli::man::write_all(&tree, dir)?;
+                if !cli.quiet {
+                    println!("wrote {} manual pages to {}", written.len(), dir.display());
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            let mut page = Vec::new();
+            if !cli::man::render_one(&tree, command.as_deref(), &mut page)? {
+                eprintln!(
+                    "git-qwen-memory: no manual page for {:?}",
+                    command.as_deref().unwrap_or_default()
+                );
+                return Ok(ExitCode::from(2));
+            }
+            std::io::Write::write_all(&mut std::io::stdout().lock(), &page)?;
             return Ok(ExitCode::SUCCESS);
         }
         // A hook never fails on a context error: it logs and exits 0.
@@ -361,7 +377,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Install(args) => cli::install::run_install(&cli, &ctx, args),
         Command::Uninstall(args) => cli::install::run_uninstall(&cli, &ctx, args),
         Command::Commit(args) => cli::commit::run_commit(&cli, &ctx, args),
-        Command::Completions { .. } | Command::Man | Command::Hook(_) | Command::MergeFile(_) => {
+        Command::Completions { .. }
+        | Command::Man { .. }
+        | Command::Hook(_)
+        | Command::MergeFile(_) => {
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -584,48 +584,7 @@ fn completions_and_man_page() {
     );
 }
 
-#[test]
-fn git_help_opens_the_man_page() {
-    if which("man").is_none() {
-        eprintln!("man not installed; skipping");
-        return;
-    }
-    let sb = Sandbox::new();
-    let bin = assert_cmd::cargo::cargo_bin("git-qwen-memory");
-    let man_dir = sb.root().join("share/man/man1");
-    fs::create_dir_all(&man_dir).unwrap();
-    fs::write(man_dir.join("git-qwen-memory.1"), sb.ok(&["man"])).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = std::process::Command::new("git")
-        .args(["qwen-memory", "--help"])
-        .current_dir(&sb.repo)
-        .envs(sb.env())
-        .env("PATH", path)
-        .env("MANPATH", sb.root().join("share/man"))
-        .env("MANPAGER", "cat")
-        .env("PAGER", "cat")
-        .env("MANWIDTH", "100")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("remember"),
-        "stdout: {text}\nstderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn which(name: &str) -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(name))
-            .find(|c| Path::new(c).is_file())
-    })
-}
+// `git qwen-memory --help` through git: tests/completions_man.rs, without needing `man`.
 
 #[test]
 fn stats_summarize_telemetry_and_opt_out_writes_nothing() {

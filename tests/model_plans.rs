@@ -57,8 +57,8 @@ fn dream(sb: &Sandbox, plan: Value) -> (Value, usize) {
     let out = sb
         .cmd()
         .args(["dream", "--force", "--json"])
-        .env("OPENAI_BASE_URL", server.base_url())
-        .env("OPENAI_MODEL", "test-model")
+        .env("QWEN_MEMORY_MODEL_BASE_URL", server.base_url())
+        .env("QWEN_MEMORY_MODEL_NAME", "test-model")
         .env("OPENAI_API_KEY", "sk-test")
         .output()
         .unwrap();

@@ -1,6 +1,7 @@
 //! Command implementations of the binary: each calls the library and renders its result.
 
 pub mod commit;
+pub mod completions;
 pub mod hook;
 pub mod install;
 
@@ -20,6 +21,7 @@ use crate::Cli;
 pub mod dream;
 pub mod extract;
 pub mod forget;
+pub mod man;
 pub mod recall;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
