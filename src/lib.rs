@@ -22,6 +22,7 @@ pub mod project;
 pub mod recall;
 pub mod remember;
 pub mod root;
+pub mod safe_fs;
 pub mod scan;
 pub mod secrets;
 pub mod settings;
