@@ -478,10 +478,13 @@ impl Dir {
             done: false,
         };
         if let Some(mode) = mode {
+            // `mode_t` is narrower than u32 on some Unixes.
+            #[allow(clippy::unnecessary_cast)]
+            let mode = mode as u32;
             // Ignore failures: the content matters more than the mode.
             let _ = staged
                 .file
-                .set_permissions(std::fs::Permissions::from_mode(mode as u32));
+                .set_permissions(std::fs::Permissions::from_mode(mode));
         }
         (&staged.file)
             .write_all(contents)
