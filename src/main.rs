@@ -380,8 +380,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Completions { .. }
         | Command::Man { .. }
         | Command::Hook(_)
-        | Command::MergeFile(_) => {
-            Ok(ExitCode::SUCCESS)
-        }
+        | Command::MergeFile(_) => Ok(ExitCode::SUCCESS),
     }
 }

@@ -53,7 +53,11 @@ printf '%s\n' "${{COMPREPLY[@]}}"
         .env("PATH", path_with_bin())
         .output()
         .expect("bash");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .split_whitespace()
         .map(str::to_string)
@@ -73,7 +77,10 @@ fn bash_completes_git_qwen_memory_through_gits_completion_and_the_binary() {
         assert!(subs.contains(&expected.to_string()), "{subs:?}");
     }
     assert_eq!(complete(&sb, &script, git, "git qwen-memory dr"), ["dream"]);
-    assert_eq!(complete(&sb, &script, git, "git qwen-memory dream --f"), ["--force"]);
+    assert_eq!(
+        complete(&sb, &script, git, "git qwen-memory dream --f"),
+        ["--force"]
+    );
     assert_eq!(
         complete(&sb, &script, git, "git -C . qwen-memory rec"),
         ["recall"],
@@ -98,12 +105,19 @@ fn completions_for_every_shell_clap_supports() {
     let sb = Sandbox::new();
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         let out = sb.ok(&["completions", shell]);
-        assert!(out.contains("remember") && out.contains("dry-run"), "{shell}");
+        assert!(
+            out.contains("remember") && out.contains("dry-run"),
+            "{shell}"
+        );
     }
     let zsh = sb.ok(&["completions", "zsh"]);
     // compinit autoloads by the first line; zsh's git completion calls `_git-qwen-memory` for
     // `git qwen-memory`.
-    assert!(zsh.starts_with("#compdef git-qwen-memory\n"), "{}", &zsh[..80]);
+    assert!(
+        zsh.starts_with("#compdef git-qwen-memory\n"),
+        "{}",
+        &zsh[..80]
+    );
     assert!(zsh.contains("_git-qwen-memory()"));
 }
 
@@ -127,23 +141,59 @@ fn man_pages_one_per_command_with_every_section_and_no_dangling_reference() {
     let sb = Sandbox::new();
     let pages = pages(&sb);
     let commands = [
-        "status", "list", "show", "remember", "recall", "extract", "index", "check", "dream",
-        "forget", "stats", "completions", "man", "install", "uninstall", "commit", "merge-file",
+        "status",
+        "list",
+        "show",
+        "remember",
+        "recall",
+        "extract",
+        "index",
+        "check",
+        "dream",
+        "forget",
+        "stats",
+        "completions",
+        "man",
+        "install",
+        "uninstall",
+        "commit",
+        "merge-file",
         "hook",
     ];
     assert!(pages.contains_key("git-qwen-memory.1"));
     for c in commands {
-        assert!(pages.contains_key(&format!("git-qwen-memory-{c}.1")), "{c}: {:?}", pages.keys());
+        assert!(
+            pages.contains_key(&format!("git-qwen-memory-{c}.1")),
+            "{c}: {:?}",
+            pages.keys()
+        );
     }
     let reference = regex::Regex::new(r"(git\\-qwen\\-memory[a-z\\-]*)(?:\\fR)?\((\d)\)").unwrap();
     for (name, roff) in &pages {
-        for section in [".SH SYNOPSIS", ".SH EXAMPLES", ".SH ENVIRONMENT", ".SH FILES", ".SH \"EXIT STATUS\"", ".SH \"SEE ALSO\""] {
+        for section in [
+            ".SH SYNOPSIS",
+            ".SH EXAMPLES",
+            ".SH ENVIRONMENT",
+            ".SH FILES",
+            ".SH \"EXIT STATUS\"",
+            ".SH \"SEE ALSO\"",
+        ] {
             assert!(roff.contains(section), "{name} lacks {section}");
         }
-        assert!(!roff.contains("[-C ]") && !roff.contains("[\\fB\\-C \\fR]"), "{name}: empty -C");
-        assert!(roff.contains("\\fB\\-C\\fR \\fIdir\\fR"), "{name}: synopsis names -C's value");
+        assert!(
+            !roff.contains("[-C ]") && !roff.contains("[\\fB\\-C \\fR]"),
+            "{name}: empty -C"
+        );
+        assert!(
+            roff.contains("\\fB\\-C\\fR \\fIdir\\fR"),
+            "{name}: synopsis names -C's value"
+        );
         let refs = reference.captures_iter(roff).count();
-        let least = if name == "git-qwen-memory.1" { 2 * commands.len() } else { 1 };
+        let least = if name == "git-qwen-memory.1" {
+            2 * commands.len()
+        } else {
+            1
+        };
         assert!(refs >= least, "{name}: only {refs} references found");
         for cap in reference.captures_iter(roff) {
             let page = format!("{}.{}", cap[1].replace("\\-", "-"), &cap[2]);

@@ -44,10 +44,8 @@ pub fn write(shell: Shell, cmd: Command, out: &mut dyn Write) -> io::Result<()> 
         // words builds `git__qwen__memory__subcmd__dream`, the option table is keyed
         // `git__subcmd__qwen__subcmd__memory__subcmd__dream`, so no subcommand's options were
         // ever offered. Bring the table's keys to the loop's spelling.
-        let text = String::from_utf8_lossy(&script).replace(
-            "git__subcmd__qwen__subcmd__memory",
-            "git__qwen__memory",
-        );
+        let text = String::from_utf8_lossy(&script)
+            .replace("git__subcmd__qwen__subcmd__memory", "git__qwen__memory");
         script = text.into_bytes();
     }
     out.write_all(&script)?;

@@ -165,9 +165,9 @@ fn write_synopsis(root: &Command, sub: Option<&Command>, w: &mut dyn Write) -> i
         None => parts.push(format!("{} [{}]", italic("command"), italic("options"))),
         Some(sub) => {
             parts.push(bold(sub.get_name()));
-            let own = sub.get_arguments().filter(|a| {
-                !a.is_hide_set() && !a.is_global_set() && a.get_id() != "help"
-            });
+            let own = sub
+                .get_arguments()
+                .filter(|a| !a.is_hide_set() && !a.is_global_set() && a.get_id() != "help");
             let (positional, options): (Vec<_>, Vec<_>) = own.partition(|a| a.is_positional());
             parts.extend(options.into_iter().filter_map(arg_synopsis));
             parts.extend(positional.into_iter().filter_map(arg_synopsis));
@@ -342,7 +342,11 @@ fn write_environment(w: &mut dyn Write) -> io::Result<()> {
             .map(|d| format!(" (default: {d})"))
             .unwrap_or_default();
         writeln!(w, ".TP\n{}", bold(env))?;
-        writeln!(w, "{}", esc(&format!("Sets qwen-memory.{}{default}.", def.name)))?;
+        writeln!(
+            w,
+            "{}",
+            esc(&format!("Sets qwen-memory.{}{default}.", def.name))
+        )?;
     }
     for name in settings::ENV_VARS {
         if let Some(what) = env_description(name) {
