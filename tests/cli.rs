@@ -4,7 +4,6 @@
 mod common;
 
 use std::fs;
-use std::path::Path;
 
 use common::*;
 
