@@ -120,6 +120,9 @@ enum Command {
     Uninstall(cli::install::UninstallArgs),
     /// Commit only the repository memory directory's changes.
     Commit(cli::commit::CommitArgs),
+    /// Pull (fast-forward only), commit the memory directories, push when the branch was not
+    /// already ahead; undoes its own commit when the push fails. Never prompts.
+    Sync,
     /// The merge driver Git calls for memory documents (%O %A %B %P).
     #[command(name = "merge-file")]
     MergeFile(cli::commit::MergeFileArgs),
@@ -218,7 +221,8 @@ fn writes(command: &Command) -> bool {
         | Command::Extract(_)
         | Command::Dream(_)
         | Command::Forget(_)
-        | Command::Commit(_) => true,
+        | Command::Commit(_)
+        | Command::Sync => true,
         Command::Install(args) => args.needs_repository(),
         Command::Uninstall(args) => args.agent.is_none() || args.project,
         Command::Index { check } => !check,
@@ -377,6 +381,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Install(args) => cli::install::run_install(&cli, &ctx, args),
         Command::Uninstall(args) => cli::install::run_uninstall(&cli, &ctx, args),
         Command::Commit(args) => cli::commit::run_commit(&cli, &ctx, args),
+        Command::Sync => cli::commit::run_sync(&cli, &ctx),
         Command::Completions { .. }
         | Command::Man { .. }
         | Command::Hook(_)

@@ -35,6 +35,10 @@ pub struct InstallArgs {
     /// Local mode: keep memory in `.qwen/memory/` (committed and shared), with the merge driver.
     #[arg(long)]
     pub local: bool,
+    /// Turn on Qwen Code's team memory (`memory.enableTeamMemory`) in the project's
+    /// `.qwen/settings.json`, so memory committed in `.qwen/team-memory/` reaches Qwen Code.
+    #[arg(long)]
+    pub team: bool,
     /// Add recall/extract hooks to this agent's settings (and no Git hooks unless --hooks
     /// names some).
     #[arg(long, value_enum)]
@@ -90,7 +94,7 @@ impl InstallArgs {
 
     /// Whether this install touches the repository (its hooks, config or project settings).
     pub fn needs_repository(&self) -> bool {
-        self.local || self.project || self.git_hooks() != "none"
+        self.local || self.project || self.team || self.git_hooks() != "none"
     }
 }
 
@@ -118,6 +122,17 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
             );
         }
         report.insert("local".into(), serde_json::to_value(&out)?);
+    }
+    if args.team {
+        let changed = qwen_memory::qwen_settings::enable_team_memory(&ctx.project.root)?;
+        if !cli.json && !cli.quiet {
+            println!(
+                "Qwen Code team memory {} in {}",
+                if changed { "turned on" } else { "already on" },
+                ctx.project.root.join(".qwen/settings.json").display()
+            );
+        }
+        report.insert("team".into(), json!({ "changed": changed }));
     }
     if !names.is_empty() {
         let result = if args.config_hooks {

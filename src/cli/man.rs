@@ -260,6 +260,9 @@ fn examples(name: Option<&str>) -> &'static [(&'static str, &'static str)] {
         Some("commit") => &[
             ("git qwen-memory commit -m \"memory: deploy facts\"", "Commit only the memory directories' changes."),
         ],
+        Some("sync") => &[
+            ("git qwen-memory sync", "Pull, commit the memory directories, push: share memory in one command."),
+        ],
         Some("merge-file") => &[
             ("git config merge.qwen-memory.driver \"git qwen-memory merge-file %O %A %B %P\"", "What `install --local` registers for .qwen/memory/*.md."),
         ],
