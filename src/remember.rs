@@ -177,7 +177,8 @@ fn merge_into(root: &Root, relative: &str, new: &NewEntry) -> Result<Change, Rem
 
 fn create(root: &Root, new: &NewEntry, provenance: &Provenance) -> Result<String, RememberError> {
     let dir = new.memory_type.as_str();
-    let base = filter::slugify(&new.entry.summary);
+    let title = filter::title_for(&new.entry.summary);
+    let base = filter::slugify(&title);
     let slug = filter::unique_slug(&base, |candidate| {
         root.path.join(dir).join(format!("{candidate}.md")).exists()
     });
@@ -192,7 +193,7 @@ fn create(root: &Root, new: &NewEntry, provenance: &Provenance) -> Result<String
     let summary = crate::text::collapse_whitespace(&new.entry.summary);
     let text = doc::new_document(
         new.memory_type,
-        &filter::title_for(&summary),
+        &title,
         &summary,
         &extra,
         std::slice::from_ref(&new.entry),
@@ -235,9 +236,15 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
             .map(crate::text::collapse_whitespace)
             .filter(|s| !s.is_empty())
     };
+    // A reason given in the same sentence ("…; CI rejects unformatted code", "…，因为…") becomes
+    // `Why:` unless one was given explicitly.
+    let (summary, why) = match clean(&req.why) {
+        Some(w) => (summary, Some(w)),
+        None => crate::extract::heuristic::split_reason(&summary),
+    };
     let entry = Entry {
         summary,
-        why: clean(&req.why),
+        why,
         how_to_apply: clean(&req.how_to_apply),
     };
     let rules = secret_rules(&entry);
