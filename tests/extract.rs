@@ -1022,7 +1022,10 @@ fn two_processes_at_once_one_runs_one_queues_both_slices_land_once() {
             .join("project/we-deploy-only-from-release-branches.md"),
     )
     .unwrap();
-    assert!(doc.starts_with("---\nname: We deploy only from release branches\n"), "{doc}");
+    assert!(
+        doc.starts_with("---\nname: We deploy only from release branches\n"),
+        "{doc}"
+    );
     assert_eq!(
         doc.matches("We deploy only from release branches.").count(),
         2

@@ -127,7 +127,11 @@ fn measure(sb: &Sandbox, set: &str, lang: &str, format: &str) -> (Score, Vec<Str
         "heuristic",
         "--dry-run",
     ]);
-    assert_eq!(report["userMessages"].as_u64(), Some(msgs.len() as u64), "{report}");
+    assert_eq!(
+        report["userMessages"].as_u64(),
+        Some(msgs.len() as u64),
+        "{report}"
+    );
     let mut by_offset: BTreeMap<u64, Vec<(String, String)>> = BTreeMap::new();
     for p in report["patches"].as_array().expect("patches") {
         by_offset
@@ -221,7 +225,13 @@ fn assert_formats_agree(t: &BTreeMap<(String, String), (Score, Vec<String>)>) {
 
 #[test]
 fn corpora_have_the_promised_sizes() {
-    for (lang, min) in [("en", 60), ("zh", 60), ("mixed", 30), ("ja", 30), ("ko", 30)] {
+    for (lang, min) in [
+        ("en", 60),
+        ("zh", 60),
+        ("mixed", 30),
+        ("ja", 30),
+        ("ko", 30),
+    ] {
         let h = load("heldout", lang);
         assert!(h.len() >= min, "{lang}: {} held-out messages", h.len());
         assert!(h.iter().any(|m| m.durable) && h.iter().any(|m| !m.durable));
@@ -229,7 +239,11 @@ fn corpora_have_the_promised_sizes() {
         assert!(d.len() >= 20, "{lang}: {} dev messages", d.len());
         // The sets are disjoint: a held-out message is never also a tuning example.
         for m in &h {
-            assert!(!d.iter().any(|x| x.text == m.text), "{lang}: {:?} in both", m.text);
+            assert!(
+                !d.iter().any(|x| x.text == m.text),
+                "{lang}: {:?} in both",
+                m.text
+            );
         }
     }
 }

@@ -109,7 +109,8 @@ pub fn slugify(text: &str) -> String {
     let mut slug = String::with_capacity(lower.len());
     let mut chars = 0usize;
     for c in lower.chars() {
-        let keep = c.is_alphanumeric() || (is_combining_mark(c) && !slug.is_empty() && !slug.ends_with('-'));
+        let keep = c.is_alphanumeric()
+            || (is_combining_mark(c) && !slug.is_empty() && !slug.ends_with('-'));
         let piece = if keep {
             Some(c)
         } else if !slug.is_empty() && !slug.ends_with('-') {
@@ -171,7 +172,8 @@ const CLAUSE_TITLE_LEN: usize = 60;
 /// Past 72 UTF-16 units it is cut to 69 plus `...`, as upstream; a character is never split.
 pub fn title_for(summary: &str) -> String {
     let s = collapse_whitespace(summary);
-    let mut s: &str = s.trim_end_matches(['.', '。', '!', '！', ';', '；', ',', '，', ':', '：', ' ']);
+    let mut s: &str =
+        s.trim_end_matches(['.', '。', '!', '！', ';', '；', ',', '，', ':', '：', ' ']);
     if summary_len(s) > CLAUSE_TITLE_LEN {
         let cut = [", ", "; ", "，", "；", "：", ": ", " — ", " – "]
             .iter()
@@ -354,8 +356,14 @@ mod tests {
         assert_eq!(slugify("???"), "memory");
         assert_eq!(slugify("日本語のメモ"), "日本語のメモ");
         assert_eq!(slugify("部署流程"), "部署流程");
-        assert_eq!(slugify("以后回答我的时候请用中文。"), "以后回答我的时候请用中文");
-        assert_eq!(slugify("PR title 要用 Conventional Commits 格式"), "pr-title-要用-conventional-commits-格式");
+        assert_eq!(
+            slugify("以后回答我的时候请用中文。"),
+            "以后回答我的时候请用中文"
+        );
+        assert_eq!(
+            slugify("PR title 要用 Conventional Commits 格式"),
+            "pr-title-要用-conventional-commits-格式"
+        );
         assert_eq!(slugify("커밋 메시지는 영어로"), "커밋-메시지는-영어로");
         // Letters of any script are kept, lowercased.
         assert_eq!(slugify("Café Über naïve"), "café-über-naïve");
@@ -403,10 +411,18 @@ mod tests {
     #[test]
     fn titles_are_cut_at_72_utf16_units() {
         assert_eq!(title_for("  Keep   answers\nshort "), "Keep answers short");
-        assert_eq!(title_for("we use pnpm everywhere."), "We use pnpm everywhere");
-        assert_eq!(title_for("以后回答我的时候请用中文。"), "以后回答我的时候请用中文");
         assert_eq!(
-            title_for("Don't add type annotations to local variables in Python, mypy infers them fine"),
+            title_for("we use pnpm everywhere."),
+            "We use pnpm everywhere"
+        );
+        assert_eq!(
+            title_for("以后回答我的时候请用中文。"),
+            "以后回答我的时候请用中文"
+        );
+        assert_eq!(
+            title_for(
+                "Don't add type annotations to local variables in Python, mypy infers them fine"
+            ),
             "Don't add type annotations to local variables in Python"
         );
         assert_eq!(

@@ -312,7 +312,9 @@ fn has_path(mask: &str) -> bool {
         .any(|t| {
             let lower = t.to_ascii_lowercase();
             (t.contains('/') && t.chars().filter(|c| c.is_ascii_alphabetic()).count() >= 2)
-                || EXT.iter().any(|e| lower.ends_with(e) && lower.len() > e.len())
+                || EXT
+                    .iter()
+                    .any(|e| lower.ends_with(e) && lower.len() > e.len())
         })
 }
 
@@ -329,8 +331,18 @@ pub(super) fn split_why(text: &str) -> (String, Option<String>) {
     let core = text.trim_end_matches(['。', '！', '.', '!']);
     // Reason after the fact.
     for sep in [
-        "，因为", "，因為", ",因为", ", 因为", "，由于", "，由於", "因为", "因為", "; because ",
-        ", because ", "；因为", "；因為",
+        "，因为",
+        "，因為",
+        ",因为",
+        ", 因为",
+        "，由于",
+        "，由於",
+        "因为",
+        "因為",
+        "; because ",
+        ", because ",
+        "；因为",
+        "；因為",
     ] {
         if let Some(i) = core.find(sep) {
             let (fact, why) = (&core[..i], &core[i + sep.len()..]);
@@ -356,7 +368,10 @@ pub(super) fn split_why(text: &str) -> (String, Option<String>) {
             if let Some(i) = body.find(sep) {
                 let (why, fact) = (&body[..i], &body[i + sep.len()..]);
                 if fact.chars().count() >= 4 && why.chars().count() >= 2 {
-                    return (format!("{}{end}", fact.trim()), Some(why.trim().to_string()));
+                    return (
+                        format!("{}{end}", fact.trim()),
+                        Some(why.trim().to_string()),
+                    );
                 }
             }
         }
@@ -378,9 +393,15 @@ mod tests {
     #[test]
     fn lead_ins_are_recognized_and_skipped() {
         let (l, at) = lead_in("我们团队规定: never push to main.");
-        assert_eq!((l, &"我们团队规定: never push to main."[at..]), (Lead::TeamRule, "never push to main."));
+        assert_eq!(
+            (l, &"我们团队规定: never push to main."[at..]),
+            (Lead::TeamRule, "never push to main.")
+        );
         let (l, at) = lead_in("记住，我们用 pnpm。");
-        assert_eq!((l, &"记住，我们用 pnpm。"[at..]), (Lead::Remember, "我们用 pnpm。"));
+        assert_eq!(
+            (l, &"记住，我们用 pnpm。"[at..]),
+            (Lead::Remember, "我们用 pnpm。")
+        );
         assert_eq!(lead_in("Remembering things is hard").0, Lead::None);
         assert_eq!(lead_in("我们用 pnpm。").0, Lead::None);
     }
@@ -398,7 +419,10 @@ mod tests {
             split_why("因为上线要审批，所以周五不发版。"),
             ("周五不发版。".to_string(), Some("上线要审批".to_string()))
         );
-        assert_eq!(split_why("我们用 pnpm。"), ("我们用 pnpm。".to_string(), None));
+        assert_eq!(
+            split_why("我们用 pnpm。"),
+            ("我们用 pnpm。".to_string(), None)
+        );
     }
 
     #[test]

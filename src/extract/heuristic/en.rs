@@ -5,12 +5,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::mask::{re, rei, Masked};
+use super::segment::{MAX_SENTENCE_LEN, MAX_SENTENCE_WORDS};
 use super::Candidate;
 use crate::doc::MemoryType;
 use crate::extract::filter;
-use super::segment::{MAX_SENTENCE_LEN, MAX_SENTENCE_WORDS};
 use crate::text::{collapse_whitespace, utf16_len};
-
 
 pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     let text = collapse_whitespace(raw);
@@ -40,9 +39,8 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
 /// a memory states the present state anyway, and the patch filter drops any summary with them —
 /// while "still" stays, since it tells that something old is kept on purpose.
 fn state_fact(s: &Masked) -> Option<Candidate> {
-    static ADVERB: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"(?P<pre>\b[\w'-]+ )(?P<adv>currently|still|now) (?P<next>[\w'-]+)")
-    });
+    static ADVERB: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"(?P<pre>\b[\w'-]+ )(?P<adv>currently|still|now) (?P<next>[\w'-]+)"));
     static PERSON: LazyLock<Regex> =
         LazyLock::new(|| rei(r"^(?:i|i'm|i've|you|you're|we're|it|it's|this|that|there)\b"));
     const NOT_BEFORE: &[&str] = &[
@@ -647,12 +645,30 @@ fn instruction(m: &str) -> bool {
     DONT.is_match(m)
         || DONT_NOT_EVER.is_match(m)
         || DONT_GENERIC.captures(m).is_some_and(|c| {
-            let next = c.name("next").map_or(String::new(), |w| w.as_str().to_ascii_lowercase());
-            let obj = c.name("obj").map_or(String::new(), |w| w.as_str().to_ascii_lowercase());
+            let next = c
+                .name("next")
+                .map_or(String::new(), |w| w.as_str().to_ascii_lowercase());
+            let obj = c
+                .name("obj")
+                .map_or(String::new(), |w| w.as_str().to_ascii_lowercase());
             !matches!(
                 next.as_str(),
-                "worry" | "bother" | "forget" | "mind" | "hesitate" | "panic" | "be" | "stop"
-                    | "know" | "think" | "understand" | "see" | "get" | "need" | "want" | "have"
+                "worry"
+                    | "bother"
+                    | "forget"
+                    | "mind"
+                    | "hesitate"
+                    | "panic"
+                    | "be"
+                    | "stop"
+                    | "know"
+                    | "think"
+                    | "understand"
+                    | "see"
+                    | "get"
+                    | "need"
+                    | "want"
+                    | "have"
             ) && !OBJECT_PRONOUNS.contains(&obj.as_str())
         })
         || PREFER.is_match(m)
@@ -762,4 +778,3 @@ fn project_rule(s: &Masked) -> bool {
     });
     PROPER.is_match(m)
 }
-

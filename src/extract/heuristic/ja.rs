@@ -11,10 +11,38 @@ use super::cjk::{is_han, is_kana, Lead, Sent, EN_MOMENT, EN_STANDING};
 use crate::doc::MemoryType;
 
 const MOMENT: &[&str] = &[
-    "今回", "今日", "今度", "明日", "昨日", "さっき", "先ほど", "ありがとう", "助かりました", "了解",
-    "わかりました", "分かりました", "と思います", "と思う", "ほうがいい", "方がいい", "もう一度",
-    "もう一回", "なぜ", "どうして", "どういう", "何を", "ましょう", "でしょうか", "ました", "でした",
-    "ですか", "ますか", "ですね", "いいですね", "とりあえず", "ちょっと",
+    "今回",
+    "今日",
+    "今度",
+    "明日",
+    "昨日",
+    "さっき",
+    "先ほど",
+    "ありがとう",
+    "助かりました",
+    "了解",
+    "わかりました",
+    "分かりました",
+    "と思います",
+    "と思う",
+    "ほうがいい",
+    "方がいい",
+    "もう一度",
+    "もう一回",
+    "なぜ",
+    "どうして",
+    "どういう",
+    "何を",
+    "ましょう",
+    "でしょうか",
+    "ました",
+    "でした",
+    "ですか",
+    "ますか",
+    "ですね",
+    "いいですね",
+    "とりあえず",
+    "ちょっと",
 ];
 
 const AT_HAND: &[&str] = &["この", "その", "あの", "ここ", "こちら", "これ", "それ"];
@@ -29,8 +57,24 @@ const THIS_PROJECT: &[&str] = &[
 ];
 
 const STANDING: &[&str] = &[
-    "今後", "これから", "常に", "いつも", "必ず", "絶対", "毎回", "毎日", "毎週", "原則", "ルール",
-    "決まり", "禁止", "基本的に", "デフォルト", "覚えて", "忘れないで", "ずっと",
+    "今後",
+    "これから",
+    "常に",
+    "いつも",
+    "必ず",
+    "絶対",
+    "毎回",
+    "毎日",
+    "毎週",
+    "原則",
+    "ルール",
+    "決まり",
+    "禁止",
+    "基本的に",
+    "デフォルト",
+    "覚えて",
+    "忘れないで",
+    "ずっと",
 ];
 
 const REQUEST_END: &[&str] = &[
@@ -44,7 +88,13 @@ const REQUEST_END: &[&str] = &[
     "ように",
 ];
 
-const PROHIBITION: &[&str] = &["ないでください", "ないで下さい", "ないこと", "しないで", "禁止"];
+const PROHIBITION: &[&str] = &[
+    "ないでください",
+    "ないで下さい",
+    "ないこと",
+    "しないで",
+    "禁止",
+];
 
 const USER_START: &[&str] = &["私は", "僕は", "わたしは", "俺は", "自分は", "私の", "僕の"];
 
@@ -109,7 +159,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let core = s.core();
     let prohibition = s.has(PROHIBITION);
     let request = REQUEST_END.iter().any(|e| core.ends_with(e)) || prohibition;
-    let rule_end = core.ends_with("こと") || core.ends_with("ルールです") || core.ends_with("ルール");
+    let rule_end =
+        core.ends_with("こと") || core.ends_with("ルールです") || core.ends_with("ルール");
     if request && !standing && !prohibition && (!topic_wa(core) || core.contains('を')) {
         // "変数名を userId に変えてください": a request about one object.
         return None;

@@ -58,8 +58,6 @@ pub(super) fn is_non_prose_line(line: &str) -> bool {
     CODE_KEYWORD.is_match(line) && line.contains(['(', ')', '{', '}', '=', ';', '<', '>', '[', ']'])
 }
 
-
-
 static URL: LazyLock<Regex> =
     LazyLock::new(|| re(r#"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>"'`]+"#));
 
@@ -192,4 +190,3 @@ pub(super) fn ascii_word_classes(pattern: &str) -> String {
 pub(super) fn rei(pattern: &str) -> Regex {
     re(&format!("(?i){pattern}"))
 }
-

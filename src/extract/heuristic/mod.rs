@@ -34,7 +34,6 @@ use crate::doc::MemoryType;
 
 pub use segment::{MAX_SENTENCE_LEN, MAX_SENTENCE_WORDS};
 
-
 /// Plans memory patches from user-authored message texts, sentence by sentence. The result is
 /// already normalized and deduplicated ([`filter::normalize_patch`], [`filter::dedupe`]); the
 /// caller still applies the secret check.

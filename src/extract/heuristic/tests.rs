@@ -154,7 +154,11 @@ mod unit {
         // A fact of the project stated "currently" is kept, without the word.
         assert_eq!(
             one("We currently deploy only from release branches."),
-            Some((Project, "We deploy only from release branches.".into(), None))
+            Some((
+                Project,
+                "We deploy only from release branches.".into(),
+                None
+            ))
         );
     }
 
@@ -321,7 +325,6 @@ mod unit {
     }
 }
 
-
 mod props {
     use super::super::*;
     use crate::text::utf16_len;
@@ -359,7 +362,13 @@ mod languages {
     fn cjk_sentences_split_at_full_width_marks() {
         assert_eq!(
             sentences("以后用中文回答。这次先不用跑测试！你觉得呢？好；行"),
-            vec!["以后用中文回答。", "这次先不用跑测试！", "你觉得呢？", "好；", "行"]
+            vec![
+                "以后用中文回答。",
+                "这次先不用跑测试！",
+                "你觉得呢？",
+                "好；",
+                "行"
+            ]
         );
         // An ASCII mark right before CJK text ends a sentence; inside code it does not.
         assert_eq!(
@@ -389,10 +398,19 @@ mod languages {
     fn durable_statements_in_each_language() {
         assert_eq!(plan("以后回答我的时候请用中文。")[0].0, Feedback);
         assert_eq!(plan("我是前端工程师。")[0].0, User);
-        assert_eq!(plan("运维手册在 https://wiki.example.cn/ops 。")[0].0, Reference);
+        assert_eq!(
+            plan("运维手册在 https://wiki.example.cn/ops 。")[0].0,
+            Reference
+        );
         assert_eq!(plan("我們團隊規定不能在週五部署。")[0].0, Project);
-        assert_eq!(plan("今後、コミットメッセージは英語で書いてください。")[0].0, Feedback);
-        assert_eq!(plan("앞으로 커밋 메시지는 영어로 써 주세요.")[0].0, Feedback);
+        assert_eq!(
+            plan("今後、コミットメッセージは英語で書いてください。")[0].0,
+            Feedback
+        );
+        assert_eq!(
+            plan("앞으로 커밋 메시지는 영어로 써 주세요.")[0].0,
+            Feedback
+        );
     }
 
     #[test]
@@ -417,7 +435,11 @@ mod languages {
     fn temporal_words_do_not_sink_a_project_fact() {
         assert_eq!(
             plan("The team currently uses Redis 7 for session storage."),
-            vec![(Project, "The team uses Redis 7 for session storage.".into(), None)]
+            vec![(
+                Project,
+                "The team uses Redis 7 for session storage.".into(),
+                None
+            )]
         );
         assert_eq!(
             plan("The web app is still on React 17."),
@@ -445,7 +467,11 @@ mod languages {
         );
         assert_eq!(
             plan("别在循环里查数据库，因为会很慢。"),
-            vec![(Feedback, "别在循环里查数据库。".into(), Some("会很慢".into()))]
+            vec![(
+                Feedback,
+                "别在循环里查数据库。".into(),
+                Some("会很慢".into())
+            )]
         );
     }
 }
