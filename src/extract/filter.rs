@@ -174,6 +174,20 @@ pub fn title_for(summary: &str) -> String {
     let s = collapse_whitespace(summary);
     let mut s: &str =
         s.trim_end_matches(['.', '。', '!', '！', ';', '；', ',', '，', ':', '：', ' ']);
+    // "部署流程：先发预发环境，再发生产" / "Deploy process: staging first": a short label before a
+    // colon is the title. A lead-in such as "我们团队规定:" or "Remember:" is not a label.
+    if let Some(i) = s.find(['：', ':']) {
+        let head = s[..i].trim_end();
+        let tail = s[i..].trim_start_matches(['：', ':']).trim_start();
+        let (hw, tw) = (summary_len(head), summary_len(tail));
+        if (4..=24).contains(&hw)
+            && tw >= 8
+            && !tail.starts_with("//")
+            && !crate::extract::heuristic::is_lead_in(head)
+        {
+            s = head;
+        }
+    }
     if summary_len(s) > CLAUSE_TITLE_LEN {
         let cut = [", ", "; ", "，", "；", "：", ": ", " — ", " – "]
             .iter()
@@ -418,6 +432,16 @@ mod tests {
         assert_eq!(
             title_for("以后回答我的时候请用中文。"),
             "以后回答我的时候请用中文"
+        );
+        assert_eq!(title_for("部署流程：先发预发环境，再发生产。"), "部署流程");
+        assert_eq!(title_for("Deploy process: staging first, then production."), "Deploy process");
+        assert_eq!(
+            title_for("我们团队规定: never push to main."),
+            "我们团队规定: never push to main"
+        );
+        assert_eq!(
+            title_for("The dashboard is https://grafana.example.com/d/x"),
+            "The dashboard is https://grafana.example.com/d/x"
         );
         assert_eq!(
             title_for(

@@ -271,6 +271,12 @@ fn english_after_lead(whole: &str, body: &str, lead: Lead) -> Option<Candidate> 
     }
 }
 
+/// Whether the whole of `text` is a known lead-in cue.
+pub(super) fn is_lead_in(text: &str) -> bool {
+    let lower = text.trim().to_ascii_lowercase();
+    TEAM_RULE_CUES.contains(&lower.as_str()) || REMEMBER_CUES.contains(&lower.as_str())
+}
+
 /// The lead-in of a sentence and the byte offset where the rest begins. A lead-in is a known
 /// cue followed by a colon, a comma or a space, or any short text before a colon.
 fn lead_in(mask: &str) -> (Lead, usize) {

@@ -79,6 +79,12 @@ pub fn split_reason(text: &str) -> (String, Option<String>) {
     }
 }
 
+/// Whether `text` (the part of a sentence before a colon) is a lead-in such as "我们团队规定",
+/// "记住" or "Remember" rather than a label.
+pub fn is_lead_in(text: &str) -> bool {
+    cjk::is_lead_in(text)
+}
+
 /// What one sentence yields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Candidate {
