@@ -73,7 +73,11 @@ fn a_model_with_chinese_patches_writes_readable_chinese_memories() {
         {"topic": "project", "summary": "部署流程见 docs/deploy.md。", "sourceOffset": off[3]},
         {"topic": "project", "summary": "这次先不用跑测试", "sourceOffset": off[0]}
     ]}))]);
-    let r = model_cmd(&sb, &server, &["extract", "--transcript", t.to_str().unwrap()]);
+    let r = model_cmd(
+        &sb,
+        &server,
+        &["extract", "--transcript", t.to_str().unwrap()],
+    );
     assert_eq!(r["planner"], "model", "{r}");
     assert_eq!(r["modelFallback"], Value::Null);
     // The third summary is 8 CJK characters (16 by width): kept; the patch filter judges width.
@@ -88,7 +92,10 @@ fn a_model_with_chinese_patches_writes_readable_chinese_memories() {
         ]
     );
     let fmt = &docs["feedback/提交代码前先跑-cargo-fmt.md"];
-    assert!(fmt.starts_with("---\nname: 提交代码前先跑 cargo fmt\n"), "{fmt}");
+    assert!(
+        fmt.starts_with("---\nname: 提交代码前先跑 cargo fmt\n"),
+        "{fmt}"
+    );
     assert!(fmt.contains("\n提交代码前先跑 cargo fmt。\n\nWhy: CI 会拒绝没格式化的代码。\n"));
     // What was sent keeps the Chinese text as written.
     let reqs = server.requests();
@@ -96,7 +103,10 @@ fn a_model_with_chinese_patches_writes_readable_chinese_memories() {
     let body = reqs[0].json();
     let user = body["messages"][1]["content"].as_str().unwrap();
     assert!(
-        user.contains(&format!("- offset={} role=user text={}", off[1], TURNS[1].0)),
+        user.contains(&format!(
+            "- offset={} role=user text={}",
+            off[1], TURNS[1].0
+        )),
         "{user}"
     );
     assert!(user.contains("role=assistant text=明白"));
@@ -107,7 +117,11 @@ fn without_a_working_model_chinese_falls_back_to_the_heuristic() {
     let sb = Sandbox::new();
     let (t, _) = transcript(&sb, TURNS);
     let server = OpenAiServer::start(vec![Reply::Status(500), Reply::Malformed]);
-    let r = model_cmd(&sb, &server, &["extract", "--transcript", t.to_str().unwrap()]);
+    let r = model_cmd(
+        &sb,
+        &server,
+        &["extract", "--transcript", t.to_str().unwrap()],
+    );
     assert_eq!(r["planner"], "heuristic", "{r}");
     assert!(r["modelFallback"].is_string());
     let docs = files(&sb.private_root());
@@ -129,10 +143,15 @@ fn without_a_working_model_chinese_falls_back_to_the_heuristic() {
     let rule = &docs["project/我们团队规定-never-push-to-main.md"];
     let name = rule.lines().nth(1).unwrap();
     assert!(
-        name.starts_with("name: ") && name.contains("我们团队规定") && name.contains("never push to main"),
+        name.starts_with("name: ")
+            && name.contains("我们团队规定")
+            && name.contains("never push to main"),
         "{rule}"
     );
-    assert!(rule.contains("\n\n我们团队规定: never push to main.\n"), "{rule}");
+    assert!(
+        rule.contains("\n\n我们团队规定: never push to main.\n"),
+        "{rule}"
+    );
 }
 
 #[test]
@@ -151,13 +170,19 @@ fn chinese_remember_gets_a_cjk_slug_and_never_a_placeholder() {
         .map(|r| r["change"]["relativePath"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(paths[0], "project/部署流程.md", "{first}");
-    assert!(paths[1].ends_with("/接口文档在-https-docs-example-cn-api.md"), "{second}");
+    assert!(
+        paths[1].ends_with("/接口文档在-https-docs-example-cn-api.md"),
+        "{second}"
+    );
     assert_eq!(paths[2], "feedback/代码注释统一用中文写.md", "{third}");
     for p in &paths {
         assert!(!p.contains("memory"), "{p}");
     }
     let doc = fs::read_to_string(sb.private_root().join(&paths[2])).unwrap();
-    assert!(doc.starts_with("---\nname: 代码注释统一用中文写\n"), "{doc}");
+    assert!(
+        doc.starts_with("---\nname: 代码注释统一用中文写\n"),
+        "{doc}"
+    );
     assert!(
         doc.contains("\n代码注释统一用中文写。\n\nWhy: 团队里大多数人读中文更快\n"),
         "{doc}"

@@ -434,7 +434,10 @@ mod tests {
             "以后回答我的时候请用中文"
         );
         assert_eq!(title_for("部署流程：先发预发环境，再发生产。"), "部署流程");
-        assert_eq!(title_for("Deploy process: staging first, then production."), "Deploy process");
+        assert_eq!(
+            title_for("Deploy process: staging first, then production."),
+            "Deploy process"
+        );
         assert_eq!(
             title_for("我们团队规定: never push to main."),
             "我们团队规定: never push to main"
