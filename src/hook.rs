@@ -35,6 +35,10 @@ pub const MAX_CONTEXT_CHARS: usize = 8000;
 pub const SESSION_STATE_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 /// Most per-session recall state files kept.
 pub const MAX_SESSION_FILES: usize = 200;
+/// Time a recall hook may spend on model and embeddings calls in all. The shortest recall hook
+/// timeout installed is 5 s (Qwen Code); this leaves room for the scan, the fallback ranking
+/// and process start-up on a loaded machine.
+pub const HOOK_NETWORK_BUDGET: Duration = Duration::from_millis(2500);
 /// The directory of per-session recall state, in the state dir.
 pub const RECALL_SESSIONS_DIR: &str = "recall-sessions";
 
@@ -472,7 +476,7 @@ pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
         .settings
         .text("recall.strategy")
         .and_then(Strategy::parse)
-        .unwrap_or(Strategy::Heuristic);
+        .unwrap_or_default();
     let request = RecallRequest {
         query: query.to_string(),
         limit,
@@ -481,13 +485,14 @@ pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
         now_ms: store::now_ms(),
         max_prompt_chars: Some(MAX_CONTEXT_CHARS),
         trigger: "hook",
+        network_budget: Some(HOOK_NETWORK_BUDGET),
     };
     let out = recall::run(ctx, &request);
     for e in &out.root_errors {
         log(&format!("hook recall: {e}"));
     }
     if let Some(reason) = &out.fallback {
-        log(&format!("hook recall: heuristic used: {reason}"));
+        log(&format!("hook recall: {reason}"));
     }
     if out.documents.is_empty() {
         return None;
