@@ -357,6 +357,8 @@ pub struct Payload {
     pub cwd: String,
     pub prompt: String,
     pub submitted_prompt: String,
+    /// `SessionStart`'s `source` (`startup`, `resume`, `clear`, `compact`, …).
+    pub source: String,
 }
 
 impl Payload {
@@ -376,6 +378,7 @@ impl Payload {
             cwd: field("cwd"),
             prompt: field("prompt"),
             submitted_prompt: field("submitted_prompt"),
+            source: field("source"),
         }
     }
 
@@ -418,6 +421,10 @@ pub fn agent_hook(cwd: &Path, name: &str, agent: Option<Agent>, stdin: &[u8]) ->
             extract(&ctx, agent, &payload, &dir);
             HookRun::default()
         }
+        "session-start" => {
+            session_start(&ctx, &payload);
+            HookRun::default()
+        }
         other => {
             log(&format!("hook {other}: unknown hook, ignored"));
             HookRun::default()
@@ -456,6 +463,23 @@ fn extract(ctx: &Context, agent: Option<Agent>, payload: &Payload, dir: &Path) {
     }
     args.extend(["--trigger", "hook"]);
     spawn_logged(ctx, "extract", &args, dir);
+}
+
+/// SessionStart: after a compaction (or a clear) the agent's context no longer holds the
+/// memories injected earlier, so the session's "already surfaced" record is dropped and
+/// relevant memories can come back.
+fn session_start(ctx: &Context, payload: &Payload) {
+    if !matches!(payload.source.as_str(), "compact" | "clear") {
+        return;
+    }
+    match SessionState::reset(ctx.state_dir(), &payload.session_id) {
+        Ok(true) => log(&format!(
+            "hook session-start: {} — surfaced memories reset",
+            payload.source
+        )),
+        Ok(false) => {}
+        Err(e) => log(&format!("hook session-start: cannot reset: {e}")),
+    }
 }
 
 /// The recall hook's stdout: the `hookSpecificOutput` JSON with the "## Relevant memory" block
@@ -519,16 +543,36 @@ pub struct SessionState {
 }
 
 impl SessionState {
-    /// Loads the state of `session` (empty without a session id: nothing is remembered).
-    pub fn load(state_dir: &Path, session: &str) -> SessionState {
+    fn file(state_dir: &Path, session: &str) -> Option<PathBuf> {
         if session.trim().is_empty() {
-            return SessionState::default();
+            return None;
         }
         let mut name = project::sanitize_key(session);
         name.truncate(120);
-        let path = state_dir
-            .join(RECALL_SESSIONS_DIR)
-            .join(format!("{name}.json"));
+        Some(
+            state_dir
+                .join(RECALL_SESSIONS_DIR)
+                .join(format!("{name}.json")),
+        )
+    }
+
+    /// Forgets what `session` was shown. `Ok(true)` when there was a record.
+    pub fn reset(state_dir: &Path, session: &str) -> io::Result<bool> {
+        let Some(path) = Self::file(state_dir, session) else {
+            return Ok(false);
+        };
+        match fs::remove_file(&path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Loads the state of `session` (empty without a session id: nothing is remembered).
+    pub fn load(state_dir: &Path, session: &str) -> SessionState {
+        let Some(path) = Self::file(state_dir, session) else {
+            return SessionState::default();
+        };
         let order: Vec<String> = fs::read(&path)
             .ok()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())

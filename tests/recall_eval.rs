@@ -97,14 +97,21 @@ fn evaluate(set: &Set, strategy: Strategy, verbose: bool) -> Figures {
             .map(|(i, _)| set.ids[i].as_str())
             .collect();
         f.injected += got.len();
-        f.injected_relevant += got.iter().filter(|g| q.relevant.iter().any(|r| r == *g)).count();
+        f.injected_relevant += got
+            .iter()
+            .filter(|g| q.relevant.iter().any(|r| r == *g))
+            .count();
         if q.kind == "none" {
             f.none_queries += 1;
             if got.is_empty() {
                 f.none_silent += 1;
             }
         } else {
-            let found = q.relevant.iter().filter(|r| got.contains(&r.as_str())).count();
+            let found = q
+                .relevant
+                .iter()
+                .filter(|r| got.contains(&r.as_str()))
+                .count();
             let e = f.recall.entry(q.kind.clone()).or_default();
             e.0 += 1;
             e.1 += found as f64 / q.relevant.len() as f64;
@@ -115,7 +122,13 @@ fn evaluate(set: &Set, strategy: Strategy, verbose: bool) -> Figures {
             } else {
                 q.relevant.iter().all(|r| got.contains(&r.as_str()))
             };
-            println!("  [{}] {:10} {:?} -> {:?}", if ok { "ok" } else { "--" }, q.kind, q.q, got);
+            println!(
+                "  [{}] {:10} {:?} -> {:?}",
+                if ok { "ok" } else { "--" },
+                q.kind,
+                q.q,
+                got
+            );
         }
     }
     f
@@ -141,9 +154,21 @@ fn report(name: &str, set: &Set, strategy: Strategy, verbose: bool) -> Figures {
 }
 
 fn assert_done_when(f: &Figures, which: &str) {
-    assert!(f.silent_share() >= 0.90, "{which}: no-answer prompts silent {:.2}", f.silent_share());
-    assert!(f.recall_at_5("direct") >= 0.95, "{which}: recall@5 direct {:.2}", f.recall_at_5("direct"));
-    assert!(f.precision() >= 0.60, "{which}: precision {:.2}", f.precision());
+    assert!(
+        f.silent_share() >= 0.90,
+        "{which}: no-answer prompts silent {:.2}",
+        f.silent_share()
+    );
+    assert!(
+        f.recall_at_5("direct") >= 0.95,
+        "{which}: recall@5 direct {:.2}",
+        f.recall_at_5("direct")
+    );
+    assert!(
+        f.precision() >= 0.60,
+        "{which}: precision {:.2}",
+        f.precision()
+    );
 }
 
 #[test]
@@ -181,10 +206,34 @@ fn upstream_cases() -> Vec<(Vec<ScannedDoc>, &'static str, Vec<&'static str>)> {
     }
     use MemoryType::*;
     let eval = vec![
-        d(User, "user/terse.md", "Terse answers", "User wants short replies", "Keep replies short."),
-        d(Feedback, "feedback/tests.md", "Run unit tests first", "Before pushing run cargo test", "Run cargo test before every push."),
-        d(Project, "project/freeze.md", "Release freeze", "No merges during freeze week", "Freeze starts Monday."),
-        d(Reference, "reference/latency.md", "Latency dashboard", "Grafana board for API latency", "https://grafana.example/d/latency"),
+        d(
+            User,
+            "user/terse.md",
+            "Terse answers",
+            "User wants short replies",
+            "Keep replies short.",
+        ),
+        d(
+            Feedback,
+            "feedback/tests.md",
+            "Run unit tests first",
+            "Before pushing run cargo test",
+            "Run cargo test before every push.",
+        ),
+        d(
+            Project,
+            "project/freeze.md",
+            "Release freeze",
+            "No merges during freeze week",
+            "Freeze starts Monday.",
+        ),
+        d(
+            Reference,
+            "reference/latency.md",
+            "Latency dashboard",
+            "Grafana board for API latency",
+            "https://grafana.example/d/latency",
+        ),
     ];
     let cjk = vec![
         d(Project, "project/zh.md", "部署流程", "", ""),
@@ -198,7 +247,13 @@ fn upstream_cases() -> Vec<(Vec<ScannedDoc>, &'static str, Vec<&'static str>)> {
     ];
     let width = vec![
         d(Reference, "reference/api.md", "ＡＰＩ", "", ""),
-        d(Project, "project/deploy.md", "Production deployment", "", ""),
+        d(
+            Project,
+            "project/deploy.md",
+            "Production deployment",
+            "",
+            "",
+        ),
         d(Project, "project/qwen.md", "Qwen models", "", ""),
     ];
     let scripts = vec![
@@ -208,17 +263,39 @@ fn upstream_cases() -> Vec<(Vec<ScannedDoc>, &'static str, Vec<&'static str>)> {
         d(Project, "project/go.md", "до go", "", ""),
     ];
     let fields = vec![
-        d(Project, "project/body.md", "Monitoring", "Where graphs live", "See latency dashboard in grafana."),
-        d(Project, "project/desc.md", "Graphs", "Latency dashboard link", ""),
+        d(
+            Project,
+            "project/body.md",
+            "Monitoring",
+            "Where graphs live",
+            "See latency dashboard in grafana.",
+        ),
+        d(
+            Project,
+            "project/desc.md",
+            "Graphs",
+            "Latency dashboard link",
+            "",
+        ),
         d(Project, "project/title.md", "Latency dashboard", "", ""),
     ];
     let cadence = vec![
         d(Feedback, "feedback/cadence.md", "Review cadence", "", ""),
         d(User, "user/cadence.md", "Review cadence", "", ""),
     ];
-    let late = vec![d(Project, "project/late.md", "Notes", "", &format!("{} late marker", "x".repeat(1300)))];
+    let late = vec![d(
+        Project,
+        "project/late.md",
+        "Notes",
+        "",
+        &format!("{} late marker", "x".repeat(1300)),
+    )];
     vec![
-        (eval.clone(), "check the latency dashboard", vec!["reference/latency.md"]),
+        (
+            eval.clone(),
+            "check the latency dashboard",
+            vec!["reference/latency.md"],
+        ),
         (eval.clone(), "unrelated weather", vec![]),
         (eval.clone(), "zzqx wvvk", vec![]),
         (eval, "?!", vec![]),
@@ -228,26 +305,52 @@ fn upstream_cases() -> Vec<(Vec<ScannedDoc>, &'static str, Vec<&'static str>)> {
         (single.clone(), "部", vec![]),
         (single.clone(), "認", vec![]),
         (single, "배", vec![]),
-        (vec![d(User, "user/ja.md", "ユーザー設定", "", "")], "ユーザー", vec!["user/ja.md"]),
         (
-            vec![d(Reference, "reference/faq.md", "よくあるしつもん", "", ""), d(Reference, "reference/x.md", "Other", "", "")],
+            vec![d(User, "user/ja.md", "ユーザー設定", "", "")],
+            "ユーザー",
+            vec!["user/ja.md"],
+        ),
+        (
+            vec![
+                d(Reference, "reference/faq.md", "よくあるしつもん", "", ""),
+                d(Reference, "reference/x.md", "Other", "", ""),
+            ],
             "よくあるしつもん",
             vec!["reference/faq.md"],
         ),
         (width.clone(), "API", vec!["reference/api.md"]),
-        (width.clone(), "ＰＲＯＤＵＣＴＩＯＮ deployment", vec!["project/deploy.md"]),
-        (width, "ＱＷＥＮ ＡＰＩ", vec!["reference/api.md", "project/qwen.md"]),
+        (
+            width.clone(),
+            "ＰＲＯＤＵＣＴＩＯＮ deployment",
+            vec!["project/deploy.md"],
+        ),
+        (
+            width,
+            "ＱＷＥＮ ＡＰＩ",
+            vec!["reference/api.md", "project/qwen.md"],
+        ),
         (scripts.clone(), "развертывание", vec!["project/ru.md"]),
         (scripts.clone(), "ανάπτυξη", vec!["project/el.md"]),
         (scripts.clone(), "DÉPLOIEMENT", vec!["project/fr.md"]),
         (scripts, "до go", vec![]),
         (
-            vec![d(Project, "project/abc.md", "abc", "", ""), d(Project, "project/kanji.md", "漢字", "", "")],
+            vec![
+                d(Project, "project/abc.md", "abc", "", ""),
+                d(Project, "project/kanji.md", "漢字", "", ""),
+            ],
             "abc漢字",
             vec!["project/abc.md", "project/kanji.md"],
         ),
-        (fields, "latency dashboard", vec!["project/title.md", "project/desc.md", "project/body.md"]),
-        (cadence.clone(), "cadence preference", vec!["user/cadence.md", "feedback/cadence.md"]),
+        (
+            fields,
+            "latency dashboard",
+            vec!["project/title.md", "project/desc.md", "project/body.md"],
+        ),
+        (
+            cadence.clone(),
+            "cadence preference",
+            vec!["user/cadence.md", "feedback/cadence.md"],
+        ),
         (cadence, "preference", vec![]),
         (late, "late marker", vec![]),
     ]
@@ -266,13 +369,22 @@ fn upstream_cases_auto_no_worse_than_upstream() {
             if got == want {
                 n += 1;
             } else {
-                println!("  {} misses {q:?}: {got:?} (want {want:?})", strategy.as_str());
+                println!(
+                    "  {} misses {q:?}: {got:?} (want {want:?})",
+                    strategy.as_str()
+                );
             }
         }
         passed.insert(strategy.as_str(), n);
     }
     let total = upstream_cases().len();
-    println!("upstream cases: upstream {}/{total}, auto {}/{total}", passed["upstream"], passed["auto"]);
-    assert_eq!(passed["upstream"], total, "the upstream ranking must pass its own cases");
+    println!(
+        "upstream cases: upstream {}/{total}, auto {}/{total}",
+        passed["upstream"], passed["auto"]
+    );
+    assert_eq!(
+        passed["upstream"], total,
+        "the upstream ranking must pass its own cases"
+    );
     assert!(passed["auto"] >= passed["upstream"]);
 }

@@ -128,7 +128,12 @@ pub fn embed(
         Err(ureq::Error::Transport(t)) => {
             let timed_out = std::error::Error::source(&t)
                 .and_then(|e| e.downcast_ref::<io::Error>())
-                .is_some_and(|e| matches!(e.kind(), io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock));
+                .is_some_and(|e| {
+                    matches!(
+                        e.kind(),
+                        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+                    )
+                });
             return Err(if timed_out {
                 EmbedError::Timeout
             } else {
@@ -138,7 +143,10 @@ pub fn embed(
         }
     };
     let text = response.into_string().map_err(|e| {
-        if matches!(e.kind(), io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock) {
+        if matches!(
+            e.kind(),
+            io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+        ) {
             EmbedError::Timeout
         } else {
             EmbedError::Transport("reading the answer failed".into())
@@ -184,7 +192,12 @@ fn parse_embeddings(text: &str, expected: usize) -> Result<Vec<Vec<f32>>, EmbedE
 
 /// The text embedded for a document: title, description and the body window recall scores.
 pub fn document_text(doc: &ScannedDoc) -> String {
-    format!("{}\n{}\n{}", doc.title, doc.description, body_window(&doc.body))
+    format!(
+        "{}\n{}\n{}",
+        doc.title,
+        doc.description,
+        body_window(&doc.body)
+    )
 }
 
 /// The cache key of a text under a model.
@@ -360,7 +373,10 @@ pub fn semantic_rank(
             let remaining = || deadline.saturating_duration_since(Instant::now());
             match embed(&cfg, &[query], remaining()) {
                 Ok(mut v) => {
-                    if tx.send(Ok(Message::Query(v.pop().unwrap_or_default()))).is_err() {
+                    if tx
+                        .send(Ok(Message::Query(v.pop().unwrap_or_default())))
+                        .is_err()
+                    {
                         return;
                     }
                 }
@@ -520,7 +536,10 @@ mod tests {
     #[test]
     fn parse_answers() {
         let ok = r#"{"data":[{"index":1,"embedding":[0.5]},{"index":0,"embedding":[1,2]}]}"#;
-        assert_eq!(parse_embeddings(ok, 2).unwrap(), vec![vec![1.0, 2.0], vec![0.5]]);
+        assert_eq!(
+            parse_embeddings(ok, 2).unwrap(),
+            vec![vec![1.0, 2.0], vec![0.5]]
+        );
         assert!(parse_embeddings(ok, 3).is_err());
         assert!(parse_embeddings("nope", 1).is_err());
         assert!(parse_embeddings(r#"{"data":[{"embedding":["x"]}]}"#, 1).is_err());

@@ -158,7 +158,13 @@ impl RelevanceQuery {
             .terms
             .iter()
             .zip(&idf)
-            .map(|(t, idf)| if t.kind == TermKind::Cjk { idf * CJK_TERM_SHARE } else { *idf })
+            .map(|(t, idf)| {
+                if t.kind == TermKind::Cjk {
+                    idf * CJK_TERM_SHARE
+                } else {
+                    *idf
+                }
+            })
             .sum::<f64>()
             * title_saturation;
         let mut scored: Vec<(Scored, f64)> = Vec::new();
@@ -167,7 +173,8 @@ impl RelevanceQuery {
             for m in &hit.matches {
                 let norm = |b: f64, len: f64, avg: f64| 1.0 - b + b * (len / avg);
                 let wtf = TITLE_WEIGHT * f64::from(m.tf[0]) / norm(B_TITLE, hit.len[0], avg_t)
-                    + DESCRIPTION_WEIGHT * f64::from(m.tf[1]) / norm(B_DESCRIPTION, hit.len[1], avg_d)
+                    + DESCRIPTION_WEIGHT * f64::from(m.tf[1])
+                        / norm(B_DESCRIPTION, hit.len[1], avg_d)
                     + BODY_WEIGHT * f64::from(m.tf[2]) / norm(B_BODY, hit.len[2], avg_b);
                 score += idf[m.term] * wtf / (K1 + wtf);
             }
@@ -176,11 +183,22 @@ impl RelevanceQuery {
             if relevant {
                 score += self.type_boost[type_slot(docs[hit.index].memory_type)];
                 let mtime = docs[hit.index].mtime_ms;
-                let mtime = if mtime.is_nan() { f64::NEG_INFINITY } else { mtime + 0.0 };
-                scored.push((Scored { index: hit.index, score }, mtime));
+                let mtime = if mtime.is_nan() {
+                    f64::NEG_INFINITY
+                } else {
+                    mtime + 0.0
+                };
+                scored.push((
+                    Scored {
+                        index: hit.index,
+                        score,
+                    },
+                    mtime,
+                ));
             }
         }
-        scored.sort_by(|(a, am), (b, bm)| b.score.total_cmp(&a.score).then_with(|| bm.total_cmp(am)));
+        scored
+            .sort_by(|(a, am), (b, bm)| b.score.total_cmp(&a.score).then_with(|| bm.total_cmp(am)));
         let best = scored.first().map_or(0.0, |(s, _)| s.score);
         scored
             .into_iter()
@@ -218,7 +236,11 @@ impl RelevanceQuery {
                 }
             }
             if !matches.is_empty() {
-                stats.hits.push(DocHit { index, len, matches });
+                stats.hits.push(DocHit {
+                    index,
+                    len,
+                    matches,
+                });
             }
         }
         stats
@@ -350,7 +372,10 @@ pub fn stem(word: &str) -> &str {
             // "migration" -> "migrat" (as "migrate" -> "migrat"); "session" stays a word.
             "ion" | "ions" if !rest.ends_with(['t', 's']) => continue,
             // "es" only after sibilants ("fixes", "caches"); "notes" loses just "s".
-            "es" if !(rest.ends_with(['s', 'x', 'z']) || rest.ends_with("ch") || rest.ends_with("sh")) => {
+            "es" if !(rest.ends_with(['s', 'x', 'z'])
+                || rest.ends_with("ch")
+                || rest.ends_with("sh")) =>
+            {
                 s = &s[..s.len() - 1];
             }
             // "status", "bus", "analysis" are not plurals.
@@ -398,7 +423,10 @@ fn is_cjk(c: char) -> bool {
     if u < 0x2E80 {
         return false;
     }
-    if (0x4E00..=0x9FFF).contains(&u) || (0x3040..=0x30FF).contains(&u) || (0xAC00..=0xD7AF).contains(&u) {
+    if (0x4E00..=0x9FFF).contains(&u)
+        || (0x3040..=0x30FF).contains(&u)
+        || (0xAC00..=0xD7AF).contains(&u)
+    {
         return true;
     }
     let mut buf = [0u8; 4];
@@ -504,10 +532,9 @@ const PARTICLES: &[char] = &[
 
 /// Chinese request chatter and question words.
 const ZH_STOP_BIGRAMS: &[&str] = &[
-    "什么", "怎么", "怎样", "如何", "为何", "是否", "可以", "请问", "帮我", "告诉", "应该",
-    "需要", "现在", "时候", "问题", "一些", "这样", "那样", "多少", "多久", "哪些", "哪里",
-    "为什", "一下", "知道", "觉得", "其实", "然后", "因为", "所以", "但是", "如果", "已经",
-    "可能",
+    "什么", "怎么", "怎样", "如何", "为何", "是否", "可以", "请问", "帮我", "告诉", "应该", "需要",
+    "现在", "时候", "问题", "一些", "这样", "那样", "多少", "多久", "哪些", "哪里", "为什", "一下",
+    "知道", "觉得", "其实", "然后", "因为", "所以", "但是", "如果", "已经", "可能",
 ];
 
 /// Korean particles and endings stripped from the end of a word.
@@ -524,23 +551,208 @@ fn is_stop_word(word: &str) -> bool {
 
 /// English function words and request chatter ("please", "can you", "help me").
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
-    "are", "aren't", "as", "at", "be", "because", "been", "before", "being", "below", "between",
-    "both", "but", "by", "can", "could", "did", "do", "does", "doing", "don't", "down", "during",
-    "each", "else", "etc", "ever", "every", "few", "for", "from", "further", "get", "gets",
-    "getting", "give", "go", "goes", "going", "got", "had", "has", "have", "having", "he", "her",
-    "here", "hers", "herself", "him", "himself", "his", "how", "however", "i", "i'm", "if", "in",
-    "into", "is", "isn't", "it", "it's", "its", "itself", "just", "know", "let", "let's", "like",
-    "make", "may", "me", "might", "more", "most", "much", "must", "my", "myself", "need", "needs",
-    "no", "nor", "not", "now", "of", "off", "ok", "okay", "on", "once", "one", "only", "or",
-    "other", "our", "ours", "ourselves", "out", "over", "own", "please", "really", "same", "see",
-    "shall", "she", "should", "so", "some", "something", "such", "sure", "tell", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there",
-    "these", "they", "thing", "things", "this", "those", "through", "to", "too", "under", "until",
-    "up", "us", "use", "using", "very", "via", "want", "was", "we", "well", "were", "what",
-    "what's", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
-    "yes", "yet", "you", "your", "yours", "yourself", "yourselves", "help", "hi", "hello", "hey",
-    "still", "way", "s", "t", "re", "ve", "ll", "d", "m", "wanna", "gonna", "able", "anything",
-    "everything", "nothing", "someone", "anyone", "maybe", "actually", "already",
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "aren't",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "don't",
+    "down",
+    "during",
+    "each",
+    "else",
+    "etc",
+    "ever",
+    "every",
+    "few",
+    "for",
+    "from",
+    "further",
+    "get",
+    "gets",
+    "getting",
+    "give",
+    "go",
+    "goes",
+    "going",
+    "got",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "however",
+    "i",
+    "i'm",
+    "if",
+    "in",
+    "into",
+    "is",
+    "isn't",
+    "it",
+    "it's",
+    "its",
+    "itself",
+    "just",
+    "know",
+    "let",
+    "let's",
+    "like",
+    "make",
+    "may",
+    "me",
+    "might",
+    "more",
+    "most",
+    "much",
+    "must",
+    "my",
+    "myself",
+    "need",
+    "needs",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "ok",
+    "okay",
+    "on",
+    "once",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "please",
+    "really",
+    "same",
+    "see",
+    "shall",
+    "she",
+    "should",
+    "so",
+    "some",
+    "something",
+    "such",
+    "sure",
+    "tell",
+    "than",
+    "that",
+    "that's",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "thing",
+    "things",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "us",
+    "use",
+    "using",
+    "very",
+    "via",
+    "want",
+    "was",
+    "we",
+    "well",
+    "were",
+    "what",
+    "what's",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "yes",
+    "yet",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+    "help",
+    "hi",
+    "hello",
+    "hey",
+    "still",
+    "way",
+    "s",
+    "t",
+    "re",
+    "ve",
+    "ll",
+    "d",
+    "m",
+    "wanna",
+    "gonna",
+    "able",
+    "anything",
+    "everything",
+    "nothing",
+    "someone",
+    "anyone",
+    "maybe",
+    "actually",
+    "already",
 ];
 
 #[cfg(test)]
@@ -609,8 +821,16 @@ mod tests {
     #[test]
     fn whole_words_only_no_substrings() {
         let docs = vec![
-            doc("On-call runbook", "Where the runbook lives", "Page the secondary"),
-            doc("Deployment region", "New services run in eu-west-1", "Data residency"),
+            doc(
+                "On-call runbook",
+                "Where the runbook lives",
+                "Page the secondary",
+            ),
+            doc(
+                "Deployment region",
+                "New services run in eu-west-1",
+                "Data residency",
+            ),
         ];
         assert_eq!(
             ranked("which region should the new service run in", &docs),
@@ -661,7 +881,10 @@ mod tests {
             doc("Latency dashboard", "Grafana dashboard for API latency", ""),
             doc("Release notes", "", "mention of a dashboard somewhere"),
         ];
-        assert_eq!(ranked("check the latency dashboard", &docs), ["Latency dashboard"]);
+        assert_eq!(
+            ranked("check the latency dashboard", &docs),
+            ["Latency dashboard"]
+        );
     }
 
     #[test]
