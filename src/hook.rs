@@ -287,7 +287,7 @@ fn staged_memory_files(ctx: &Context) -> Result<Vec<(String, Vec<u8>)>, crate::g
     if repo.workdir().is_none() {
         return Ok(Vec::new());
     }
-    let prefixes: Vec<String> = [&ctx.layout.repository.path, &ctx.layout.team]
+    let prefixes: Vec<String> = [&ctx.layout.repository.path, &ctx.layout.team.path]
         .iter()
         .filter_map(|p| p.strip_prefix(&ctx.project.root).ok())
         .map(|p| format!("{}/", p.to_string_lossy().replace('\\', "/")))
