@@ -54,6 +54,8 @@ pub enum Key {
     DreamStrategy,
     RecallLimit,
     RecallStrategy,
+    RecallEmbeddingsBaseUrl,
+    RecallEmbeddingsModel,
     ExtractStrategy,
     ModelBaseUrl,
     ModelName,
@@ -71,7 +73,7 @@ pub struct Def {
     pub kind: Kind,
 }
 
-pub const RECALL_STRATEGIES: &[&str] = &["heuristic", "model"];
+pub const RECALL_STRATEGIES: &[&str] = &["auto", "upstream", "heuristic", "model"];
 pub const EXTRACT_STRATEGIES: &[&str] = &["auto", "heuristic", "model"];
 pub const DREAM_STRATEGIES: &[&str] = &["auto", "mechanical", "model"];
 
@@ -84,7 +86,9 @@ pub const DEFS: &[Def] = &[
     Def { key: Key::DreamMinSessions, name: "dream.minSessions", env: Some("QWEN_MEMORY_DREAM_MIN_SESSIONS"), default: Some("5"), kind: Kind::Number },
     Def { key: Key::DreamStrategy, name: "dream.strategy", env: Some("QWEN_MEMORY_DREAM_STRATEGY"), default: Some("auto"), kind: Kind::Choice(DREAM_STRATEGIES) },
     Def { key: Key::RecallLimit, name: "recall.limit", env: Some("QWEN_MEMORY_RECALL_LIMIT"), default: Some("5"), kind: Kind::Number },
-    Def { key: Key::RecallStrategy, name: "recall.strategy", env: Some("QWEN_MEMORY_RECALL_STRATEGY"), default: Some("heuristic"), kind: Kind::Choice(RECALL_STRATEGIES) },
+    Def { key: Key::RecallStrategy, name: "recall.strategy", env: Some("QWEN_MEMORY_RECALL_STRATEGY"), default: Some("auto"), kind: Kind::Choice(RECALL_STRATEGIES) },
+    Def { key: Key::RecallEmbeddingsBaseUrl, name: "recall.embeddings.baseUrl", env: Some("QWEN_MEMORY_EMBEDDINGS_BASE_URL"), default: None, kind: Kind::Text },
+    Def { key: Key::RecallEmbeddingsModel, name: "recall.embeddings.model", env: Some("QWEN_MEMORY_EMBEDDINGS_MODEL"), default: None, kind: Kind::Text },
     Def { key: Key::ExtractStrategy, name: "extract.strategy", env: Some("QWEN_MEMORY_EXTRACT_STRATEGY"), default: Some("auto"), kind: Kind::Choice(EXTRACT_STRATEGIES) },
     Def { key: Key::ModelBaseUrl, name: "model.baseUrl", env: Some("QWEN_MEMORY_MODEL_BASE_URL"), default: None, kind: Kind::Text },
     Def { key: Key::ModelName, name: "model.name", env: Some("QWEN_MEMORY_MODEL_NAME"), default: None, kind: Kind::Text },
@@ -142,6 +146,8 @@ pub const ENV_VARS: &[&str] = &[
     "QWEN_MEMORY_DREAM_STRATEGY",
     "QWEN_MEMORY_RECALL_LIMIT",
     "QWEN_MEMORY_RECALL_STRATEGY",
+    "QWEN_MEMORY_EMBEDDINGS_BASE_URL",
+    "QWEN_MEMORY_EMBEDDINGS_MODEL",
     "QWEN_MEMORY_EXTRACT_STRATEGY",
     "QWEN_MEMORY_MODEL_BASE_URL",
     "QWEN_MEMORY_MODEL_NAME",
@@ -153,8 +159,10 @@ pub const ENV_VARS: &[&str] = &[
     "QWEN_RUNTIME_DIR",
     "QWEN_HOME",
     "CLAUDE_CONFIG_DIR",
+    "QWEN_CODE_MEMORY_TEAM",
     // the model: credentials, and the generic fallbacks used once model use is on
     "QWEN_MEMORY_MODEL_API_KEY",
+    "QWEN_MEMORY_EMBEDDINGS_API_KEY",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "OPENAI_MODEL",
@@ -569,6 +577,8 @@ mod tests {
                 | Key::DreamStrategy
                 | Key::RecallLimit
                 | Key::RecallStrategy
+                | Key::RecallEmbeddingsBaseUrl
+                | Key::RecallEmbeddingsModel
                 | Key::ExtractStrategy
                 | Key::ModelBaseUrl
                 | Key::ModelName

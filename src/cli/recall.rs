@@ -20,7 +20,13 @@ pub enum RecallFormat {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum RecallStrategy {
+    /// Relevance ranking, plus embeddings when recall.embeddings.* is set (the default).
+    Auto,
+    /// Qwen Code 0.24.4's exact lexical ranking.
+    Upstream,
+    /// Alias of `upstream`.
     Heuristic,
+    /// A configured chat model chooses; falls back to `auto`.
     Model,
 }
 
@@ -38,7 +44,7 @@ pub struct RecallArgs {
     /// Leave out this document (relative path, scope:path or file path); repeatable.
     #[arg(long, value_name = "PATH")]
     exclude: Vec<String>,
-    /// Lexical heuristic or model selection (default: recall.strategy).
+    /// Ranking strategy (default: recall.strategy, `auto`).
     #[arg(long, value_enum)]
     strategy: Option<RecallStrategy>,
 }
@@ -73,6 +79,7 @@ pub fn run(cli: &Cli, ctx: &Context, args: &RecallArgs) -> Result<ExitCode> {
         now_ms: store::now_ms(),
         max_prompt_chars: None,
         trigger: "manual",
+        network_budget: None,
     };
     let out = recall::run(ctx, &req);
     if cli.verbose {
@@ -80,7 +87,7 @@ pub fn run(cli: &Cli, ctx: &Context, args: &RecallArgs) -> Result<ExitCode> {
             eprintln!("warning: {e}");
         }
         if let Some(reason) = &out.fallback {
-            eprintln!("note: heuristic used: {reason}");
+            eprintln!("note: {reason}");
         }
     }
     if cli.json || matches!(args.format, RecallFormat::Json) {
