@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::project::Root;
 use crate::root;
 use crate::scan::{self, Scope};
-use crate::secrets;
+use crate::secrets::{self, Origin};
 use crate::store;
 
 /// One problem found.
@@ -74,8 +74,8 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
         ));
     }
     for d in &outcome.docs {
-        let text = format!("{}\n{}\n{}", d.title, d.description, d.body);
-        let ids: Vec<&str> = secrets::scan(&text).iter().map(|f| f.rule_id).collect();
+        // Files on disk: a reviewed `qwen-memory:allow` line counts.
+        let ids = secrets::rule_ids_in([crate::recall::document_text(d).as_str()], Origin::Person);
         if !ids.is_empty() {
             problems.push(problem(
                 scope,
@@ -90,6 +90,18 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
     }
     let index_path = root.path.join(store::INDEX_FILE);
     let index = fs::read_to_string(&index_path).unwrap_or_default();
+    let ids = secrets::rule_ids_in([index.as_str()], Origin::Person);
+    if !ids.is_empty() {
+        problems.push(problem(
+            scope,
+            store::INDEX_FILE,
+            "secret",
+            format!(
+                "possible secret ({}); run `git qwen-memory index` to rebuild it without",
+                ids.join(", ")
+            ),
+        ));
+    }
     for target in index_link_targets(&index) {
         let decoded = percent_encoding::percent_decode_str(&target)
             .decode_utf8_lossy()

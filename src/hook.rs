@@ -213,7 +213,8 @@ fn post_commit(ctx: &Context) {
 
 /// pre-commit: scans the staged blobs (the index Git is about to commit, which is
 /// `GIT_INDEX_FILE` for `git commit -a` / `git commit <paths>`) of changed files under the
-/// memory directory. Blocks with rule ids and file names, never the value.
+/// repository memory directory and `.qwen/team-memory/`. Blocks with rule ids and file names,
+/// never the value.
 fn pre_commit(ctx: &Context) -> HookRun {
     match staged_secrets(ctx) {
         Ok(hits) if hits.is_empty() => HookRun::default(),
@@ -251,10 +252,16 @@ fn staged_secrets(ctx: &Context) -> Result<Vec<crate::git::SecretHit>, crate::gi
     if repo.workdir().is_none() {
         return Ok(Vec::new());
     }
-    let Ok(prefix) = ctx.layout.repository.path.strip_prefix(&ctx.project.root) else {
+    // The repository memory directory and the team memory directory, both committed files.
+    let prefixes: Vec<String> = [&ctx.layout.repository.path, &ctx.layout.team]
+        .into_iter()
+        .filter_map(|dir| dir.strip_prefix(&ctx.project.root).ok())
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .filter(|p| !p.is_empty())
+        .collect();
+    if prefixes.is_empty() {
         return Ok(Vec::new());
-    };
-    let prefix = prefix.to_string_lossy().replace('\\', "/");
+    }
     let index = match std::env::var_os("GIT_INDEX_FILE") {
         Some(p) if !p.is_empty() => {
             let p = PathBuf::from(p);
@@ -265,7 +272,9 @@ fn staged_secrets(ctx: &Context) -> Result<Vec<crate::git::SecretHit>, crate::gi
     };
     let head_tree = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
     let mut opts = git2::DiffOptions::new();
-    opts.pathspec(format!("{prefix}/"));
+    for prefix in &prefixes {
+        opts.pathspec(format!("{prefix}/"));
+    }
     let diff = repo.diff_tree_to_index(head_tree.as_ref(), Some(&index), Some(&mut opts))?;
     let mut hits = Vec::new();
     for delta in diff.deltas() {
@@ -279,7 +288,7 @@ fn staged_secrets(ctx: &Context) -> Result<Vec<crate::git::SecretHit>, crate::gi
         let Ok(blob) = repo.find_blob(file.id()) else {
             continue;
         };
-        let rule_ids = crate::git::secret_rule_ids(blob.content());
+        let rule_ids = crate::git::secret_rule_ids(&path, blob.content());
         if !rule_ids.is_empty() {
             hits.push(crate::git::SecretHit { path, rule_ids });
         }

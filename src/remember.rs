@@ -13,7 +13,7 @@ use crate::extract::filter;
 use crate::project::Root;
 use crate::root::{self, RootError};
 use crate::scan::Scope;
-use crate::secrets;
+use crate::secrets::{self, Origin, SecretError};
 use crate::store::{self, StoreError};
 
 /// An entry to write.
@@ -67,29 +67,49 @@ pub enum RememberError {
     Io(#[from] std::io::Error),
 }
 
-/// The rule ids the secret scanner finds in an entry, if any.
-pub fn secret_rules(entry: &Entry) -> Vec<String> {
-    let mut ids: Vec<String> = [
-        Some(&entry.summary),
-        entry.why.as_ref(),
-        entry.how_to_apply.as_ref(),
-    ]
-    .into_iter()
-    .flatten()
-    .flat_map(|t| secrets::scan(t))
-    .map(|f| f.rule_id.to_string())
-    .collect();
-    ids.sort();
-    ids.dedup();
-    ids
+impl From<SecretError> for RememberError {
+    fn from(e: SecretError) -> Self {
+        RememberError::Secret {
+            rule_ids: e.rule_ids,
+        }
+    }
+}
+
+/// The rule ids the secret scanner finds in an entry, if any. The allow marker counts only for
+/// [`Origin::Person`] (text typed for `remember`); extract passes [`Origin::Machine`].
+pub fn secret_rules(entry: &Entry, origin: Origin) -> Vec<String> {
+    secrets::rule_ids_in(
+        [
+            Some(&entry.summary),
+            entry.why.as_ref(),
+            entry.how_to_apply.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::as_str),
+        origin,
+    )
+}
+
+/// The entry in the form the scanner sees and the store writes (see [`secrets::normalize`]).
+pub fn normalize_entry(entry: &Entry) -> Entry {
+    let n = |s: &str| secrets::normalize(s).into_owned();
+    Entry {
+        summary: n(&entry.summary),
+        why: entry.why.as_deref().map(n),
+        how_to_apply: entry.how_to_apply.as_deref().map(n),
+    }
 }
 
 /// Applies entries to `root`. The caller holds the root's mutation lock and has filtered
-/// secrets out. The index is rebuilt when anything changed.
+/// secrets out of the entries; every document written is scanned again as a whole (with its
+/// file name) and written in its normalized form, so a secret the entries alone did not show
+/// still refuses the write. The index is rebuilt when anything changed.
 pub fn apply_locked(
     root: &Root,
     entries: &[NewEntry],
     provenance: &Provenance,
+    origin: Origin,
 ) -> Result<Vec<Change>, RememberError> {
     store::check_root(&root.path)?;
     fs::create_dir_all(&root.path)?;
@@ -114,9 +134,9 @@ pub fn apply_locked(
             .find(|(t, k, _)| *t == new.memory_type && *k == key)
             .map(|(_, _, p)| p.clone());
         let change = match target {
-            Some(relative) => merge_into(root, &relative, new)?,
+            Some(relative) => merge_into(root, &relative, new, origin)?,
             None => {
-                let relative = create(root, new, provenance)?;
+                let relative = create(root, new, provenance, origin)?;
                 known.push((new.memory_type, key, relative.clone()));
                 Change {
                     kind: ChangeKind::Created,
@@ -140,7 +160,12 @@ pub fn apply_locked(
     Ok(changes)
 }
 
-fn merge_into(root: &Root, relative: &str, new: &NewEntry) -> Result<Change, RememberError> {
+fn merge_into(
+    root: &Root,
+    relative: &str,
+    new: &NewEntry,
+    origin: Origin,
+) -> Result<Change, RememberError> {
     let path = root.path.join(relative);
     let text = String::from_utf8_lossy(&fs::read(&path)?).into_owned();
     let unchanged = Change {
@@ -165,17 +190,21 @@ fn merge_into(root: &Root, relative: &str, new: &NewEntry) -> Result<Change, Rem
         return Ok(unchanged);
     }
     *first = merged;
-    store::atomic_write(
-        &path,
-        doc::render_document(&parsed.frontmatter, &entries).as_bytes(),
-    )?;
+    let rendered = doc::render_document(&parsed.frontmatter, &entries);
+    let checked = secrets::prepare_document(relative, &rendered, origin, Some(&text))?;
+    store::atomic_write(&path, checked.as_bytes())?;
     Ok(Change {
         kind: ChangeKind::Merged,
         ..unchanged
     })
 }
 
-fn create(root: &Root, new: &NewEntry, provenance: &Provenance) -> Result<String, RememberError> {
+fn create(
+    root: &Root,
+    new: &NewEntry,
+    provenance: &Provenance,
+    origin: Origin,
+) -> Result<String, RememberError> {
     let dir = new.memory_type.as_str();
     let base = filter::slugify(&new.entry.summary);
     let slug = filter::unique_slug(&base, |candidate| {
@@ -197,11 +226,12 @@ fn create(root: &Root, new: &NewEntry, provenance: &Provenance) -> Result<String
         &extra,
         std::slice::from_ref(&new.entry),
     );
+    let checked = secrets::prepare_document(&relative, &text, origin, None)?;
     let path = root.path.join(&relative);
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent)?;
     }
-    store::atomic_write(&path, text.as_bytes())?;
+    store::atomic_write(&path, checked.as_bytes())?;
     Ok(relative)
 }
 
@@ -226,13 +256,14 @@ pub struct RememberOutcome {
 
 /// Writes one entry now (explicit "remember this"), through the same path extract uses.
 pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome, RememberError> {
-    let summary = crate::text::collapse_whitespace(&req.text);
+    // Normalized first: the scanned form is the written form.
+    let summary = crate::text::collapse_whitespace(&secrets::normalize(&req.text));
     if summary.is_empty() {
         return Err(RememberError::Empty);
     }
     let clean = |v: &Option<String>| {
         v.as_deref()
-            .map(crate::text::collapse_whitespace)
+            .map(|s| crate::text::collapse_whitespace(&secrets::normalize(s)))
             .filter(|s| !s.is_empty())
     };
     let entry = Entry {
@@ -240,7 +271,8 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         why: clean(&req.why),
         how_to_apply: clean(&req.how_to_apply),
     };
-    let rules = secret_rules(&entry);
+    // The text a person typed: a reviewed `qwen-memory:allow` in it is honoured.
+    let rules = secret_rules(&entry, Origin::Person);
     if !rules.is_empty() {
         return Err(RememberError::Secret { rule_ids: rules });
     }
@@ -263,7 +295,12 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         if root.scope != Scope::User {
             store::ensure_scaffold(&root.path, &root.state_dir)?;
         }
-        let mut changes = apply_locked(root, std::slice::from_ref(&new), &provenance)?;
+        let mut changes = apply_locked(
+            root,
+            std::slice::from_ref(&new),
+            &provenance,
+            Origin::Person,
+        )?;
         if root.scope != Scope::User {
             let mut meta = store::read_meta(&root.state_dir);
             meta.set("updatedAt", store::now_iso());

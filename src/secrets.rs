@@ -905,5 +905,21 @@ pub fn redact_as(text: &str, origin: Origin) -> String {
     }
 }
 
+/// The rule ids of the `[REDACTED:<rule_id>]` markers [`redact`] left in `text`: text derived
+/// from redacted input that still shows a marker is dropped rather than stored.
+pub fn redacted_rule_ids(text: &str) -> Vec<String> {
+    let mut ids: Vec<String> = text
+        .match_indices("[REDACTED:")
+        .filter_map(|(i, m)| {
+            let rest = &text[i + m.len()..];
+            let id = &rest[..rest.find(']')?];
+            rule_ids().find(|r| *r == id).map(str::to_string)
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
 #[cfg(test)]
 mod tests;

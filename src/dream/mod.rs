@@ -28,6 +28,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::backup::{self, BackupError, PlannedChange, RunKind, UndoOutcome};
+use crate::secrets::{self, Origin, SecretError};
 use crate::context::Context;
 use crate::doc::{self, Entry, MemoryType};
 use crate::model::{ModelClient, ModelConfig};
@@ -317,6 +318,8 @@ pub enum DreamError {
     Backup(#[from] BackupError),
     #[error("{0} changed while the dream ran; nothing was written")]
     Changed(String),
+    #[error("{0}; nothing was written")]
+    Secret(#[from] SecretError),
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -548,13 +551,34 @@ fn consolidate(
 /// was made from. The caller holds the root's mutation lock and rebuilds the index.
 pub fn apply_plan_locked(root: &Root, plan: &Plan, run_id: &str) -> Result<(), DreamError> {
     unchanged_since(root, plan).map_err(DreamError::Changed)?;
+    // Every new text is scanned as a whole and written in its normalized form. A mechanical plan
+    // only moves text people wrote, so their reviewed markers count; a model's plan may keep a
+    // reviewed line of the file it rewrites but not add one.
+    let origin = match plan.strategy {
+        Strategy::Mechanical => Origin::Person,
+        Strategy::Model => Origin::Machine,
+    };
+    let checked: Vec<Option<String>> = plan
+        .changes
+        .iter()
+        .map(|c| {
+            c.after
+                .as_deref()
+                .map(|t| {
+                    let before = String::from_utf8_lossy(&c.before);
+                    secrets::prepare_document(&c.relative_path, t, origin, Some(&before))
+                })
+                .transpose()
+        })
+        .collect::<Result<_, _>>()?;
     let planned: Vec<PlannedChange> = plan
         .changes
         .iter()
-        .map(|c| PlannedChange {
+        .zip(&checked)
+        .map(|(c, after)| PlannedChange {
             relative_path: c.relative_path.clone(),
             before: Some(c.before.clone()),
-            after: c.after.as_ref().map(|s| s.as_bytes().to_vec()),
+            after: after.as_ref().map(|s| s.as_bytes().to_vec()),
         })
         .collect();
     backup::record(
@@ -567,8 +591,9 @@ pub fn apply_plan_locked(root: &Root, plan: &Plan, run_id: &str) -> Result<(), D
     let writes: Vec<(&str, &[u8])> = plan
         .changes
         .iter()
-        .filter_map(|c| {
-            c.after
+        .zip(&checked)
+        .filter_map(|(c, after)| {
+            after
                 .as_ref()
                 .map(|t| (c.relative_path.as_str(), t.as_bytes()))
         })
