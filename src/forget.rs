@@ -212,13 +212,9 @@ pub fn select_by_model(
         .into_iter()
         .map(|c| c.id)
         .collect();
-    let eligible = cands
-        .iter()
-        .filter(|c| {
-            !c.pinned
-                && !secrets::contains_secret(&c.search_text())
-                && !secrets::contains_secret(&c.id)
-        });
+    let eligible = cands.iter().filter(|c| {
+        !c.pinned && !secrets::contains_secret(&c.search_text()) && !secrets::contains_secret(&c.id)
+    });
     let (first, rest): (Vec<&Candidate>, Vec<&Candidate>) =
         eligible.partition(|c| literal.contains(&c.id));
     let shown: Vec<&Candidate> = first

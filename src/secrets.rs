@@ -139,12 +139,7 @@ const RULES: &[Rule] = &[
         r"hf_",
         r"hf_[A-Za-z0-9]{34,}",
     ),
-    rule(
-        "github-pat",
-        "GitHub PAT",
-        r"ghp_",
-        r"ghp_[A-Za-z0-9]{36}",
-    ),
+    rule("github-pat", "GitHub PAT", r"ghp_", r"ghp_[A-Za-z0-9]{36}"),
     rule(
         "github-fine-grained-pat",
         "GitHub Fine Grained PAT",
@@ -218,28 +213,6 @@ const RULES: &[Rule] = &[
         r"(?-u:\b)SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
     ),
     // ---- Beyond upstream, in the spirit of gitleaks' rule set. ----
-    judged(
-        "url-credentials",
-        "Credentials in URL",
-        r"://",
-        r"(?i)(?-u:\b)[a-z][a-z0-9+.-]{1,30}://[^\s:/@?#\[\]]*:(?P<v>[^\s/@?#\[\]]+)@[A-Za-z0-9\[]",
-        url_password_is_real,
-    ),
-    judged(
-        "password-assignment",
-        "Password or Secret Assignment",
-        r"(?i)pass|pwd|secret|token|key|credential|密码|口令|密钥|秘钥|私钥|令牌",
-        concat!(
-            r"(?i)(?:(?-u:\b)(?:[A-Za-z0-9_.-]{0,40}?",
-            r"(?:password|passwd|passphrase|secret|secret[_.-]?key|token|api[_.-]?key",
-            r"|access[_.-]?key|private[_.-]?key|credentials?)",
-            r"|(?:[A-Za-z0-9_.-]*[_.-])?(?:pass|pwd))",
-            r"|密码|口令|密钥|秘钥|私钥|令牌)",
-            r#"(?P<q>["'])?[ \t]*(?P<sep>:=|=>|=|:|：|是|为|為)[ \t]*(?P<vq>["'`])?"#,
-            r"(?P<v>[A-Za-z0-9!#$%*+\-./:=?@^_|~\\]+)(?P<after>\(?)",
-        ),
-        assignment_value_is_real,
-    ),
     rule(
         "jwt",
         "JSON Web Token",
@@ -308,13 +281,6 @@ const RULES: &[Rule] = &[
         r"(?i)accountkey=",
         r"(?i)AccountKey=[A-Za-z0-9+/]{86}==",
     ),
-    judged(
-        "authorization-header",
-        "Authorization Header Credentials",
-        r"(?i)authorization",
-        r#"(?i)authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})"#,
-        header_value_is_real,
-    ),
     rule(
         "shopify-token",
         "Shopify Token",
@@ -381,6 +347,38 @@ const RULES: &[Rule] = &[
         r"-us[0-9]",
         r"(?-u:\b)[0-9a-f]{32}-us[0-9]{1,2}(?-u:\b)",
     ),
+    // Generic rules last: where one covers the same text as a specific rule, the specific
+    // id is the one a redaction shows.
+    judged(
+        "url-credentials",
+        "Credentials in URL",
+        r"://",
+        r"(?i)(?-u:\b)[a-z][a-z0-9+.-]{1,30}://[^\s:/@?#\[\]]*:(?P<v>[^\s/@?#\[\]]+)@[A-Za-z0-9\[]",
+        url_password_is_real,
+    ),
+    judged(
+        "password-assignment",
+        "Password or Secret Assignment",
+        r"(?i)pass|pwd|secret|token|key|credential|密码|口令|密钥|秘钥|私钥|令牌",
+        concat!(
+            r"(?i)(?:(?-u:\b)(?:[A-Za-z0-9_.-]{0,40}?",
+            r"(?:password|passwd|passphrase|secret|secret[_.-]?key|token|api[_.-]?key",
+            r"|access[_.-]?key|private[_.-]?key|credentials?)",
+            r"|(?:[A-Za-z0-9_.-]*[_.-])?(?:pass|pwd))",
+            r"|密码|口令|密钥|秘钥|私钥|令牌)",
+            r#"(?P<q>["'])?[ \t]*(?P<sep>:=|=>|=|:|：|是|为|為)[ \t]*(?P<vq>["'`])?"#,
+            // The value never ends in sentence punctuation: `password=hunter22.` ends a sentence.
+            r"(?P<v>[A-Za-z0-9!#$%*+\-./:=?@^_|~\\]*[A-Za-z0-9!#$%*+\-/=?@^_|~\\])(?P<after>\(?)",
+        ),
+        assignment_value_is_real,
+    ),
+    judged(
+        "authorization-header",
+        "Authorization Header Credentials",
+        r"(?i)authorization",
+        r#"(?i)authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})"#,
+        header_value_is_real,
+    ),
 ];
 
 /// Values that stand for a secret rather than being one (compared lowercased). `changeme`,
@@ -417,8 +415,19 @@ const PLACEHOLDER_WORDS: &[&str] = &[
 
 /// Substrings that make a value a placeholder wherever they occur.
 const PLACEHOLDER_PARTS: &[&str] = &[
-    "example", "your", "placeholder", "redacted", "xxxx", "****", "....", "<", ">", "${", "{{",
-    "%s", "://",
+    "example",
+    "your",
+    "placeholder",
+    "redacted",
+    "xxxx",
+    "****",
+    "....",
+    "<",
+    ">",
+    "${",
+    "{{",
+    "%s",
+    "://",
 ];
 
 /// Words that follow "password:" or "密码是" in prose about hashing, not a value.
@@ -719,8 +728,7 @@ fn hits(text: &str, origin: Origin, first_only: bool) -> Vec<Hit> {
     if !candidates.matched_any() {
         return out;
     }
-    let lines =
-        (origin == Origin::Person && text.contains(ALLOW_MARKER)).then(|| Lines::new(text));
+    let lines = (origin == Origin::Person && text.contains(ALLOW_MARKER)).then(|| Lines::new(text));
     for rule in candidates.iter() {
         let r = &RULES[rule];
         for caps in rule_regex(rule).captures_iter(text) {
@@ -731,7 +739,10 @@ fn hits(text: &str, origin: Origin, first_only: bool) -> Vec<Hit> {
                 continue;
             };
             let whole = caps.get(0).map_or(span.range(), |m| m.range());
-            if lines.as_ref().is_some_and(|l| l.allowed(whole.start, whole.end)) {
+            if lines
+                .as_ref()
+                .is_some_and(|l| l.allowed(whole.start, whole.end))
+            {
                 continue;
             }
             out.push(Hit {
@@ -852,8 +863,14 @@ fn redact_once(text: &str, origin: Origin) -> Option<String> {
     if hits.is_empty() {
         return None;
     }
-    // Earliest first; at equal starts the longest span wins so overlaps collapse into it.
-    hits.sort_unstable_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    // Earliest first; at equal starts the longest span wins so overlaps collapse into it, and
+    // for the same span the earlier (more specific) rule names the marker.
+    hits.sort_unstable_by(|a, b| {
+        a.start
+            .cmp(&b.start)
+            .then(b.end.cmp(&a.end))
+            .then(a.rule.cmp(&b.rule))
+    });
     let mut out = String::with_capacity(text.len());
     let mut pos = 0;
     for h in hits {

@@ -28,12 +28,12 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::backup::{self, BackupError, PlannedChange, RunKind, UndoOutcome};
-use crate::secrets::{self, Origin, SecretError};
 use crate::context::Context;
 use crate::doc::{self, Entry, MemoryType};
 use crate::model::{ModelClient, ModelConfig};
 use crate::project::Root;
 use crate::root::{self, RootError};
+use crate::secrets::{self, Origin, SecretError};
 use crate::store::{self, StoreError};
 use crate::telemetry::{self, Telemetry};
 

@@ -618,9 +618,13 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         };
         let entry = entry_of(&p);
         let mut rules = remember::secret_rules(&entry, Origin::Machine);
-        for text in [Some(&entry.summary), entry.why.as_ref(), entry.how_to_apply.as_ref()]
-            .into_iter()
-            .flatten()
+        for text in [
+            Some(&entry.summary),
+            entry.why.as_ref(),
+            entry.how_to_apply.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
         {
             rules.extend(secrets::redacted_rule_ids(text));
         }

@@ -77,7 +77,11 @@ fn every_corpus_secret_fires_its_rule() {
     for s in corpus::secrets() {
         let found = ids(&s.text);
         if !found.contains(&s.rule) {
-            missed.push(format!("{}: found {found:?} in sample #{}", s.rule, s.text.len()));
+            missed.push(format!(
+                "{}: found {found:?} in sample #{}",
+                s.rule,
+                s.text.len()
+            ));
         }
         assert!(contains_secret(&s.text), "{}", s.rule);
         assert!(contains_secret_as(&s.text, Origin::Person), "{}", s.rule);
@@ -94,7 +98,11 @@ fn every_benign_look_alike_passes() {
             flagged.push(format!("{label}: {found:?}"));
         }
     }
-    assert!(flagged.is_empty(), "false positives:\n{}", flagged.join("\n"));
+    assert!(
+        flagged.is_empty(),
+        "false positives:\n{}",
+        flagged.join("\n")
+    );
 }
 
 #[test]
@@ -283,8 +291,13 @@ fn prepare_document_scans_path_and_returns_the_scanned_form() {
         vec!["gitlab-pat"]
     );
     // What comes back is the normalized text, invisible characters gone, Chinese punctuation kept.
-    let ok = prepare_document("a.md", "用ｃａｒｇｏ构建，好的\u{200b}。", Origin::Person, None)
-        .unwrap();
+    let ok = prepare_document(
+        "a.md",
+        "用ｃａｒｇｏ构建，好的\u{200b}。",
+        Origin::Person,
+        None,
+    )
+    .unwrap();
     assert_eq!(ok, "用cargo构建，好的。");
 }
 
@@ -296,7 +309,10 @@ fn machine_documents_cannot_add_allowed_secrets() {
     let rewritten = format!("{reviewed}- new fact from a transcript\n");
     assert!(prepare_document("a.md", &rewritten, Origin::Machine, Some(&reviewed)).is_ok());
     // ...but a machine cannot add a second one, nor a first.
-    let smuggled = format!("{reviewed}- more {} qwen-memory:allow\n", j(&["gh", "p_", &"Z".repeat(36)]));
+    let smuggled = format!(
+        "{reviewed}- more {} qwen-memory:allow\n",
+        j(&["gh", "p_", &"Z".repeat(36)])
+    );
     assert!(prepare_document("a.md", &smuggled, Origin::Machine, Some(&reviewed)).is_err());
     assert!(prepare_document("a.md", &reviewed, Origin::Machine, None).is_err());
     assert!(prepare_document("a.md", &smuggled, Origin::Person, None).is_ok());
@@ -308,7 +324,10 @@ fn normalization_folds_and_strips_but_keeps_chinese_punctuation() {
     assert!(matches!(normalize("plain ascii"), Cow::Borrowed(_)));
     assert!(matches!(normalize("中文，没问题。"), Cow::Borrowed(_)));
     assert_eq!(normalize("ａｂｃ１２３"), "abc123");
-    assert_eq!(normalize("a\u{200b}b\u{200c}c\u{200d}d\u{2060}e\u{feff}f"), "abcdef");
+    assert_eq!(
+        normalize("a\u{200b}b\u{200c}c\u{200d}d\u{2060}e\u{feff}f"),
+        "abcdef"
+    );
     assert_eq!(normalize("a\u{202e}b\u{2066}c\u{2069}"), "abc");
     assert_eq!(normalize("x\u{e0041}y\u{fe0f}z\u{ad}"), "xyz");
     assert_eq!(normalize("密码：好，（注）！"), "密码：好，（注）！");
@@ -333,7 +352,10 @@ fn redact_replaces_values_and_keeps_the_rest() {
         "use [REDACTED:github-pat], and [REDACTED:aws-access-token].\nok"
     );
     assert_eq!(
-        redact(&format!("before\n{}\nafter", pem("RSA PRIVATE KEY", &alnum(80)))),
+        redact(&format!(
+            "before\n{}\nafter",
+            pem("RSA PRIVATE KEY", &alnum(80))
+        )),
         "before\n[REDACTED:private-key]\nafter"
     );
     // Assignments keep their key.

@@ -131,7 +131,11 @@ pub fn secrets() -> Vec<Sample> {
     let v = j(&["sk-", "proj-", &g.of(ALNUM, 40)]);
     contexts("openai-api-key", &v, &mut out);
     let v = j(&["sk-", &g.of(ALNUM, 20), "T3Blbk", "FJ", &g.of(ALNUM, 20)]);
-    out.push(sample("openai-api-key", v.clone(), format!("OPENAI_API_KEY={v}")));
+    out.push(sample(
+        "openai-api-key",
+        v.clone(),
+        format!("OPENAI_API_KEY={v}"),
+    ));
     let v = j(&["h", "f_", &g.of(ALNUM, 34)]);
     out.push(sample("huggingface-access-token", v.clone(), v));
     let v = j(&["gh", "p_", &g.of(ALNUM, 36)]);
@@ -175,7 +179,11 @@ pub fn secrets() -> Vec<Sample> {
         body.join("\n"),
         "PRIVATE KEY"
     );
-    out.push(sample("private-key", v.clone(), format!("server key:\n{v}\n")));
+    out.push(sample(
+        "private-key",
+        v.clone(),
+        format!("server key:\n{v}\n"),
+    ));
     let v = format!(
         "-----BEGIN {}-----\n{}\n-----END {}-----",
         "PRIVATE KEY",
@@ -218,7 +226,11 @@ pub fn secrets() -> Vec<Sample> {
         format!("REDIS_URL=redis://:{v}@cache:6379/0"),
     ));
     let v = g.password(12);
-    out.push(sample("password-assignment", v.clone(), format!("password={v}")));
+    out.push(sample(
+        "password-assignment",
+        v.clone(),
+        format!("password={v}"),
+    ));
     let v = g.password(14);
     out.push(sample(
         "password-assignment",
@@ -226,7 +238,11 @@ pub fn secrets() -> Vec<Sample> {
         format!("DB_PASSWORD={v}"),
     ));
     let v = g.password(10);
-    out.push(sample("password-assignment", v.clone(), format!("passwd: {v}")));
+    out.push(sample(
+        "password-assignment",
+        v.clone(),
+        format!("passwd: {v}"),
+    ));
     let v = g.password(12);
     out.push(sample(
         "password-assignment",
@@ -234,7 +250,11 @@ pub fn secrets() -> Vec<Sample> {
         format!("测试环境数据库的密码是{v}，记得定期更换。"),
     ));
     let v = g.password(12);
-    out.push(sample("password-assignment", v.clone(), format!("密码：{v}")));
+    out.push(sample(
+        "password-assignment",
+        v.clone(),
+        format!("密码：{v}"),
+    ));
     let v = g.password(18);
     out.push(sample(
         "password-assignment",
@@ -310,7 +330,10 @@ pub fn secrets() -> Vec<Sample> {
     out.push(sample(
         "azure-storage-account-key",
         v.clone(),
-        format!("DefaultEndpointsProtocol=https;AccountName=prod;Account{}={v}", "Key"),
+        format!(
+            "DefaultEndpointsProtocol=https;AccountName=prod;Account{}={v}",
+            "Key"
+        ),
     ));
     let v = g.of(ALNUM, 32);
     out.push(sample(
@@ -465,7 +488,10 @@ pub fn benign() -> Vec<(&'static str, String)> {
             "policy with colon",
             "Password: at least twelve characters, no reuse of the last five.".into(),
         ),
-        ("policy zh colon", "密码：至少 12 位，每季度更换一次。".into()),
+        (
+            "policy zh colon",
+            "密码：至少 12 位，每季度更换一次。".into(),
+        ),
         ("password required (zh)", "密码是必须的，不能为空。".into()),
         ("local URL", "Dev database: postgres://localhost/dev".into()),
         ("URL with user only", "postgres://user@host/db".into()),
@@ -506,7 +532,10 @@ pub fn benign() -> Vec<(&'static str, String)> {
             "env var name",
             "Set the token via the GITHUB_TOKEN environment variable.".into(),
         ),
-        ("token required", "token: required for the release job".into()),
+        (
+            "token required",
+            "token: required for the release job".into(),
+        ),
         ("max tokens", "max_tokens=4096 for the summarizer".into()),
         ("ssh remote", "ssh://git@github.com/org/repo.git".into()),
         ("scp remote", "git@github.com:org/repo.git".into()),
@@ -542,7 +571,10 @@ pub fn benign() -> Vec<(&'static str, String)> {
             "chinese note",
             "我们使用 PostgreSQL 15，连接串放在 Vault 里，不写进代码。".into(),
         ),
-        ("https URL", "https://example.com/dashboard?tab=settings".into()),
+        (
+            "https URL",
+            "https://example.com/dashboard?tab=settings".into(),
+        ),
         ("redis URL", "redis://cache:6379/0".into()),
         (
             "min length setting",
