@@ -66,12 +66,11 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
         ));
     }
     for s in &outcome.skipped {
-        problems.push(problem(
-            scope,
-            &s.relative_path,
-            "skipped",
-            s.reason.to_string(),
-        ));
+        let kind = match s.reason {
+            scan::SkipReason::ConflictMarkers(_) => "conflict-markers",
+            _ => "skipped",
+        };
+        problems.push(problem(scope, &s.relative_path, kind, s.reason.to_string()));
     }
     for d in &outcome.docs {
         // Files on disk: a reviewed `qwen-memory:allow` line counts.
@@ -100,6 +99,14 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
                 "possible secret ({}); run `git qwen-memory index` to rebuild it without",
                 ids.join(", ")
             ),
+        ));
+    }
+    if let Some(line) = crate::doc::conflict_marker_line(&index) {
+        problems.push(problem(
+            scope,
+            store::INDEX_FILE,
+            "conflict-markers",
+            format!("unresolved merge conflict markers (line {line}); run `git qwen-memory index`"),
         ));
     }
     for target in index_link_targets(&index) {
