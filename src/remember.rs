@@ -3,15 +3,13 @@
 //! summary (existing why/how are never overwritten); otherwise it becomes a new
 //! `<type>/<slug>.md` with provenance keys.
 
-use std::fs;
-
 use serde::Serialize;
 
 use crate::context::Context;
 use crate::doc::{self, Entry, MemoryType};
 use crate::extract::filter;
 use crate::project::Root;
-use crate::root::{self, RootError};
+use crate::root::{self, RootError, RootWriter};
 use crate::scan::Scope;
 use crate::secrets::{self, Origin, SecretError};
 use crate::store::{self, StoreError};
@@ -99,18 +97,18 @@ pub fn normalize_entry(entry: &Entry) -> Entry {
     }
 }
 
-/// Applies entries to `root`. The caller holds the root's mutation lock and has filtered
-/// secrets out of the entries; every document written is scanned again as a whole (with its
-/// file name) and written in its normalized form, so a secret the entries alone did not show
-/// still refuses the write. The index is rebuilt when anything changed.
+/// Applies entries to the root `w` holds. The caller has filtered secrets out of the entries;
+/// every document written is scanned again as a whole (with its file name) and written in its
+/// normalized form, so a secret the entries alone did not show still refuses the write. The
+/// index is rebuilt when anything changed.
 pub fn apply_locked(
-    root: &Root,
+    w: &RootWriter,
     entries: &[NewEntry],
     provenance: &Provenance,
     origin: Origin,
 ) -> Result<Vec<Change>, RememberError> {
+    let root = w.root();
     store::check_root(&root.path)?;
-    fs::create_dir_all(&root.path)?;
     let mut existing = root::scan_strict(root)?.docs;
     // (type, first-entry key, relative path) of every document, including ones created now.
     let mut known: Vec<(MemoryType, String, String)> = existing
@@ -132,9 +130,9 @@ pub fn apply_locked(
             .find(|(t, k, _)| *t == new.memory_type && *k == key)
             .map(|(_, _, p)| p.clone());
         let change = match target {
-            Some(relative) => merge_into(root, &relative, new, origin)?,
+            Some(relative) => merge_into(w, &relative, new, origin)?,
             None => {
-                let relative = create(root, new, provenance, origin)?;
+                let relative = create(w, new, provenance, origin)?;
                 known.push((new.memory_type, key, relative.clone()));
                 Change {
                     kind: ChangeKind::Created,
@@ -153,19 +151,21 @@ pub fn apply_locked(
                 existing.push(doc);
             }
         }
-        root::write_index_locked(root, &existing)?;
+        w.write_index(&existing)?;
     }
     Ok(changes)
 }
 
 fn merge_into(
-    root: &Root,
+    w: &RootWriter,
     relative: &str,
     new: &NewEntry,
     origin: Origin,
 ) -> Result<Change, RememberError> {
-    let path = root.path.join(relative);
-    let text = String::from_utf8_lossy(&fs::read(&path)?).into_owned();
+    let bytes = w
+        .read_doc(relative)?
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
     let unchanged = Change {
         kind: ChangeKind::Unchanged,
         relative_path: relative.to_string(),
@@ -190,7 +190,7 @@ fn merge_into(
     *first = merged;
     let rendered = doc::render_document(&parsed.frontmatter, &entries);
     let checked = secrets::prepare_document(relative, &rendered, origin, Some(&text))?;
-    store::atomic_write(&path, checked.as_bytes())?;
+    w.write_doc(relative, checked.as_bytes())?;
     Ok(Change {
         kind: ChangeKind::Merged,
         ..unchanged
@@ -198,15 +198,16 @@ fn merge_into(
 }
 
 fn create(
-    root: &Root,
+    w: &RootWriter,
     new: &NewEntry,
     provenance: &Provenance,
     origin: Origin,
 ) -> Result<String, RememberError> {
+    let root = w.root();
     let dir = new.memory_type.as_str();
     let base = filter::slugify(&new.entry.summary);
     let slug = filter::unique_slug(&base, |candidate| {
-        root.path.join(dir).join(format!("{candidate}.md")).exists()
+        std::fs::symlink_metadata(root.path.join(dir).join(format!("{candidate}.md"))).is_ok()
     });
     let relative = format!("{dir}/{slug}.md");
     let mut extra: Vec<(&str, &str)> = vec![("created", provenance.created.as_str())];
@@ -225,11 +226,7 @@ fn create(
         std::slice::from_ref(&new.entry),
     );
     let checked = secrets::prepare_document(&relative, &text, origin, None)?;
-    let path = root.path.join(&relative);
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    store::atomic_write(&path, checked.as_bytes())?;
+    w.write_doc(&relative, checked.as_bytes())?;
     Ok(relative)
 }
 
@@ -285,23 +282,20 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         commit: ctx.head_commit(),
     };
     let new = NewEntry { memory_type, entry };
-    let change = store::with_lock(&root.lock_path, || {
+    let change = {
+        let w = RootWriter::lock(root)?;
         if !matches!(root.scope, Scope::User | Scope::Team) {
-            store::ensure_scaffold(&root.path, &root.state_dir)?;
+            w.ensure_scaffold()?;
         }
-        let mut changes = apply_locked(
-            root,
-            std::slice::from_ref(&new),
-            &provenance,
-            Origin::Person,
-        )?;
+        let mut changes =
+            apply_locked(&w, std::slice::from_ref(&new), &provenance, Origin::Person)?;
         if !matches!(root.scope, Scope::User | Scope::Team) {
             let mut meta = store::read_meta(&root.state_dir);
             meta.set("updatedAt", store::now_iso());
-            meta.write(&root.state_dir.join(store::META_FILE))?;
+            w.write_meta(&meta)?;
         }
-        changes.pop().ok_or(RememberError::Empty)
-    })??;
+        changes.pop().ok_or(RememberError::Empty)?
+    };
     let mut fields = serde_json::Map::new();
     fields.insert(
         "status".into(),
