@@ -7,7 +7,7 @@ use crate::context::Context;
 use crate::project::Root;
 use crate::root;
 use crate::scan::{self, Scope};
-use crate::secrets;
+use crate::secrets::{self, Origin};
 use crate::store;
 
 /// One problem found.
@@ -80,8 +80,8 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
         problems.push(problem(scope, &s.relative_path, kind, s.reason.to_string()));
     }
     for d in &outcome.docs {
-        let text = format!("{}\n{}\n{}", d.title, d.description, d.body);
-        let ids: Vec<&str> = secrets::scan(&text).iter().map(|f| f.rule_id).collect();
+        // Files on disk: a reviewed `qwen-memory:allow` line counts.
+        let ids = secrets::rule_ids_in([crate::recall::document_text(d).as_str()], Origin::Person);
         if !ids.is_empty() {
             problems.push(problem(
                 scope,
@@ -103,6 +103,18 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
             String::new()
         }
     };
+    let ids = secrets::rule_ids_in([index.as_str()], Origin::Person);
+    if !ids.is_empty() {
+        problems.push(problem(
+            scope,
+            store::INDEX_FILE,
+            "secret",
+            format!(
+                "possible secret ({}); run `git qwen-memory index` to rebuild it without",
+                ids.join(", ")
+            ),
+        ));
+    }
     if let Some(line) = crate::doc::conflict_marker_line(&index) {
         problems.push(problem(
             scope,

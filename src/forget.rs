@@ -27,7 +27,7 @@ use crate::model::{ModelClient, ModelError};
 use crate::project::Root;
 use crate::root::{self, RootError, RootWriter};
 use crate::scan::Scope;
-use crate::secrets;
+use crate::secrets::{self, Origin, SecretError};
 use crate::store::{self, StoreError};
 use crate::telemetry::{self, Telemetry};
 
@@ -137,6 +137,8 @@ pub enum ForgetError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Backup(#[from] BackupError),
+    #[error(transparent)]
+    Secret(#[from] SecretError),
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -217,9 +219,9 @@ pub fn select_by_model(
         .into_iter()
         .map(|c| c.id)
         .collect();
-    let eligible = cands
-        .iter()
-        .filter(|c| !c.pinned && !secrets::contains_secret(&c.search_text()));
+    let eligible = cands.iter().filter(|c| {
+        !c.pinned && !secrets::contains_secret(&c.search_text()) && !secrets::contains_secret(&c.id)
+    });
     let (first, rest): (Vec<&Candidate>, Vec<&Candidate>) =
         eligible.partition(|c| literal.contains(&c.id));
     let shown: Vec<&Candidate> = first
@@ -441,7 +443,14 @@ fn plan_files(root: &Root, matches: &[Candidate]) -> Result<Vec<FilePlan>, Forge
             relative_path: rel.to_string(),
             memory_type: parsed.memory_type,
             before: raw,
-            after: (!kept.is_empty()).then(|| doc::render_document(&parsed.frontmatter, &kept)),
+            // What is left is text people or earlier writes put there: scanned as a whole and
+            // written normalized, reviewed markers honoured.
+            after: (!kept.is_empty())
+                .then(|| {
+                    let rendered = doc::render_document(&parsed.frontmatter, &kept);
+                    secrets::prepare_document(rel, &rendered, Origin::Person, None)
+                })
+                .transpose()?,
             removed,
         });
     }

@@ -248,7 +248,7 @@ fn pre_commit(ctx: &Context) -> HookRun {
     let hits: Vec<crate::git::SecretHit> = files
         .iter()
         .filter_map(|(path, bytes)| {
-            let rule_ids = crate::git::secret_rule_ids(bytes);
+            let rule_ids = crate::git::secret_rule_ids(path, bytes);
             (!rule_ids.is_empty()).then(|| crate::git::SecretHit {
                 path: path.clone(),
                 rule_ids,

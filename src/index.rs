@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 
 use crate::doc::MemoryType;
 use crate::scan::ScannedDoc;
+use crate::secrets;
 use crate::text::{collapse_whitespace, is_js_whitespace, truncate_utf16, utf16_len};
 
 /// Longest line, in UTF-16 units. Only a link that is itself longer may exceed it.
@@ -276,14 +277,31 @@ pub fn sort_docs(docs: &mut [ScannedDoc], order: IndexOrder) {
 
 /// The whole MEMORY.md text for a project or user root: one line per document, in `order`,
 /// within the budgets (see [`assemble`]). No grouping. Zero documents give `""`.
+///
+/// A line that would show a secret (in its sanitized title, description or path) is left out:
+/// the scan runs on the line as written, after sanitizing, so removing invisible characters
+/// cannot re-assemble a token. `check` reports such documents.
 pub fn build_index(docs: &[ScannedDoc], order: IndexOrder) -> String {
-    let mut sorted = docs.to_vec();
+    let mut sorted = without_secret_paths(docs);
     sort_docs(&mut sorted, order);
     let lines: Vec<String> = sorted
         .iter()
         .map(|d| index_line(&d.title, &d.description, d.memory_type, &d.relative_path))
+        .filter(|line| !line_has_secret(line))
         .collect();
     assemble(&lines)
+}
+
+fn without_secret_paths(docs: &[ScannedDoc]) -> Vec<ScannedDoc> {
+    docs.iter()
+        .filter(|d| !secrets::contains_secret(&d.relative_path))
+        .cloned()
+        .collect()
+}
+
+/// Index lines come from files on disk, so a reviewed `qwen-memory:allow` still counts.
+fn line_has_secret(line: &str) -> bool {
+    secrets::contains_secret_as(line, secrets::Origin::Person)
 }
 
 /// The grouping key of a team line: description lowercased, whitespace collapsed, trailing
@@ -300,7 +318,7 @@ fn group_key(description: &str) -> String {
 /// share one line, the first by path as primary and the others listed in ` (also: …)` as far
 /// as the line limit allows (an overflowing sibling is skipped whole).
 pub fn build_team_index(docs: &[ScannedDoc]) -> String {
-    let mut sorted = docs.to_vec();
+    let mut sorted = without_secret_paths(docs);
     sort_docs(&mut sorted, IndexOrder::ByPath);
     let mut groups: Vec<Vec<&ScannedDoc>> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
@@ -342,6 +360,7 @@ pub fn build_team_index(docs: &[ScannedDoc]) -> String {
             };
             finish_line(link, &suffix, &primary.description, primary.memory_type)
         })
+        .filter(|line| !line_has_secret(line))
         .collect();
     assemble(&lines)
 }

@@ -11,7 +11,7 @@ use crate::extract::filter;
 use crate::project::Root;
 use crate::root::{self, RootError, RootWriter};
 use crate::scan::Scope;
-use crate::secrets;
+use crate::secrets::{self, Origin, SecretError};
 use crate::store::{self, StoreError};
 
 /// An entry to write.
@@ -70,29 +70,49 @@ pub enum RememberError {
     Io(#[from] std::io::Error),
 }
 
-/// The rule ids the secret scanner finds in an entry, if any.
-pub fn secret_rules(entry: &Entry) -> Vec<String> {
-    let mut ids: Vec<String> = [
-        Some(&entry.summary),
-        entry.why.as_ref(),
-        entry.how_to_apply.as_ref(),
-    ]
-    .into_iter()
-    .flatten()
-    .flat_map(|t| secrets::scan(t))
-    .map(|f| f.rule_id.to_string())
-    .collect();
-    ids.sort();
-    ids.dedup();
-    ids
+impl From<SecretError> for RememberError {
+    fn from(e: SecretError) -> Self {
+        RememberError::Secret {
+            rule_ids: e.rule_ids,
+        }
+    }
 }
 
-/// Applies entries to the root `w` holds. The caller has filtered secrets out. The index is
-/// rebuilt when anything changed.
+/// The rule ids the secret scanner finds in an entry, if any. The allow marker counts only for
+/// [`Origin::Person`] (text typed for `remember`); extract passes [`Origin::Machine`].
+pub fn secret_rules(entry: &Entry, origin: Origin) -> Vec<String> {
+    secrets::rule_ids_in(
+        [
+            Some(&entry.summary),
+            entry.why.as_ref(),
+            entry.how_to_apply.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::as_str),
+        origin,
+    )
+}
+
+/// The entry in the form the scanner sees and the store writes (see [`secrets::normalize`]).
+pub fn normalize_entry(entry: &Entry) -> Entry {
+    let n = |s: &str| secrets::normalize(s).into_owned();
+    Entry {
+        summary: n(&entry.summary),
+        why: entry.why.as_deref().map(n),
+        how_to_apply: entry.how_to_apply.as_deref().map(n),
+    }
+}
+
+/// Applies entries to the root `w` holds. The caller has filtered secrets out of the entries;
+/// every document written is scanned again as a whole (with its file name) and written in its
+/// normalized form, so a secret the entries alone did not show still refuses the write. The
+/// index is rebuilt when anything changed.
 pub fn apply_locked(
     w: &RootWriter,
     entries: &[NewEntry],
     provenance: &Provenance,
+    origin: Origin,
 ) -> Result<Vec<Change>, RememberError> {
     let root = w.root();
     store::check_root(&root.path)?;
@@ -117,9 +137,9 @@ pub fn apply_locked(
             .find(|(t, k, _)| *t == new.memory_type && *k == key)
             .map(|(_, _, p)| p.clone());
         let change = match target {
-            Some(relative) => merge_into(w, &relative, new)?,
+            Some(relative) => merge_into(w, &relative, new, origin)?,
             None => {
-                let relative = create(w, new, provenance)?;
+                let relative = create(w, new, provenance, origin)?;
                 known.push((new.memory_type, key, relative.clone()));
                 Change {
                     kind: ChangeKind::Created,
@@ -145,7 +165,12 @@ pub fn apply_locked(
     Ok(changes)
 }
 
-fn merge_into(w: &RootWriter, relative: &str, new: &NewEntry) -> Result<Change, RememberError> {
+fn merge_into(
+    w: &RootWriter,
+    relative: &str,
+    new: &NewEntry,
+    origin: Origin,
+) -> Result<Change, RememberError> {
     let bytes = w
         .read_doc(relative)?
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
@@ -185,10 +210,9 @@ fn merge_into(w: &RootWriter, relative: &str, new: &NewEntry) -> Result<Change, 
         return Ok(unchanged);
     }
     *first = merged;
-    w.write_doc(
-        relative,
-        doc::render_document(&parsed.frontmatter, &entries).as_bytes(),
-    )?;
+    let rendered = doc::render_document(&parsed.frontmatter, &entries);
+    let checked = secrets::prepare_document(relative, &rendered, origin, Some(&text))?;
+    w.write_doc(relative, checked.as_bytes())?;
     Ok(Change {
         kind: ChangeKind::Merged,
         ..unchanged
@@ -199,6 +223,7 @@ fn create(
     w: &RootWriter,
     new: &NewEntry,
     provenance: &Provenance,
+    origin: Origin,
 ) -> Result<String, RememberError> {
     let root = w.root();
     let dir = new.memory_type.as_str();
@@ -223,7 +248,8 @@ fn create(
         &extra,
         std::slice::from_ref(&new.entry),
     );
-    w.write_doc(&relative, text.as_bytes())?;
+    let checked = secrets::prepare_document(&relative, &text, origin, None)?;
+    w.write_doc(&relative, checked.as_bytes())?;
     Ok(relative)
 }
 
@@ -248,13 +274,14 @@ pub struct RememberOutcome {
 
 /// Writes one entry now (explicit "remember this"), through the same path extract uses.
 pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome, RememberError> {
-    let summary = crate::text::collapse_whitespace(&req.text);
+    // Normalized first: the scanned form is the written form.
+    let summary = crate::text::collapse_whitespace(&secrets::normalize(&req.text));
     if summary.is_empty() {
         return Err(RememberError::Empty);
     }
     let clean = |v: &Option<String>| {
         v.as_deref()
-            .map(crate::text::collapse_whitespace)
+            .map(|s| crate::text::collapse_whitespace(&secrets::normalize(s)))
             .filter(|s| !s.is_empty())
     };
     // A reason given in the same sentence ("…; CI rejects unformatted code", "…，因为…") becomes
@@ -268,7 +295,8 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         why,
         how_to_apply: clean(&req.how_to_apply),
     };
-    let rules = secret_rules(&entry);
+    // The text a person typed: a reviewed `qwen-memory:allow` in it is honoured.
+    let rules = secret_rules(&entry, Origin::Person);
     if !rules.is_empty() {
         return Err(RememberError::Secret { rule_ids: rules });
     }
@@ -288,7 +316,8 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         if !matches!(root.scope, Scope::User | Scope::Team) {
             w.ensure_scaffold()?;
         }
-        let mut changes = apply_locked(&w, std::slice::from_ref(&new), &provenance)?;
+        let mut changes =
+            apply_locked(&w, std::slice::from_ref(&new), &provenance, Origin::Person)?;
         if !matches!(root.scope, Scope::User | Scope::Team) {
             let mut meta = store::read_meta(&root.state_dir);
             meta.set("updatedAt", store::now_iso());

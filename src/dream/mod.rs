@@ -33,6 +33,7 @@ use crate::doc::{self, Entry, MemoryType};
 use crate::model::{ModelClient, ModelConfig};
 use crate::project::Root;
 use crate::root::{self, RootError, RootWriter};
+use crate::secrets::{self, Origin, SecretError};
 use crate::store::{self, StoreError};
 use crate::telemetry::{self, Telemetry};
 
@@ -335,6 +336,8 @@ pub enum DreamError {
     Backup(#[from] BackupError),
     #[error("{0} changed while the dream ran; nothing was written")]
     Changed(String),
+    #[error("{0}; nothing was written")]
+    Secret(#[from] SecretError),
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -567,21 +570,43 @@ fn consolidate(
 /// was made from. The caller rebuilds the index.
 pub fn apply_plan_locked(w: &RootWriter, plan: &Plan, run_id: &str) -> Result<(), DreamError> {
     unchanged_since(w, plan).map_err(DreamError::Changed)?;
+    // Every new text is scanned as a whole and written in its normalized form. A mechanical plan
+    // only moves text people wrote, so their reviewed markers count; a model's plan may keep a
+    // reviewed line of the file it rewrites but not add one.
+    let origin = match plan.strategy {
+        Strategy::Mechanical => Origin::Person,
+        Strategy::Model => Origin::Machine,
+    };
+    let checked: Vec<Option<String>> = plan
+        .changes
+        .iter()
+        .map(|c| {
+            c.after
+                .as_deref()
+                .map(|t| {
+                    let before = String::from_utf8_lossy(&c.before);
+                    secrets::prepare_document(&c.relative_path, t, origin, Some(&before))
+                })
+                .transpose()
+        })
+        .collect::<Result<_, _>>()?;
     let planned: Vec<PlannedChange> = plan
         .changes
         .iter()
-        .map(|c| PlannedChange {
+        .zip(&checked)
+        .map(|(c, after)| PlannedChange {
             relative_path: c.relative_path.clone(),
             before: Some(c.before.clone()),
-            after: c.after.as_ref().map(|s| s.as_bytes().to_vec()),
+            after: after.as_ref().map(|s| s.as_bytes().to_vec()),
         })
         .collect();
     backup::record(w, RunKind::Dream, run_id, &planned)?;
     let writes: Vec<(&str, &[u8])> = plan
         .changes
         .iter()
-        .filter_map(|c| {
-            c.after
+        .zip(&checked)
+        .filter_map(|(c, after)| {
+            after
                 .as_ref()
                 .map(|t| (c.relative_path.as_str(), t.as_bytes()))
         })

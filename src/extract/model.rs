@@ -139,15 +139,15 @@ pub fn chunks(messages: &[Message]) -> Vec<Chunk> {
     };
     let mut size = 0;
     for (i, m) in messages.iter().enumerate() {
-        let collapsed = collapse_whitespace(&m.text);
+        // Redacted before it is cut, so a cut can never leave part of a token unredacted.
+        let collapsed = collapse_whitespace(&secrets::redact(&m.text));
         if collapsed.is_empty() {
             continue;
         }
-        let cut = truncate_utf16(&collapsed, MAX_MESSAGE_CHARS);
         let line = Line {
             offset: m.offset,
             role: m.role,
-            text: secrets::redact(cut),
+            text: truncate_utf16(&collapsed, MAX_MESSAGE_CHARS).to_string(),
         };
         let len = line.render().len() + 1;
         if size + len > MAX_PROMPT_CHARS && !current.lines.is_empty() {
@@ -180,21 +180,26 @@ pub fn topic_summaries(docs: &[ScannedDoc]) -> String {
         return "(no topics found)".to_string();
     }
     let mut s = String::new();
+    // Each field is redacted on its own lines before whitespace is collapsed or text is cut:
+    // collapsing first would put a `qwen-memory:allow` from one line next to a secret from
+    // another, and cutting first could leave part of a token. Text sent to a model never
+    // honours the marker.
+    let clean = |s: &str| collapse_whitespace(&secrets::redact(s));
     for d in docs.iter().take(MAX_SUMMARY_DOCS) {
         let current = doc::parse_entries(&d.body)
             .iter()
-            .map(|e| e.summary.clone())
+            .map(|e| clean(&e.summary))
             .collect::<Vec<_>>()
             .join(" | ");
         let current = truncate_utf16(&collapse_whitespace(&current), 600).to_string();
         let block = format!(
             "topic={}\ntitle={}\ndescription={}\ncurrent={}\n\n",
             d.memory_type,
-            collapse_whitespace(&d.title),
+            clean(&d.title),
             if d.description.is_empty() {
                 "(none)".to_string()
             } else {
-                collapse_whitespace(&d.description)
+                clean(&d.description)
             },
             if current.is_empty() {
                 "(empty)".to_string()
@@ -202,7 +207,7 @@ pub fn topic_summaries(docs: &[ScannedDoc]) -> String {
                 current
             }
         );
-        s.push_str(&secrets::redact(&block));
+        s.push_str(&block);
     }
     s.trim_end().to_string()
 }

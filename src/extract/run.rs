@@ -20,6 +20,7 @@ use crate::model::{ModelClient, ModelConfig};
 use crate::project::{self, Root};
 use crate::remember::{self, Change, ChangeKind, NewEntry, Provenance, RememberError};
 use crate::root::{self, RootError, RootWriter};
+use crate::secrets::{self, Origin};
 use crate::store::{self, StoreError};
 use crate::telemetry::{Telemetry, EVENT_EXTRACT};
 use crate::transcript::{self, Format, Message, Role, TranscriptError};
@@ -546,13 +547,20 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         return Ok(out.skipped(SkipReason::MemoryTool));
     }
 
-    let users: Vec<UserText> = read
+    // Secrets are cut out of what the user said before anything is planned from it, so no
+    // later trimming can leave part of a token behind; a patch that still shows a redaction is
+    // dropped in step 5.
+    let user_texts: Vec<(u64, String)> = read
         .messages
         .iter()
         .filter(|m| m.role == Role::User && !m.text.trim().is_empty())
-        .map(|m| UserText {
-            offset: m.offset,
-            text: &m.text,
+        .map(|m| (m.offset, secrets::redact(&m.text)))
+        .collect();
+    let users: Vec<UserText> = user_texts
+        .iter()
+        .map(|(offset, text)| UserText {
+            offset: *offset,
+            text,
         })
         .collect();
     out.user_messages = users.len();
@@ -602,11 +610,24 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     // Step 5: filter.
     let mut kept = Vec::new();
     for p in planned {
-        let Some(p) = filter::normalize_patch(p) else {
+        // Transcript or model text: normalized first (the scanned form is the written form),
+        // then scanned with the allow marker ignored.
+        let Some(p) = filter::normalize_patch(normalize_patch_text(p)) else {
             out.filtered_patches += 1;
             continue;
         };
-        let rules = remember::secret_rules(&entry_of(&p));
+        let entry = entry_of(&p);
+        let mut rules = remember::secret_rules(&entry, Origin::Machine);
+        for text in [
+            Some(&entry.summary),
+            entry.why.as_ref(),
+            entry.how_to_apply.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            rules.extend(secrets::redacted_rule_ids(text));
+        }
         if !rules.is_empty() {
             out.dropped_secrets += 1;
             for id in rules {
@@ -648,7 +669,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         Vec::new()
     } else {
         let user = RootWriter::lock(&ctx.layout.user)?;
-        remember::apply_locked(&user, &user_entries, &provenance)?
+        remember::apply_locked(&user, &user_entries, &provenance, Origin::Machine)?
     };
     let changes = {
         let w = RootWriter::lock(root)?;
@@ -656,7 +677,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         let mut changes = if entries.is_empty() {
             Vec::new()
         } else {
-            remember::apply_locked(&w, &entries, &provenance)?
+            remember::apply_locked(&w, &entries, &provenance, Origin::Machine)?
         };
         changes.extend(user_changes);
         // Topics in the order the facts were planned, wherever they were written.
@@ -699,6 +720,16 @@ fn after_write_autocommit(ctx: &Context, changes: &[Change]) -> Option<String> {
     match crate::git::commit::auto_commit(ctx)? {
         Ok(_) => None,
         Err(e) => Some(format!("memory saved but not committed: {e}")),
+    }
+}
+
+fn normalize_patch_text(p: Patch) -> Patch {
+    let e = remember::normalize_entry(&entry_of(&p));
+    Patch {
+        summary: e.summary,
+        why: e.why,
+        how_to_apply: e.how_to_apply,
+        ..p
     }
 }
 

@@ -165,7 +165,7 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
         .iter()
         .filter(|c| c.status != ChangeStatus::Deleted)
         .filter_map(|c| {
-            let rule_ids = super::secret_rule_ids(&work_files.get(&c.path)?.content);
+            let rule_ids = super::secret_rule_ids(&c.path, &work_files.get(&c.path)?.content);
             (!rule_ids.is_empty()).then(|| SecretHit {
                 path: c.path.clone(),
                 rule_ids,

@@ -94,13 +94,14 @@ fn describe_secrets(hits: &[SecretHit]) -> String {
         .join("; ")
 }
 
-/// The rule ids the scanner finds in `bytes` (lossy UTF-8), sorted and deduplicated.
-pub fn secret_rule_ids(bytes: &[u8]) -> Vec<String> {
+/// The rule ids the scanner finds in a memory file about to be committed: its path and its
+/// content (lossy UTF-8), sorted and deduplicated. A file in the repository is one a person
+/// wrote or reviewed, so a `qwen-memory:allow` line counts in the content (never in the path).
+pub fn secret_rule_ids(path: &str, bytes: &[u8]) -> Vec<String> {
+    use crate::secrets::{rule_ids_in, Origin};
     let text = String::from_utf8_lossy(bytes);
-    let mut ids: Vec<String> = crate::secrets::scan(&text)
-        .into_iter()
-        .map(|f| f.rule_id.to_string())
-        .collect();
+    let mut ids = rule_ids_in([text.as_ref()], Origin::Person);
+    ids.extend(rule_ids_in([path], Origin::Machine));
     ids.sort();
     ids.dedup();
     ids

@@ -36,7 +36,7 @@ use serde::Serialize;
 use crate::context::Context;
 use crate::model::{ModelClient, ModelConfig};
 use crate::scan::{self, ScannedDoc};
-use crate::secrets;
+use crate::secrets::{self, Origin};
 use crate::telemetry::{self, Telemetry};
 
 /// How recall chooses.
@@ -279,7 +279,11 @@ fn auto(
         .map(|s| (s.index, auto_points(s.score)))
         .collect();
     let semantic = embed::EmbeddingsConfig::from_settings(&ctx.settings).map(|cfg| {
-        let eligible: Vec<bool> = docs.iter().map(|d| !doc_has_secret(d)).collect();
+        // Sent to an endpoint: the strict scan, a reviewed allow marker does not count here.
+        let eligible: Vec<bool> = docs
+            .iter()
+            .map(|d| !secrets::contains_secret(&document_text(d)))
+            .collect();
         embed::semantic_rank(
             &cfg,
             ctx.state_dir(),
@@ -318,10 +322,25 @@ fn auto(
     chosen
 }
 
-fn doc_has_secret(d: &ScannedDoc) -> bool {
-    secrets::contains_secret(&d.title)
-        || secrets::contains_secret(&d.description)
-        || secrets::contains_secret(&d.body)
+/// Whether any part of a document that recall could print (path, name, description, other
+/// frontmatter values, body) fails the scan. These are files on disk, so a reviewed
+/// `qwen-memory:allow` line counts.
+pub fn doc_has_secret(d: &ScannedDoc) -> bool {
+    secrets::contains_secret_as(&document_text(d), Origin::Person)
+}
+
+/// The printable parts of a document, one per line (never joined into one line, so a marker
+/// cannot reach a secret on another line).
+pub fn document_text(d: &ScannedDoc) -> String {
+    let mut text = format!("{}\n{}\n{}\n", d.relative_path, d.title, d.description);
+    for (k, v) in &d.extra {
+        text.push_str(k);
+        text.push_str(": ");
+        text.push_str(v);
+        text.push('\n');
+    }
+    text.push_str(&d.body);
+    text
 }
 
 /// Runs `f` on a helper thread and waits for it until `deadline`; `None` when it is not done
