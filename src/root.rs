@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::index::{self, IndexOrder};
+use crate::index::{self, IndexKind};
 use crate::project::Root;
 use crate::scan::{self, ScanError, ScanOutcome, ScannedDoc, Scope};
 use crate::store::{self, StoreError};
@@ -20,12 +20,14 @@ pub enum RootError {
     Incomplete(PathBuf),
 }
 
-/// The index order of a root: the repository root is ordered by path so its committed index is
-/// a pure function of the committed files; the others newest first, as upstream.
-pub fn index_order(scope: Scope) -> IndexOrder {
+/// The indexer of a root: Qwen Code's own for the roots it also writes (private, user, team),
+/// path order for the repository root so its committed index is a pure function of the
+/// committed files.
+pub fn index_kind(scope: Scope) -> IndexKind {
     match scope {
-        Scope::Repository | Scope::Team => IndexOrder::ByPath,
-        Scope::Private | Scope::User => IndexOrder::NewestFirst,
+        Scope::Repository => IndexKind::Repository,
+        Scope::Team => IndexKind::Team,
+        Scope::Private | Scope::User => IndexKind::Newest,
     }
 }
 
@@ -41,7 +43,7 @@ pub fn scan_strict(root: &Root) -> Result<ScanOutcome, RootError> {
 /// The index text a root should have now.
 pub fn expected_index(root: &Root) -> Result<String, RootError> {
     let outcome = scan_strict(root)?;
-    Ok(index::build_index(&outcome.docs, index_order(root.scope)))
+    Ok(index::build(&outcome.docs, index_kind(root.scope)))
 }
 
 /// Rewrites `MEMORY.md` of a root (atomically, replacing a symlink rather than following it).
@@ -59,7 +61,7 @@ pub fn rebuild_index_locked(root: &Root) -> Result<bool, RootError> {
 /// scanned and changed a few files passes its updated list instead of scanning again). Skips
 /// the write when the file already holds exactly that text.
 pub fn write_index_locked(root: &Root, docs: &[ScannedDoc]) -> Result<bool, RootError> {
-    let text = index::build_index(docs, index_order(root.scope));
+    let text = index::build(docs, index_kind(root.scope));
     let path = root.path.join(store::INDEX_FILE);
     let unchanged = fs::symlink_metadata(&path)
         .map(|m| m.file_type().is_file())
