@@ -4,7 +4,7 @@
 mod common;
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::*;
 
@@ -732,5 +732,58 @@ fn remember_auto_commits_in_local_mode_only_when_asked() {
     assert!(
         status.contains("?? work.txt"),
         "user work untouched: {status}"
+    );
+}
+
+#[test]
+fn base_dir_is_resolved_as_qwen_code_resolves_it() {
+    let sb = Sandbox::new();
+    let root = sb.root();
+    let base = |envs: &[(&str, &Path)]| {
+        let mut c = sb.cmd();
+        c.env_remove("QWEN_CODE_MEMORY_BASE_DIR")
+            .env_remove("QWEN_HOME")
+            .env_remove("QWEN_RUNTIME_DIR");
+        for (k, v) in envs {
+            c.env(k, v);
+        }
+        let out = c.args(["status", "--json"]).output().unwrap();
+        assert_success(&out, &["status"]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        PathBuf::from(v["baseDir"].as_str().unwrap())
+    };
+    // Default: ~/.qwen; a project setting (tilde expanded) moves it.
+    assert_eq!(base(&[]), sb.home.join(".qwen"));
+    write_doc(
+        &sb.repo,
+        ".qwen/settings.json",
+        r#"{"advanced": {"runtimeOutputDir": "~/project-rt"}}"#,
+    );
+    assert_eq!(base(&[]), sb.home.join("project-rt"));
+    fs::remove_file(sb.repo.join(".qwen/settings.json")).unwrap();
+    // QWEN_HOME moves the global dir, whose settings may move the runtime dir (relative to the
+    // current directory).
+    let qwen_home = root.join("qh");
+    assert_eq!(base(&[("QWEN_HOME", &qwen_home)]), qwen_home);
+    write_doc(
+        &qwen_home,
+        "settings.json",
+        "{ // comments are allowed\n \"advanced\": {\"runtimeOutputDir\": \"rt\"} }",
+    );
+    assert_eq!(base(&[("QWEN_HOME", &qwen_home)]), sb.repo.join("rt"));
+    // The environment wins over settings; QWEN_CODE_MEMORY_BASE_DIR wins over everything.
+    let env_rt = root.join("env-rt");
+    assert_eq!(
+        base(&[("QWEN_HOME", &qwen_home), ("QWEN_RUNTIME_DIR", &env_rt)]),
+        env_rt
+    );
+    let mem = root.join("mem");
+    assert_eq!(
+        base(&[
+            ("QWEN_HOME", &qwen_home),
+            ("QWEN_RUNTIME_DIR", &env_rt),
+            ("QWEN_CODE_MEMORY_BASE_DIR", &mem)
+        ]),
+        mem
     );
 }
