@@ -299,3 +299,76 @@ fn memory_md_is_byte_identical_whichever_tool_rebuilt_it_last() {
     assert_eq!(read(&private.join("MEMORY.md")), ours_private);
     assert_eq!(read(&user.join("MEMORY.md")), ours_user);
 }
+
+/// The `(relative path)` of every `### title (path)` heading of a "## Relevant memory" block.
+fn recalled_paths(text: &str) -> Vec<String> {
+    let Some(start) = text.find("## Relevant memory") else {
+        return Vec::new();
+    };
+    text[start..]
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .filter_map(|l| {
+            let open = l.rfind(" (")?;
+            Some(l[open + 2..].strip_suffix(')')?.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn our_lexical_recall_picks_what_qwen_picks() {
+    if !qwen::enabled("our_lexical_recall_picks_what_qwen_picks") {
+        return;
+    }
+    let world = World::new();
+    let private = world.private_root();
+    let user = world.user_root();
+    let docs = [
+        (&private, "project/deploy-payments.md", "name: Deploying the payments service\ndescription: payments deploys go to production only from release branches\ntype: project", "Deploy payments only from release/* branches."),
+        (&private, "project/deploy-web.md", "name: Web frontend deploys\ndescription: the web frontend deploys itself from main on every merge\ntype: project", "Web deploys are automatic."),
+        (&private, "project/db-migrations.md", "name: Database migrations\ndescription: migrations run by hand before a payments release\ntype: project", "Run migrations by hand."),
+        (&private, "reference/grafana.md", "name: Dashboards\ndescription: grafana dashboards for latency\ntype: reference", "grafana.internal"),
+        (&private, "feedback/style.md", "name: Code style\ndescription: rustfmt defaults, no unwrap in library code\ntype: feedback", "Use rustfmt."),
+        (&user, "user/terse.md", "name: Terse answers\ndescription: the user wants short answers\ntype: user", "Keep answers short."),
+    ];
+    for (i, (root, rel, fm, body)) in docs.iter().enumerate() {
+        let p = put(root, rel, fm, body);
+        common::set_mtime(&p, 1_700_000_000 + i as i64 * 60);
+    }
+    // Qwen's model selection is made to fail, so Qwen delivers its lexical pick (top 2 when
+    // the model is slow, its heuristic otherwise); ours must be the same documents.
+    let server = ModelServer::start(|req: &Request| {
+        if req.system().contains("You are selecting memories") {
+            std::thread::sleep(std::time::Duration::from_secs(2));
+            return Answer::Text("not json".into());
+        }
+        Answer::Text("ok".into())
+    });
+    let query = "How do we deploy the payments service to production?";
+    world.qwen_ok(&server, query, &[]);
+    let injected: Vec<Vec<String>> = server
+        .main_requests()
+        .iter()
+        .map(|r| recalled_paths(&r.all_text()))
+        .filter(|paths| !paths.is_empty())
+        .collect();
+    assert!(
+        !injected.is_empty(),
+        "Qwen injected no relevant memory into any request"
+    );
+    let qwen_pick = &injected[0];
+    let out = run_ours(
+        &world,
+        &["recall", "--json", "--limit", &qwen_pick.len().to_string(), query],
+    );
+    assert_success(&out, &["recall"]);
+    let ours: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let our_pick: Vec<String> = ours["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["relativePath"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(&our_pick, qwen_pick);
+    assert_eq!(qwen_pick[0], "project/deploy-payments.md");
+}
