@@ -528,6 +528,15 @@ fn index_limits_through_the_cli() {
         "f/long.md",
         &doc_text(&long_title, "desc", "feedback", "x"),
     );
+    // A path longer than the 120 characters a link target keeps, and CJK lines (more bytes
+    // than UTF-16 units): neither is a dangling link or over budget for `check`.
+    let long_path = format!("project/{}/{}.md", "长".repeat(70), "长".repeat(70));
+    let p = write_doc(
+        &root,
+        &long_path,
+        &doc_text("长路径", "中文描述", "project", "x"),
+    );
+    set_mtime(&p, 1_600_000_000);
     sb.ok(&["index"]);
     let index = fs::read_to_string(root.join("MEMORY.md")).unwrap();
     let lines: Vec<&str> = index.lines().collect();
@@ -541,6 +550,13 @@ fn index_limits_through_the_cli() {
     assert!(lines[199].contains("(project/doc-002.md)"));
     assert!(!index.contains("doc-001.md") && !index.contains("doc-000.md"));
     sb.ok(&["index", "--check"]);
+    sb.ok(&["check"]);
+    // The long path is listed once it is among the newest 200.
+    set_mtime(&p, 1_800_000_000);
+    sb.ok(&["index"]);
+    let index = fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    assert!(index.starts_with("- [长路径](project/%E9%95%BF"), "{index}");
+    sb.ok(&["check"]);
 }
 
 #[test]

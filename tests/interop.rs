@@ -359,7 +359,13 @@ fn our_lexical_recall_picks_what_qwen_picks() {
     let qwen_pick = &injected[0];
     let out = run_ours(
         &world,
-        &["recall", "--json", "--limit", &qwen_pick.len().to_string(), query],
+        &[
+            "recall",
+            "--json",
+            "--limit",
+            &qwen_pick.len().to_string(),
+            query,
+        ],
     );
     assert_success(&out, &["recall"]);
     let ours: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
