@@ -49,7 +49,27 @@ pub struct Status {
     /// The dream gates as the post-commit hook sees them: each gate's current value, the first
     /// one that blocks (why not), and when `min_hours` opens (when due).
     pub dream_gates: Option<crate::dream::GateReport>,
+    /// Who does what when agents run on this project: for Qwen Code, what it recalls and
+    /// extracts itself and what our hooks add (docs/DESIGN.md, "Sharing with Qwen Code").
+    pub agents: AgentsStatus,
     pub warnings: Vec<String>,
+}
+
+/// How the work is shared with each agent.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentsStatus {
+    pub qwen: crate::sharing::QwenSharing,
+    /// Claude Code keeps no memory of its own here: our hooks recall every root and extract.
+    pub claude: ClaudeSharing,
+}
+
+/// What our Claude Code hooks do.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaudeSharing {
+    pub hook_injects: Vec<&'static str>,
+    pub extracts: &'static str,
 }
 
 /// Gathers the status of the project in `ctx`.
@@ -118,6 +138,13 @@ pub fn status(ctx: &Context) -> Status {
         dream_lock_holder: std::fs::read_to_string(state_dir.join("consolidation.lock")).ok(),
         hooks: crate::git::hooks::status(ctx),
         dream_gates: crate::dream::gate_report(ctx).ok(),
+        agents: AgentsStatus {
+            qwen: crate::sharing::qwen(ctx),
+            claude: ClaudeSharing {
+                hook_injects: vec!["repository", "private", "team", "user"],
+                extracts: "git-qwen-memory",
+            },
+        },
         warnings,
     }
 }
