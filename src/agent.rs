@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use crate::qwen_env::QwenDirs;
+
 /// A supported agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -502,18 +504,63 @@ fn env_dir(name: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// Qwen Code's chat-recording directories for `project_dir`:
-/// `<base>/projects/<sanitized dir>/chats/` under the memory base dir (SPEC §5.1) and, when it
-/// differs, under Qwen Code's own runtime dir (`QWEN_RUNTIME_DIR`, else `~/.qwen`), which is
-/// where Qwen Code writes them when only the memory base was moved.
-pub fn qwen_chat_dirs(memory_base: &Path, project_dir: &Path) -> Vec<PathBuf> {
+/// Qwen Code's chat-recording directories for `project_dir`: `<runtime base>/projects/<sanitized
+/// dir>/chats/`, where Qwen Code writes them even when `QWEN_CODE_MEMORY_BASE_DIR` moves the
+/// memory, then the same under the memory base when it differs.
+pub fn qwen_chat_dirs(qwen: &QwenDirs, project_dir: &Path) -> Vec<PathBuf> {
     let key = crate::project::sanitize_key(&project_dir.to_string_lossy());
-    let runtime = env_dir("QWEN_RUNTIME_DIR").or_else(|| dirs::home_dir().map(|h| h.join(".qwen")));
-    let mut out = vec![memory_base.join("projects").join(&key).join("chats")];
-    if let Some(runtime) = runtime.filter(|r| r != memory_base) {
-        out.push(runtime.join("projects").join(&key).join("chats"));
+    let mut out = vec![qwen.runtime_base.join("projects").join(&key).join("chats")];
+    if qwen.memory_base != qwen.runtime_base {
+        out.push(qwen.memory_base.join("projects").join(&key).join("chats"));
     }
     out
+}
+
+/// Qwen Code's chat directories of sessions started in a subdirectory of `worktree` (Qwen Code
+/// keys chats by the directory it was started in): every `<base>/projects/<key>-…/chats/` whose
+/// name extends the worktree's key. The key is lossy (`/` and `-` both become `-`), so a
+/// sibling such as `<worktree>-old` matches too; callers check the `cwd` recorded in the
+/// transcript with [`qwen_transcript_cwd`].
+pub fn qwen_subdir_chat_dirs(qwen: &QwenDirs, worktree: &Path) -> Vec<PathBuf> {
+    let prefix = format!(
+        "{}-",
+        crate::project::sanitize_key(&worktree.to_string_lossy())
+    );
+    let mut bases = vec![qwen.runtime_base.clone()];
+    if qwen.memory_base != qwen.runtime_base {
+        bases.push(qwen.memory_base.clone());
+    }
+    let mut out = Vec::new();
+    for base in bases {
+        let Ok(entries) = fs::read_dir(base.join("projects")) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .map(|e| e.path().join("chats"))
+            .filter(|d| d.is_dir())
+            .collect();
+        found.sort();
+        out.extend(found);
+    }
+    out
+}
+
+/// The working directory a Qwen Code transcript was recorded in: the `cwd` of its first record
+/// that has one (read from the first 64 KiB only).
+pub fn qwen_transcript_cwd(transcript: &Path) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    fs::File::open(transcript)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
+    String::from_utf8_lossy(&head)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find_map(|record| record.get("cwd")?.as_str().map(PathBuf::from))
 }
 
 /// Claude Code's transcript directories for `project_dir` under `$CLAUDE_CONFIG_DIR` (else
@@ -553,7 +600,7 @@ pub fn transcript_dirs(ctx: &crate::context::Context, agent: Option<Agent>) -> V
     let mut out: Vec<PathBuf> = Vec::new();
     if agent != Some(Agent::Claude) {
         for d in &project_dirs {
-            out.extend(qwen_chat_dirs(&ctx.layout.base, d));
+            out.extend(qwen_chat_dirs(&ctx.qwen, d));
         }
     }
     if agent != Some(Agent::Qwen) {

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::project::{self, Layout, Project, ProjectError};
+use crate::qwen_env::QwenDirs;
 use crate::settings::{Flags, Key, Settings, SettingsError, SystemSource};
 
 /// Failures opening a context.
@@ -21,6 +22,9 @@ pub struct Context {
     pub project: Project,
     pub settings: Settings,
     pub layout: Layout,
+    /// Qwen Code's folders for this directory (global dir, runtime base with the chats,
+    /// memory base).
+    pub qwen: QwenDirs,
 }
 
 impl Context {
@@ -47,16 +51,21 @@ impl Context {
         } else {
             Settings::load(&source, flags)?
         };
-        let base = project::base_dir(
-            std::env::var(project::ENV_BASE_DIR).ok().as_deref(),
-            &project::normalize_lexically(cwd),
-        )?;
-        let layout = Layout::new(&project, base, settings.bool(Key::Local));
+        let abs_cwd = if cwd.is_absolute() {
+            cwd.to_path_buf()
+        } else {
+            std::env::current_dir()
+                .map_err(ProjectError::CurrentDir)?
+                .join(cwd)
+        };
+        let qwen = QwenDirs::resolve(&project::normalize_lexically(&abs_cwd))?;
+        let layout = Layout::new(&project, qwen.memory_base.clone(), settings.bool(Key::Local));
         Ok(Context {
             cwd: cwd.to_path_buf(),
             project,
             settings,
             layout,
+            qwen,
         })
     }
 

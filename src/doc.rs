@@ -91,20 +91,21 @@ pub const NO_ENTRIES: &str = "_No entries yet._";
 /// Keys that have their own [`TopicDocument`] field and are therefore not in `extra`.
 const OWN_KEYS: [&str; 4] = ["name", "title", "description", "type"];
 
-/// Parses a topic document (SPEC §4.1, reference qwen-storage §3.3–3.5).
+/// Parses a topic document exactly as Qwen Code 0.24.4 reads one, so both tools always see the
+/// same documents with the same titles (docs/DESIGN.md, "Topic documents").
 ///
-/// CRLF is read as LF (a lone CR is not, so CR-only files have no frontmatter). One leading
-/// UTF-8 BOM is ignored (SPEC; upstream rejects it). The file must then begin with `---\n`; the
-/// frontmatter runs to the first `\n---`, after which one optional `\n` is consumed and the rest,
-/// JS-trimmed, is the body. Callers holding bytes that may not be UTF-8 pass
-/// `String::from_utf8_lossy` text.
+/// CRLF is read as LF (a lone CR is not). The file must begin with `---\n` (a BOM means it is
+/// not a memory, as in Qwen Code); the frontmatter runs to the first `\n---`, after which one
+/// optional `\n` is consumed and the rest, JS-trimmed, is the body. `type`, `name`, `title` and
+/// `description` are read by [`qwen_field`]: the raw text of the first matching line, trimmed —
+/// no YAML unquoting, `#` is not a comment — and `type` must be exactly one of the four.
+/// Callers holding bytes that may not be UTF-8 pass `String::from_utf8_lossy` text.
 ///
-/// `extra` holds the other top-level keys whose value is a scalar (stringified as upstream's
-/// `stringValue`: strings trimmed, numbers and booleans in their JavaScript form, empty strings
-/// left out). List and map values are left out of `extra`; read lists with
+/// `extra` holds this tool's (and upstream's optional) other top-level keys whose value is a
+/// scalar, read with the YAML reader (strings trimmed, numbers and booleans in their JavaScript
+/// form, empty strings left out). List and map values are left out of `extra`; read lists with
 /// [`frontmatter_list`]. Every key stays in `frontmatter`, byte for byte.
 pub fn parse_document(text: &str) -> Result<TopicDocument, DocError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let normalized;
     let text = if text.contains("\r\n") {
         normalized = text.replace("\r\n", "\n");
@@ -119,21 +120,21 @@ pub fn parse_document(text: &str) -> Result<TopicDocument, DocError> {
     let after = after.strip_prefix('\n').unwrap_or(after);
     let body = js_trim(after);
 
-    let fm = yaml::parse_frontmatter(frontmatter);
-    if fm.entries.is_empty() {
-        return Err(DocError::MalformedFrontmatter);
-    }
-    let memory_type = string_value(fm.get("type"))
+    let memory_type = qwen_field(frontmatter, "type")
         .and_then(|t| MemoryType::parse(&t))
-        .ok_or(if fm.lenient {
-            DocError::InvalidYaml
-        } else {
-            DocError::InvalidType
+        .ok_or_else(|| {
+            // Say "invalid YAML" when YAML is why no type could be read.
+            if yaml::parse_frontmatter(frontmatter).lenient {
+                DocError::InvalidYaml
+            } else {
+                DocError::InvalidType
+            }
         })?;
-    let title = string_value(fm.get("name"))
-        .or_else(|| string_value(fm.get("title")))
+    let title = qwen_field(frontmatter, "name")
+        .or_else(|| qwen_field(frontmatter, "title"))
         .unwrap_or_else(|| memory_type.as_str().to_string());
-    let description = string_value(fm.get("description")).unwrap_or_default();
+    let description = qwen_field(frontmatter, "description").unwrap_or_default();
+    let fm = yaml::parse_frontmatter(frontmatter);
     let extra = fm
         .entries
         .iter()
@@ -148,6 +149,49 @@ pub fn parse_document(text: &str) -> Result<TopicDocument, DocError> {
         body: body.to_string(),
         extra,
     })
+}
+
+/// JavaScript's line terminators: where `^`/`$` match in a multiline regex and what `.` skips.
+fn is_js_line_terminator(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+}
+
+/// The value of `key` as Qwen Code 0.24.4 reads it from frontmatter text: the first line
+/// (lines start at the text start and after any JS line terminator) that begins with `key:`
+/// and has at least one character on it after optional whitespace; its text up to the end of
+/// the line, JS-trimmed. Quotes and `#` are part of the value. A line with only whitespace
+/// after the colon gives `Some("")`; a line with nothing after the colon does not match, and
+/// the search goes on.
+pub fn qwen_field(frontmatter: &str, key: &str) -> Option<String> {
+    let prefix = format!("{key}:");
+    let mut line_start = 0;
+    loop {
+        let line = &frontmatter[line_start..];
+        if let Some(rest) = line.strip_prefix(prefix.as_str()) {
+            // Whitespace other than LF, greedily, as `[^\S\n]*` does.
+            let ws_end = rest
+                .char_indices()
+                .find(|&(_, c)| c == '\n' || !is_js_whitespace(c))
+                .map_or(rest.len(), |(i, _)| i);
+            let after_ws = &rest[ws_end..];
+            match after_ws.chars().next() {
+                Some(c) if !is_js_line_terminator(c) => {
+                    let end = after_ws
+                        .find(is_js_line_terminator)
+                        .unwrap_or(after_ws.len());
+                    return Some(js_trim(&after_ws[..end]).to_string());
+                }
+                // Backtracking gives `.+` one whitespace character that is not a terminator.
+                _ if rest[..ws_end].chars().any(|c| !is_js_line_terminator(c)) => {
+                    return Some(String::new());
+                }
+                _ => {}
+            }
+        }
+        let next = line.find(is_js_line_terminator)?;
+        let terminator_len = line[next..].chars().next().map_or(1, char::len_utf8);
+        line_start += next + terminator_len;
+    }
 }
 
 /// Upstream's `stringValue`: a trimmed non-empty string, or a number / boolean in its JavaScript
@@ -247,8 +291,8 @@ pub fn new_document(
     entries: &[Entry],
 ) -> String {
     let mut lines = vec![
-        format!("name: {}", yaml::quote_scalar(name)),
-        format!("description: {}", yaml::quote_scalar(description)),
+        format!("name: {}", plain_field(name)),
+        format!("description: {}", plain_field(description)),
         format!("type: {}", memory_type.as_str()),
     ];
     let mut seen: Vec<&str> = OWN_KEYS.to_vec();
@@ -260,6 +304,75 @@ pub fn new_document(
         lines.push(format!("{}: {}", yaml_key(key), yaml::quote_scalar(value)));
     }
     render_document(&lines.join("\n"), entries)
+}
+
+/// A `name` or `description` value as one plain YAML scalar that a YAML parser and Qwen Code's
+/// line reader read as the same text, never quoted (Qwen Code would show the quotes). The text
+/// is adjusted minimally: line breaks and other controls become spaces, surrounding whitespace
+/// is trimmed, `: ` becomes ` — `, a trailing `:` is dropped, a `#` after whitespace and an
+/// indicator character at the start become their full-width forms, and a BOM is removed. The
+/// body of a document always keeps the exact text.
+pub fn plain_field(value: &str) -> String {
+    let cleaned: String = value
+        .chars()
+        // A BOM and the two non-characters YAML cannot hold even in quotes.
+        .filter(|&c| !matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}'))
+        .map(|c| {
+            if c.is_control() || is_js_line_terminator(c) || c == '\u{85}' {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let mut text = js_trim(&cleaned).to_string();
+    // `key: value` inside a value would start a mapping; a dash reads the same to people.
+    while let Some(i) = text.find(": ") {
+        let head = text[..i].trim_end_matches(is_js_whitespace);
+        let tail = text[i + 1..].trim_start_matches(is_js_whitespace);
+        text = if head.is_empty() {
+            tail.to_string()
+        } else {
+            format!("{head} \u{2014} {tail}")
+        };
+    }
+    while text.ends_with(':') {
+        text.pop();
+        text = js_trim(&text).to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut prev: Option<char> = None;
+    for (i, c) in text.chars().enumerate() {
+        let comment = c == '#' && prev.is_some_and(is_js_whitespace);
+        let leading_indicator = i == 0
+            && (matches!(
+                c,
+                '[' | ']'
+                    | '{'
+                    | '}'
+                    | '#'
+                    | '&'
+                    | '*'
+                    | '!'
+                    | '|'
+                    | '>'
+                    | '\''
+                    | '"'
+                    | '%'
+                    | '@'
+                    | '`'
+                    | ','
+            ) || (matches!(c, '-' | '?' | ':')
+                && text[1..].chars().next().is_none_or(is_js_whitespace)));
+        if comment || leading_indicator {
+            // The full-width form of an ASCII punctuation character.
+            out.push(char::from_u32(c as u32 + 0xFEE0).unwrap_or(c));
+        } else {
+            out.push(c);
+        }
+        prev = Some(c);
+    }
+    out
 }
 
 fn yaml_key(key: &str) -> String {
@@ -559,11 +672,11 @@ mod tests {
     }
 
     #[test]
-    fn bom_is_tolerated() {
-        let d = doc(include_str!("../tests/fixtures/docs/bom_reference.md"));
-        assert_eq!(d.memory_type, MemoryType::Reference);
-        assert_eq!(d.title, "BOM doc");
-        assert_eq!(d.body, "Dashboards are at grafana.internal.");
+    fn bom_means_not_a_memory_as_in_qwen_code() {
+        assert_eq!(
+            parse_document(include_str!("../tests/fixtures/docs/bom_reference.md")),
+            Err(DocError::NoFrontmatter)
+        );
     }
 
     #[test]
@@ -593,16 +706,19 @@ mod tests {
         );
         assert_eq!(
             parse_document("---\n\n---\nbody"),
-            Err(DocError::MalformedFrontmatter)
+            Err(DocError::InvalidType)
         );
     }
 
     #[test]
-    fn scalar_head_is_malformed() {
+    fn scalar_head_has_no_type() {
         assert_eq!(
             parse_document("---\njust some text\n---\nbody"),
-            Err(DocError::MalformedFrontmatter)
+            Err(DocError::InvalidType)
         );
+        // Not YAML at all, but the type line is there: a memory for Qwen Code, so for us.
+        let d = doc("---\n[broken: yaml\ntype: user\n---\nbody");
+        assert_eq!(d.memory_type, MemoryType::User);
     }
 
     #[test]
@@ -632,9 +748,16 @@ mod tests {
         assert_eq!(d.title, "User Memory");
         let d = doc("---\ntype: user\ntitle: Old\nname: New\n---\n");
         assert_eq!(d.title, "New");
+        // Raw text: quotes are part of the value.
         let d = doc("---\ntype: user\nname: '  '\n---\n");
-        assert_eq!(d.title, "user", "an empty name falls back to the type");
+        assert_eq!(d.title, "'  '");
         assert_eq!(d.description, "");
+        // Only whitespace after the colon: an empty title, not the fallback.
+        let d = doc("---\ntype: user\nname:   \ntitle: T\n---\n");
+        assert_eq!(d.title, "");
+        // Nothing after the colon: the line does not count, the search goes on.
+        let d = doc("---\ntype: user\nname:\ntitle: T\nname: Later\n---\n");
+        assert_eq!(d.title, "Later");
     }
 
     #[test]
@@ -643,7 +766,7 @@ mod tests {
         assert_eq!(d.title, "10183");
         assert_eq!(d.description, "42");
         let d = doc("---\nname: 1.50\ndescription: true\ntype: project\n---\n");
-        assert_eq!(d.title, "1.5");
+        assert_eq!(d.title, "1.50");
         assert_eq!(d.description, "true");
     }
 
@@ -681,18 +804,20 @@ mod tests {
     }
 
     #[test]
-    fn tab_indented_frontmatter_parses_leniently() {
-        let d = doc(include_str!("../tests/fixtures/docs/tabs_project.md"));
-        assert_eq!(d.memory_type, MemoryType::Project);
-        assert_eq!(d.title, "Tabbed");
-        assert_eq!(d.description, "tab-indented keys");
-        assert_eq!(d.body, "Deploys happen on Tuesdays.");
+    fn tab_indented_type_is_not_a_type_line() {
+        // Qwen Code only reads `type:` at the start of a line.
+        assert_eq!(
+            parse_document(include_str!("../tests/fixtures/docs/tabs_project.md")),
+            Err(DocError::InvalidType)
+        );
+        let d = doc("---\n\tname: Tabbed\ntype: project\n---\n");
+        assert_eq!(d.title, "project");
     }
 
     #[test]
-    fn duplicate_keys_last_wins_via_lenient() {
+    fn duplicate_keys_first_line_wins_for_own_keys() {
         let d = doc("---\nname: First\ntype: user\nname: Second\ncreated: a\ncreated: b\n---\n");
-        assert_eq!(d.title, "Second");
+        assert_eq!(d.title, "First");
         assert_eq!(d.extra, vec![("created".to_string(), "b".to_string())]);
         assert_eq!(
             d.frontmatter,
@@ -717,14 +842,46 @@ mod tests {
     }
 
     #[test]
-    fn type_and_category_keep_yaml_comment_semantics() {
-        let d = doc("---\ntype: project # note\ncategory: tech_stack # why\nname: A # B\n---\n");
-        assert_eq!(d.memory_type, MemoryType::Project);
+    fn hash_is_never_a_comment_in_own_keys() {
+        // `type: project # note` is an unknown type for Qwen Code: not a memory.
+        assert_eq!(
+            parse_document("---\ntype: project # note\nname: A\n---\n"),
+            Err(DocError::InvalidType)
+        );
+        let d = doc("---\ntype: project\ncategory: tech_stack # why\nname: A # B\n---\n");
         assert_eq!(frontmatter_value(&d, "category"), Some("tech_stack"));
         assert_eq!(d.title, "A # B");
         assert_eq!(
             parse_document("---\nname: x\ntype: # c\n---\n"),
             Err(DocError::InvalidType)
+        );
+    }
+
+    #[test]
+    fn qwen_field_reads_raw_first_lines() {
+        let fm = "name: \"A: b\"\ndescription:\t  spaced  \ntype: user";
+        assert_eq!(qwen_field(fm, "name").as_deref(), Some("\"A: b\""));
+        assert_eq!(qwen_field(fm, "description").as_deref(), Some("spaced"));
+        assert_eq!(qwen_field(fm, "missing"), None);
+        // A key must start its line and is case-sensitive; `names:` is another key.
+        assert_eq!(qwen_field(" name: x\nNAME: y\nnames: z", "name"), None);
+        // Lone CR, U+2028 and U+2029 end lines too.
+        assert_eq!(
+            qwen_field("a: 1\rname: x\u{2028}y", "name").as_deref(),
+            Some("x")
+        );
+        assert_eq!(qwen_field("a\u{2029}name: z", "name").as_deref(), Some("z"));
+        // Whitespace after the colon may include a CR (not LF) before the value.
+        assert_eq!(
+            qwen_field("name: \rvalue", "name").as_deref(),
+            Some("value")
+        );
+        assert_eq!(qwen_field("name:\nnext", "name"), None);
+        assert_eq!(qwen_field("name: \nnext", "name").as_deref(), Some(""));
+        // Multi-line YAML values are seen as their first line only.
+        assert_eq!(
+            qwen_field("name: >\n  folded text", "name").as_deref(),
+            Some(">")
         );
     }
 
@@ -856,9 +1013,10 @@ mod tests {
         ] {
             let _ = parse_document(&format!("---\n{fm}\n---\nbody"));
         }
+        // A YAML tag is text to Qwen Code: not one of the four types.
         assert_eq!(
-            doc("---\ntype: !custom user\n---\n").memory_type,
-            MemoryType::User
+            parse_document("---\ntype: !custom user\n---\n"),
+            Err(DocError::InvalidType)
         );
         assert_eq!(
             doc("---\nk: |\n  block #not comment\ntype: user\n---\n").extra,
@@ -1071,14 +1229,32 @@ mod tests {
         );
         assert_eq!(
             text,
-            "---\nname: \"Package manager: pnpm\"\ndescription: \"yes\"\ntype: project\ncreated: \"2025-05-01T10:00:00Z\"\nsession: \"- 42\"\ncommit: \"0123456\"\n---\n\nUse pnpm\n\nWhy: lockfile\n\nHow to apply: run pnpm i\n"
+            "---\nname: Package manager \u{2014} pnpm\ndescription: yes\ntype: project\ncreated: \"2025-05-01T10:00:00Z\"\nsession: \"- 42\"\ncommit: \"0123456\"\n---\n\nUse pnpm\n\nWhy: lockfile\n\nHow to apply: run pnpm i\n"
         );
         let d = doc(&text);
-        assert_eq!(d.title, "Package manager: pnpm");
+        assert_eq!(d.title, "Package manager \u{2014} pnpm");
         assert_eq!(d.description, "yes");
         assert_eq!(frontmatter_value(&d, "session"), Some("- 42"));
         assert_eq!(frontmatter_value(&d, "commit"), Some("0123456"));
         assert_eq!(parse_entries(&d.body), entries);
+    }
+
+    #[test]
+    fn plain_field_adjusts_minimally() {
+        assert_eq!(
+            plain_field("Deploy: only from release branches"),
+            "Deploy \u{2014} only from release branches"
+        );
+        assert_eq!(plain_field("Terse answers"), "Terse answers");
+        assert_eq!(plain_field("  two\nlines\t "), "two lines");
+        assert_eq!(plain_field("Note:"), "Note");
+        assert_eq!(plain_field("issue #12 and a#b"), "issue \u{ff03}12 and a#b");
+        assert_eq!(plain_field("[WIP] thing"), "\u{ff3b}WIP] thing");
+        assert_eq!(plain_field("\"quoted\" title"), "\u{ff02}quoted\" title");
+        assert_eq!(plain_field("- dash"), "\u{ff0d} dash");
+        assert_eq!(plain_field("-flag"), "-flag");
+        assert_eq!(plain_field("团队: 记忆"), "团队 \u{2014} 记忆");
+        assert_eq!(plain_field("http://x.y/z"), "http://x.y/z");
     }
 
     #[test]
@@ -1173,8 +1349,22 @@ mod tests {
             let text = new_document(memory_type, &name, &description, &extra, &entries);
             let d = parse_document(&text).map_err(|e| TestCaseError::fail(format!("{e}: {text:?}")))?;
             prop_assert_eq!(d.memory_type, memory_type);
-            prop_assert_eq!(&d.title, &name);
-            prop_assert_eq!(&d.description, &description);
+            // Written plain, and read the same by the line reader and by YAML.
+            let plain_name = plain_field(&name);
+            let plain_description = plain_field(&description);
+            prop_assert_eq!(&d.title, &plain_name);
+            prop_assert_eq!(&d.description, &plain_description);
+            if !plain_name.is_empty() && !plain_description.is_empty() {
+                let fm = yaml::parse_frontmatter(&d.frontmatter);
+                prop_assert!(!fm.lenient, "{:?}", d.frontmatter);
+                // Numbers, booleans and null are the only non-strings YAML may see here; the
+                // line reader is what both tools use for these keys.
+                for (key, want) in [("name", &plain_name), ("description", &plain_description)] {
+                    if let Some(yaml::Value::String(got)) = fm.get(key) {
+                        prop_assert_eq!(got, want);
+                    }
+                }
+            }
             let want: Vec<(String, String)> = extra.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
             prop_assert_eq!(&d.extra, &want);
             prop_assert_eq!(parse_entries(&d.body), entries);

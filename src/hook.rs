@@ -72,11 +72,9 @@ fn log(message: &str) {
 /// Runs a hook with every failure contained: a panic is logged (not printed) and turns into a
 /// silent exit 0.
 pub fn guarded(name: &str, f: impl FnOnce() -> HookRun) -> HookRun {
-    let fallback = project::base_dir(
-        std::env::var(project::ENV_BASE_DIR).ok().as_deref(),
-        &std::env::current_dir().unwrap_or_default(),
-    )
-    .ok();
+    let fallback = crate::qwen_env::QwenDirs::resolve(&std::env::current_dir().unwrap_or_default())
+        .ok()
+        .map(|d| d.memory_base);
     if let Some(dir) = &fallback {
         set_log_dir(dir);
     }

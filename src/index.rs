@@ -1,32 +1,36 @@
-//! The MEMORY.md index (SPEC §4.2, reference qwen-storage §5).
+//! The MEMORY.md index: byte-identical to what Qwen Code 0.24.4 writes (docs/DESIGN.md,
+//! "MEMORY.md index").
 //!
 //! Everything here is a pure function of the scanned documents: the caller writes the result
-//! atomically. The index has no header and **no trailing newline** (as upstream); an empty
-//! memory gives an empty file.
+//! atomically. The index has no header and **no trailing newline**; an empty memory gives an
+//! empty file. Lengths are counted in UTF-16 code units and cuts are made there, as the
+//! JavaScript indexer makes them (a cut through a surrogate pair leaves U+FFFD, which is what
+//! Node writes for the lone half). Path targets keep only the first 120 code points.
 //!
-//! Line lengths and field limits are counted in UTF-16 code units, as upstream counts them, so
-//! lines look the same whichever tool wrote them. The total size budget is counted in UTF-8
-//! bytes (SPEC §4.2 wins over the reference, which counts code units there too).
+//! Private and user roots list the newest 200 documents (ties by file name in ICU root
+//! collation, as JavaScript's `localeCompare`); the team root lists the first 200 by path,
+//! grouped by description; the repository root lists the first 200 by path, one per line.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
 use crate::doc::MemoryType;
 use crate::scan::ScannedDoc;
 use crate::secrets;
-use crate::text::{collapse_whitespace, is_js_whitespace, truncate_utf16, utf16_len};
+use crate::text::{is_js_whitespace, utf16_len};
 
-/// Longest line, in UTF-16 units. Only a link that is itself longer may exceed it.
+/// Longest line, in UTF-16 units; a longer one is cut (even through its link).
 pub const MAX_LINE_UNITS: usize = 150;
-/// Most lines an index keeps.
+/// Most documents an index lists (and most lines it keeps).
 pub const MAX_LINES: usize = 200;
-/// Largest index body, in UTF-8 bytes, not counting the warning notice.
+/// Largest index body, in UTF-16 units, not counting the warning notice.
 pub const MAX_BYTES: usize = 25_000;
 /// Cap on a sanitized title or description, in UTF-16 units.
 pub const FIELD_LIMIT: usize = 120;
-/// A description that does not fit whole is only shown when at least this much room is left.
-pub const MIN_HOOK_UNITS: usize = 24;
+/// Most code points of a relative path that go into a link target.
+pub const PATH_LIMIT: usize = 120;
 /// Between the link and the description: space, U+2014 em dash, space.
 pub const HOOK_SEPARATOR: &str = " \u{2014} ";
 /// Opens the list of other paths sharing a team line's description.
@@ -38,26 +42,49 @@ Keep index entries concise and move detail into topic files.";
 /// [`WARNING_LINE`].
 pub const WARNING_NOTICE: &str = "\n\n> WARNING: MEMORY.md is too large; only part of it was \
 written. Keep index entries concise and move detail into topic files.";
-/// The index never ends with a newline (upstream writes it that way; keeping it avoids churn
-/// when both tools rebuild the same file).
+/// The index never ends with a newline (Qwen Code writes it that way).
 pub const ENDS_WITH_NEWLINE: bool = false;
 
 /// How documents are ordered in an index (and in scans that reuse this order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexOrder {
-    /// Private and user roots: newest mtime first; ties by file name compared
-    /// case-insensitively (then byte order), then by relative path.
+    /// Private and user roots: newest mtime first; ties by file name in ICU root collation
+    /// (JavaScript `localeCompare`), then by relative path in UTF-16 code-unit order.
     NewestFirst,
-    /// Repository root: relative path in byte order, so the index depends only on the
-    /// committed files and is identical on every clone.
+    /// Team and repository roots: relative path in UTF-16 code-unit order (JavaScript's `<`),
+    /// so the index depends only on the committed files and is identical on every clone.
     ByPath,
 }
 
-/// Cleans a title or description for one index line: controls become spaces, invisible
-/// format characters vanish, backticks become `'`, `](` becomes `] (` (so a field cannot
-/// close the link), whitespace collapses, and the result is capped at [`FIELD_LIMIT`].
-///
-/// Upstream also strips lone surrogates; a Rust `str` cannot hold them.
+/// Which indexer a root uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    /// Private and user roots: Qwen Code's managed index.
+    Newest,
+    /// Team root: Qwen Code's team index (by path, grouped by description).
+    Team,
+    /// Repository root: the managed line format in path order.
+    Repository,
+}
+
+/// `s` cut to its first `max` UTF-16 units; a surrogate pair split by the cut leaves U+FFFD.
+fn cut_utf16(s: &str, max: usize) -> String {
+    let units: Vec<u16> = s.encode_utf16().take(max).collect();
+    String::from_utf16_lossy(&units)
+}
+
+/// JavaScript's `s.length <= limit ? s : s.slice(0, limit - 1).trimEnd() + "…"`.
+fn cut_with_ellipsis(s: String, limit: usize) -> String {
+    if utf16_len(&s) <= limit {
+        return s;
+    }
+    let head = cut_utf16(&s, limit - 1);
+    format!("{}\u{2026}", head.trim_end_matches(is_js_whitespace))
+}
+
+/// Cleans a title or description for one index line: controls become spaces, zero-width and
+/// bidi controls vanish, backticks become `'`, `](` becomes `] (` (so a field cannot close the
+/// link), whitespace runs become one space, and the result is capped at [`FIELD_LIMIT`] units.
 pub fn sanitize_index_field(s: &str) -> String {
     let mut cleaned = String::with_capacity(s.len());
     for c in s.chars() {
@@ -73,46 +100,29 @@ pub fn sanitize_index_field(s: &str) -> String {
         }
     }
     let cleaned = cleaned.replace("](", "] (");
-    truncate_index_field(&collapse_whitespace(&cleaned), FIELD_LIMIT)
+    let mut collapsed = String::with_capacity(cleaned.len());
+    let mut in_space = false;
+    for c in cleaned.chars() {
+        if is_js_whitespace(c) {
+            in_space = true;
+        } else {
+            if in_space && !collapsed.is_empty() {
+                collapsed.push(' ');
+            }
+            in_space = false;
+            collapsed.push(c);
+        }
+    }
+    cut_with_ellipsis(collapsed, FIELD_LIMIT)
 }
 
-/// Shortens `s` to at most `limit` UTF-16 units, ending in `…`. Cuts at a word boundary
-/// unless that would keep less than 60% of the limit (CJK or unbroken text), never splits a
-/// character. A string that fits is returned unchanged.
-pub fn truncate_index_field(s: &str, limit: usize) -> String {
-    if utf16_len(s) <= limit {
-        return s.to_string();
-    }
-    if limit == 0 {
-        return String::new();
-    }
-    let head = truncate_utf16(s, limit - 1);
-    let boundary = drop_partial_word(head).trim_end_matches(is_js_whitespace);
-    let chosen = if utf16_len(boundary) as f64 >= 0.6 * limit as f64 {
-        boundary
-    } else {
-        head
-    };
-    format!("{}\u{2026}", chosen.trim_end_matches(is_js_whitespace))
-}
-
-/// Removes the last whitespace run and the (partial) word after it; text without whitespace
-/// is returned whole.
-fn drop_partial_word(head: &str) -> &str {
-    match head.rfind(is_js_whitespace) {
-        Some(i) => head[..i].trim_end_matches(is_js_whitespace),
-        None => head,
-    }
-}
-
-/// Percent-encodes a relative path for a Markdown link target. Kept raw: `/`, ASCII letters,
-/// digits and `._~-`, and BMP non-ASCII characters that are neither whitespace nor invisible
-/// or format characters (so CJK paths stay readable). Everything else becomes its UTF-8
-/// bytes as uppercase `%XX`. Decoding the result gives back the path exactly.
+/// Percent-encodes the first [`PATH_LIMIT`] code points of a relative path for a Markdown link
+/// target: `/`, ASCII letters and digits and `._~-` stay, every other character becomes its
+/// UTF-8 bytes as uppercase `%XX`.
 pub fn encode_path_target(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
-    for c in path.chars() {
-        if keeps_raw(c) {
+    for c in path.chars().take(PATH_LIMIT) {
+        if c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '~' | '-') {
             out.push(c);
         } else {
             let mut buf = [0u8; 4];
@@ -124,47 +134,6 @@ pub fn encode_path_target(path: &str) -> String {
     out
 }
 
-fn keeps_raw(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '~' | '-');
-    }
-    let cp = c as u32;
-    cp <= 0xFFFF && !is_js_whitespace(c) && !denied_in_path(cp)
-}
-
-/// Characters that are invisible, format-only or confusable in a link target.
-fn denied_in_path(cp: u32) -> bool {
-    matches!(
-        cp,
-        0x0000..=0x009F
-            | 0x00AD
-            | 0x034F
-            | 0x0600..=0x0605
-            | 0x061C
-            | 0x06DD
-            | 0x070F
-            | 0x0890..=0x0891
-            | 0x08E2
-            | 0x115F..=0x1160
-            | 0x17B4..=0x17B5
-            | 0x180B..=0x180F
-            | 0x200B..=0x200F
-            | 0x202A..=0x202E
-            | 0x2060..=0x206F
-            | 0x3164
-            | 0xFE00..=0xFE0F
-            | 0xFEFF
-            | 0xFFA0
-            | 0xFFF0..=0xFFFB
-    )
-}
-
-/// `- [<title>](<target>)`; an empty title falls back to the type name.
-fn link_for(title: &str, memory_type: MemoryType, relative_path: &str) -> String {
-    let title = non_empty_or_type(sanitize_index_field(title), memory_type);
-    format!("- [{title}]({})", encode_path_target(relative_path))
-}
-
 fn non_empty_or_type(s: String, memory_type: MemoryType) -> String {
     if s.is_empty() {
         memory_type.as_str().to_string()
@@ -173,81 +142,60 @@ fn non_empty_or_type(s: String, memory_type: MemoryType) -> String {
     }
 }
 
-/// Appends the hook (description) to `link` within the room the line has left, then `suffix`.
-fn finish_line(link: String, suffix: &str, description: &str, memory_type: MemoryType) -> String {
-    let room = MAX_LINE_UNITS as isize
-        - utf16_len(&link) as isize
-        - utf16_len(suffix) as isize
-        - utf16_len(HOOK_SEPARATOR) as isize;
-    let desc = non_empty_or_type(sanitize_index_field(description), memory_type);
-    let mut line = link;
-    // A hook that fits whole is always shown; a cut one only with enough room to be useful.
-    if utf16_len(&desc) as isize <= room || room >= MIN_HOOK_UNITS as isize {
-        line.push_str(HOOK_SEPARATOR);
-        line.push_str(&truncate_index_field(&desc, room.max(0) as usize));
-    }
-    line.push_str(suffix);
-    line
+/// `- [<title>](<target>) — <description>` before the line cut; empty fields show the type.
+fn raw_line(
+    title: &str,
+    description: &str,
+    memory_type: MemoryType,
+    relative_path: &str,
+) -> String {
+    let title = non_empty_or_type(sanitize_index_field(title), memory_type);
+    let description = non_empty_or_type(sanitize_index_field(description), memory_type);
+    format!(
+        "- [{title}]({}){HOOK_SEPARATOR}{description}",
+        encode_path_target(relative_path)
+    )
 }
 
-/// One index line: `- [<title>](<encoded path>) — <description or type>`, at most
-/// [`MAX_LINE_UNITS`] UTF-16 units. The link is never cut; a link longer than the line limit
-/// is emitted alone, without its description.
+/// One index line, at most [`MAX_LINE_UNITS`] UTF-16 units (a longer line is cut to 149 units,
+/// right-trimmed, and ends in `…`, even when that cuts the link).
 pub fn index_line(
     title: &str,
     description: &str,
     memory_type: MemoryType,
     relative_path: &str,
 ) -> String {
-    let link = link_for(title, memory_type, relative_path);
-    finish_line(link, "", description, memory_type)
+    cut_with_ellipsis(
+        raw_line(title, description, memory_type, relative_path),
+        MAX_LINE_UNITS,
+    )
 }
 
-/// Joins index lines within the budgets: the first [`MAX_LINES`] lines, then, when they
-/// exceed [`MAX_BYTES`], a greedy pick that first considers lines of at most
-/// [`MAX_LINE_UNITS`] units and then the rest, skipping (not stopping at) any line that does
-/// not fit, and keeping the original order. Lines are never cut. When anything is dropped,
-/// [`WARNING_NOTICE`] is appended (so if everything was dropped the result starts with
-/// `"\n\n> WARNING"`). No lines give `""`; the result never ends with a newline.
+/// Joins index lines within the budgets: the first [`MAX_LINES`] lines; when those exceed
+/// [`MAX_BYTES`] UTF-16 units, the text is cut at the last newline at or before that unit.
+/// When anything was dropped, [`WARNING_NOTICE`] is appended. No lines give `""`; the result
+/// never ends with a newline.
 pub fn assemble(lines: &[String]) -> String {
-    if lines.is_empty() {
-        return String::new();
+    let dropped_lines = lines.len() > MAX_LINES;
+    let kept = &lines[..lines.len().min(MAX_LINES)];
+    let body = kept.join("\n");
+    let units: Vec<u16> = body.encode_utf16().collect();
+    if units.len() <= MAX_BYTES && !dropped_lines {
+        return body;
     }
-    let capped = &lines[..lines.len().min(MAX_LINES)];
-    let mut dropped = lines.len() > MAX_LINES;
-    let joined_bytes: usize = capped.iter().map(String::len).sum::<usize>() + capped.len() - 1;
-    let mut body = if joined_bytes <= MAX_BYTES {
-        capped.join("\n")
-    } else {
-        let mut keep = vec![false; capped.len()];
-        let mut size = 0usize;
-        let mut any_kept = false;
-        for short_pass in [true, false] {
-            for (i, line) in capped.iter().enumerate() {
-                if keep[i] || (utf16_len(line) <= MAX_LINE_UNITS) != short_pass {
-                    continue;
-                }
-                let cost = line.len() + usize::from(any_kept);
-                if size + cost <= MAX_BYTES {
-                    keep[i] = true;
-                    size += cost;
-                    any_kept = true;
-                }
-            }
-        }
-        dropped = true;
-        let kept: Vec<&str> = capped
+    let mut text = body;
+    if units.len() > MAX_BYTES {
+        // lastIndexOf("\n", MAX_BYTES): a newline starting at or before that unit.
+        let search_end = MAX_BYTES.min(units.len() - 1);
+        let cut_at = units[..=search_end]
             .iter()
-            .zip(&keep)
-            .filter(|(_, k)| **k)
-            .map(|(l, _)| l.as_str())
-            .collect();
-        kept.join("\n")
-    };
-    if dropped {
-        body.push_str(WARNING_NOTICE);
+            .rposition(|&u| u == u16::from(b'\n'))
+            .filter(|&i| i > 0)
+            .unwrap_or(MAX_BYTES);
+        text = String::from_utf16_lossy(&units[..cut_at]);
     }
-    body
+    text.push_str(WARNING_NOTICE);
+    text
 }
 
 /// The file name (last path segment) of a relative path.
@@ -255,28 +203,51 @@ fn file_name(relative_path: &str) -> &str {
     relative_path.rsplit('/').next().unwrap_or(relative_path)
 }
 
+/// JavaScript's `<` on strings: UTF-16 code-unit order.
+pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// JavaScript's `a.localeCompare(b)` in the C and English locales: ICU root collation at
+/// tertiary strength (so strings differing only in ignorable characters compare equal).
+pub fn locale_compare(a: &str, b: &str) -> Ordering {
+    static COLLATOR: OnceLock<icu_collator::CollatorBorrowed<'static>> = OnceLock::new();
+    let collator = COLLATOR.get_or_init(|| {
+        icu_collator::Collator::try_new(Default::default(), Default::default())
+            .expect("compiled ICU root collation data is always present")
+    });
+    collator.compare(a, b)
+}
+
 fn compare_docs(a: &ScannedDoc, b: &ScannedDoc, order: IndexOrder) -> Ordering {
     match order {
-        IndexOrder::ByPath => a.relative_path.as_bytes().cmp(b.relative_path.as_bytes()),
-        IndexOrder::NewestFirst => {
-            let (fa, fb) = (file_name(&a.relative_path), file_name(&b.relative_path));
-            crate::scan::mtime_key(b.mtime_ms)
-                .total_cmp(&crate::scan::mtime_key(a.mtime_ms))
-                .then_with(|| fa.to_lowercase().cmp(&fb.to_lowercase()))
-                .then_with(|| fa.as_bytes().cmp(fb.as_bytes()))
-                .then_with(|| a.relative_path.as_bytes().cmp(b.relative_path.as_bytes()))
-        }
+        IndexOrder::ByPath => cmp_utf16(&a.relative_path, &b.relative_path),
+        IndexOrder::NewestFirst => b
+            .mtime_ms
+            .partial_cmp(&a.mtime_ms)
+            .unwrap_or(Ordering::Equal)
+            .then_with(|| locale_compare(file_name(&a.relative_path), file_name(&b.relative_path)))
+            .then_with(|| cmp_utf16(&a.relative_path, &b.relative_path)),
     }
 }
 
-/// Sorts documents in place by `order` (stable). Scans and recall reuse this so every list of
+/// Sorts documents in place by `order`. Scans and recall reuse this so every list of
 /// documents is ordered the same way.
 pub fn sort_docs(docs: &mut [ScannedDoc], order: IndexOrder) {
     docs.sort_by(|a, b| compare_docs(a, b, order));
 }
 
-/// The whole MEMORY.md text for a project or user root: one line per document, in `order`,
-/// within the budgets (see [`assemble`]). No grouping. Zero documents give `""`.
+/// The whole MEMORY.md text of a root of this kind, from all its documents (any order).
+pub fn build(docs: &[ScannedDoc], kind: IndexKind) -> String {
+    match kind {
+        IndexKind::Newest => build_index(docs, IndexOrder::NewestFirst),
+        IndexKind::Repository => build_index(docs, IndexOrder::ByPath),
+        IndexKind::Team => build_team_index(docs),
+    }
+}
+
+/// The first [`MAX_LINES`] documents in `order`, one line each, within the budgets (see
+/// [`assemble`]). Zero documents give `""`.
 ///
 /// A line that would show a secret (in its sanitized title, description or path) is left out:
 /// the scan runs on the line as written, after sanitizing, so removing invisible characters
@@ -284,6 +255,7 @@ pub fn sort_docs(docs: &mut [ScannedDoc], order: IndexOrder) {
 pub fn build_index(docs: &[ScannedDoc], order: IndexOrder) -> String {
     let mut sorted = without_secret_paths(docs);
     sort_docs(&mut sorted, order);
+    sorted.truncate(MAX_LINES);
     let lines: Vec<String> = sorted
         .iter()
         .map(|d| index_line(&d.title, &d.description, d.memory_type, &d.relative_path))
@@ -305,21 +277,24 @@ fn line_has_secret(line: &str) -> bool {
 }
 
 /// The grouping key of a team line: description lowercased, whitespace collapsed, trailing
-/// punctuation stripped.
+/// punctuation stripped. Empty means "groups with nothing".
 fn group_key(description: &str) -> String {
-    collapse_whitespace(&description.to_lowercase())
+    let lower = description.to_lowercase();
+    let collapsed = crate::text::collapse_whitespace(&lower);
+    collapsed
         .trim_end_matches(|c: char| ".,;:!?)]}'\"`".contains(c))
-        .trim_end_matches(is_js_whitespace)
+        .trim_matches(is_js_whitespace)
         .to_string()
 }
 
-/// The index of a team memory root (read-only here; offered for `check` and display).
-/// Documents are ordered by path; documents whose descriptions match (see upstream §5.3)
-/// share one line, the first by path as primary and the others listed in ` (also: …)` as far
-/// as the line limit allows (an overflowing sibling is skipped whole).
+/// The index of a team memory root, as Qwen Code's team indexer writes it: the first
+/// [`MAX_LINES`] documents by path; documents whose normalized descriptions match share one
+/// line, the first by path as primary and the others listed in ` (also: …)`; each line cut to
+/// [`MAX_LINE_UNITS`].
 pub fn build_team_index(docs: &[ScannedDoc]) -> String {
     let mut sorted = without_secret_paths(docs);
     sort_docs(&mut sorted, IndexOrder::ByPath);
+    sorted.truncate(MAX_LINES);
     let mut groups: Vec<Vec<&ScannedDoc>> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
     for doc in &sorted {
@@ -338,27 +313,22 @@ pub fn build_team_index(docs: &[ScannedDoc]) -> String {
         .iter()
         .map(|members| {
             let primary = members[0];
-            let link = link_for(&primary.title, primary.memory_type, &primary.relative_path);
-            let link_units = utf16_len(&link);
-            let mut also = String::new();
-            for other in &members[1..] {
-                let encoded = encode_path_target(&other.relative_path);
-                let candidate = if also.is_empty() {
-                    encoded
-                } else {
-                    format!("{also}, {encoded}")
-                };
-                // Strictly less: the closing `)` takes the last unit.
-                if link_units + utf16_len(ALSO_OPENER) + utf16_len(&candidate) < MAX_LINE_UNITS {
-                    also = candidate;
-                }
+            let mut line = raw_line(
+                &primary.title,
+                &primary.description,
+                primary.memory_type,
+                &primary.relative_path,
+            );
+            if members.len() > 1 {
+                let also: Vec<String> = members[1..]
+                    .iter()
+                    .map(|d| encode_path_target(&d.relative_path))
+                    .collect();
+                line.push_str(ALSO_OPENER);
+                line.push_str(&also.join(", "));
+                line.push(')');
             }
-            let suffix = if also.is_empty() {
-                String::new()
-            } else {
-                format!("{ALSO_OPENER}{also})")
-            };
-            finish_line(link, &suffix, &primary.description, primary.memory_type)
+            cut_with_ellipsis(line, MAX_LINE_UNITS)
         })
         .filter(|line| !line_has_secret(line))
         .collect();
@@ -369,7 +339,6 @@ pub fn build_team_index(docs: &[ScannedDoc]) -> String {
 mod tests {
     use super::*;
     use crate::scan::Scope;
-    use percent_encoding::percent_decode_str;
     use proptest::prelude::*;
     use std::path::PathBuf;
 
@@ -391,31 +360,15 @@ mod tests {
         std::iter::repeat_n(c, n).collect()
     }
 
-    fn strip_notice(s: &str) -> (&str, bool) {
-        match s.strip_suffix(WARNING_NOTICE) {
-            Some(body) => (body, true),
-            None => (s, false),
-        }
-    }
-
-    /// The link target of a line built here: between the first `](` and the next `)`.
-    fn target_of(line: &str) -> &str {
-        let start = line.find("](").expect("link") + 2;
-        let end = start + line[start..].find(')').expect("close");
-        &line[start..end]
-    }
-
     #[test]
     fn constants_agree() {
         assert_eq!(WARNING_NOTICE, format!("\n\n{WARNING_LINE}"));
-        assert!(WARNING_LINE.starts_with("> WARNING: MEMORY.md is too large;"));
         const { assert!(!ENDS_WITH_NEWLINE) };
         assert_eq!(utf16_len(HOOK_SEPARATOR), 3);
-        assert_eq!(utf16_len(ALSO_OPENER), 8);
     }
 
     #[test]
-    fn compact_line() {
+    fn compact_line_and_type_fallback() {
         assert_eq!(
             index_line(
                 "User Memory",
@@ -425,10 +378,6 @@ mod tests {
             ),
             "- [User Memory](user/terse.md) \u{2014} User profile"
         );
-    }
-
-    #[test]
-    fn empty_fields_fall_back_to_type() {
         assert_eq!(
             index_line(" \u{200b} ", "\n", MemoryType::Project, "p.md"),
             "- [project](p.md) \u{2014} project"
@@ -443,264 +392,173 @@ mod tests {
             sanitize_index_field("a\u{200b}b\u{200f}c\u{202e}d\u{2067}e\u{feff}f"),
             "abcdef"
         );
+        // U+2060 (word joiner) is not in the removed set.
+        assert_eq!(sanitize_index_field("a\u{2060}b"), "a\u{2060}b");
         assert_eq!(sanitize_index_field("use `cargo`"), "use 'cargo'");
         assert_eq!(sanitize_index_field("x](http://evil)"), "x] (http://evil)");
-        assert_eq!(
-            sanitize_index_field("  a \n\n # SYSTEM\t b  "),
-            "a # SYSTEM b"
-        );
-        // Soft hyphen is not deleted by the field sanitizer (only the path encoder treats it).
-        assert_eq!(sanitize_index_field("a\u{ad}b"), "a\u{ad}b");
-        // Deletion happens before `](` replacement, so an invisible char cannot smuggle it.
         assert_eq!(sanitize_index_field("a]\u{200b}(b"), "a] (b");
-        let injected = index_line(
-            "t\n# SYSTEM](http://evil)`\u{7}\u{200b}",
-            "d\n`x`",
-            MemoryType::User,
-            "a.md",
-        );
-        assert!(!injected.contains('\n') && !injected.contains('`'));
-        assert!(!injected.chars().any(|c| c.is_control()));
-        assert!(injected.contains("] (http://evil)"));
-        assert_eq!(target_of(&injected), "a.md");
+        assert_eq!(sanitize_index_field("  a \n\n # S\t b\u{3000} "), "a # S b");
+        // Quotes are text.
+        assert_eq!(sanitize_index_field("\"Deploy: now\""), "\"Deploy: now\"");
     }
 
     #[test]
-    fn truncation_rules() {
-        assert_eq!(truncate_index_field("short", 120), "short");
-        assert_eq!(truncate_index_field(&rep('a', 120), 120), rep('a', 120));
-        // Unbroken text: head of limit-1 plus the ellipsis.
-        let cut = truncate_index_field(&rep('a', 121), 120);
+    fn field_cut_is_in_utf16_units_without_word_boundaries() {
+        assert_eq!(sanitize_index_field(&rep('a', 120)), rep('a', 120));
+        let cut = sanitize_index_field(&rep('a', 121));
         assert_eq!(cut, format!("{}\u{2026}", rep('a', 119)));
-        assert_eq!(utf16_len(&cut), 120);
-        // Word boundary when it keeps at least 60%.
-        let words = "word ".repeat(40);
-        let cut = truncate_index_field(&words, 120);
-        assert!(cut.ends_with("word\u{2026}"), "{cut}");
-        assert!(utf16_len(&cut) <= 120);
-        // The guard: a boundary under 60% falls back to the head.
-        let s = format!("ab {}", rep('x', 200));
+        // Right-trimmed before the ellipsis; no backing off to a word boundary.
+        let words = format!("{} {}", rep('w', 118), rep('x', 10));
         assert_eq!(
-            truncate_index_field(&s, 20),
-            format!("ab {}\u{2026}", rep('x', 16))
+            sanitize_index_field(&words),
+            format!("{}\u{2026}", rep('w', 118))
         );
-        // CJK is not collapsed to its first token.
-        let cjk = format!("团队 {}", rep('记', 200));
-        let cut = truncate_index_field(&cjk, 120);
-        assert_eq!(utf16_len(&cut), 120);
-        // An astral char at the cut is dropped whole.
-        let astral = format!("{}😀zz", rep('a', 118));
+        // 118 + an astral char (2 units) + more: the cut at 119 splits the pair, which Node
+        // writes as U+FFFD.
+        let astral = format!("{}\u{1F600}zz", rep('a', 118));
         assert_eq!(
-            truncate_index_field(&astral, 120),
-            format!("{}\u{2026}", rep('a', 118))
+            sanitize_index_field(&astral),
+            format!("{}\u{FFFD}\u{2026}", rep('a', 118))
         );
-        assert_eq!(truncate_index_field("abc", 0), "");
-        assert_eq!(truncate_index_field("abc", 1), "\u{2026}");
+        // CJK counts one unit per character.
+        let cjk = rep('记', 130);
+        assert_eq!(
+            sanitize_index_field(&cjk),
+            format!("{}\u{2026}", rep('记', 119))
+        );
     }
 
     #[test]
-    fn percent_encoding_examples() {
+    fn path_encoding_keeps_only_ascii_unreserved() {
         assert_eq!(
             encode_path_target("feedback/a(b).md"),
             "feedback/a%28b%29.md"
         );
         assert_eq!(
-            encode_path_target("feedback/团队记忆.md"),
-            "feedback/团队记忆.md"
+            encode_path_target("feedback/团队.md"),
+            "feedback/%E5%9B%A2%E9%98%9F.md"
         );
         assert_eq!(encode_path_target("a b.md"), "a%20b.md");
         assert_eq!(encode_path_target("100%.md"), "100%25.md");
-        assert_eq!(encode_path_target("😀.md"), "%F0%9F%98%80.md");
-        assert_eq!(
-            encode_path_target("a\u{a0}b\u{3000}c"),
-            "a%C2%A0b%E3%80%80c"
-        );
-        assert_eq!(encode_path_target("a\nb[c]`"), "a%0Ab%5Bc%5D%60");
+        assert_eq!(encode_path_target("\u{1F600}.md"), "%F0%9F%98%80.md");
+        assert_eq!(encode_path_target("café"), "caf%C3%A9");
         assert_eq!(encode_path_target("A-z_0.9~/x"), "A-z_0.9~/x");
-        assert_eq!(encode_path_target("café"), "café");
-        for cp in [
-            0x85u32, 0xAD, 0x34F, 0x600, 0x605, 0x61C, 0x6DD, 0x70F, 0x890, 0x891, 0x8E2, 0x115F,
-            0x1160, 0x17B4, 0x17B5, 0x180B, 0x180F, 0x200B, 0x200F, 0x202A, 0x202E, 0x2060, 0x206F,
-            0x3164, 0xFE00, 0xFE0F, 0xFEFF, 0xFFA0, 0xFFF0, 0xFFFB, 0x2028, 0x1680,
-        ] {
-            let c = char::from_u32(cp).unwrap();
-            let enc = encode_path_target(&c.to_string());
-            assert!(enc.starts_with('%'), "U+{cp:04X} kept raw");
-            assert_eq!(
-                percent_decode_str(&enc).decode_utf8().unwrap(),
-                c.to_string()
-            );
-        }
+        // Only the first 120 code points (an astral char is one).
+        let long = format!("{}{}", rep('\u{1F600}', 1), rep('p', 200));
+        let enc = encode_path_target(&long);
+        assert_eq!(enc, format!("%F0%9F%98%80{}", rep('p', 119)));
     }
 
     #[test]
-    fn worked_example_room_20() {
-        let title = rep('t', 100);
-        let path = format!("f/{}.md", rep('q', 16));
-        let link = format!("- [{title}]({path})");
-        assert_eq!(utf16_len(&link), 127);
-        let fits = index_line(&title, &rep('d', 20), MemoryType::User, &path);
-        assert_eq!(fits, format!("{link} \u{2014} {}", rep('d', 20)));
-        assert_eq!(utf16_len(&fits), 150);
-        // One more unit does not fit and room < 24: no hook at all.
-        assert_eq!(
-            index_line(&title, &rep('d', 21), MemoryType::User, &path),
-            link
-        );
-    }
-
-    #[test]
-    fn long_title_never_cuts_the_link() {
-        let line = index_line(&rep('T', 500), "desc", MemoryType::User, "feedback/x.md");
-        assert!(utf16_len(&line) <= 150, "{}", utf16_len(&line));
-        assert_eq!(target_of(&line), "feedback/x.md");
-        assert!(line.contains('\u{2026}'));
-        // A path that makes the link longer than 150: the line exceeds 150 and has no hook.
+    fn long_lines_are_cut_even_through_the_link() {
         let path = format!("{}/{}.md", rep('p', 140), rep('s', 10));
-        let line = index_line(&rep('T', 500), "desc", MemoryType::User, &path);
-        assert!(utf16_len(&line) > 150);
-        assert!(!line.contains('\u{2014}'));
-        assert_eq!(target_of(&line), path);
+        let line = index_line("T", &rep('d', 30), MemoryType::User, &path);
+        assert_eq!(
+            line,
+            format!("- [T]({}) \u{2014} {}\u{2026}", rep('p', 120), rep('d', 19))
+        );
+        assert_eq!(utf16_len(&line), 150);
+        let line = index_line(&rep('T', 120), "desc", MemoryType::User, &path);
+        assert_eq!(
+            line,
+            format!("- [{}]({}\u{2026}", rep('T', 120), rep('p', 24))
+        );
+        // The field cut trims before its ellipsis.
+        let desc = format!("{} {}", rep('d', 132), rep('e', 20));
+        let line = index_line("t", &desc, MemoryType::User, "a.md");
+        assert_eq!(
+            line,
+            format!("- [t](a.md) \u{2014} {}\u{2026}", rep('d', 119))
+        );
+        // A space at the line cut is trimmed too, so the line ends up shorter than 150.
+        let q = format!("{}.md", rep('q', 27));
+        let desc = format!("{} {}", rep('d', 108), rep('e', 11));
+        let line = index_line("t", &desc, MemoryType::User, &q);
+        assert_eq!(
+            line,
+            format!("- [t]({q}) \u{2014} {}\u{2026}", rep('d', 108))
+        );
+        assert_eq!(utf16_len(&line), 149);
     }
 
     #[test]
-    fn hook_is_cut_with_room() {
-        let line = index_line("t", &"alpha beta ".repeat(20), MemoryType::User, "a.md");
-        assert!(utf16_len(&line) <= 150);
-        assert!(line.ends_with('\u{2026}'));
-    }
-
-    fn lines_of(sizes: &[usize]) -> Vec<String> {
-        sizes
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| rep(char::from(b'a' + (i % 26) as u8), n))
-            .collect()
-    }
-
-    #[test]
-    fn budget_pinned_cases() {
+    fn assemble_budgets() {
         assert_eq!(assemble(&[]), "");
-        assert_eq!(build_index(&[], IndexOrder::NewestFirst), "");
-
         let many: Vec<String> = (0..201).map(|i| format!("- line {i}")).collect();
         let out = assemble(&many);
-        let (body, warned) = strip_notice(&out);
-        assert!(warned);
-        assert_eq!(body.lines().count(), 200);
-        assert!(body.ends_with("- line 199") && !body.ends_with('\n'));
+        assert_eq!(out, format!("{}{WARNING_NOTICE}", many[..200].join("\n")));
         assert_eq!(assemble(&many[..200]), many[..200].join("\n"));
-
-        assert_eq!(assemble(&lines_of(&[25_000])), rep('a', 25_000));
-        let out = assemble(&lines_of(&[25_001]));
-        assert_eq!(out, WARNING_NOTICE);
-        assert!(out.starts_with("\n\n> WARNING"));
-
-        let fits = lines_of(&[12_500, 12_499]);
-        assert_eq!(assemble(&fits), fits.join("\n"));
-        let over = lines_of(&[12_500, 12_500]);
-        assert_eq!(assemble(&over), format!("{}{WARNING_NOTICE}", over[0]));
-
-        let mixed = vec![rep('a', 10_000), rep('b', 15_000), "- short".to_string()];
+        // Exactly 25,000 units fit.
+        assert_eq!(assemble(&[rep('a', 25_000)]), rep('a', 25_000));
+        // Counted in units, not bytes: 12,500 two-byte chars fit with a second line.
+        let wide = vec![rep('é', 12_500), rep('x', 12_499)];
+        assert_eq!(assemble(&wide), wide.join("\n"));
+        // Over the budget: cut at the last newline at or before unit 25,000.
+        let lines = vec![rep('a', 20_000), rep('b', 4_999), rep('c', 10)];
         assert_eq!(
-            assemble(&mixed),
-            format!("{}\n- short{WARNING_NOTICE}", mixed[0])
+            assemble(&lines),
+            format!("{}\n{}{WARNING_NOTICE}", lines[0], lines[1])
+        );
+        // A newline exactly at unit 25,000 is a valid cut point.
+        let lines = vec![rep('a', 25_000), rep('b', 3)];
+        assert_eq!(assemble(&lines), format!("{}{WARNING_NOTICE}", lines[0]));
+        // No newline at all: cut at 25,000 units.
+        assert_eq!(
+            assemble(&[rep('a', 25_001)]),
+            format!("{}{WARNING_NOTICE}", rep('a', 25_000))
         );
     }
 
     #[test]
-    fn budget_counts_bytes_and_newlines() {
-        // 12,500 two-byte chars are 12,500 units but 25,000 bytes: fits alone, not with more.
-        let wide = rep('é', 12_500);
-        assert_eq!(assemble(std::slice::from_ref(&wide)), wide);
-        // Counted in units (12,502) both would fit; in bytes (25,002) the short line, reserved
-        // first, wins and the wide one is dropped.
-        let out = assemble(&[wide.clone(), "x".to_string()]);
-        assert_eq!(out, format!("x{WARNING_NOTICE}"));
-        // Newline separators count: 24,999 + 1 + 1 = 25,001 does not fit.
-        let out = assemble(&lines_of(&[24_999, 1]));
-        assert!(strip_notice(&out).1);
-    }
-
-    #[test]
-    fn short_lines_reserved_first_order_kept() {
-        let mut lines: Vec<String> = Vec::new();
-        lines.push(rep('(', 24_500));
-        for i in 0..50 {
-            lines.push(format!("- [e{i}](e{i}.md)"));
-        }
-        lines.push(rep(')', 500));
-        let out = assemble(&lines);
-        let (body, warned) = strip_notice(&out);
-        assert!(warned);
-        let kept: Vec<&str> = body.split('\n').collect();
-        // The 50 short lines get their room first (so the 24,500-byte line no longer fits),
-        // stay in order, and the later 500-byte line is still picked up (skip, not stop).
-        assert_eq!(kept.len(), 51);
-        assert!(kept[0] == "- [e0](e0.md)" && kept[49] == "- [e49](e49.md)");
-        assert!(kept[50] == rep(')', 500));
-        assert!(body.len() <= MAX_BYTES);
-    }
-
-    #[test]
-    fn oversized_path_entry_dropped_whole() {
-        let docs = vec![
-            doc(&format!("{}.md", rep('x', 25_003)), "big", "d", 2.0),
-            doc("small.md", "small", "d", 1.0),
+    fn newest_first_ties_use_icu_root_collation() {
+        let names = [
+            "b.md", "B.md", "a.md", "_x.md", "10.md", "9.md", "中.md", "á.md",
         ];
-        let out = build_index(&docs, IndexOrder::NewestFirst);
-        let (body, warned) = strip_notice(&out);
-        assert!(warned);
-        assert_eq!(body, "- [small](small.md) \u{2014} d");
-    }
-
-    #[test]
-    fn newest_first_order() {
-        let mut docs = vec![
-            doc("z/same.md", "", "", 5.0),
-            doc("a/same.md", "", "", 5.0),
-            doc("B.md", "", "", 5.0),
-            doc("b.md", "", "", 5.0),
-            doc("a.md", "", "", 5.0),
-            doc("old.md", "", "", 1.0),
-            doc("new.md", "", "", 9.5),
-            doc("C.md", "", "", 5.0),
-        ];
+        let mut docs: Vec<ScannedDoc> = names.iter().map(|n| doc(n, "", "", 5.0)).collect();
+        docs.push(doc("new.md", "", "", 9.5));
+        docs.push(doc("old.md", "", "", 1.0));
         sort_docs(&mut docs, IndexOrder::NewestFirst);
         let order: Vec<&str> = docs.iter().map(|d| d.relative_path.as_str()).collect();
+        // What Node 20's `localeCompare` gives in the C/English locales.
         assert_eq!(
             order,
             [
-                "new.md",
-                "a.md",
-                "B.md",
-                "b.md",
-                "C.md",
-                "a/same.md",
-                "z/same.md",
+                "new.md", "_x.md", "10.md", "9.md", "a.md", "á.md", "b.md", "B.md", "中.md",
                 "old.md"
             ]
         );
+        // Equal under collation (an ignorable zero-width space): path order decides.
+        let mut docs = vec![doc("z/a\u{200b}.md", "", "", 1.0), doc("a.md", "", "", 1.0)];
+        sort_docs(&mut docs, IndexOrder::NewestFirst);
+        assert_eq!(docs[0].relative_path, "a.md");
+        assert_eq!(locale_compare("a\u{200b}.md", "a.md"), Ordering::Equal);
     }
 
     #[test]
-    fn by_path_order_is_independent_of_mtime() {
+    fn only_the_newest_200_are_listed_without_a_warning() {
+        let docs: Vec<ScannedDoc> = (0..210)
+            .map(|i| doc(&format!("f/{i:03}.md"), &format!("t{i}"), "d", f64::from(i)))
+            .collect();
+        let out = build_index(&docs, IndexOrder::NewestFirst);
+        let lines: Vec<&str> = out.split('\n').collect();
+        assert_eq!(lines.len(), 200);
+        assert!(lines[0].contains("(f/209.md)"));
+        assert!(lines[199].contains("(f/010.md)"));
+        assert!(!out.contains("WARNING"));
+    }
+
+    #[test]
+    fn by_path_uses_utf16_order() {
+        // U+FF5E (3 bytes, one unit) sorts after an astral char (4 bytes, a surrogate pair
+        // starting 0xD8xx) in UTF-16 order, but before it in byte order.
         let docs = vec![
-            doc("project/b.md", "B", "", 1.0),
+            doc("\u{ff5e}.md", "A", "", 1.0),
+            doc("\u{1F600}.md", "B", "", 2.0),
             doc("Z.md", "Z", "", 3.0),
-            doc("feedback/a.md", "A", "", 2.0),
         ];
         let out = build_index(&docs, IndexOrder::ByPath);
-        let targets: Vec<&str> = out.split('\n').map(target_of).collect();
-        assert_eq!(targets, ["Z.md", "feedback/a.md", "project/b.md"]);
-        let mut reversed = docs.clone();
-        reversed.reverse();
-        for d in &mut reversed {
-            d.mtime_ms *= 7.0;
-        }
-        assert_eq!(build_index(&reversed, IndexOrder::ByPath), out);
-        let newest = build_index(&docs, IndexOrder::NewestFirst);
-        assert!(newest.starts_with("- [Z](Z.md)"));
+        let titles: Vec<&str> = out.split('\n').map(|l| &l[3..4]).collect();
+        assert_eq!(titles, ["Z", "B", "A"]);
     }
 
     #[test]
@@ -713,9 +571,8 @@ mod tests {
             doc("e.md", "E", "", 1.0),
         ];
         let out = build_team_index(&docs);
-        let lines: Vec<&str> = out.split('\n').collect();
         assert_eq!(
-            lines,
+            out.split('\n').collect::<Vec<_>>(),
             [
                 "- [A](a.md) \u{2014} shared FACT (also: b.md)",
                 "- [C](c.md) \u{2014} other",
@@ -723,84 +580,37 @@ mod tests {
                 "- [E](e.md) \u{2014} feedback",
             ]
         );
-        // An overflowing sibling is skipped whole; a later short one is still listed.
+        // The whole line, `(also: …)` included, is cut at 150 units.
         let docs = vec![
             doc("a.md", "A", "same", 1.0),
             doc(&format!("b{}.md", rep('x', 130)), "B", "same", 1.0),
             doc("c.md", "C", "same", 1.0),
         ];
         let out = build_team_index(&docs);
-        assert_eq!(out, "- [A](a.md) \u{2014} same (also: c.md)");
-        // A long shared description yields to the suffix.
-        let long = "long enough to fill the line ".repeat(8);
-        let docs = vec![doc("a.md", "A", &long, 1.0), doc("b.md", "B", &long, 1.0)];
-        let out = build_team_index(&docs);
-        assert!(utf16_len(&out) <= 150, "{out}");
-        assert!(out.ends_with("\u{2026} (also: b.md)"), "{out}");
-    }
-
-    fn arb_text() -> impl Strategy<Value = String> {
-        prop_oneof![
-            ".{0,40}",
-            "[a-z ]{0,300}",
-            "[\\x00-\\x1f`\\]\\(\u{200b}\u{feff}a-z团😀 ]{0,200}",
-        ]
-    }
-
-    fn arb_path() -> impl Strategy<Value = String> {
-        prop_oneof![
-            "[a-z]{1,10}/[a-z0-9_-]{1,20}\\.md",
-            ".{1,60}",
-            "[a-z(){}\\[\\] %\n\u{a0}\u{3000}\u{ad}团😀/]{1,200}",
-        ]
+        assert_eq!(utf16_len(&out), 150);
+        assert!(out.starts_with("- [A](a.md) \u{2014} same (also: bxxx"));
+        assert!(out.ends_with('\u{2026}'));
     }
 
     proptest! {
         #[test]
-        fn index_invariants(
-            specs in prop::collection::vec((arb_path(), arb_text(), arb_text(), 0u32..5), 0..30),
-            bulk in 0usize..2,
+        fn lines_and_budgets_hold(
+            specs in prop::collection::vec(
+                (".{1,80}", ".{0,200}", ".{0,200}", 0u32..5), 0..40),
         ) {
-            let mut docs: Vec<ScannedDoc> = specs
+            let docs: Vec<ScannedDoc> = specs
                 .iter()
                 .map(|(p, t, d, m)| doc(p, t, d, f64::from(*m)))
                 .collect();
-            if bulk == 1 {
-                // Push past the line and byte budgets too.
-                for i in 0..210 {
-                    docs.push(doc(&format!("bulk/{i}-{}.md", rep('p', 100)), "t", "d", 0.0));
-                }
-            }
-            for order in [IndexOrder::NewestFirst, IndexOrder::ByPath] {
-                let out = build_index(&docs, order);
-                if docs.is_empty() {
-                    prop_assert_eq!(out.as_str(), "");
-                    continue;
-                }
-                let (body, _) = strip_notice(&out);
-                prop_assert!(body.len() <= MAX_BYTES);
+            for out in [
+                build_index(&docs, IndexOrder::NewestFirst),
+                build_index(&docs, IndexOrder::ByPath),
+                build_team_index(&docs),
+            ] {
                 prop_assert!(!out.ends_with('\n'));
-                let mut sorted = docs.clone();
-                sort_docs(&mut sorted, order);
-                let mut full = 0;
-                for d in &sorted {
-                    let line = index_line(&d.title, &d.description, d.memory_type, &d.relative_path);
-                    full += 1;
-                    prop_assert!(!line.contains('\n'));
-                    let link = link_for(&d.title, d.memory_type, &d.relative_path);
-                    prop_assert!(line.starts_with(&link));
-                    if utf16_len(&line) > MAX_LINE_UNITS {
-                        prop_assert_eq!(&line, &link);
-                        prop_assert!(utf16_len(&link) > MAX_LINE_UNITS);
-                    }
-                    let target = target_of(&line);
-                    let decoded = percent_decode_str(target).decode_utf8().unwrap();
-                    prop_assert_eq!(decoded.as_ref(), d.relative_path.as_str());
-                }
-                // Nothing is dropped silently.
-                let kept = if body.is_empty() { 0 } else { body.split('\n').count() };
-                if kept < full {
-                    prop_assert!(out.ends_with(WARNING_NOTICE));
+                prop_assert!(utf16_len(&out) <= MAX_BYTES + WARNING_NOTICE.len());
+                for line in out.split('\n').filter(|l| l.starts_with("- [")) {
+                    prop_assert!(utf16_len(line) <= MAX_LINE_UNITS);
                 }
             }
         }

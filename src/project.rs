@@ -10,7 +10,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::scan::Scope;
 
-/// Environment variable naming the memory base directory (default `~/.qwen`).
+/// Environment variable naming the memory base directory (default: Qwen Code's runtime base).
 pub const ENV_BASE_DIR: &str = "QWEN_CODE_MEMORY_BASE_DIR";
 /// Environment variable selecting the project scope (`git-root` or `workspace`).
 pub const ENV_PROJECT_SCOPE: &str = "QWEN_CODE_MEMORY_PROJECT_SCOPE";
@@ -140,14 +140,13 @@ pub fn sanitize_key(path: &str) -> String {
     out
 }
 
-/// Resolves the memory base directory: `QWEN_CODE_MEMORY_BASE_DIR` when non-empty (tilde
-/// expanded, relative resolved against `cwd`), else `~/.qwen`.
+/// Resolves the memory base directory as Qwen Code does: `QWEN_CODE_MEMORY_BASE_DIR` when
+/// `env_value` is non-empty (tilde expanded, relative resolved against `cwd`), else Qwen Code's
+/// runtime base (see [`crate::qwen_env::QwenDirs`]).
 pub fn base_dir(env_value: Option<&str>, cwd: &Path) -> Result<PathBuf, ProjectError> {
     match env_value {
         Some(v) if !v.is_empty() => Ok(expand_path(v, cwd)),
-        _ => dirs::home_dir()
-            .map(|h| h.join(".qwen"))
-            .ok_or(ProjectError::NoHome),
+        _ => Ok(crate::qwen_env::QwenDirs::resolve(cwd)?.runtime_base),
     }
 }
 

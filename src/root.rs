@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::index::{self, IndexOrder};
+use crate::index::{self, IndexKind};
 use crate::project::Root;
 use crate::safe_fs::{self, Dir, FileLock, FsError};
 use crate::scan::{self, ScanError, ScanOutcome, ScannedDoc, Scope};
@@ -234,7 +234,7 @@ impl<'r> RootWriter<'r> {
     /// just scanned and changed a few files passes its updated list instead of scanning again).
     /// Skips the write when the file already holds exactly that text.
     pub fn write_index(&self, docs: &[ScannedDoc]) -> Result<bool, RootError> {
-        let text = index::build_index(docs, index_order(self.root.scope));
+        let text = index::build(docs, index_kind(self.root.scope));
         let current = match self.read_doc(store::INDEX_FILE) {
             Ok(c) => c,
             Err(RootError::Store(StoreError::Fs(FsError::Io { .. }))) => None,
@@ -258,12 +258,14 @@ fn valid_relative(relative: &str) -> bool {
             .all(|seg| !seg.is_empty() && seg != "." && seg != ".." && !seg.contains('\0'))
 }
 
-/// The index order of a root: the repository root is ordered by path so its committed index is
-/// a pure function of the committed files; the others newest first, as upstream.
-pub fn index_order(scope: Scope) -> IndexOrder {
+/// The indexer of a root: Qwen Code's own for the roots it also writes (private, user, team),
+/// path order for the repository root so its committed index is a pure function of the
+/// committed files.
+pub fn index_kind(scope: Scope) -> IndexKind {
     match scope {
-        Scope::Repository | Scope::Team => IndexOrder::ByPath,
-        Scope::Private | Scope::User => IndexOrder::NewestFirst,
+        Scope::Repository => IndexKind::Repository,
+        Scope::Team => IndexKind::Team,
+        Scope::Private | Scope::User => IndexKind::Newest,
     }
 }
 
@@ -279,7 +281,7 @@ pub fn scan_strict(root: &Root) -> Result<ScanOutcome, RootError> {
 /// The index text a root should have now.
 pub fn expected_index(root: &Root) -> Result<String, RootError> {
     let outcome = scan_strict(root)?;
-    Ok(index::build_index(&outcome.docs, index_order(root.scope)))
+    Ok(index::build(&outcome.docs, index_kind(root.scope)))
 }
 
 /// Re-reads one document of a root after it was written, for [`RootWriter::write_index`].

@@ -279,12 +279,12 @@ pub fn read_document(
         return Err(SkipReason::ConflictMarkers(line));
     }
     let parsed = doc::parse_document(&text).map_err(SkipReason::NotAMemory)?;
-    let mtime_ms = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs_f64() * 1000.0)
-        .unwrap_or(0.0);
+    // Node's `mtimeMs` (seconds * 1e3 + nanoseconds / 1e6, in f64), so equal and nearly equal
+    // times order exactly as in Qwen Code.
+    let mtime_ms = {
+        use std::os::unix::fs::MetadataExt;
+        meta.mtime() as f64 * 1e3 + meta.mtime_nsec() as f64 / 1e6
+    };
     Ok(ScannedDoc {
         scope,
         memory_type: parsed.memory_type,

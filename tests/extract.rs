@@ -1143,3 +1143,71 @@ fn generic_openai_variables_do_not_turn_on_the_model() {
         .iter()
         .any(|(k, v)| k == "authorization" && v == "Bearer sk-test-generic"));
 }
+
+/// A Qwen Code chat file recorded in `cwd`, using the fixture's turns.
+fn qwen_chat_in(dir: &Path, session: &str, cwd: &Path, mtime: i64) -> PathBuf {
+    fs::create_dir_all(dir).unwrap();
+    let text = String::from_utf8(fixture_bytes("qwen.jsonl"))
+        .unwrap()
+        .replace(
+            "\"cwd\":\"/home/alice/src/shop\"",
+            &format!(
+                "\"cwd\":{}",
+                serde_json::to_string(&cwd.display().to_string()).unwrap()
+            ),
+        );
+    let path = dir.join(format!("{session}.jsonl"));
+    fs::write(&path, text).unwrap();
+    set_mtime(&path, mtime);
+    path
+}
+
+#[test]
+fn chats_of_a_subdirectory_under_the_qwen_runtime_dir_are_found() {
+    let sb = Sandbox::new();
+    let runtime = sb.root().join("runtime");
+    let projects = runtime.join("projects");
+    let key = |p: &Path| sanitize(&p.display().to_string());
+    let sub = sb.repo.join("src/app");
+    fs::create_dir_all(&sub).unwrap();
+    let sibling = sb.root().join("repo-old");
+    let own = qwen_chat_in(
+        &projects.join(key(&sb.repo)).join("chats"),
+        "11111111-1111-4111-8111-111111111111",
+        &sb.repo,
+        1_700_000_000,
+    );
+    let in_sub = qwen_chat_in(
+        &projects.join(key(&sub)).join("chats"),
+        "22222222-2222-4222-8222-222222222222",
+        &sub,
+        1_700_000_100,
+    );
+    // A sibling project whose key extends ours (`…-repo-old`): newer, but not this project.
+    let not_ours = qwen_chat_in(
+        &projects.join(key(&sibling)).join("chats"),
+        "33333333-3333-4333-8333-333333333333",
+        &sibling,
+        1_700_000_200,
+    );
+    assert!(key(&sibling).starts_with(&key(&sb.repo)));
+    let run = |dir: &Path| {
+        let out = sb
+            .cmd_in(dir)
+            .env("QWEN_RUNTIME_DIR", &runtime)
+            .args(["extract", "--dry-run", "--json"])
+            .output()
+            .unwrap();
+        assert_success(&out, &["extract"]);
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["transcript"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(run(&sb.repo), in_sub.display().to_string());
+    assert_eq!(run(&sub), in_sub.display().to_string());
+    // Without the subdirectory chat, the project's own chat is the newest of the project.
+    fs::remove_file(&in_sub).unwrap();
+    assert_eq!(run(&sb.repo), own.display().to_string());
+    assert!(not_ours.is_file());
+}

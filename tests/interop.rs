@@ -127,6 +127,179 @@ fn qwen_written_memories_pass_our_check_and_index_check() {
     assert!(read(&user_root.join("MEMORY.md")).contains("terse-answers.md"));
 }
 
+/// Writes a document with an explicit frontmatter block.
+fn put(root: &Path, rel: &str, frontmatter: &str, body: &str) -> PathBuf {
+    common::write_doc(root, rel, &format!("---\n{frontmatter}\n---\n\n{body}\n"))
+}
+
+/// The fixture both indexers must agree on: CJK names, long paths, quotes, zero-width and bidi
+/// characters, emoji at the cut points, equal mtimes, and more than 200 files.
+fn hard_fixture(root: &Path) {
+    let same_time = 1_700_000_000;
+    for (rel, name) in [
+        ("feedback/b.md", "b lower"),
+        ("feedback/B.md", "B upper"),
+        ("feedback/a.md", "a"),
+        ("feedback/\u{e1}.md", "a acute"),
+        ("feedback/_x.md", "underscore"),
+        ("feedback/10.md", "ten"),
+        ("feedback/9.md", "nine"),
+        ("project/a.md", "same name, other dir"),
+        ("feedback/a\u{200b}.md", "zero-width in the file name"),
+        ("feedback/\u{56e2}\u{961f}.md", "CJK file name"),
+    ] {
+        let p = put(
+            root,
+            rel,
+            &format!("name: {name}\ndescription: tie {name}\ntype: feedback"),
+            "x",
+        );
+        common::set_mtime(&p, same_time);
+    }
+    let docs = [
+        (
+            "project/\u{56e2}\u{961f}\u{8bb0}\u{5fc6}-\u{4f7f}\u{7528}pnpm.md",
+            "name: \u{56e2}\u{961f}\u{8bb0}\u{5fc6}\u{ff1a}\u{4f7f}\u{7528} pnpm\ndescription: \u{6240}\u{6709}\u{4ed3}\u{5e93}\u{90fd}\u{7528} pnpm \u{7ba1}\u{7406}\u{4f9d}\u{8d56}\ntype: project",
+        ),
+        (
+            "project/quoted.md",
+            "name: \"Deploy: only from release branches\"\ndescription: 'single quoted' # not a comment\ntype: project",
+        ),
+        (
+            "reference/zero-width.md",
+            "name: Zero\u{200b}width\u{202e}bidi\u{feff}title\ndescription: tabs\tand `ticks` and ](links)\ntype: reference",
+        ),
+        (
+            "user/emoji-cut.md",
+            &format!("name: {}\u{1F600}tail\ndescription: {}\ntype: user", "a".repeat(118), "d".repeat(200)),
+        ),
+        (
+            &format!("project/{}.md", "long-path-segment-".repeat(9)),
+            "name: Long path\ndescription: the link target is cut at 120 code points\ntype: project",
+        ),
+        (
+            &format!("project/{}/{}.md", "\u{76ee}\u{5f55}".repeat(40), "\u{6587}\u{4ef6}".repeat(30)),
+            "name: Long CJK path\ndescription: percent-encoded and cut\ntype: project",
+        ),
+        (
+            "project/no-description.md",
+            "name: No description\ntype: project",
+        ),
+        ("project/title-only.md", "title: Title key\ndescription: title instead of name\ntype: project"),
+        ("project/hash-type.md", "name: Not a memory\ntype: project # comment"),
+        ("project/bad-type.md", "name: Not a memory either\ntype: Project"),
+    ];
+    for (i, (rel, fm)) in docs.iter().enumerate() {
+        let p = put(root, rel, fm, "body text");
+        common::set_mtime(&p, same_time + 100 + i as i64);
+    }
+    // Past the 200-document cap: the oldest must drop out of the private and user indexes.
+    for i in 0..200 {
+        let p = put(
+            root,
+            &format!("project/bulk-{i:03}.md"),
+            &format!(
+                "name: Bulk fact {i}\ndescription: bulk description number {i}\ntype: project"
+            ),
+            "bulk",
+        );
+        common::set_mtime(&p, same_time - 1000 + i64::from(i % 150));
+    }
+}
+
+/// Qwen Code's team fixture: grouping by normalized description, paths in code-unit order.
+fn team_fixture(root: &Path) {
+    for (rel, fm) in [
+        (
+            "project/b.md",
+            "name: B\ndescription: Shared fact.\ntype: project",
+        ),
+        (
+            "project/a.md",
+            "name: A\ndescription: shared   FACT\ntype: project",
+        ),
+        (
+            "project/\u{56e2}.md",
+            "name: \u{56e2}\ndescription: SHARED fact!\ntype: project",
+        ),
+        (
+            "reference/c.md",
+            "name: C\ndescription: other\ntype: reference",
+        ),
+        ("reference/d.md", "name: D\ntype: reference"),
+        ("reference/e.md", "name: E\ntype: reference"),
+        (
+            "Z.md",
+            "name: \"Quoted: Z\"\ndescription: upper case sorts first\ntype: user",
+        ),
+    ] {
+        put(root, rel, fm, "team body");
+    }
+}
+
+#[test]
+fn memory_md_is_byte_identical_whichever_tool_rebuilt_it_last() {
+    if !qwen::enabled("memory_md_is_byte_identical_whichever_tool_rebuilt_it_last") {
+        return;
+    }
+    let world = World::new();
+    world.merge_project_settings(json!({"memory": {"enableTeamMemory": true}}));
+    let private = world.private_root();
+    let user = world.user_root();
+    let team = world.sb.repo.join(".qwen/team-memory");
+    hard_fixture(&private);
+    hard_fixture(&user);
+    team_fixture(&team);
+    // Qwen rebuilds the private and user indexes after its extraction agent wrote there, and
+    // the team index at session start.
+    let fresh = |name: &str| {
+        format!("---\nname: {name}\ndescription: written by Qwen \u{201c}now\u{201d}\ntype: project\n---\n\nfresh\n")
+    };
+    let server = extraction_writes(
+        "ok",
+        vec![
+            (
+                private.join("project/fresh.md"),
+                fresh("Fresh project fact"),
+            ),
+            (user.join("user/fresh.md"), fresh("Fresh user fact")),
+        ],
+    );
+
+    // Qwen rebuilds first; we must agree and leave its bytes alone.
+    world.qwen_ok(&server, "hello", &["--yolo"]);
+    let qwen_private = read(&private.join("MEMORY.md"));
+    let qwen_user = read(&user.join("MEMORY.md"));
+    let qwen_team = read(&team.join("MEMORY.md"));
+    assert_eq!(qwen_private.split('\n').count(), 200, "{qwen_private}");
+    assert!(qwen_team.contains("(also: "), "{qwen_team}");
+    let check = run_ours(&world, &["index", "--check"]);
+    assert_success(&check, &["index", "--check"]);
+    assert_success(&run_ours(&world, &["index"]), &["index"]);
+    assert_eq!(read(&private.join("MEMORY.md")), qwen_private);
+    assert_eq!(read(&user.join("MEMORY.md")), qwen_user);
+    let scanned = qwen_memory::scan::scan_root(&team, qwen_memory::scan::Scope::Team)
+        .expect("scan team root");
+    assert_eq!(
+        qwen_memory::index::build_team_index(&scanned.docs),
+        qwen_team
+    );
+
+    // We rebuild from scratch; Qwen must write the very same bytes.
+    for root in [&private, &user] {
+        fs::write(root.join("MEMORY.md"), "stale").unwrap();
+    }
+    assert_success(&run_ours(&world, &["index"]), &["index"]);
+    let ours_private = read(&private.join("MEMORY.md"));
+    let ours_user = read(&user.join("MEMORY.md"));
+    assert_eq!(ours_private, qwen_private);
+    assert_eq!(ours_user, qwen_user);
+    // Qwen rewrites the same (already newest) files and rebuilds: the same bytes again.
+    world.qwen_ok(&server, "hello again", &["--yolo"]);
+    assert_eq!(read(&private.join("MEMORY.md")), ours_private);
+    assert_eq!(read(&user.join("MEMORY.md")), ours_user);
+}
+
 /// With our hooks installed in Qwen Code, a prompt gets each memory once: Qwen recalls the
 /// private and user roots itself, our hook adds the repository and team roots only.
 #[test]

@@ -439,39 +439,64 @@ pub fn chat_dirs(ctx: &Context) -> Vec<PathBuf> {
 }
 
 /// The newest `*.jsonl` transcript of the project (by modification time, then name), or the
-/// one named `<session>.jsonl` when a session is given.
+/// one named `<session>.jsonl` when a session is given. Besides the directories of
+/// [`chat_dirs`], Qwen Code's chats of sessions started in a subdirectory of the working tree
+/// count (Qwen Code keys chats by the directory it was started in); such a chat is only taken
+/// when the `cwd` it recorded lies inside the working tree.
 pub fn find_chat_transcript(ctx: &Context, session: Option<&str>) -> Result<PathBuf, ExtractError> {
     let dirs = chat_dirs(ctx);
+    let subdirs: Vec<PathBuf> = ctx
+        .project
+        .worktree
+        .as_deref()
+        .map(|w| crate::agent::qwen_subdir_chat_dirs(&ctx.qwen, w))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| !dirs.contains(d))
+        .collect();
     if let Some(s) = session {
         return dirs
             .iter()
+            .chain(&subdirs)
             .map(|d| d.join(format!("{s}.jsonl")))
             .find(|p| p.is_file())
             .ok_or_else(|| ExtractError::NoChat(dirs[0].display().to_string()));
     }
-    for dir in &dirs {
+    let mut candidates: Vec<(SystemTime, std::ffi::OsString, PathBuf, bool)> = Vec::new();
+    for (dir, needs_check) in dirs
+        .iter()
+        .map(|d| (d, false))
+        .chain(subdirs.iter().map(|d| (d, true)))
+    {
         let Ok(entries) = fs::read_dir(dir) else {
             continue;
         };
-        let newest = entries
-            .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".jsonl"))
-            .filter_map(|e| {
-                let m = e.metadata().ok()?;
-                m.is_file().then(|| {
-                    (
-                        m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                        e.file_name(),
-                        e.path(),
-                    )
-                })
-            })
-            .max_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        if let Some((_, _, path)) = newest {
-            return Ok(path);
+        for e in entries.filter_map(Result::ok) {
+            if !e.file_name().to_string_lossy().ends_with(".jsonl") {
+                continue;
+            }
+            let Ok(m) = e.metadata() else {
+                continue;
+            };
+            if m.is_file() {
+                let modified = m.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                candidates.push((modified, e.file_name(), e.path(), needs_check));
+            }
         }
     }
-    Err(ExtractError::NoChat(dirs[0].display().to_string()))
+    candidates.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    let worktree = ctx.project.worktree.as_deref();
+    candidates
+        .into_iter()
+        .find(|(_, _, path, needs_check)| {
+            !needs_check
+                || match (crate::agent::qwen_transcript_cwd(path), worktree) {
+                    (Some(cwd), Some(w)) => crate::project::is_inside(&cwd, w),
+                    _ => false,
+                }
+        })
+        .map(|(_, _, path, _)| path)
+        .ok_or_else(|| ExtractError::NoChat(dirs[0].display().to_string()))
 }
 
 /// Every root a write into which means "the agent saved memory itself".
