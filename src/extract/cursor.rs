@@ -14,7 +14,6 @@
 //! bytes still to come, so a short transcript that grows keeps its hash while one rewritten in
 //! place is noticed.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -210,7 +209,10 @@ pub fn hashed_len(byte_offset: u64) -> u64 {
 /// Lowercase hex SHA-256 of the first `len` bytes of `path` (fewer when the file is shorter).
 pub fn hash_prefix(path: &Path, len: u64) -> io::Result<String> {
     let mut head = Vec::with_capacity(len.min(HEAD_HASH_BYTES as u64) as usize);
-    File::open(path)?.take(len).read_to_end(&mut head)?;
+    crate::safe_fs::open_regular(path)
+        .map_err(io::Error::other)?
+        .take(len)
+        .read_to_end(&mut head)?;
     Ok(hex(&Sha256::digest(&head)))
 }
 

@@ -14,12 +14,13 @@
 //! write and runs the request. The slot itself is read-and-cleared under a short blocking lock
 //! (`extract-queue.lock`) so a replacement can never be lost between a read and the removal.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::safe_fs::{self, FileLock};
 use crate::store::{self, StoreError};
 
 /// The run lock file in the state dir.
@@ -90,62 +91,43 @@ pub fn schedule<R>(
     let lock_path = state_dir.join(RUN_LOCK_FILE);
     if !queueable {
         // A dry run writes nothing, not even the lock file: without one, nobody is running.
-        let file = match OpenOptions::new().read(true).write(true).open(&lock_path) {
-            Ok(f) => Some(f),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(io_err(&lock_path)(e)),
-        };
-        let Some(file) = file else {
-            return Ok(Scheduled::Ran {
-                own: run(request, true),
-                trailing: Vec::new(),
-            });
-        };
-        let mut lock = fd_lock::RwLock::new(file);
-        return match lock.try_write() {
-            Ok(_guard) => Ok(Scheduled::Ran {
-                own: run(request, true),
-                trailing: Vec::new(),
-            }),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(Scheduled::AlreadyRunning),
-            Err(e) => Err(io_err(&lock_path)(e)),
-        };
+        if FileLock::is_held(&lock_path) {
+            return Ok(Scheduled::AlreadyRunning);
+        }
+        return Ok(Scheduled::Ran {
+            own: run(request, true),
+            trailing: Vec::new(),
+        });
     }
 
-    fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
-    let mut lock = fd_lock::RwLock::new(open_lock(&lock_path)?);
+    let try_lock = || FileLock::try_exclusive(&lock_path).map_err(StoreError::from);
     let mut trailing = Vec::new();
-    let own = match lock.try_write() {
-        Ok(guard) => {
+    let own = match try_lock()? {
+        Some(guard) => {
             let own = run(request.clone(), true);
             drain(state_dir, &mut run, &mut trailing)?;
             drop(guard);
             Some(own)
         }
-        Err(e) if e.kind() == io::ErrorKind::WouldBlock => None,
-        Err(e) => return Err(io_err(&lock_path)(e)),
+        None => None,
     };
     if own.is_none() {
         put(state_dir, &request)?;
         // The holder may have finished between our attempt and the write above.
-        match lock.try_write() {
-            Ok(guard) => {
-                drain(state_dir, &mut run, &mut trailing)?;
-                drop(guard);
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            Err(e) => return Err(io_err(&lock_path)(e)),
+        if let Some(guard) = try_lock()? {
+            drain(state_dir, &mut run, &mut trailing)?;
+            drop(guard);
         }
     }
     // A request queued after our last look at the slot but before we released the lock.
     while has_queued(state_dir) {
-        match lock.try_write() {
-            Ok(guard) => {
+        match try_lock() {
+            Ok(Some(guard)) => {
                 drain(state_dir, &mut run, &mut trailing)?;
                 drop(guard);
             }
             // Another holder took over; it will look at the slot before it lets go.
-            Err(_) => break,
+            _ => break,
         }
     }
     Ok(match own {
@@ -166,16 +148,6 @@ fn drain<R>(
     Ok(())
 }
 
-fn open_lock(path: &Path) -> Result<File, QueueError> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map_err(io_err(path))
-}
-
 /// Puts `request` into the slot, replacing any request already there (the latest wins).
 pub fn put(state_dir: &Path, request: &QueuedRequest) -> Result<(), QueueError> {
     let text = serde_json::to_string_pretty(request).unwrap_or_default() + "\n";
@@ -190,10 +162,10 @@ pub fn put(state_dir: &Path, request: &QueuedRequest) -> Result<(), QueueError> 
 pub fn take(state_dir: &Path) -> Result<Option<QueuedRequest>, QueueError> {
     let path = state_dir.join(QUEUE_FILE);
     let taken = store::with_lock(&state_dir.join(QUEUE_LOCK_FILE), || {
-        let text = match fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io_err(&path)(e)),
+        let text = match safe_fs::read_regular_string(&path) {
+            Ok(Some(t)) => t,
+            Ok(None) => return Ok(None),
+            Err(e) => return Err(QueueError::Store(e.into())),
         };
         fs::remove_file(&path).map_err(io_err(&path))?;
         Ok(serde_json::from_str::<QueuedRequest>(&text).ok())
@@ -203,21 +175,12 @@ pub fn take(state_dir: &Path) -> Result<Option<QueuedRequest>, QueueError> {
 
 /// Whether a request waits in the slot.
 pub fn has_queued(state_dir: &Path) -> bool {
-    state_dir.join(QUEUE_FILE).is_file()
+    safe_fs::is_regular(&state_dir.join(QUEUE_FILE))
 }
 
 /// Whether another process holds the run lock of `state_dir` right now.
 pub fn is_running(state_dir: &Path) -> bool {
-    let Ok(file) = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(state_dir.join(RUN_LOCK_FILE))
-    else {
-        return false;
-    };
-    let mut lock = fd_lock::RwLock::new(file);
-    let busy = lock.try_write().is_err();
-    busy
+    FileLock::is_held(&state_dir.join(RUN_LOCK_FILE))
 }
 
 #[cfg(test)]
@@ -236,9 +199,8 @@ mod tests {
     }
 
     /// Holds the run lock from "another process" (another open file description).
-    fn hold(state: &Path) -> fd_lock::RwLock<File> {
-        fs::create_dir_all(state).unwrap();
-        fd_lock::RwLock::new(open_lock(&state.join(RUN_LOCK_FILE)).unwrap())
+    fn hold(state: &Path) -> FileLock {
+        FileLock::exclusive(&state.join(RUN_LOCK_FILE)).unwrap()
     }
 
     #[test]
@@ -257,8 +219,7 @@ mod tests {
     #[test]
     fn busy_root_queues_latest_wins_and_holder_runs_it() {
         let dir = tempfile::tempdir().unwrap();
-        let mut other = hold(dir.path());
-        let guard = other.try_write().unwrap();
+        let guard = hold(dir.path());
         assert!(is_running(dir.path()));
         for name in ["b", "c"] {
             let s = schedule(dir.path(), req(name), true, |_, _| panic!("must not run")).unwrap();

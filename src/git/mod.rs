@@ -59,6 +59,8 @@ pub enum GitError {
     Refused(String),
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
+    #[error(transparent)]
+    Root(#[from] crate::root::RootError),
 }
 
 impl GitError {
@@ -165,7 +167,7 @@ pub fn install_local(ctx: &Context) -> Result<LocalOutcome, GitError> {
     out.attributes_path = attributes.display().to_string();
     out.attributes_changed = ensure_attributes(&attributes)?;
     let root = &ctx.layout.repository;
-    crate::store::ensure_scaffold(&root.path, &root.state_dir)?;
+    crate::root::RootWriter::lock(root)?.ensure_scaffold()?;
     out.memory_dir = root.path.display().to_string();
     Ok(out)
 }
