@@ -329,6 +329,33 @@ fn conflict_markers_block_the_pre_commit_hook_and_fail_check() {
 }
 
 #[test]
+fn the_commit_helper_refuses_a_file_with_conflict_markers() {
+    let sb = local_repo();
+    let path = mem(&sb).join(DOC);
+    let text = fs::read_to_string(&path).unwrap();
+    let marked = text.replace(
+        "Why: the lockfile is pnpm's",
+        "<<<<<<< Updated upstream\nWhy: the lockfile is pnpm's\n=======\nWhy: speed\n>>>>>>> Stashed changes",
+    );
+    fs::write(&path, &marked).unwrap();
+    let out = sb.cmd().args(["commit"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(DOC) && err.contains("conflict markers"),
+        "{err}"
+    );
+    assert_eq!(
+        sb.git(&sb.repo, &["status", "--porcelain"]).trim(),
+        format!("M .qwen/memory/{DOC}")
+    );
+    // Resolved, it commits.
+    fs::write(&path, text.replace("pnpm's", "pnpm's; speed")).unwrap();
+    let out = sb.cmd().args(["commit"]).output().unwrap();
+    assert_success(&out, &["commit"]);
+}
+
+#[test]
 fn conflict_markers_in_team_memory_block_the_commit() {
     let sb = local_repo();
     let team = sb.repo.join(".qwen/team-memory");

@@ -161,6 +161,22 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
         });
     }
 
+    // A file left with conflict markers (e.g. by a conflicted `git stash pop`, which leaves no
+    // merge in progress) is an unresolved merge, never something to commit.
+    let conflicted = changes
+        .iter()
+        .filter(|c| c.status != ChangeStatus::Deleted)
+        .find_map(|c| {
+            let file = work_files.get(&c.path)?;
+            crate::doc::conflict_marker_line(&String::from_utf8_lossy(&file.content))
+                .map(|line| (c.path.clone(), line))
+        });
+    if let Some((path, line)) = conflicted {
+        return Err(GitError::Refused(format!(
+            "{path} holds unresolved merge conflict markers (line {line}); resolve them first"
+        )));
+    }
+
     let hits: Vec<SecretHit> = changes
         .iter()
         .filter(|c| c.status != ChangeStatus::Deleted)
