@@ -64,6 +64,39 @@ const DEFS: &[Def] = &[
     Def { key: "hooks.enabled", env: Some("QWEN_MEMORY_HOOKS"), default: Some("true"), kind: Kind::Bool },
 ];
 
+/// Every environment variable the tool reads, in one place, so the test harness can clear all of
+/// them and a new variable cannot silently leak the developer's shell into the tests. A unit test
+/// checks that every settings key's variable is listed; add any new `env::var` read here too.
+pub const ENV_VARS: &[&str] = &[
+    "QWEN_CODE_MEMORY_LOCAL",
+    "QWEN_CODE_MEMORY_BASE_DIR",
+    "QWEN_CODE_MEMORY_PROJECT_SCOPE",
+    "QWEN_CODE_MEMORY_TEAM",
+    "QWEN_HOME",
+    "QWEN_RUNTIME_DIR",
+    "QWEN_MEMORY_AUTO_COMMIT",
+    "QWEN_MEMORY_DREAM_MIN_HOURS",
+    "QWEN_MEMORY_DREAM_MIN_SESSIONS",
+    "QWEN_MEMORY_DREAM_STRATEGY",
+    "QWEN_MEMORY_RECALL_LIMIT",
+    "QWEN_MEMORY_RECALL_STRATEGY",
+    "QWEN_MEMORY_EXTRACT_STRATEGY",
+    "QWEN_MEMORY_MODEL_TIMEOUT_MS",
+    "QWEN_MEMORY_HOOKS",
+    "QWEN_MEMORY_HOOK_EXEC",
+    "QWEN_MEMORY_TELEMETRY",
+    "QWEN_MEMORY_TEST_DREAM_PAUSE_MS",
+    "QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS",
+    "OPENAI_BASE_URL",
+    "OPENAI_MODEL",
+    "OPENAI_API_KEY",
+    "CLAUDE_CONFIG_DIR",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_SSH_COMMAND",
+];
+
 /// A bad setting value, named with its key and origin.
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
@@ -256,6 +289,32 @@ fn normalize(kind: Kind, value: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn env_vars_lists_every_variable_the_code_reads() {
+        for def in DEFS {
+            if let Some(var) = def.env {
+                assert!(
+                    ENV_VARS.contains(&var),
+                    "{var} (key {}) missing from ENV_VARS",
+                    def.key
+                );
+            }
+        }
+        for var in [
+            crate::project::ENV_BASE_DIR,
+            crate::project::ENV_PROJECT_SCOPE,
+            crate::qwen_settings::ENV_QWEN_HOME,
+            crate::qwen_settings::ENV_QWEN_TEAM,
+            crate::hook::ENV_HOOK_EXEC,
+            crate::telemetry::ENV_TELEMETRY,
+            crate::sharing::ENV_QWEN_LOCAL,
+            crate::dream::ENV_TEST_PAUSE,
+            crate::dream::ENV_TEST_PAUSE_MID,
+        ] {
+            assert!(ENV_VARS.contains(&var), "{var} missing from ENV_VARS");
+        }
+    }
     use super::*;
     use std::collections::HashMap;
 

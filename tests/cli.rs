@@ -600,7 +600,7 @@ fn git_help_opens_the_man_page() {
         bin.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let out = std::process::Command::new("git")
+    let out = common::clear_tool_env(&mut std::process::Command::new("git"))
         .args(["qwen-memory", "--help"])
         .current_dir(&sb.repo)
         .envs(sb.env())

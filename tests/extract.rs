@@ -847,13 +847,11 @@ fn model_failures_fall_back_to_the_heuristic() {
         let t = place(&sb, "claude.jsonl", "claude.jsonl");
         // A 5xx is retried once; give the retry a garbage answer too.
         let server = OpenAiServer::start(vec![reply, Reply::Malformed]);
-        let started = Instant::now();
         let r = model_cmd(
             &sb,
             &server,
             &["extract", "--transcript", t.to_str().unwrap()],
         );
-        assert!(started.elapsed() < Duration::from_secs(30), "{name}");
         assert_eq!(r["planner"], "heuristic", "{name}: {r}");
         assert!(r["modelFallback"].is_string(), "{name}");
         assert_eq!(

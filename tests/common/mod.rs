@@ -45,7 +45,7 @@ impl Sandbox {
 
     /// Runs `git` in `dir` with the sandbox environment; panics on failure.
     pub fn git(&self, dir: &Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
+        let out = clear_tool_env(&mut std::process::Command::new("git"))
             .args(args)
             .current_dir(dir)
             .envs(self.env())
@@ -94,18 +94,7 @@ impl Sandbox {
     pub fn std_cmd(&self, dir: &Path) -> std::process::Command {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("git-qwen-memory"));
         c.current_dir(dir);
-        for var in [
-            "QWEN_CODE_MEMORY_LOCAL",
-            "QWEN_CODE_MEMORY_PROJECT_SCOPE",
-            "OPENAI_API_KEY",
-            "OPENAI_BASE_URL",
-            "OPENAI_MODEL",
-            "QWEN_MEMORY_HOOKS",
-            "GIT_DIR",
-            "GIT_WORK_TREE",
-        ] {
-            c.env_remove(var);
-        }
+        clear_tool_env(&mut c);
         c.envs(self.env());
         c
     }
@@ -179,6 +168,16 @@ pub fn set_mtime(path: &Path, secs: i64) {
     f.set_modified(t).unwrap();
 }
 
+/// Clears every variable the tool reads (one list, shared with the code), so the developer's
+/// shell cannot change what a test sees; callers then set the sandbox's own (`Sandbox::env`).
+/// Applied to every process a test starts that may run the binary, including `git` (hooks).
+pub fn clear_tool_env(c: &mut std::process::Command) -> &mut std::process::Command {
+    for var in qwen_memory::settings::ENV_VARS {
+        c.env_remove(var);
+    }
+    c
+}
+
 /// The directory holding the built binary, so hook shims find `git-qwen-memory` on PATH.
 pub fn bin_dir() -> PathBuf {
     assert_cmd::cargo::cargo_bin("git-qwen-memory")
@@ -201,7 +200,8 @@ impl Sandbox {
     /// returns the output without asserting.
     pub fn git_hooked(&self, dir: &Path, args: &[&str], extra: &[(&str, &str)]) -> Output {
         let mut c = std::process::Command::new("git");
-        c.args(args)
+        clear_tool_env(&mut c)
+            .args(args)
             .current_dir(dir)
             .envs(self.env())
             .env("PATH", path_with_bin())
