@@ -553,6 +553,95 @@ fn a_five_megabyte_message_is_handled() {
     );
 }
 
+/// Runs the binary to completion and returns its output and peak resident set size in KiB
+/// (`ru_maxrss` of the child from `wait4`: a resource bound, measured by the kernel). A child
+/// still running after 120 s is killed and the test fails (a hang detector).
+fn run_measuring_rss(sb: &Sandbox, args: &[&str]) -> (std::process::ExitStatus, Value, i64) {
+    use std::os::unix::process::ExitStatusExt;
+    let out_path = sb.root().join(format!("rss-out-{}.json", std::process::id()));
+    let child = sb
+        .std_cmd(&sb.repo)
+        .args(args)
+        .stdout(fs::File::create(&out_path).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut status: libc::c_int = 0;
+    // SAFETY: a zeroed rusage is a valid out-parameter for wait4.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: waits for our own child; both pointers are valid for the call.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break;
+        }
+        assert_eq!(r, 0, "wait4 failed");
+        if Instant::now() > deadline {
+            // SAFETY: signals our own child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("extract hung on the huge transcript");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let text = fs::read_to_string(&out_path).unwrap();
+    let report = serde_json::from_str(&text).unwrap_or(Value::Null);
+    (
+        std::process::ExitStatus::from_raw(status),
+        report,
+        usage.ru_maxrss,
+    )
+}
+
+#[test]
+fn a_100_mb_line_is_skipped_and_counted_in_bounded_memory() {
+    use std::io::Write;
+    let sb = Sandbox::new();
+    let dir = sb.root().join("transcripts");
+    fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("huge.jsonl");
+    let before = json!({"role": "user", "content": "We deploy only from release branches."});
+    let after =
+        json!({"role": "user", "content": "The on-call runbook is at https://wiki.example.com/oncall."});
+    {
+        let mut f = std::io::BufWriter::new(fs::File::create(&t).unwrap());
+        writeln!(f, "{before}").unwrap();
+        // One 100 MB line: a user message whose text is one endless paste.
+        f.write_all(br#"{"role":"user","content":""#).unwrap();
+        let chunk = "lorem ipsum dolor sit amet ".repeat(40_000);
+        let mut written = 0;
+        while written < 100 * 1024 * 1024 {
+            f.write_all(chunk.as_bytes()).unwrap();
+            written += chunk.len();
+        }
+        f.write_all(b"\"}\n").unwrap();
+        writeln!(f, "{after}").unwrap();
+    }
+    let len = fs::metadata(&t).unwrap().len();
+    assert!(len > 100 * 1024 * 1024);
+    let (status, r, max_rss_kib) =
+        run_measuring_rss(&sb, &["extract", "--json", "--transcript", t.to_str().unwrap()]);
+    assert!(status.success(), "{status:?} {r}");
+    eprintln!("peak RSS on a 100 MB line: {} KiB", max_rss_kib);
+    assert!(
+        max_rss_kib <= 64 * 1024,
+        "peak RSS {} MiB on a 100 MB line",
+        max_rss_kib / 1024
+    );
+    assert_eq!(r["oversizedLines"], 1, "{r}");
+    assert_eq!(r["malformedLines"], 0);
+    assert_eq!(r["userMessages"], 2);
+    assert_eq!(r["endOffset"], len, "the huge line is consumed, not re-read forever");
+    assert_eq!(
+        topic_files(&sb.private_root()),
+        vec![
+            "project/we-deploy-only-from-release-branches.md",
+            "reference/the-on-call-runbook-is-at-https-wiki-example-com-oncall.md",
+        ]
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // memory_tool
 

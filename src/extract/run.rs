@@ -141,6 +141,8 @@ pub struct RunOutcome {
     pub messages_read: usize,
     pub user_messages: usize,
     pub malformed_lines: usize,
+    /// Lines longer than [`transcript::MAX_LINE_BYTES`], skipped without being held in memory.
+    pub oversized_lines: usize,
     /// `none`, `heuristic`, `model` or `mixed` (model for some chunks, heuristic for others).
     pub planner: String,
     /// Why the model was not (fully) used, when it was asked for.
@@ -182,6 +184,7 @@ impl RunOutcome {
             messages_read: 0,
             user_messages: 0,
             malformed_lines: 0,
+            oversized_lines: 0,
             planner: "none".into(),
             model_fallback: None,
             patches: Vec::new(),
@@ -520,6 +523,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     out.bytes_read = read.end_offset.saturating_sub(start.offset);
     out.messages_read = read.messages.len();
     out.malformed_lines = read.malformed_lines;
+    out.oversized_lines = read.oversized_lines;
     out.format = read.format.as_str().to_string();
 
     let session = r
