@@ -1,5 +1,5 @@
-//! The store: atomic writes, the per-root mutation lock, and the state files (`meta.json`,
-//! `extract-cursor.json`) (SPEC §3.4, §4.3).
+//! The store: atomic writes, the per-root mutation lock, and the state files (`meta.json`;
+//! Qwen Code's `extract-cursor.json` is only read) (docs/DESIGN.md, "Writes", "State files").
 //!
 //! Every write of a memory or state file goes through [`atomic_write`]: a temporary file in the
 //! same directory (its name never ends in `.md`, so a scan never sees it), fsync, rename. A rename
@@ -101,6 +101,34 @@ pub fn with_lock<T>(lock_path: &Path, f: impl FnOnce() -> T) -> Result<T, StoreE
     Ok(f())
 }
 
+/// Reads a state file that must be a regular file: `Ok(None)` when it is missing, an error
+/// when something else is there. Opened non-blocking and checked on the open handle, so a FIFO
+/// planted in its place is an error, never a hang.
+pub fn read_regular(path: &Path) -> Result<Option<String>, StoreError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(StoreError::io(path, e)),
+    };
+    let meta = file.metadata().map_err(|e| StoreError::io(path, e))?;
+    if !meta.file_type().is_file() {
+        return Err(StoreError::io(
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| StoreError::io(path, e))?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
 /// The current time as upstream writes it: ISO 8601 UTC with milliseconds and `Z`.
 pub fn now_iso() -> String {
     iso_from_ms(now_ms())
@@ -197,6 +225,7 @@ impl JsonState {
 
 /// File names inside a state dir.
 pub const META_FILE: &str = "meta.json";
+/// Qwen Code's extraction cursor: read only, never written by this tool.
 pub const CURSOR_FILE: &str = "extract-cursor.json";
 pub const INDEX_FILE: &str = "MEMORY.md";
 pub const LOCK_FILE: &str = "memory.lock";
@@ -219,8 +248,9 @@ pub fn read_meta(state_dir: &Path) -> JsonState {
     }
 }
 
-/// Creates the memory root, an empty `MEMORY.md`, the default `meta.json` and cursor, each only
-/// when missing; never touches existing content.
+/// Creates the memory root, an empty `MEMORY.md` and the default `meta.json`, each only when
+/// missing; never touches existing content. Qwen Code's `extract-cursor.json` is never created
+/// or written here: Qwen Code owns it (this tool's cursors are in their own file).
 pub fn ensure_scaffold(memory_root: &Path, state_dir: &Path) -> Result<(), StoreError> {
     check_root(memory_root)?;
     fs::create_dir_all(memory_root).map_err(|e| StoreError::io(memory_root, e))?;
@@ -230,12 +260,6 @@ pub fn ensure_scaffold(memory_root: &Path, state_dir: &Path) -> Result<(), Store
     create_new(
         &state_dir.join(META_FILE),
         to_pretty_json(&Value::Object(default_meta(&now).0)).as_bytes(),
-    )?;
-    let mut cursor = Map::new();
-    cursor.insert("updatedAt".into(), Value::String(now));
-    create_new(
-        &state_dir.join(CURSOR_FILE),
-        to_pretty_json(&Value::Object(cursor)).as_bytes(),
     )?;
     Ok(())
 }

@@ -713,7 +713,10 @@ fn a_live_qwen_code_lock_in_the_working_tree_is_a_locked_skip() {
             .unwrap()
             .clone();
         assert_eq!(gate["passes"], false, "{gate}");
-        assert!(gate["value"].as_str().unwrap().contains("Qwen Code"), "{gate}");
+        assert!(
+            gate["value"].as_str().unwrap().contains("Qwen Code"),
+            "{gate}"
+        );
         assert_eq!(fs::read_to_string(&qwen_lock).unwrap(), pid, "only read");
 
         // A dead PID, or a lock over an hour old, no longer blocks, and is left for Qwen Code.

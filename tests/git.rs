@@ -796,7 +796,10 @@ fn install_local_excludes_qwen_codes_local_state_files() {
     fs::write(&exclude, "# mine\n*.log\n.qwen/meta.json").unwrap();
     assert_success(&install(&sb, &sb.repo, &["--local"]), &["install --local"]);
     let text = fs::read_to_string(&exclude).unwrap();
-    assert!(text.starts_with("# mine\n*.log\n.qwen/meta.json\n"), "{text}");
+    assert!(
+        text.starts_with("# mine\n*.log\n.qwen/meta.json\n"),
+        "{text}"
+    );
     for line in [
         ".qwen/meta.json",
         ".qwen/extract-cursor.json",
@@ -809,7 +812,10 @@ fn install_local_excludes_qwen_codes_local_state_files() {
         );
     }
     // Idempotent.
-    assert_success(&install(&sb, &sb.repo, &["--local"]), &["install --local again"]);
+    assert_success(
+        &install(&sb, &sb.repo, &["--local"]),
+        &["install --local again"],
+    );
     assert_eq!(fs::read_to_string(&exclude).unwrap(), text);
 
     // Git itself now ignores what Qwen Code writes next to the committed memory.
@@ -817,9 +823,15 @@ fn install_local_excludes_qwen_codes_local_state_files() {
     fs::write(qwen.join("meta.json"), "{}\n").unwrap();
     fs::write(qwen.join("extract-cursor.json"), "{}\n").unwrap();
     fs::write(qwen.join("consolidation.lock"), "123").unwrap();
-    let status = sb.git(&sb.repo, &["status", "--porcelain", "--untracked-files=all"]);
+    let status = sb.git(
+        &sb.repo,
+        &["status", "--porcelain", "--untracked-files=all"],
+    );
     assert!(!status.contains("meta.json"), "{status}");
     assert!(!status.contains("extract-cursor.json"), "{status}");
     assert!(!status.contains("consolidation.lock"), "{status}");
-    assert!(status.contains(".qwen/memory/MEMORY.md"), "memory stays visible: {status}");
+    assert!(
+        status.contains(".qwen/memory/MEMORY.md"),
+        "memory stays visible: {status}"
+    );
 }
