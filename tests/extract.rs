@@ -631,9 +631,9 @@ fn a_100_mb_line_is_skipped_and_counted_in_bounded_memory() {
     {
         let mut f = std::io::BufWriter::new(fs::File::create(&t).unwrap());
         writeln!(f, "{before}").unwrap();
-        // One 100 MB line: a user message whose text is one endless paste.
-        f.write_all(br#"{"role":"user","content":""#).unwrap();
-        let chunk = "lorem ipsum dolor sit amet ".repeat(40_000);
+        // One 100 MB line: an answer carrying a huge tool output (one base64-like blob).
+        f.write_all(br#"{"role":"assistant","content":""#).unwrap();
+        let chunk = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0123456789+/".repeat(20_000);
         let mut written = 0;
         while written < 100 * 1024 * 1024 {
             f.write_all(chunk.as_bytes()).unwrap();
