@@ -19,6 +19,7 @@ pub mod hook;
 pub mod index;
 pub mod model;
 pub mod project;
+pub mod qwen_settings;
 pub mod recall;
 pub mod remember;
 pub mod root;

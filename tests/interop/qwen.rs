@@ -1,0 +1,307 @@
+//! The real Qwen Code client for interop checks: installed once from npm into a cache, run in a
+//! sandbox (its own HOME and memory base dir) against a loopback [`ModelServer`].
+//!
+//! The suite is opt-in with `QWEN_MEMORY_INTEROP=1` (`.ci/run` sets it). When it is on, a
+//! missing `node` or `npm`, or a failed install, fails the test loudly; it never skips.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{path_with_bin, Sandbox};
+use crate::server::ModelServer;
+
+/// The release this project is compatible with.
+pub const QWEN_VERSION: &str = "0.24.4";
+/// A Qwen run that takes longer than this is a hang (a hang detector, not a speed check).
+const HANG_AFTER: Duration = Duration::from_secs(180);
+
+/// True when the interop suite is switched on; otherwise prints why the check did nothing.
+pub fn enabled(check: &str) -> bool {
+    if std::env::var("QWEN_MEMORY_INTEROP").as_deref() == Ok("1") {
+        return true;
+    }
+    eprintln!(
+        "interop check `{check}` not run: set QWEN_MEMORY_INTEROP=1 (as .ci/run does) to run it \
+         against the real Qwen Code {QWEN_VERSION}"
+    );
+    false
+}
+
+/// Where the npm package is installed: `$QWEN_MEMORY_INTEROP_CACHE`, else under the target dir.
+fn cache_dir() -> PathBuf {
+    match std::env::var_os("QWEN_MEMORY_INTEROP_CACHE") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("qwen-code-{QWEN_VERSION}"))
+        }
+    }
+}
+
+fn tool_version(tool: &str) -> String {
+    match Command::new(tool).arg("--version").output() {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        Ok(out) => panic!(
+            "INTEROP SUITE CANNOT RUN: `{tool} --version` failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => panic!(
+            "INTEROP SUITE CANNOT RUN: `{tool}` is not installed ({e}). Install Node.js 20+ and \
+             npm, or unset QWEN_MEMORY_INTEROP."
+        ),
+    }
+}
+
+/// Path of Qwen Code's `cli.js`, installing the release on first use (once per cache dir, under
+/// a file lock so parallel test binaries do not install twice).
+pub fn cli() -> PathBuf {
+    static CLI: OnceLock<PathBuf> = OnceLock::new();
+    CLI.get_or_init(|| {
+        let node = tool_version("node");
+        tool_version("npm");
+        let major: u32 = node
+            .trim_start_matches('v')
+            .split('.')
+            .next()
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(0);
+        assert!(major >= 20, "INTEROP SUITE CANNOT RUN: Qwen Code needs node >= 20, found {node}");
+        let dir = cache_dir();
+        fs::create_dir_all(&dir).expect("create interop cache dir");
+        let lock_file = fs::File::create(dir.join(".install.lock")).expect("install lock");
+        let mut lock = fd_lock::RwLock::new(lock_file);
+        let _guard = lock.write().expect("lock interop cache");
+        let pkg = dir.join("node_modules/@qwen-code/qwen-code");
+        let installed = fs::read_to_string(pkg.join("package.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v["version"].as_str().map(str::to_string));
+        if installed.as_deref() != Some(QWEN_VERSION) {
+            let out = Command::new("npm")
+                .args(["install", "--prefix"])
+                .arg(&dir)
+                .args([
+                    "--no-audit",
+                    "--no-fund",
+                    "--loglevel=error",
+                    &format!("@qwen-code/qwen-code@{QWEN_VERSION}"),
+                ])
+                .output()
+                .expect("run npm install");
+            assert!(
+                out.status.success(),
+                "INTEROP SUITE CANNOT RUN: npm install @qwen-code/qwen-code@{QWEN_VERSION} failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let cli = pkg.join("cli.js");
+        assert!(cli.is_file(), "INTEROP SUITE CANNOT RUN: {} missing after install", cli.display());
+        cli
+    })
+    .clone()
+}
+
+/// One Qwen Code process at a time: it is heavy and the CI machine has two cores.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static GATE: Mutex<()> = Mutex::new(());
+    GATE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A sandbox in which both tools run: HOME, the Qwen global dir `<HOME>/.qwen`, the memory
+/// base dir and a Git repository, all in a temp dir.
+pub struct World {
+    pub sb: Sandbox,
+}
+
+impl World {
+    /// A fresh world whose Qwen user settings select the OpenAI-compatible auth and switch off
+    /// everything that would reach the network.
+    pub fn new() -> World {
+        let world = World { sb: Sandbox::new() };
+        world.merge_user_settings(json!({
+            "security": {"auth": {"selectedType": "openai"}},
+            "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+            "privacy": {"usageStatisticsEnabled": false},
+            "telemetry": {"enabled": false}
+        }));
+        world
+    }
+
+    /// Qwen's global dir (`~/.qwen`).
+    pub fn qwen_home(&self) -> PathBuf {
+        self.sb.home.join(".qwen")
+    }
+
+    pub fn user_settings_path(&self) -> PathBuf {
+        self.qwen_home().join("settings.json")
+    }
+
+    pub fn project_settings_path(&self) -> PathBuf {
+        self.sb.repo.join(".qwen/settings.json")
+    }
+
+    /// Deep-merges `patch` into the user settings file.
+    pub fn merge_user_settings(&self, patch: Value) {
+        merge_json_file(&self.user_settings_path(), patch);
+    }
+
+    /// Deep-merges `patch` into the project settings file (`<repo>/.qwen/settings.json`).
+    pub fn merge_project_settings(&self, patch: Value) {
+        merge_json_file(&self.project_settings_path(), patch);
+    }
+
+    /// The private memory root both tools use for the sandbox repository.
+    pub fn private_root(&self) -> PathBuf {
+        self.sb.private_root()
+    }
+
+    /// The user memory root (`<base>/memories`).
+    pub fn user_root(&self) -> PathBuf {
+        self.sb.base.join("memories")
+    }
+
+    /// Runs `qwen -p <prompt>` in `dir` against `server`, with `args` added (e.g. `--yolo`).
+    /// Our binary is first on PATH, so installed hooks run it. Panics when Qwen hangs; returns
+    /// the output whatever the exit status.
+    pub fn qwen_in(&self, dir: &Path, server: &ModelServer, prompt: &str, args: &[&str]) -> Output {
+        let cli = cli();
+        let _gate = one_at_a_time();
+        let mut cmd = Command::new("node");
+        cmd.arg(&cli)
+            .arg("-p")
+            .arg(prompt)
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for var in [
+            "QWEN_HOME",
+            "QWEN_RUNTIME_DIR",
+            "QWEN_CODE_MEMORY_LOCAL",
+            "QWEN_CODE_MEMORY_PROJECT_SCOPE",
+            "QWEN_CODE_MEMORY_TEAM",
+            "QWEN_MEMORY_HOOKS",
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "DASHSCOPE_API_KEY",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.envs(self.sb.env())
+            .env("PATH", path_with_bin())
+            .env("OPENAI_BASE_URL", server.base_url())
+            .env("OPENAI_API_KEY", "interop-key")
+            .env("OPENAI_MODEL", "interop-model")
+            .env("NO_PROXY", "127.0.0.1,localhost")
+            .env("no_proxy", "127.0.0.1,localhost")
+            .env_remove("HTTPS_PROXY")
+            .env_remove("HTTP_PROXY")
+            .env_remove("https_proxy")
+            .env_remove("http_proxy")
+            .env("CI", "1")
+            .env("NO_COLOR", "1");
+        let child = cmd.spawn().expect("spawn node");
+        wait_or_kill(child, &format!("qwen -p {prompt:?}"))
+    }
+
+    /// [`World::qwen_in`] in the repository root.
+    pub fn qwen(&self, server: &ModelServer, prompt: &str, args: &[&str]) -> Output {
+        self.qwen_in(&self.sb.repo, server, prompt, args)
+    }
+
+    /// Like [`World::qwen`] but the run must succeed.
+    pub fn qwen_ok(&self, server: &ModelServer, prompt: &str, args: &[&str]) -> String {
+        let out = self.qwen(server, prompt, args);
+        assert!(
+            out.status.success(),
+            "qwen -p {prompt:?} failed ({:?})\nstdout: {}\nstderr: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Our binary with the same environment Qwen gets.
+    pub fn ours(&self) -> assert_cmd::Command {
+        self.sb.cmd()
+    }
+}
+
+/// Waits for `child`, killing it (and failing) after [`HANG_AFTER`]. Output is drained on
+/// threads so a chatty child never blocks on a full pipe.
+fn wait_or_kill(mut child: std::process::Child, what: &str) -> Output {
+    use std::io::Read;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let start = Instant::now();
+    let (status, hung) = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break (status, false),
+            Ok(None) if start.elapsed() > HANG_AFTER => {
+                let _ = child.kill();
+                break (child.wait().expect("wait after kill"), true);
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => panic!("waiting for {what}: {e}"),
+        }
+    };
+    let output = Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    };
+    assert!(
+        !hung,
+        "{what} hung and was killed\nstdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn merge_json_file(path: &Path, patch: Value) {
+    let mut current: Value = fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| json!({}));
+    merge(&mut current, patch);
+    fs::create_dir_all(path.parent().expect("settings dir")).expect("settings dir");
+    fs::write(path, serde_json::to_string_pretty(&current).expect("json")).expect("write settings");
+}
+
+fn merge(into: &mut Value, patch: Value) {
+    match (into, patch) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k).or_insert(Value::Null), v);
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}

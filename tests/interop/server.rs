@@ -1,0 +1,350 @@
+//! A loopback OpenAI-compatible chat server for the real Qwen Code client.
+//!
+//! Unlike `tests/common/openai_server.rs` (fixed script, plain JSON), this one answers streamed
+//! requests (`"stream": true`, server-sent events) as Qwen Code sends them, decides each answer
+//! with a closure that sees the request (so a check can answer the main agent and the memory
+//! extraction agent differently), can answer with tool calls, and records every request.
+//! It binds `127.0.0.1:0` only and stops when dropped.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// What the model says back.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// Plain assistant text.
+    Text(String),
+    /// Tool calls: (function name, JSON arguments).
+    Tools(Vec<(String, Value)>),
+}
+
+/// One request as received (the JSON body).
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub path: String,
+    pub body: Value,
+}
+
+impl Request {
+    /// The system prompt (first `system` message), or "".
+    pub fn system(&self) -> String {
+        self.messages()
+            .iter()
+            .find(|m| m["role"] == "system")
+            .map(content_text)
+            .unwrap_or_default()
+    }
+
+    pub fn messages(&self) -> Vec<Value> {
+        self.body["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Every message's text joined (user, assistant, tool, system), for "does X appear" checks.
+    pub fn all_text(&self) -> String {
+        self.messages()
+            .iter()
+            .map(content_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Texts of the `user` messages, in order.
+    pub fn user_texts(&self) -> Vec<String> {
+        self.messages()
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .map(content_text)
+            .collect()
+    }
+
+    /// True when this is Qwen Code's managed-memory extraction agent.
+    pub fn is_extraction_agent(&self) -> bool {
+        self.system().contains("managed memory extraction subagent")
+    }
+
+    /// Number of `tool` messages (tool results) in the conversation so far.
+    pub fn tool_results(&self) -> usize {
+        self.messages()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .count()
+    }
+
+    /// Names of the tools offered.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.body["tools"]
+            .as_array()
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Text of one chat message whose content is a string or a list of parts.
+pub fn content_text(message: &Value) -> String {
+    match &message["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+type Script = dyn Fn(&Request) -> Answer + Send + Sync;
+
+/// The running server; dropping it stops it.
+pub struct ModelServer {
+    addr: SocketAddr,
+    requests: Arc<Mutex<Vec<Request>>>,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl ModelServer {
+    /// Serves answers decided by `script` on a fresh loopback port.
+    pub fn start(script: impl Fn(&Request) -> Answer + Send + Sync + 'static) -> ModelServer {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local addr");
+        assert!(addr.ip().is_loopback());
+        listener.set_nonblocking(true).expect("nonblocking");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let script: Arc<Script> = Arc::new(script);
+        let handle = {
+            let requests = Arc::clone(&requests);
+            let stop = Arc::clone(&stop);
+            thread::spawn(move || serve(listener, script, requests, stop))
+        };
+        ModelServer {
+            addr,
+            requests,
+            stop,
+            handle: Some(handle),
+        }
+    }
+
+    /// A server that always answers with this text.
+    pub fn always(text: &str) -> ModelServer {
+        let text = text.to_string();
+        ModelServer::start(move |_| Answer::Text(text.clone()))
+    }
+
+    /// `http://127.0.0.1:<port>/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Every request so far, oldest first.
+    pub fn requests(&self) -> Vec<Request> {
+        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Requests of the main agent (not the extraction agent, not side queries without tools).
+    pub fn main_requests(&self) -> Vec<Request> {
+        self.requests()
+            .into_iter()
+            .filter(|r| !r.is_extraction_agent())
+            .collect()
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn serve(
+    listener: TcpListener,
+    script: Arc<Script>,
+    requests: Arc<Mutex<Vec<Request>>>,
+    stop: Arc<AtomicBool>,
+) {
+    let live = Arc::new(AtomicUsize::new(0));
+    let mut workers = Vec::new();
+    while !stop.load(Ordering::SeqCst) {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                let script = Arc::clone(&script);
+                let requests = Arc::clone(&requests);
+                let live = Arc::clone(&live);
+                live.fetch_add(1, Ordering::SeqCst);
+                workers.push(thread::spawn(move || {
+                    let _ = handle(stream, &*script, &requests);
+                    live.fetch_sub(1, Ordering::SeqCst);
+                }));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                thread::sleep(Duration::from_millis(5));
+            }
+            Err(_) => break,
+        }
+    }
+    for w in workers {
+        let _ = w.join();
+    }
+}
+
+/// Serves one connection (keep-alive: several requests in a row).
+fn handle(
+    stream: TcpStream,
+    script: &Script,
+    requests: &Mutex<Vec<Request>>,
+) -> std::io::Result<()> {
+    stream.set_nonblocking(false)?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    stream.set_write_timeout(Some(Duration::from_secs(30)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut stream = stream;
+    loop {
+        let Some((method, path, body)) = read_request(&mut reader)? else {
+            return Ok(());
+        };
+        if method != "POST" || !path.ends_with("/chat/completions") {
+            respond(
+                &mut stream,
+                404,
+                "application/json",
+                b"{\"error\":\"not found\"}",
+            )?;
+            continue;
+        }
+        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let request = Request { path, body };
+        let answer = script(&request);
+        let streamed = request.body["stream"].as_bool().unwrap_or(false);
+        if let Ok(mut all) = requests.lock() {
+            all.push(request);
+        }
+        if streamed {
+            respond(
+                &mut stream,
+                200,
+                "text/event-stream",
+                sse(&answer).as_bytes(),
+            )?;
+        } else {
+            respond(
+                &mut stream,
+                200,
+                "application/json",
+                completion(&answer).as_bytes(),
+            )?;
+        }
+    }
+}
+
+fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<(String, String, Vec<u8>)>> {
+    let mut line = String::new();
+    if reader.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_string();
+    let path = parts.next().unwrap_or_default().to_string();
+    let mut len = 0usize;
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 {
+            break;
+        }
+        let t = line.trim_end_matches(['\r', '\n']);
+        if t.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = t.split_once(':') {
+            if k.trim().eq_ignore_ascii_case("content-length") {
+                len = v.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0u8; len.min(64 << 20)];
+    reader.read_exact(&mut body)?;
+    Ok(Some((method, path, body)))
+}
+
+fn tool_calls(calls: &[(String, Value)]) -> Vec<Value> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, args))| {
+            json!({
+                "index": i,
+                "id": format!("call_{i}_{}", name),
+                "type": "function",
+                "function": {"name": name, "arguments": args.to_string()}
+            })
+        })
+        .collect()
+}
+
+fn completion(answer: &Answer) -> String {
+    let (message, finish) = match answer {
+        Answer::Text(t) => (json!({"role": "assistant", "content": t}), "stop"),
+        Answer::Tools(calls) => (
+            json!({"role": "assistant", "content": null, "tool_calls": tool_calls(calls)}),
+            "tool_calls",
+        ),
+    };
+    json!({
+        "id": "chatcmpl-interop", "object": "chat.completion", "created": 1, "model": "interop",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    })
+    .to_string()
+}
+
+fn sse(answer: &Answer) -> String {
+    let chunk = |delta: Value, finish: Value| {
+        json!({
+            "id": "chatcmpl-interop", "object": "chat.completion.chunk", "created": 1,
+            "model": "interop",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]
+        })
+    };
+    let mut out = String::new();
+    let (delta, finish) = match answer {
+        Answer::Text(t) => (json!({"role": "assistant", "content": t}), "stop"),
+        Answer::Tools(calls) => (
+            json!({"role": "assistant", "content": null, "tool_calls": tool_calls(calls)}),
+            "tool_calls",
+        ),
+    };
+    out.push_str(&format!("data: {}\n\n", chunk(delta, Value::Null)));
+    let mut last = chunk(json!({}), json!(finish));
+    last["usage"] = json!({"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2});
+    out.push_str(&format!("data: {last}\n\n"));
+    out.push_str("data: [DONE]\n\n");
+    out
+}
+
+fn respond(stream: &mut TcpStream, status: u16, ctype: &str, body: &[u8]) -> std::io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 {status} {}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n",
+        if status == 200 { "OK" } else { "Not Found" },
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    stream.flush()
+}
