@@ -156,7 +156,7 @@ pub fn status(ctx: &Context) -> Status {
         dream_lock_holder: std::fs::read_to_string(state_dir.join("consolidation.lock")).ok(),
         hooks: crate::git::hooks::status(ctx),
         dream_gates: crate::dream::gate_report(ctx).ok(),
-        extraction: extract_status(&state_dir),
+        extraction: extract_status(state_dir),
         warnings,
     }
 }
