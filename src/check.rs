@@ -66,12 +66,11 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
         ));
     }
     for s in &outcome.skipped {
-        problems.push(problem(
-            scope,
-            &s.relative_path,
-            "skipped",
-            s.reason.to_string(),
-        ));
+        let kind = match s.reason {
+            scan::SkipReason::ConflictMarkers(_) => "conflict-markers",
+            _ => "skipped",
+        };
+        problems.push(problem(scope, &s.relative_path, kind, s.reason.to_string()));
     }
     for d in &outcome.docs {
         let text = format!("{}\n{}\n{}", d.title, d.description, d.body);
@@ -90,6 +89,14 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
     }
     let index_path = root.path.join(store::INDEX_FILE);
     let index = fs::read_to_string(&index_path).unwrap_or_default();
+    if let Some(line) = crate::doc::conflict_marker_line(&index) {
+        problems.push(problem(
+            scope,
+            store::INDEX_FILE,
+            "conflict-markers",
+            format!("unresolved merge conflict markers (line {line}); run `git qwen-memory index`"),
+        ));
+    }
     for target in index_link_targets(&index) {
         let decoded = percent_encoding::percent_decode_str(&target)
             .decode_utf8_lossy()

@@ -449,6 +449,23 @@ pub fn entry_key(summary: &str) -> String {
     collapse_whitespace(summary).to_lowercase()
 }
 
+/// The 1-based number of the first line that is a Git conflict marker (`<<<<<<<` or `>>>>>>>`,
+/// at least seven characters, then nothing or a space and a label), if any. A file holding one
+/// is an unresolved merge: never a memory's content. A lone `=======` line is not counted (it is
+/// also a Markdown heading underline); it only occurs between the two counted markers.
+pub fn conflict_marker_line(text: &str) -> Option<usize> {
+    text.split('\n').position(is_conflict_marker).map(|i| i + 1)
+}
+
+fn is_conflict_marker(line: &str) -> bool {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let Some(first) = line.chars().next().filter(|c| *c == '<' || *c == '>') else {
+        return false;
+    };
+    let run = line.len() - line.trim_start_matches(first).len();
+    run >= 7 && (run == line.len() || line[run..].starts_with(' '))
+}
+
 // ---------------------------------------------------------------------------------------------
 // JavaScript string semantics
 
@@ -460,6 +477,21 @@ fn js_trim(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conflict_markers_are_found_by_line() {
+        assert_eq!(
+            conflict_marker_line("a\n<<<<<<< HEAD\nb\n=======\nc\n>>>>>>> x"),
+            Some(2)
+        );
+        assert_eq!(conflict_marker_line("a\r\n>>>>>>>\r\n"), Some(2));
+        assert_eq!(conflict_marker_line("<<<<<<<<<< main"), Some(1));
+        assert_eq!(
+            conflict_marker_line("Title\n=======\n\n> quote\n<<<<<< six"),
+            None
+        );
+        assert_eq!(conflict_marker_line("x <<<<<<< y\n<<<<<<<x"), None);
+    }
     use proptest::prelude::*;
 
     fn entry(summary: &str, why: Option<&str>, how: Option<&str>) -> Entry {
@@ -772,9 +804,9 @@ mod tests {
             fm.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
         }
         let text = format!("---\n{fm}---\nbody");
-        let start = std::time::Instant::now();
+        // No wall-clock bound here (it flakes on a loaded machine): an unbounded expansion would
+        // exhaust memory or hang the test run, and the value sizes below prove the bound.
         let result = parse_document(&text);
-        assert!(start.elapsed() < std::time::Duration::from_secs(5));
         let d = result.expect("the lenient parser still finds the type");
         assert_eq!(d.title, "bomb");
         // Every value is bounded by the input's own size.

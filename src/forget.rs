@@ -27,6 +27,7 @@ use crate::dream::{self, diff, PINNED_DIR};
 use crate::model::{ModelClient, ModelError};
 use crate::project::Root;
 use crate::root::{self, RootError};
+use crate::scan::Scope;
 use crate::secrets;
 use crate::store::{self, StoreError};
 use crate::telemetry::{self, Telemetry};
@@ -102,6 +103,9 @@ pub enum StrategyChoice {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Selection {
+    /// The root the entries come from (the writable root unless asked otherwise).
+    #[serde(serialize_with = "scope_name")]
+    pub scope: Scope,
     pub query: String,
     pub strategy: ForgetStrategy,
     pub matches: Vec<Candidate>,
@@ -109,6 +113,10 @@ pub struct Selection {
     pub over_cap: usize,
     /// Why the model's answer was not used.
     pub fallback_reason: Option<String>,
+}
+
+fn scope_name<S: serde::Serializer>(scope: &Scope, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(scope.as_str())
 }
 
 /// Failures of forget.
@@ -320,12 +328,13 @@ fn select_ids(
 /// Selects the entries a request names, without changing anything.
 pub fn select(
     ctx: &Context,
+    scope: Option<Scope>,
     query: Option<&str>,
     ids: &[String],
     strategy: StrategyChoice,
 ) -> Result<Selection, ForgetError> {
     let query = query.map(str::trim).filter(|q| !q.is_empty());
-    let root = ctx.layout.writable();
+    let root = root_of(ctx, scope);
     let cands = candidates(root)?;
     let (strategy, mut matches, fallback_reason) = match (query, ids.is_empty()) {
         (Some(_), false) => return Err(ForgetError::QueryAndIds),
@@ -357,6 +366,7 @@ pub fn select(
     let over_cap = matches.len().saturating_sub(MAX_FORGET);
     matches.truncate(MAX_FORGET);
     Ok(Selection {
+        scope: root.scope,
         query: query.unwrap_or("").to_string(),
         strategy,
         matches,
@@ -512,7 +522,7 @@ fn outcome_of(sel: &Selection, plans: &[FilePlan], dry_run: bool, t0: Instant) -
 /// What applying `sel` would change, as a diff; writes nothing.
 pub fn preview(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetError> {
     let t0 = Instant::now();
-    let plans = plan_files(ctx.layout.writable(), &sel.matches)?;
+    let plans = plan_files(root_of(ctx, Some(sel.scope)), &sel.matches)?;
     let mut out = outcome_of(sel, &plans, true, t0);
     out.diff = Some(
         plans
@@ -532,7 +542,7 @@ pub fn preview(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetEr
 /// Removes the selected entries: backup, rewrite/delete, index, meta, telemetry.
 pub fn apply(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetError> {
     let t0 = Instant::now();
-    let root = ctx.layout.writable();
+    let root = root_of(ctx, Some(sel.scope));
     let mut out = store::with_lock(&root.lock_path, || -> Result<ForgetOutcome, ForgetError> {
         let plans = plan_files(root, &sel.matches)?;
         let mut out = outcome_of(sel, &plans, false, t0);
@@ -584,15 +594,23 @@ pub fn apply(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetErro
     Ok(out)
 }
 
-/// Restores the files of the last forget exactly (`forget --undo`).
-pub fn undo(ctx: &Context) -> Result<UndoOutcome, BackupError> {
-    backup::undo_last(ctx.layout.writable(), RunKind::Forget)
+/// Restores the files of the last forget of a root exactly (`forget --undo`).
+pub fn undo(ctx: &Context, scope: Option<Scope>) -> Result<UndoOutcome, BackupError> {
+    backup::undo_last(root_of(ctx, scope), RunKind::Forget)
+}
+
+/// The root forget works on: the asked scope's, else the writable root (the repository root in
+/// local mode, else the private root).
+fn root_of(ctx: &Context, scope: Option<Scope>) -> &Root {
+    match scope {
+        Some(Scope::Repository | Scope::Private) | None => ctx.layout.writable(),
+        Some(s) => ctx.layout.root_for(s),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::Scope;
     use std::path::Path;
 
     fn root(dir: &Path) -> Root {

@@ -24,7 +24,7 @@ use crate::agent::Agent;
 use crate::context::Context;
 use crate::recall::{self, RecallRequest, Strategy};
 use crate::telemetry::{self, HOOK_LOG_FILE};
-use crate::{project, root, store};
+use crate::{doc, project, root, store};
 
 /// Program the hooks start for detached work instead of the current executable (wrappers,
 /// and tests that need a stand-in for a slow dream).
@@ -213,48 +213,84 @@ fn post_commit(ctx: &Context) {
 
 /// pre-commit: scans the staged blobs (the index Git is about to commit, which is
 /// `GIT_INDEX_FILE` for `git commit -a` / `git commit <paths>`) of changed files under the
-/// memory directory. Blocks with rule ids and file names, never the value.
+/// memory directories. Blocks on unresolved conflict markers (naming file and line) and on
+/// secrets (rule ids and file names, never the value).
 fn pre_commit(ctx: &Context) -> HookRun {
-    match staged_secrets(ctx) {
-        Ok(hits) if hits.is_empty() => HookRun::default(),
-        Ok(hits) => {
-            let mut msg = String::from("git-qwen-memory: commit blocked: staged memory files look like they hold secrets:\n");
-            for h in &hits {
-                msg.push_str(&format!("  {} ({})\n", h.path, h.rule_ids.join(", ")));
-            }
-            msg.push_str(
-                "Remove the secret and stage the file again. For a reviewed false positive, add \
-                 `qwen-memory:allow` on that line; to skip this check once: git commit --no-verify\n",
-            );
-            log(&format!(
-                "hook pre-commit: blocked ({})",
-                hits.iter()
-                    .map(|h| h.path.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-            HookRun {
-                stdout: String::new(),
-                stderr: msg,
-                code: 1,
-            }
-        }
+    let files = match staged_memory_files(ctx) {
+        Ok(files) => files,
         Err(e) => {
             log(&format!("hook pre-commit: {e}"));
-            HookRun::default()
+            return HookRun::default();
         }
+    };
+    let mut msg = String::new();
+    let mut blocked: Vec<&str> = Vec::new();
+    let conflicted: Vec<(&str, usize)> = files
+        .iter()
+        .filter_map(|(path, bytes)| {
+            doc::conflict_marker_line(&String::from_utf8_lossy(bytes)).map(|l| (path.as_str(), l))
+        })
+        .collect();
+    if !conflicted.is_empty() {
+        msg.push_str("git-qwen-memory: commit blocked: staged memory files hold unresolved merge conflict markers:\n");
+        for (path, line) in &conflicted {
+            msg.push_str(&format!("  {path} (line {line})\n"));
+            blocked.push(path);
+        }
+        msg.push_str("Keep the text of both sides as entries, remove the <<<<<<< ======= >>>>>>> lines, and stage the file again.\n");
+    }
+    let hits: Vec<crate::git::SecretHit> = files
+        .iter()
+        .filter_map(|(path, bytes)| {
+            let rule_ids = crate::git::secret_rule_ids(bytes);
+            (!rule_ids.is_empty()).then(|| crate::git::SecretHit {
+                path: path.clone(),
+                rule_ids,
+            })
+        })
+        .collect();
+    if !hits.is_empty() {
+        msg.push_str(
+            "git-qwen-memory: commit blocked: staged memory files look like they hold secrets:\n",
+        );
+        for h in &hits {
+            msg.push_str(&format!("  {} ({})\n", h.path, h.rule_ids.join(", ")));
+            blocked.push(&h.path);
+        }
+        msg.push_str(
+            "Remove the secret and stage the file again. For a reviewed false positive, add \
+             `qwen-memory:allow` on that line; to skip this check once: git commit --no-verify\n",
+        );
+    }
+    if blocked.is_empty() {
+        return HookRun::default();
+    }
+    log(&format!(
+        "hook pre-commit: blocked ({})",
+        blocked.join(", ")
+    ));
+    HookRun {
+        stdout: String::new(),
+        stderr: msg,
+        code: 1,
     }
 }
 
-fn staged_secrets(ctx: &Context) -> Result<Vec<crate::git::SecretHit>, crate::git::GitError> {
+/// The staged content (path, bytes) of every file added or changed under the memory
+/// directories (`.qwen/memory/` and `.qwen/team-memory/`) relative to HEAD.
+fn staged_memory_files(ctx: &Context) -> Result<Vec<(String, Vec<u8>)>, crate::git::GitError> {
     let repo = crate::git::open_repo(ctx)?;
     if repo.workdir().is_none() {
         return Ok(Vec::new());
     }
-    let Ok(prefix) = ctx.layout.repository.path.strip_prefix(&ctx.project.root) else {
+    let prefixes: Vec<String> = [&ctx.layout.repository.path, &ctx.layout.team]
+        .iter()
+        .filter_map(|p| p.strip_prefix(&ctx.project.root).ok())
+        .map(|p| format!("{}/", p.to_string_lossy().replace('\\', "/")))
+        .collect();
+    if prefixes.is_empty() {
         return Ok(Vec::new());
-    };
-    let prefix = prefix.to_string_lossy().replace('\\', "/");
+    }
     let index = match std::env::var_os("GIT_INDEX_FILE") {
         Some(p) if !p.is_empty() => {
             let p = PathBuf::from(p);
@@ -265,9 +301,11 @@ fn staged_secrets(ctx: &Context) -> Result<Vec<crate::git::SecretHit>, crate::gi
     };
     let head_tree = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
     let mut opts = git2::DiffOptions::new();
-    opts.pathspec(format!("{prefix}/"));
+    for prefix in &prefixes {
+        opts.pathspec(prefix);
+    }
     let diff = repo.diff_tree_to_index(head_tree.as_ref(), Some(&index), Some(&mut opts))?;
-    let mut hits = Vec::new();
+    let mut files = Vec::new();
     for delta in diff.deltas() {
         if delta.status() == git2::Delta::Deleted {
             continue;
@@ -279,12 +317,9 @@ fn staged_secrets(ctx: &Context) -> Result<Vec<crate::git::SecretHit>, crate::gi
         let Ok(blob) = repo.find_blob(file.id()) else {
             continue;
         };
-        let rule_ids = crate::git::secret_rule_ids(blob.content());
-        if !rule_ids.is_empty() {
-            hits.push(crate::git::SecretHit { path, rule_ids });
-        }
+        files.push((path, blob.content().to_vec()));
     }
-    Ok(hits)
+    Ok(files)
 }
 
 /// post-merge / post-checkout / post-rewrite: in local mode, rebuilds the repository

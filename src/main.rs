@@ -41,6 +41,8 @@ struct Cli {
 enum RememberScope {
     Project,
     User,
+    /// `.qwen/team-memory/`, Qwen Code's shared tier, committed with the repository.
+    Team,
 }
 
 #[derive(Debug, Subcommand)]
@@ -66,7 +68,8 @@ enum Command {
         /// Memory type (default: guessed from the text, else project).
         #[arg(long = "type", value_enum)]
         memory_type: Option<TypeArg>,
-        /// Project memory (the default) or user memory shared by all projects.
+        /// Project memory (the default), user memory shared by all projects, or team memory
+        /// committed in `.qwen/team-memory/`. Facts of type `user` always go to user memory.
         #[arg(long, value_enum, default_value = "project")]
         scope: RememberScope,
         /// Why this holds.
@@ -181,6 +184,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 scope: match scope {
                     RememberScope::Project => ctx.layout.writable().scope,
                     RememberScope::User => Scope::User,
+                    RememberScope::Team => Scope::Team,
                 },
                 why: why.clone(),
                 how_to_apply: how.clone(),

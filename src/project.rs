@@ -228,8 +228,9 @@ pub struct Layout {
     pub repository: Root,
     /// `<base>/memories/`.
     pub user: Root,
-    /// `<worktree>/.qwen/team-memory/` (read-only here).
-    pub team: PathBuf,
+    /// `<worktree>/.qwen/team-memory/`: Qwen Code's shared tier, written only by a person
+    /// (`remember --scope team`, `forget --scope team`) and merges, never by extract or dream.
+    pub team: Root,
 }
 
 impl Layout {
@@ -242,13 +243,7 @@ impl Layout {
             lock_path: private_state.join(crate::store::LOCK_FILE),
             state_dir: private_state.clone(),
         };
-        // Local-mode state goes into the per-worktree git dir so it is never committed; outside
-        // Git it falls back to the private state dir.
-        let repo_state = project
-            .git_dir
-            .as_ref()
-            .map(|g| g.join("qwen-memory"))
-            .unwrap_or_else(|| private_state.clone());
+        let repo_state = repo_state_for(project, &private_state);
         let repository = Root {
             scope: Scope::Repository,
             path: project.root.join(".qwen").join("memory"),
@@ -261,8 +256,17 @@ impl Layout {
             lock_path: base.join("user-memory.lock"),
             state_dir: base.join("user-memory-state"),
         };
+        // Team state shares the per-worktree git dir with local mode but has its own lock, so a
+        // person writing team memory never waits for an extraction of the repository root.
+        let team_state = repo_state_for(project, &private_state).join("team");
+        let team = Root {
+            scope: Scope::Team,
+            path: project.root.join(".qwen").join("team-memory"),
+            lock_path: team_state.join(crate::store::LOCK_FILE),
+            state_dir: team_state,
+        };
         Layout {
-            team: project.root.join(".qwen").join("team-memory"),
+            team,
             base,
             local,
             private,
@@ -286,20 +290,30 @@ impl Layout {
         vec![
             (Scope::Repository, self.repository.path.as_path()),
             (Scope::Private, self.private.path.as_path()),
-            (Scope::Team, self.team.as_path()),
+            (Scope::Team, self.team.path.as_path()),
             (Scope::User, self.user.path.as_path()),
         ]
     }
 
     /// The root a scope writes to.
-    pub fn root_for(&self, scope: Scope) -> Option<&Root> {
+    pub fn root_for(&self, scope: Scope) -> &Root {
         match scope {
-            Scope::Repository => Some(&self.repository),
-            Scope::Private => Some(&self.private),
-            Scope::User => Some(&self.user),
-            Scope::Team => None,
+            Scope::Repository => &self.repository,
+            Scope::Private => &self.private,
+            Scope::User => &self.user,
+            Scope::Team => &self.team,
         }
     }
+}
+
+/// Local-mode state lives in the per-worktree git dir so it is never committed; outside Git it
+/// falls back to the private state dir.
+fn repo_state_for(project: &Project, private_state: &Path) -> PathBuf {
+    project
+        .git_dir
+        .as_ref()
+        .map(|g| g.join("qwen-memory"))
+        .unwrap_or_else(|| private_state.to_path_buf())
 }
 
 #[cfg(test)]

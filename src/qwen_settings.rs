@@ -42,7 +42,9 @@ impl QwenSettings {
         let candidates = global_dir
             .map(|g| g.join("settings.json"))
             .into_iter()
-            .chain(std::iter::once(project_root.join(".qwen").join("settings.json")));
+            .chain(std::iter::once(
+                project_root.join(".qwen").join("settings.json"),
+            ));
         for path in candidates {
             if let Some(Value::Object(map)) = read_jsonc(&path) {
                 deep_merge(&mut out.merged, map);

@@ -57,8 +57,6 @@ pub enum RememberError {
     Secret { rule_ids: Vec<String> },
     #[error("nothing to remember: the text is empty")]
     Empty,
-    #[error("team memory is read-only here")]
-    ReadOnlyScope,
     #[error(transparent)]
     Root(#[from] RootError),
     #[error(transparent)]
@@ -244,15 +242,11 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
     if !rules.is_empty() {
         return Err(RememberError::Secret { rule_ids: rules });
     }
-    let root = match req.scope {
-        Scope::User => &ctx.layout.user,
-        Scope::Team => return Err(RememberError::ReadOnlyScope),
-        _ => ctx.layout.writable(),
-    };
     let memory_type = req.memory_type.unwrap_or(match req.scope {
         Scope::User => MemoryType::User,
         _ => guess_type(&entry.summary),
     });
+    let root = root_for_entry(ctx, req.scope, memory_type);
     let provenance = Provenance {
         created: store::now_iso(),
         session: None,
@@ -260,11 +254,11 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
     };
     let new = NewEntry { memory_type, entry };
     let change = store::with_lock(&root.lock_path, || {
-        if root.scope != Scope::User {
+        if !matches!(root.scope, Scope::User | Scope::Team) {
             store::ensure_scaffold(&root.path, &root.state_dir)?;
         }
         let mut changes = apply_locked(root, std::slice::from_ref(&new), &provenance)?;
-        if root.scope != Scope::User {
+        if !matches!(root.scope, Scope::User | Scope::Team) {
             let mut meta = store::read_meta(&root.state_dir);
             meta.set("updatedAt", store::now_iso());
             meta.write(&root.state_dir.join(store::META_FILE))?;
@@ -284,6 +278,20 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         root: root.path.display().to_string(),
         change,
     })
+}
+
+/// Where an entry of `memory_type` asked for in `scope` is written. Facts about the person
+/// (`user`) always go to the user root: they are personal and a repository or team root is
+/// committed and shared (docs/DESIGN.md, "Roots and paths").
+pub fn root_for_entry(ctx: &Context, scope: Scope, memory_type: MemoryType) -> &Root {
+    if memory_type == MemoryType::User {
+        return &ctx.layout.user;
+    }
+    match scope {
+        Scope::User => &ctx.layout.user,
+        Scope::Team => &ctx.layout.team,
+        Scope::Repository | Scope::Private => ctx.layout.writable(),
+    }
 }
 
 /// The type the offline heuristic would give the text, else `project`.

@@ -67,6 +67,9 @@ pub enum SkipReason {
     NotAMemory(DocError),
     /// Could not be read.
     Unreadable(String),
+    /// Holds Git conflict markers (first at this 1-based line): an unresolved merge, never
+    /// content.
+    ConflictMarkers(usize),
 }
 
 impl std::fmt::Display for SkipReason {
@@ -76,6 +79,10 @@ impl std::fmt::Display for SkipReason {
             SkipReason::TooLarge(n) => write!(f, "larger than 1 MiB ({n} bytes)"),
             SkipReason::NotAMemory(e) => write!(f, "not a memory document: {e}"),
             SkipReason::Unreadable(e) => write!(f, "unreadable: {e}"),
+            SkipReason::ConflictMarkers(line) => write!(
+                f,
+                "unresolved merge conflict markers (line {line}); resolve them to use this memory"
+            ),
         }
     }
 }
@@ -262,6 +269,9 @@ pub fn read_document(
     file.read_to_end(&mut bytes)
         .map_err(|e| SkipReason::Unreadable(e.to_string()))?;
     let text = String::from_utf8_lossy(&bytes);
+    if let Some(line) = doc::conflict_marker_line(&text) {
+        return Err(SkipReason::ConflictMarkers(line));
+    }
     let parsed = doc::parse_document(&text).map_err(SkipReason::NotAMemory)?;
     let mtime_ms = meta
         .modified()

@@ -779,10 +779,10 @@ fn merge_driver_conflicts_only_on_real_conflicts_and_falls_back_for_non_document
         "{unmerged}"
     );
     let a = fs::read_to_string(mem.join("project/a.md")).unwrap();
-    assert!(a.contains("<<<<<<< ours\nUse pnpm.\n\nWhy: lockfile\n=======\nUse pnpm.\n\nWhy: disk space\n>>>>>>> theirs"), "{a}");
+    assert!(a.contains("<<<<<<< main\nUse pnpm.\n\nWhy: lockfile\n=======\nUse pnpm.\n\nWhy: disk space\n>>>>>>> other"), "{a}");
     let notes = fs::read_to_string(mem.join("notes.md")).unwrap();
     assert!(
-        notes.contains("<<<<<<<") && notes.contains("line two (other)"),
+        notes.contains("<<<<<<< main\n") && notes.contains("line two (other)\n>>>>>>> other"),
         "ordinary conflict: {notes}"
     );
 }

@@ -29,6 +29,15 @@ pub struct MergeFileArgs {
     pub theirs: PathBuf,
     /// %P: the path in the repository.
     pub path: String,
+    /// %L: the conflict marker size.
+    #[arg(long)]
+    pub marker_size: Option<String>,
+    /// %X: the label of our side (Git >= 2.44; else the checked-out branch).
+    #[arg(long)]
+    pub ours_label: Option<String>,
+    /// %Y: the label of their side (Git >= 2.44; else the branch being merged).
+    #[arg(long)]
+    pub theirs_label: Option<String>,
 }
 
 pub fn run_commit(cli: &Cli, ctx: &Context, args: &CommitArgs) -> Result<ExitCode> {
@@ -53,6 +62,11 @@ pub fn run_commit(cli: &Cli, ctx: &Context, args: &CommitArgs) -> Result<ExitCod
 }
 
 pub fn run_merge_file(args: &MergeFileArgs) -> Result<ExitCode> {
-    let outcome = merge::merge_file(&args.base, &args.ours, &args.theirs, &args.path)?;
+    let markers = merge::Markers::from_git(
+        args.ours_label.as_deref(),
+        args.theirs_label.as_deref(),
+        args.marker_size.as_deref(),
+    );
+    let outcome = merge::merge_file(&args.base, &args.ours, &args.theirs, &args.path, &markers)?;
     Ok(ExitCode::from(outcome.exit_code()))
 }

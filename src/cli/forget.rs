@@ -46,6 +46,10 @@ pub struct ForgetArgs {
     /// Restore every file the last forget changed or deleted.
     #[arg(long, conflicts_with_all = ["ids", "query", "strategy"])]
     pub undo: bool,
+    /// Which memory to forget from: the project's (default), `team` (`.qwen/team-memory/`) or
+    /// `user`.
+    #[arg(long, value_enum)]
+    pub scope: Option<super::ScopeArg>,
     /// How to match a query: the model when configured (auto), heuristic, or model.
     #[arg(long, value_enum)]
     pub strategy: Option<ForgetStrategyArg>,
@@ -53,7 +57,7 @@ pub struct ForgetArgs {
 
 pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
     if args.undo {
-        let out = forget::undo(ctx)?;
+        let out = forget::undo(ctx, args.scope.map(Into::into))?;
         super::render_undo(cli, "forget", &out)?;
         super::report_auto_commit(cli, ctx);
         return Ok(ExitCode::SUCCESS);
@@ -64,7 +68,7 @@ pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
         .strategy
         .map(Into::into)
         .unwrap_or(StrategyChoice::Auto);
-    let sel = match forget::select(ctx, query, &args.ids, strategy) {
+    let sel = match forget::select(ctx, args.scope.map(Into::into), query, &args.ids, strategy) {
         Ok(s) => s,
         Err(e @ (ForgetError::NothingRequested | ForgetError::QueryAndIds)) => {
             eprintln!("git-qwen-memory: {e}");

@@ -17,7 +17,7 @@ use super::model as planner;
 use super::queue::{self, QueueError, QueuedRequest, Scheduled};
 use super::{filter, heuristic, Patch, UserText};
 use crate::context::Context;
-use crate::doc::Entry;
+use crate::doc::{Entry, MemoryType};
 use crate::model::{ModelClient, ModelConfig};
 use crate::project::{self, Root};
 use crate::remember::{self, Change, ChangeKind, NewEntry, Provenance, RememberError};
@@ -533,7 +533,7 @@ fn memory_roots(ctx: &Context) -> Vec<PathBuf> {
         l.private.path.clone(),
         l.repository.path.clone(),
         l.user.path.clone(),
-        l.team.clone(),
+        l.team.path.clone(),
     ]
 }
 
@@ -699,26 +699,45 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
 
     // Steps 6–7: apply, bump meta, then advance the cursor.
     let writing = Instant::now();
-    let entries: Vec<NewEntry> = out
+    // Facts about the person go to the user root, never into a (possibly committed) project
+    // root (docs/DESIGN.md, "Roots and paths").
+    let (user_entries, entries): (Vec<NewEntry>, Vec<NewEntry>) = out
         .patches
         .iter()
         .map(|p| NewEntry {
             memory_type: p.topic,
             entry: entry_of(p),
         })
-        .collect();
+        .partition(|e| e.memory_type == MemoryType::User);
     let provenance = Provenance {
         created: store::now_iso(),
         session: Some(session.clone()),
         commit: ctx.head_commit(),
     };
+    let user_changes = if user_entries.is_empty() {
+        Vec::new()
+    } else {
+        let user = &ctx.layout.user;
+        store::with_lock(&user.lock_path, || {
+            remember::apply_locked(user, &user_entries, &provenance)
+        })??
+    };
     let changes = store::with_lock(&root.lock_path, || -> Result<Vec<Change>, ExtractError> {
         store::ensure_scaffold(&root.path, &root.state_dir)?;
-        let changes = if entries.is_empty() {
+        let mut changes = if entries.is_empty() {
             Vec::new()
         } else {
             remember::apply_locked(root, &entries, &provenance)?
         };
+        changes.extend(user_changes);
+        // Topics in the order the facts were planned, wherever they were written.
+        let order = |c: &Change| {
+            out.patches
+                .iter()
+                .position(|p| p.topic.to_string() == c.memory_type)
+                .unwrap_or(usize::MAX)
+        };
+        changes.sort_by_key(order);
         let touched = touched_topics(&changes);
         bump_meta(&root.state_dir, &session, &touched)?;
         Ok(changes)

@@ -1,12 +1,15 @@
-//! The merge driver (SPEC §9.4): `git qwen-memory merge-file %O %A %B %P`.
+//! The merge driver: `git qwen-memory merge-file %O %A %B %P` (see docs/DESIGN.md, "Git
+//! integration").
 //!
 //! Topic documents merge entry by entry: the union of both sides' entries minus those either
-//! side deleted, each field merged three ways, frontmatter key by key (taken from the side
-//! that changed it); conflict markers appear only when both sides changed the same thing
-//! differently. `MEMORY.md` is derived data: its lines are merged by the document they link
-//! to and reassembled in path order within the index budgets, which is what regenerating it
-//! from the merged documents gives (the post-merge hook then rebuilds it from the files).
-//! Input that is not a memory document gets Git's ordinary textual merge.
+//! side deleted, frontmatter key by key (taken from the side that changed it). The rule that
+//! shapes everything here: a clean result never loses a side's text. An entry reworded or
+//! deleted on one side and edited on the other, or edited differently on both, becomes a
+//! conflict block naming both branches and the driver exits non-zero, so Git stops the merge.
+//! `MEMORY.md` is derived data: its lines are merged by the document they link to and
+//! reassembled in path order within the index budgets, which is what regenerating it from the
+//! merged documents gives (the post-merge hook then rebuilds it from the files). Input that is
+//! not a memory document (or already holds conflict markers) gets Git's ordinary textual merge.
 
 use std::fs;
 use std::path::Path;
@@ -31,28 +34,161 @@ pub struct Unparseable {
     pub side: &'static str,
 }
 
-const OURS: &str = "ours";
-const THEIRS: &str = "theirs";
+/// How conflict blocks are written: the labels after `<<<<<<<` / `>>>>>>>` (the branch names)
+/// and the marker length (`conflict-marker-size`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Markers {
+    pub ours: String,
+    pub theirs: String,
+    pub size: usize,
+}
+
+impl Default for Markers {
+    fn default() -> Self {
+        Markers {
+            ours: "ours".into(),
+            theirs: "theirs".into(),
+            size: DEFAULT_MARKER_SIZE,
+        }
+    }
+}
+
+/// Git's default conflict marker length.
+pub const DEFAULT_MARKER_SIZE: usize = 7;
+
+impl Markers {
+    /// The labels Git hands the driver (`%X`, `%Y`, `%L`; Git ≥ 2.44), else what the
+    /// environment tells: `git merge` exports `GITHEAD_<sha>=<branch>` for the merged branch, and
+    /// "HEAD" is named after the checked-out branch. A placeholder Git left unexpanded (older
+    /// Git passes `%X` through) counts as absent. Falls back to "ours" / "theirs".
+    pub fn resolve(
+        ours: Option<&str>,
+        theirs: Option<&str>,
+        size: Option<&str>,
+        env: &[(String, String)],
+        current_branch: impl FnOnce() -> Option<String>,
+    ) -> Markers {
+        let given = |v: Option<&str>| {
+            v.map(clean_label)
+                .filter(|v| !v.is_empty() && !v.starts_with('%'))
+        };
+        let mut ours = given(ours);
+        if ours.as_deref().is_none_or(|o| o == "HEAD") {
+            ours = current_branch().map(|b| clean_label(&b)).or(ours);
+        }
+        let theirs = given(theirs).or_else(|| {
+            let mut heads = env
+                .iter()
+                .filter(|(k, _)| k.starts_with("GITHEAD_"))
+                .map(|(_, v)| clean_label(v));
+            match (heads.next(), heads.next()) {
+                (Some(one), None) if !one.is_empty() => Some(one),
+                _ => None,
+            }
+        });
+        let size = size
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .filter(|n| (1..=1024).contains(n))
+            .unwrap_or(DEFAULT_MARKER_SIZE);
+        let d = Markers::default();
+        Markers {
+            ours: ours.unwrap_or(d.ours),
+            theirs: theirs.unwrap_or(d.theirs),
+            size,
+        }
+    }
+
+    /// [`Markers::resolve`] with this process's environment and the repository around the
+    /// working directory (where Git runs the driver).
+    pub fn from_git(ours: Option<&str>, theirs: Option<&str>, size: Option<&str>) -> Markers {
+        let env: Vec<(String, String)> = std::env::vars().collect();
+        Markers::resolve(ours, theirs, size, &env, current_branch)
+    }
+
+    fn block(&self, ours: &str, theirs: &str) -> String {
+        let line = |s: &str| {
+            if s.is_empty() {
+                String::new()
+            } else {
+                format!("{s}\n")
+            }
+        };
+        format!(
+            "{} {}\n{}{}\n{}{} {}",
+            "<".repeat(self.size),
+            self.ours,
+            line(ours),
+            "=".repeat(self.size),
+            line(theirs),
+            ">".repeat(self.size),
+            self.theirs
+        )
+    }
+}
+
+/// The short name of the checked-out branch, if HEAD is on one.
+fn current_branch() -> Option<String> {
+    let repo = git2::Repository::open_from_env().ok()?;
+    let head = repo.head().ok()?;
+    if !head.is_branch() {
+        return None;
+    }
+    head.shorthand().map(str::to_string)
+}
+
+/// One line, no control characters: a label is printed inside the file.
+fn clean_label(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control())
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
 
 /// Provenance keys written by this tool: merged without conflicts (earliest `created`, our
 /// `session` / `commit`), since two clones creating the same document always differ there.
 const PROVENANCE_KEYS: [&str; 3] = ["created", "session", "commit"];
 
 /// Three-way merge of topic documents. An empty (or blank) base means both sides added the
-/// file.
-pub fn merge_topic(base: &str, ours: &str, theirs: &str) -> Result<Merged, Unparseable> {
+/// file. A side already holding conflict markers is refused (Git's textual merge handles it).
+pub fn merge_topic(
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    markers: &Markers,
+) -> Result<Merged, Unparseable> {
+    let parse = |text: &str, side: &'static str| {
+        if doc::conflict_marker_line(text).is_some() {
+            return Err(Unparseable { side });
+        }
+        doc::parse_document(text).map_err(|_| Unparseable { side })
+    };
     let base_doc = if base.trim().is_empty() {
         None
     } else {
-        Some(doc::parse_document(base).map_err(|_| Unparseable { side: "the base" })?)
+        Some(parse(base, "the base")?)
     };
-    let ours_doc = doc::parse_document(ours).map_err(|_| Unparseable { side: OURS })?;
-    let theirs_doc = doc::parse_document(theirs).map_err(|_| Unparseable { side: THEIRS })?;
+    let ours_doc = parse(ours, "ours")?;
+    let theirs_doc = parse(theirs, "theirs")?;
+    // Only one side changed (or both alike): that side is the result, byte for byte.
+    if ours == theirs || base == theirs {
+        return Ok(Merged {
+            text: ours.to_string(),
+            conflicts: 0,
+        });
+    }
+    if base == ours {
+        return Ok(Merged {
+            text: theirs.to_string(),
+            conflicts: 0,
+        });
+    }
 
     let (frontmatter, fm_conflicts) = merge_frontmatter(
         base_doc.as_ref().map(|d| d.frontmatter.as_str()),
         &ours_doc.frontmatter,
         &theirs_doc.frontmatter,
+        markers,
     );
     let base_entries = base_doc
         .as_ref()
@@ -62,6 +198,7 @@ pub fn merge_topic(base: &str, ours: &str, theirs: &str) -> Result<Merged, Unpar
         &base_entries,
         &doc::parse_entries(&ours_doc.body),
         &doc::parse_entries(&theirs_doc.body),
+        markers,
     );
     Ok(Merged {
         text: format!("---\n{frontmatter}\n---\n\n{body}\n"),
@@ -105,7 +242,12 @@ fn fm_blocks(fm: &str) -> Vec<(String, String)> {
     blocks
 }
 
-fn merge_frontmatter(base: Option<&str>, ours: &str, theirs: &str) -> (String, usize) {
+fn merge_frontmatter(
+    base: Option<&str>,
+    ours: &str,
+    theirs: &str,
+    markers: &Markers,
+) -> (String, usize) {
     if ours == theirs || base == Some(theirs) {
         return (ours.to_string(), 0);
     }
@@ -140,11 +282,7 @@ fn merge_frontmatter(base: Option<&str>, ours: &str, theirs: &str) -> (String, u
                     continue;
                 }
                 conflicts += 1;
-                out.push(format!(
-                    "<<<<<<< {OURS}\n{}=======\n{}>>>>>>> {THEIRS}",
-                    ov.map(|v| format!("{v}\n")).unwrap_or_default(),
-                    tv.map(|v| format!("{v}\n")).unwrap_or_default()
-                ));
+                out.push(markers.block(ov.unwrap_or(""), tv.unwrap_or("")));
             }
         }
     }
@@ -166,95 +304,238 @@ fn resolve_provenance<'a>(
     }
 }
 
-enum Piece {
-    Clean(Entry),
-    Conflict(Entry, Entry),
+/// What became of one base entry on one side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    /// Still there (same summary, or same summary up to case and spacing): the side's index.
+    Kept(usize),
+    /// Replaced in place by a new entry (a reword): the side's index.
+    Reworded(usize),
+    Deleted,
 }
 
-fn merge_entries(base: &[Entry], ours: &[Entry], theirs: &[Entry]) -> (String, usize) {
-    let key = |e: &Entry| doc::entry_key(&e.summary);
-    let find = |list: &[Entry], k: &str| list.iter().find(|e| key(e) == k).cloned();
-    let mut pieces: Vec<Piece> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for o in ours {
-        let k = key(o);
-        if !seen.insert(k.clone()) {
-            continue;
-        }
-        let b = find(base, &k);
-        let t = find(theirs, &k);
-        match (b, t) {
-            // Deleted by theirs.
-            (Some(_), None) => {}
-            (b, Some(t)) => pieces.push(merge_entry(b.as_ref(), o, &t)),
-            (None, None) => pieces.push(Piece::Clean(o.clone())),
-        }
-    }
-    for t in theirs {
-        let k = key(t);
-        if seen.contains(&k) || find(base, &k).is_some() {
-            // Already merged, or in the base but deleted by ours.
-            continue;
-        }
-        seen.insert(k);
-        pieces.push(Piece::Clean(t.clone()));
-    }
-    let conflicts = pieces
-        .iter()
-        .filter(|p| matches!(p, Piece::Conflict(..)))
-        .count();
-    if pieces.is_empty() {
-        return (doc::render_body(&[]), 0);
-    }
-    let rendered: Vec<String> = pieces
-        .iter()
-        .map(|p| match p {
-            Piece::Clean(e) => doc::render_body(std::slice::from_ref(e)),
-            Piece::Conflict(o, t) => format!(
-                "<<<<<<< {OURS}\n{}\n=======\n{}\n>>>>>>> {THEIRS}",
-                doc::render_body(std::slice::from_ref(o)),
-                doc::render_body(std::slice::from_ref(t))
-            ),
-        })
-        .collect();
-    (rendered.join("\n\n"), conflicts)
+/// How one side relates to the base, entry by entry.
+struct SideMap {
+    /// Per base entry.
+    fate: Vec<Fate>,
+    /// Per side entry: the base entry it keeps or rewords, `None` for an addition.
+    origin: Vec<Option<usize>>,
 }
 
-fn merge_entry(base: Option<&Entry>, ours: &Entry, theirs: &Entry) -> Piece {
-    // The summary only differs in case or spacing here (same key): keep ours.
-    let mut merged = Entry {
-        summary: ours.summary.clone(),
-        ..Entry::default()
-    };
-    let mut conflict = false;
-    let fields: [fn(&Entry) -> Option<&str>; 2] =
-        [|e| e.why.as_deref(), |e| e.how_to_apply.as_deref()];
-    let mut values: [(Option<String>, Option<String>); 2] = Default::default();
-    for (i, field) in fields.iter().enumerate() {
-        match three_way(base.and_then(field), field(ours), field(theirs)) {
-            Ok(v) => values[i] = (v.map(str::to_string), v.map(str::to_string)),
-            Err((o, t)) => {
-                conflict = true;
-                values[i] = (o.map(str::to_string), t.map(str::to_string));
+/// Matches a side's entries to the base: exact summaries first, then summaries equal up to case
+/// and spacing (so a case-variant duplicate stays a separate entry), then rewords (an unmatched
+/// entry standing where an unmatched base entry stood, or carrying its `Why:` / `How to apply:`).
+fn map_side(base: &[Entry], side: &[Entry]) -> SideMap {
+    let mut base_to: Vec<Option<usize>> = vec![None; base.len()];
+    let mut side_to: Vec<Option<usize>> = vec![None; side.len()];
+    let passes: [fn(&Entry, &Entry) -> bool; 2] = [
+        |a, b| a.summary == b.summary,
+        |a, b| doc::entry_key(&a.summary) == doc::entry_key(&b.summary),
+    ];
+    for same in passes {
+        for (i, b) in base.iter().enumerate() {
+            if base_to[i].is_some() {
+                continue;
+            }
+            if let Some(j) = (0..side.len()).find(|&j| side_to[j].is_none() && same(b, &side[j])) {
+                base_to[i] = Some(j);
+                side_to[j] = Some(i);
             }
         }
     }
-    if !conflict {
-        merged.why = values[0].0.clone();
-        merged.how_to_apply = values[1].0.clone();
-        return Piece::Clean(merged);
+    let kept: Vec<bool> = base_to.iter().map(Option::is_some).collect();
+    // The gap an unmatched entry sits in: the base index of the nearest kept entry before it.
+    let side_gap = |j: usize| (0..j).rev().find_map(|k| side_to[k]);
+    let base_gap = |i: usize| (0..i).rev().find(|&k| kept[k]);
+    let mut reworded: Vec<Option<usize>> = vec![None; base.len()];
+    let mut paired = vec![false; side.len()];
+    for j in 0..side.len() {
+        if side_to[j].is_some() {
+            continue;
+        }
+        let gap = side_gap(j);
+        if let Some(i) =
+            (0..base.len()).find(|&i| !kept[i] && reworded[i].is_none() && base_gap(i) == gap)
+        {
+            reworded[i] = Some(j);
+            paired[j] = true;
+        }
     }
-    let ours_side = Entry {
-        summary: ours.summary.clone(),
-        why: values[0].0.clone(),
-        how_to_apply: values[1].0.clone(),
+    let shares_field = |a: &Entry, b: &Entry| {
+        (a.why.is_some() && a.why == b.why)
+            || (a.how_to_apply.is_some() && a.how_to_apply == b.how_to_apply)
     };
-    let theirs_side = Entry {
-        summary: theirs.summary.clone(),
-        why: values[0].1.clone(),
-        how_to_apply: values[1].1.clone(),
+    for j in 0..side.len() {
+        if side_to[j].is_some() || paired[j] {
+            continue;
+        }
+        if let Some(i) = (0..base.len())
+            .find(|&i| !kept[i] && reworded[i].is_none() && shares_field(&base[i], &side[j]))
+        {
+            reworded[i] = Some(j);
+            paired[j] = true;
+        }
+    }
+    let mut origin = side_to.clone();
+    let fate = (0..base.len())
+        .map(|i| match (base_to[i], reworded[i]) {
+            (Some(j), _) => Fate::Kept(j),
+            (None, Some(j)) => {
+                origin[j] = Some(i);
+                Fate::Reworded(j)
+            }
+            (None, None) => Fate::Deleted,
+        })
+        .collect();
+    SideMap { fate, origin }
+}
+
+/// A merged piece of the body.
+enum Piece {
+    Clean(Entry),
+    /// Ours and theirs as they stand (`None`: that side deleted it).
+    Conflict(Option<Entry>, Option<Entry>),
+    Gone,
+}
+
+/// Merges one entry changed on both sides: every field three ways; any field changed
+/// differently on both sides makes the whole entry a conflict, shown as each side has it.
+fn merge_fields(base: Option<&Entry>, ours: &Entry, theirs: &Entry) -> Piece {
+    let fields: [fn(&Entry) -> Option<&str>; 3] = [
+        |e| Some(e.summary.as_str()),
+        |e| e.why.as_deref(),
+        |e| e.how_to_apply.as_deref(),
+    ];
+    let mut merged: Vec<Option<String>> = Vec::with_capacity(3);
+    for field in fields {
+        match three_way(base.and_then(field), field(ours), field(theirs)) {
+            Ok(v) => merged.push(v.map(str::to_string)),
+            Err(_) => return Piece::Conflict(Some(ours.clone()), Some(theirs.clone())),
+        }
+    }
+    let mut it = merged.into_iter();
+    Piece::Clean(Entry {
+        summary: it.next().flatten().unwrap_or_default(),
+        why: it.next().flatten(),
+        how_to_apply: it.next().flatten(),
+    })
+}
+
+/// The result for one base entry from what each side did to it.
+fn merge_base_entry(b: &Entry, ours: (Fate, &[Entry]), theirs: (Fate, &[Entry])) -> Piece {
+    use Fate::*;
+    let (of, o) = ours;
+    let (tf, t) = theirs;
+    match (of, tf) {
+        (Kept(i), Kept(j)) => merge_fields(Some(b), &o[i], &t[j]),
+        (Deleted, Deleted) => Piece::Gone,
+        (Kept(i), Deleted) if o[i] == *b => Piece::Gone,
+        (Deleted, Kept(j)) if t[j] == *b => Piece::Gone,
+        (Kept(i), Deleted) => Piece::Conflict(Some(o[i].clone()), None),
+        (Deleted, Kept(j)) => Piece::Conflict(None, Some(t[j].clone())),
+        (Kept(i), Reworded(j)) if o[i] == *b => Piece::Clean(t[j].clone()),
+        (Reworded(i), Kept(j)) if t[j] == *b => Piece::Clean(o[i].clone()),
+        (Reworded(i), Reworded(j))
+            if doc::entry_key(&o[i].summary) == doc::entry_key(&t[j].summary) =>
+        {
+            merge_fields(Some(b), &o[i], &t[j])
+        }
+        (Kept(i) | Reworded(i), Kept(j) | Reworded(j)) => {
+            Piece::Conflict(Some(o[i].clone()), Some(t[j].clone()))
+        }
+        (Reworded(i), Deleted) => Piece::Conflict(Some(o[i].clone()), None),
+        (Deleted, Reworded(j)) => Piece::Conflict(None, Some(t[j].clone())),
+    }
+}
+
+fn merge_entries(
+    base: &[Entry],
+    ours: &[Entry],
+    theirs: &[Entry],
+    markers: &Markers,
+) -> (String, usize) {
+    let om = map_side(base, ours);
+    let tm = map_side(base, theirs);
+    // Ours gives the order: each piece is placed by a key (ours' position, then base order for
+    // entries ours no longer has, then their additions after the entry they follow).
+    let ours_pos: Vec<Option<usize>> = om
+        .fate
+        .iter()
+        .map(|f| match f {
+            Fate::Kept(j) | Fate::Reworded(j) => Some(*j),
+            Fate::Deleted => None,
+        })
+        .collect();
+    let major = |i: usize| -> i64 {
+        (0..=i)
+            .rev()
+            .find_map(|k| ours_pos[k])
+            .map_or(-1, |j| j as i64)
     };
-    Piece::Conflict(ours_side, theirs_side)
+    let mut placed: Vec<((i64, u8, usize), Piece)> = Vec::new();
+    for (i, b) in base.iter().enumerate() {
+        let piece = merge_base_entry(b, (om.fate[i], ours), (tm.fate[i], theirs));
+        let key = match ours_pos[i] {
+            Some(j) => (j as i64, 0, 0),
+            None => (major(i), 1, i),
+        };
+        placed.push((key, piece));
+    }
+    // Additions: ours' in place; theirs' after the entry they follow, merged with an
+    // addition of ours under the same summary (both sides added the same fact).
+    let mut ours_added: Vec<usize> = (0..ours.len())
+        .filter(|&j| om.origin[j].is_none())
+        .collect();
+    let mut theirs_extra: Vec<((i64, u8, usize), Piece)> = Vec::new();
+    for (k, t) in theirs.iter().enumerate() {
+        if tm.origin[k].is_some() {
+            continue;
+        }
+        let same = |j: &usize| ours[*j].summary == t.summary;
+        let alike = |j: &usize| doc::entry_key(&ours[*j].summary) == doc::entry_key(&t.summary);
+        let hit = ours_added
+            .iter()
+            .position(same)
+            .or_else(|| ours_added.iter().position(alike));
+        if let Some(p) = hit {
+            let j = ours_added.remove(p);
+            placed.push(((j as i64, 0, 0), merge_fields(None, &ours[j], t)));
+            continue;
+        }
+        // After everything ours has between that entry and the next base entry it keeps.
+        let anchor = (0..k).rev().find_map(|x| tm.origin[x]);
+        let next = (0..ours.len())
+            .find(|&j| om.origin[j].is_some_and(|b| anchor.is_none_or(|a| b > a)))
+            .unwrap_or(ours.len());
+        let key = (next as i64 - 1, 2, k);
+        theirs_extra.push((key, Piece::Clean(t.clone())));
+    }
+    for j in ours_added {
+        placed.push(((j as i64, 0, 0), Piece::Clean(ours[j].clone())));
+    }
+    placed.extend(theirs_extra);
+    placed.sort_by_key(|(k, _)| *k);
+
+    let mut conflicts = 0;
+    let mut rendered: Vec<String> = Vec::new();
+    for (_, piece) in placed {
+        match piece {
+            Piece::Gone => {}
+            Piece::Clean(e) => rendered.push(doc::render_body(std::slice::from_ref(&e))),
+            Piece::Conflict(o, t) => {
+                conflicts += 1;
+                let side = |e: Option<Entry>| {
+                    e.map(|e| doc::render_body(std::slice::from_ref(&e)))
+                        .unwrap_or_default()
+                };
+                rendered.push(markers.block(&side(o), &side(t)));
+            }
+        }
+    }
+    if rendered.is_empty() {
+        return (doc::render_body(&[]), 0);
+    }
+    (rendered.join("\n\n"), conflicts)
 }
 
 /// The link target of an index line (`- [title](target) — …`), which names its document.
@@ -332,6 +613,7 @@ pub fn merge_file(
     ours: &Path,
     theirs: &Path,
     path: &str,
+    markers: &Markers,
 ) -> Result<DriverOutcome, GitError> {
     let read = |p: &Path| fs::read(p).map_err(|e| GitError::io(p, e));
     let (b, o, t) = (read(base)?, read(ours)?, read(theirs)?);
@@ -341,7 +623,7 @@ pub fn merge_file(
         std::str::from_utf8(&t),
     );
     let (Ok(b), Ok(o), Ok(t)) = texts else {
-        return text_merge(base, ours, theirs, path);
+        return text_merge(base, ours, theirs, markers);
     };
     let is_index = path.rsplit('/').next() == Some(crate::store::INDEX_FILE);
     if is_index {
@@ -349,7 +631,7 @@ pub fn merge_file(
         fs::write(ours, merged).map_err(|e| GitError::io(ours, e))?;
         return Ok(DriverOutcome::Clean);
     }
-    match merge_topic(b, o, t) {
+    match merge_topic(b, o, t, markers) {
         Ok(m) => {
             fs::write(ours, &m.text).map_err(|e| GitError::io(ours, e))?;
             Ok(if m.conflicts == 0 {
@@ -358,7 +640,7 @@ pub fn merge_file(
                 DriverOutcome::Conflicted
             })
         }
-        Err(_) => text_merge(base, ours, theirs, path),
+        Err(_) => text_merge(base, ours, theirs, markers),
     }
 }
 
@@ -368,18 +650,12 @@ fn text_merge(
     base: &Path,
     ours: &Path,
     theirs: &Path,
-    path: &str,
+    markers: &Markers,
 ) -> Result<DriverOutcome, GitError> {
     let status = Command::new("git")
         .arg("merge-file")
-        .args([
-            "-L",
-            &format!("ours:{path}"),
-            "-L",
-            "base",
-            "-L",
-            &format!("theirs:{path}"),
-        ])
+        .arg(format!("--marker-size={}", markers.size))
+        .args(["-L", &markers.ours, "-L", "base", "-L", &markers.theirs])
         .arg(ours)
         .arg(base)
         .arg(theirs)
@@ -413,13 +689,14 @@ mod tests {
             "Use pnpm.\n\nRun lint first.\n\nDeploy from release branches.",
         );
         let theirs = topic(FM, "Use pnpm.\n\nCI sets TZ=UTC.");
-        let m = merge_topic(&base, &ours, &theirs).unwrap();
+        let m = merge_topic(&base, &ours, &theirs, &Markers::default()).unwrap();
         assert_eq!(m.conflicts, 0);
+        // Theirs replaced "Run lint first." in place: a reword of an entry ours left alone.
         assert_eq!(
             m.text,
             topic(
                 FM,
-                "Use pnpm.\n\nDeploy from release branches.\n\nCI sets TZ=UTC."
+                "Use pnpm.\n\nCI sets TZ=UTC.\n\nDeploy from release branches."
             )
         );
     }
@@ -429,12 +706,12 @@ mod tests {
         let base = topic(FM, "Use pnpm.\n\nWhy: speed");
         let ours = topic(FM, "Use pnpm.\n\nWhy: speed\n\nHow to apply: always");
         let theirs = topic(FM, "Use pnpm.\n\nWhy: disk space");
-        let m = merge_topic(&base, &ours, &theirs).unwrap();
+        let m = merge_topic(&base, &ours, &theirs, &Markers::default()).unwrap();
         assert_eq!(m.conflicts, 0);
         assert!(m.text.contains("Why: disk space\n\nHow to apply: always"));
 
         let ours = topic(FM, "Use pnpm.\n\nWhy: lockfile");
-        let m = merge_topic(&base, &ours, &theirs).unwrap();
+        let m = merge_topic(&base, &ours, &theirs, &Markers::default()).unwrap();
         assert_eq!(m.conflicts, 1);
         assert!(m.text.contains("<<<<<<< ours\nUse pnpm.\n\nWhy: lockfile\n=======\nUse pnpm.\n\nWhy: disk space\n>>>>>>> theirs"));
     }
@@ -445,7 +722,7 @@ mod tests {
         let fm2 = "name: Build and release\ndescription: How we build\ntype: project\ncategory: x";
         let theirs = topic(fm2, "A fact here.");
         let ours = topic(FM, "A fact here.\n\nAnother fact here.");
-        let m = merge_topic(&base, &ours, &theirs).unwrap();
+        let m = merge_topic(&base, &ours, &theirs, &Markers::default()).unwrap();
         assert_eq!(m.conflicts, 0);
         assert_eq!(m.text, topic(fm2, "A fact here.\n\nAnother fact here."));
         // Both changed the same key differently.
@@ -453,7 +730,7 @@ mod tests {
             "name: Build steps\ndescription: How we build\ntype: project",
             "A fact here.",
         );
-        let m = merge_topic(&base, &ours, &theirs).unwrap();
+        let m = merge_topic(&base, &ours, &theirs, &Markers::default()).unwrap();
         assert_eq!(m.conflicts, 1, "{}", m.text);
         assert!(m.text.contains(
             "<<<<<<< ours\nname: Build steps\n=======\nname: Build and release\n>>>>>>> theirs"
@@ -467,7 +744,7 @@ mod tests {
             "name: Build\ndescription: How we build\ntype: project\ncategory: x",
             "A fact here.",
         );
-        let m = merge_topic(&base, &ours, &theirs).unwrap();
+        let m = merge_topic(&base, &ours, &theirs, &Markers::default()).unwrap();
         assert_eq!(m.conflicts, 0, "{}", m.text);
         assert!(m.text.starts_with(
             "---\nname: Build\ndescription: Building it\ntype: project\ncategory: x\n---"
@@ -484,7 +761,7 @@ mod tests {
             "name: Use pnpm\ndescription: Use pnpm\ntype: project\ncreated: 2026-03-01T10:00:00.000Z\ncommit: bbb",
             "Use pnpm.\n\nWhy: the lockfile",
         );
-        let m = merge_topic("", &ours, &theirs).unwrap();
+        let m = merge_topic("", &ours, &theirs, &Markers::default()).unwrap();
         assert_eq!(m.conflicts, 0, "{}", m.text);
         assert!(m
             .text
@@ -495,14 +772,142 @@ mod tests {
     #[test]
     fn deleting_every_entry_renders_the_placeholder() {
         let base = topic(FM, "Only fact here.");
-        let m = merge_topic(&base, &topic(FM, "_No entries yet._"), &base).unwrap();
+        let m = merge_topic(
+            &base,
+            &topic(FM, "_No entries yet._"),
+            &base,
+            &Markers::default(),
+        )
+        .unwrap();
         assert_eq!(m.text, topic(FM, "_No entries yet._"));
     }
 
     #[test]
     fn unparseable_sides_are_refused() {
-        assert!(merge_topic("", "not a doc", &topic(FM, "x")).is_err());
-        assert!(merge_topic("garbage", &topic(FM, "x"), &topic(FM, "x")).is_err());
+        let with_markers = topic(FM, "<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b");
+        assert!(merge_topic("", &with_markers, &topic(FM, "x"), &Markers::default()).is_err());
+        assert!(merge_topic("", "not a doc", &topic(FM, "x"), &Markers::default()).is_err());
+        assert!(merge_topic(
+            "garbage",
+            &topic(FM, "x"),
+            &topic(FM, "x"),
+            &Markers::default()
+        )
+        .is_err());
+    }
+
+    fn merge(base: &str, ours: &str, theirs: &str) -> Merged {
+        let m = Markers {
+            ours: "main".into(),
+            theirs: "topic".into(),
+            size: 7,
+        };
+        merge_topic(&topic(FM, base), &topic(FM, ours), &topic(FM, theirs), &m).unwrap()
+    }
+
+    #[test]
+    fn a_side_change_that_would_be_lost_conflicts() {
+        let base = "Use pnpm.\n\nWhy: speed\n\nRun lint first.";
+        // Reword on one side, Why edited on the other.
+        let m = merge(
+            base,
+            "Use pnpm for every package.\n\nWhy: speed\n\nRun lint first.",
+            "Use pnpm.\n\nWhy: disk space\n\nRun lint first.",
+        );
+        assert_eq!(m.conflicts, 1, "{}", m.text);
+        assert!(m.text.contains("<<<<<<< main\nUse pnpm for every package.\n\nWhy: speed\n=======\nUse pnpm.\n\nWhy: disk space\n>>>>>>> topic"), "{}", m.text);
+        assert!(m.text.contains("Run lint first."));
+        // Delete on one side, edit on the other.
+        let m = merge(
+            base,
+            "Run lint first.",
+            "Use pnpm.\n\nWhy: speed\n\nHow to apply: always\n\nRun lint first.",
+        );
+        assert_eq!(m.conflicts, 1, "{}", m.text);
+        assert!(m.text.contains("<<<<<<< main\n=======\nUse pnpm.\n\nWhy: speed\n\nHow to apply: always\n>>>>>>> topic"), "{}", m.text);
+        // Delete on one side, reword on the other.
+        let m = merge(
+            base,
+            "Run lint first.",
+            "Use yarn.\n\nWhy: speed\n\nRun lint first.",
+        );
+        assert_eq!(m.conflicts, 1, "{}", m.text);
+        // A case-variant duplicate with a Why next to a deletion keeps the Why.
+        let m = merge(
+            base,
+            "Use pnpm.\n\nWhy: speed\n\nuse PNPM.\n\nWhy: the lockfile\n\nRun lint first.",
+            "Run lint first.",
+        );
+        assert_eq!(m.conflicts, 0, "{}", m.text);
+        assert!(
+            m.text.contains("use PNPM.\n\nWhy: the lockfile"),
+            "{}",
+            m.text
+        );
+        assert!(!m.text.contains("Use pnpm.\n\nWhy: speed"), "{}", m.text);
+    }
+
+    #[test]
+    fn independent_and_identical_changes_merge_cleanly() {
+        let base = "Use pnpm.\n\nWhy: speed\n\nRun lint first.";
+        // Reword one entry, edit another.
+        let m = merge(
+            base,
+            "Use pnpm everywhere.\n\nWhy: speed\n\nRun lint first.",
+            "Use pnpm.\n\nWhy: speed\n\nRun lint first.\n\nHow to apply: before push",
+        );
+        assert_eq!(m.conflicts, 0, "{}", m.text);
+        assert_eq!(
+            m.text,
+            topic(FM, "Use pnpm everywhere.\n\nWhy: speed\n\nRun lint first.\n\nHow to apply: before push")
+        );
+        // Why on one side, How on the other.
+        let m = merge(
+            base,
+            "Use pnpm.\n\nWhy: disk\n\nRun lint first.",
+            "Use pnpm.\n\nWhy: speed\n\nHow to apply: always\n\nRun lint first.",
+        );
+        assert_eq!(m.conflicts, 0, "{}", m.text);
+        assert!(m
+            .text
+            .contains("Use pnpm.\n\nWhy: disk\n\nHow to apply: always"));
+        // The same reword on both sides plus different additions.
+        let m = merge(
+            base,
+            "Use pnpm 9.\n\nWhy: speed\n\nRun lint first.\n\nA.",
+            "Use pnpm 9.\n\nWhy: speed\n\nRun lint first.\n\nB.",
+        );
+        assert_eq!(m.conflicts, 0, "{}", m.text);
+        assert_eq!(
+            m.text,
+            topic(
+                FM,
+                "Use pnpm 9.\n\nWhy: speed\n\nRun lint first.\n\nA.\n\nB."
+            )
+        );
+        // Both delete the same entry.
+        let m = merge(base, "Run lint first.\n\nA.", "Run lint first.");
+        assert_eq!(m.text, topic(FM, "Run lint first.\n\nA."));
+    }
+
+    #[test]
+    fn markers_name_the_branches() {
+        let env = vec![("GITHEAD_0123".to_string(), "feature/x".to_string())];
+        let m = Markers::resolve(Some("%X"), Some("%Y"), Some("%L"), &env, || {
+            Some("main".into())
+        });
+        assert_eq!(
+            (m.ours.as_str(), m.theirs.as_str(), m.size),
+            ("main", "feature/x", 7)
+        );
+        let m = Markers::resolve(Some("HEAD"), Some("topic"), Some("9"), &[], || None);
+        assert_eq!(
+            (m.ours.as_str(), m.theirs.as_str(), m.size),
+            ("HEAD", "topic", 9)
+        );
+        let m = Markers::resolve(None, None, None, &[], || None);
+        assert_eq!(m, Markers::default());
+        assert_eq!(m.block("a", ""), "<<<<<<< ours\na\n=======\n>>>>>>> theirs");
     }
 
     #[test]

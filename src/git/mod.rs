@@ -20,10 +20,17 @@ use crate::context::Context;
 pub const MEMORY_DIR: &str = ".qwen/memory";
 /// The name of the merge driver in `.gitattributes` and `merge.<name>.driver`.
 pub const MERGE_DRIVER: &str = "qwen-memory";
-/// The `.gitattributes` line routing memory documents to the merge driver.
-pub const ATTRIBUTES_LINE: &str = ".qwen/memory/**/*.md merge=qwen-memory";
-/// The command Git runs for the merge driver.
-pub const MERGE_DRIVER_COMMAND: &str = "git qwen-memory merge-file %O %A %B %P";
+/// The `.gitattributes` lines routing memory documents (repository and team memory) to the
+/// merge driver.
+pub const ATTRIBUTES_LINES: [&str; 2] = [
+    ".qwen/memory/**/*.md merge=qwen-memory",
+    ".qwen/team-memory/**/*.md merge=qwen-memory",
+];
+/// The command Git runs for the merge driver. `%X` / `%Y` (Git >= 2.44) name the branches in
+/// conflict markers; an older Git passes them through unexpanded and the driver asks the
+/// environment instead.
+pub const MERGE_DRIVER_COMMAND: &str =
+    "git qwen-memory merge-file %O %A %B %P --marker-size=%L --ours-label=%X --theirs-label=%Y";
 
 /// Failures of Git operations.
 #[derive(Debug, thiserror::Error)]
@@ -211,8 +218,8 @@ pub fn ensure_excludes(path: &Path, patterns: &[&str]) -> Result<Vec<String>, Gi
     Ok(missing)
 }
 
-/// Adds [`ATTRIBUTES_LINE`] to a `.gitattributes` file unless it is there; keeps everything
-/// else byte for byte. Returns whether the file changed.
+/// Adds the [`ATTRIBUTES_LINES`] a `.gitattributes` file lacks; keeps everything else byte
+/// for byte. Returns whether the file changed.
 pub fn ensure_attributes(path: &Path) -> Result<bool, GitError> {
     let current = match fs::read(path) {
         Ok(b) => b,
@@ -220,18 +227,27 @@ pub fn ensure_attributes(path: &Path) -> Result<bool, GitError> {
         Err(e) => return Err(GitError::io(path, e)),
     };
     let text = String::from_utf8_lossy(&current);
-    if text.lines().any(|l| l.trim() == ATTRIBUTES_LINE) {
+    let missing: Vec<&str> = ATTRIBUTES_LINES
+        .iter()
+        .copied()
+        .filter(|line| !text.lines().any(|l| l.trim() == *line))
+        .collect();
+    if missing.is_empty() {
         return Ok(false);
     }
     let mut next = current.clone();
     if !next.is_empty() && !next.ends_with(b"\n") {
         next.push(b'\n');
     }
-    next.extend_from_slice(
-        b"# Memory documents of git-qwen-memory merge entry by entry (git qwen-memory install --local).\n",
-    );
-    next.extend_from_slice(ATTRIBUTES_LINE.as_bytes());
-    next.push(b'\n');
+    if missing.len() == ATTRIBUTES_LINES.len() {
+        next.extend_from_slice(
+            b"# Memory documents of git-qwen-memory merge entry by entry (git qwen-memory install --local).\n",
+        );
+    }
+    for line in missing {
+        next.extend_from_slice(line.as_bytes());
+        next.push(b'\n');
+    }
     crate::store::atomic_write(path, &next)?;
     Ok(true)
 }
@@ -259,8 +275,15 @@ mod tests {
         assert!(ensure_attributes(&p).unwrap());
         let text = fs::read_to_string(&p).unwrap();
         assert!(text.starts_with("*.png binary\n#"));
-        assert!(text.ends_with(&format!("{ATTRIBUTES_LINE}\n")));
+        assert!(text.ends_with(&format!("{}\n", ATTRIBUTES_LINES.join("\n"))));
         assert!(!ensure_attributes(&p).unwrap());
         assert_eq!(fs::read_to_string(&p).unwrap(), text);
+        // A file that already routes repository memory gains only the team-memory line.
+        fs::write(&p, format!("{}\n", ATTRIBUTES_LINES[0])).unwrap();
+        assert!(ensure_attributes(&p).unwrap());
+        assert_eq!(
+            fs::read_to_string(&p).unwrap(),
+            format!("{}\n", ATTRIBUTES_LINES.join("\n"))
+        );
     }
 }
