@@ -589,6 +589,8 @@ fn run_measuring_rss(sb: &Sandbox, args: &[&str]) -> (std::process::ExitStatus, 
     let out_path = sb
         .root()
         .join(format!("rss-out-{}.json", std::process::id()));
+    // Reaped by `wait4` below (which also reports its resource usage), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
     let child = sb
         .std_cmd(&sb.repo)
         .args(args)
