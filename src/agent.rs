@@ -106,9 +106,9 @@ pub fn hook_command(agent: Agent, action: &str) -> String {
     format!("{COMMAND_PREFIX}{action} --agent {}", agent.as_str())
 }
 
-/// One handler object for `action` (`recall` / `extract`), with the timeout in the agent's
-/// unit: Qwen Code milliseconds ≥ 1000 (read as milliseconds by every version), Claude Code
-/// seconds.
+/// One handler object for `action` (`recall` / `extract`), with the timeout in seconds, the unit
+/// both Qwen Code 0.24.4 and Claude Code read (Qwen still reads values of 1000 or more as legacy
+/// milliseconds, and warns about them).
 pub fn handler(agent: Agent, action: &str) -> Value {
     let command = hook_command(agent, action);
     match agent {
@@ -116,7 +116,7 @@ pub fn handler(agent: Agent, action: &str) -> Value {
             "type": "command",
             "name": format!("qwen-memory-{action}"),
             "command": command,
-            "timeout": 5000,
+            "timeout": if action == "recall" { 10 } else { 5 },
         }),
         Agent::Claude => json!({
             "type": "command",
@@ -544,9 +544,9 @@ mod tests {
     }
 
     #[test]
-    fn qwen_timeouts_are_milliseconds() {
+    fn timeouts_are_seconds_for_both_agents() {
         let h = handler(Agent::Qwen, "recall");
-        assert_eq!(h["timeout"], 5000);
+        assert_eq!(h["timeout"], 10);
         assert_eq!(h["name"], "qwen-memory-recall");
         let h = handler(Agent::Claude, "extract");
         assert_eq!(h["timeout"], 5);

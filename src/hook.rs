@@ -283,7 +283,7 @@ fn staged_memory_files(ctx: &Context) -> Result<Vec<(String, Vec<u8>)>, crate::g
     if repo.workdir().is_none() {
         return Ok(Vec::new());
     }
-    let prefixes: Vec<String> = [&ctx.layout.repository.path, &ctx.layout.team]
+    let prefixes: Vec<String> = [&ctx.layout.repository.path, &ctx.layout.team.path]
         .iter()
         .filter_map(|p| p.strip_prefix(&ctx.project.root).ok())
         .map(|p| format!("{}/", p.to_string_lossy().replace('\\', "/")))
@@ -441,11 +441,27 @@ pub fn agent_hook(cwd: &Path, name: &str, agent: Option<Agent>, stdin: &[u8]) ->
         return HookRun::default();
     }
     match name {
-        "recall" => HookRun {
-            stdout: recall_output(&ctx, &payload).unwrap_or_default(),
-            ..HookRun::default()
-        },
+        "recall" => {
+            let mut ctx = ctx;
+            if agent == Some(Agent::Qwen) {
+                // Never inject what Qwen Code recalls by itself (docs/DESIGN.md, "Sharing with
+                // Qwen Code").
+                ctx.layout.recall_only = Some(crate::sharing::qwen(&ctx).inject_scopes());
+            }
+            HookRun {
+                stdout: recall_output(&ctx, &payload).unwrap_or_default(),
+                ..HookRun::default()
+            }
+        }
         "extract" => {
+            if agent == Some(Agent::Qwen) {
+                if let Some(reason) = crate::sharing::qwen(&ctx).extract_skip_reason() {
+                    log(&format!(
+                        "hook extract: skipped ({reason}): Qwen Code extracts this session into the same root itself"
+                    ));
+                    return HookRun::default();
+                }
+            }
             extract(&ctx, agent, &payload, &dir);
             HookRun::default()
         }

@@ -26,6 +26,7 @@ pub mod root;
 pub mod scan;
 pub mod secrets;
 pub mod settings;
+pub mod sharing;
 pub mod status;
 pub mod store;
 pub mod telemetry;

@@ -231,6 +231,9 @@ pub struct Layout {
     /// `<worktree>/.qwen/team-memory/`: Qwen Code's shared tier, written only by a person
     /// (`remember --scope team`, `forget --scope team`) and merges, never by extract or dream.
     pub team: Root,
+    /// When set, recall reads only these roots (the Qwen recall hook leaves out the roots Qwen
+    /// Code recalls by itself).
+    pub recall_only: Option<Vec<Scope>>,
 }
 
 impl Layout {
@@ -266,6 +269,7 @@ impl Layout {
             state_dir: team_state,
         };
         Layout {
+            recall_only: None,
             team,
             base,
             local,
@@ -287,12 +291,16 @@ impl Layout {
     /// Roots recall reads, in scan order: repository, private, team, user. The repository root
     /// is read whenever it exists, even outside local mode (it is shared through commits).
     pub fn recall_roots(&self) -> Vec<(Scope, &Path)> {
-        vec![
+        let mut roots = vec![
             (Scope::Repository, self.repository.path.as_path()),
             (Scope::Private, self.private.path.as_path()),
             (Scope::Team, self.team.path.as_path()),
             (Scope::User, self.user.path.as_path()),
-        ]
+        ];
+        if let Some(only) = &self.recall_only {
+            roots.retain(|(s, _)| only.contains(s));
+        }
+        roots
     }
 
     /// The root a scope writes to.

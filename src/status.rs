@@ -87,7 +87,27 @@ pub struct Status {
     pub dream_gates: Option<crate::dream::GateReport>,
     /// Cursors, queue and the last failed extraction.
     pub extraction: ExtractStatus,
+    /// Who does what when agents run on this project: for Qwen Code, what it recalls and
+    /// extracts itself and what our hooks add (docs/DESIGN.md, "Sharing with Qwen Code").
+    pub agents: AgentsStatus,
     pub warnings: Vec<String>,
+}
+
+/// How the work is shared with each agent.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentsStatus {
+    pub qwen: crate::sharing::QwenSharing,
+    /// Claude Code keeps no memory of its own here: our hooks recall every root and extract.
+    pub claude: ClaudeSharing,
+}
+
+/// What our Claude Code hooks do.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaudeSharing {
+    pub hook_injects: Vec<&'static str>,
+    pub extracts: &'static str,
 }
 
 /// Gathers the status of the project in `ctx`.
@@ -157,6 +177,13 @@ pub fn status(ctx: &Context) -> Status {
         hooks: crate::git::hooks::status(ctx),
         dream_gates: crate::dream::gate_report(ctx).ok(),
         extraction: extract_status(state_dir),
+        agents: AgentsStatus {
+            qwen: crate::sharing::qwen(ctx),
+            claude: ClaudeSharing {
+                hook_injects: vec!["repository", "private", "team", "user"],
+                extracts: "git-qwen-memory",
+            },
+        },
         warnings,
     }
 }

@@ -55,8 +55,8 @@ fn settings_install_merges_and_uninstall_restores_bytes() {
         "git qwen-memory hook recall --agent qwen"
     );
     assert_eq!(
-        ups[1]["hooks"][0]["timeout"], 5000,
-        "Qwen: milliseconds ≥ 1000"
+        ups[1]["hooks"][0]["timeout"], 10,
+        "Qwen 0.24.4 reads hook timeouts in seconds"
     );
     for event in ["Stop", "SessionEnd", "PreCompact"] {
         assert_eq!(
@@ -194,6 +194,18 @@ fn seed(sb: &Sandbox) {
     );
 }
 
+/// Turns Qwen Code's own managed auto-memory off in the sandbox's user settings, so our Qwen
+/// hooks recall from every root and extract (they leave to Qwen what it does itself).
+fn qwen_own_memory_off(sb: &Sandbox) {
+    let dir = sb.home.join(".qwen");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("settings.json"),
+        r#"{"memory": {"enableManagedAutoMemory": false}}"#,
+    )
+    .unwrap();
+}
+
 fn qwen_payload(sb: &Sandbox, session: &str) -> String {
     // The UserPromptSubmit payload of reference/agent-hooks.md §1.5, for this sandbox.
     json!({
@@ -211,6 +223,7 @@ fn qwen_payload(sb: &Sandbox, session: &str) -> String {
 #[test]
 fn recall_hook_answers_qwen_with_additional_context_once_per_session() {
     let sb = Sandbox::new();
+    qwen_own_memory_off(&sb);
     seed(&sb);
     let out = hook(
         &sb,
@@ -291,6 +304,7 @@ fn recall_hook_answers_claude_and_prints_nothing_when_nothing_is_relevant() {
 #[test]
 fn hooks_survive_garbage_input_and_broken_setups_silently() {
     let sb = Sandbox::new();
+    qwen_own_memory_off(&sb);
     seed(&sb);
     for payload in [
         "",
@@ -404,6 +418,7 @@ fn extract_hook_detaches_with_the_transcript_and_session() {
 #[test]
 fn extract_hook_falls_back_to_the_qwen_chat_file_when_recording_path_is_empty() {
     let sb = Sandbox::new();
+    qwen_own_memory_off(&sb);
     let (script, rec) = recorder(&sb);
     let session = "7c1d2e0a-5b8f-4c1e-9a33-2f6b1d0e4a10";
     let chats = sb
@@ -444,4 +459,87 @@ fn extract_hook_falls_back_to_the_qwen_chat_file_when_recording_path_is_empty() 
     assert_eq!(out.status.code(), Some(0));
     let log = fs::read_to_string(sb.private_state().join("hook.log")).unwrap();
     assert!(log.contains("no transcript path"), "{log}");
+}
+
+#[test]
+fn qwen_hooks_leave_to_qwen_what_it_does_itself() {
+    // Qwen Code's defaults: it recalls the private and user roots and extracts by itself.
+    let sb = Sandbox::new();
+    seed(&sb); // private root: CI timezone
+    write_doc(
+        &sb.repo.join(".qwen/memory"),
+        "project/ci-tz-repo.md",
+        &doc_text(
+            "CI timezone in the repository",
+            "CI checkout test needs TZ=UTC",
+            "project",
+            "The checkout test fails on CI unless TZ=UTC is set (shared).",
+        ),
+    );
+    write_doc(
+        &sb.repo.join(".qwen/team-memory"),
+        "project/ci-tz-team.md",
+        &doc_text(
+            "CI timezone for the team",
+            "CI checkout test fails without TZ",
+            "project",
+            "The checkout test on CI fails unless TZ=UTC (team).",
+        ),
+    );
+    let out = hook(&sb, "recall", "qwen", &qwen_payload(&sb, "s-default"));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(ctx.contains("(project/ci-tz-repo.md)"), "{ctx}");
+    assert!(ctx.contains("(project/ci-tz-team.md)"), "{ctx}");
+    assert!(
+        !ctx.contains("(project/ci-timezone.md)"),
+        "Qwen recalls the private root itself; injecting it too would show it twice: {ctx}"
+    );
+    // Claude Code has no memory of its own: it gets every root.
+    let out = hook(&sb, "recall", "claude", &qwen_payload(&sb, "s-claude"));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(ctx.contains("(project/ci-timezone.md)"), "{ctx}");
+
+    // Extraction: Qwen extracts into the private root itself, so our hook stays out.
+    let (script, rec) = recorder(&sb);
+    let transcript = sb.root().join("chat.jsonl");
+    fs::write(&transcript, "{}\n").unwrap();
+    let payload = json!({"session_id": "s1", "transcript_path": transcript.display().to_string(), "cwd": sb.repo.display().to_string(), "hook_event_name": "Stop"}).to_string();
+    let out = sb
+        .cmd()
+        .args(["hook", "extract", "--agent", "qwen"])
+        .env("QWEN_MEMORY_HOOK_EXEC", &script)
+        .write_stdin(payload.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
+    let log = fs::read_to_string(sb.private_state().join("hook.log")).unwrap();
+    assert!(log.contains("qwen_extracts"), "{log}");
+    assert!(!rec.join("args").exists(), "no extraction was started");
+
+    // In local mode we extract into the repository root, which Qwen does not write.
+    sb.git(&sb.repo, &["config", "qwen-memory.local", "true"]);
+    let out = sb
+        .cmd()
+        .args(["hook", "extract", "--agent", "qwen"])
+        .env("QWEN_MEMORY_HOOK_EXEC", &script)
+        .write_stdin(payload)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let args = wait_file(&rec.join("args"));
+    assert!(args.contains(&transcript.display().to_string()), "{args}");
+
+    // status says who extracts and what each side recalls.
+    let st = sb.json(&["status"]);
+    let q = &st["agents"]["qwen"];
+    assert_eq!(q["extracts"], "both", "{st}");
+    assert_eq!(q["qwenRecalls"], json!(["private", "user"]));
+    assert_eq!(q["hookInjects"], json!(["repository", "team"]));
 }

@@ -68,6 +68,14 @@ pub fn print_json(value: &impl serde::Serialize) -> Result<()> {
     Ok(())
 }
 
+fn list_or_none(items: &[&str]) -> String {
+    if items.is_empty() {
+        "nothing".to_string()
+    } else {
+        items.join(", ")
+    }
+}
+
 pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
     let st = status::status(ctx);
     if cli.json {
@@ -111,6 +119,14 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
     } else {
         println!("hooks     {}", installed.join(", "));
     }
+    let q = &st.agents.qwen;
+    println!(
+        "qwen      Qwen Code's own memory {}; it recalls {}; our hook adds {}; extraction by {}",
+        if q.managed_auto_memory { "on" } else { "off" },
+        list_or_none(&q.qwen_recalls),
+        list_or_none(&q.hook_injects),
+        q.extracts,
+    );
     dream::render_status(&st);
     render_extract_status(&st.extraction);
     if cli.verbose {
