@@ -321,7 +321,7 @@ fn model_plan_is_validated_and_applied() {
     let root = seed(&sb);
     let server = OpenAiServer::start(vec![Reply::good_json(json!({"operations": [
         {"op": "merge", "target": "feedback/short.md", "sources": ["feedback/short-2.md"],
-         "body": "Keep answers short and skip the closing summary.\n\nWhy: narrow pane",
+         "body": "Keep answers short\n\nWhy: narrow pane\n\nHow to apply: a few lines\n\nNo closing summary\n\nHow to apply: stop after the answer",
          "reason": "same preference"},
         {"op": "delete", "path": "project/deploy.md", "reason": "stale"}
     ]}))]);
@@ -334,7 +334,7 @@ fn model_plan_is_validated_and_applied() {
     assert!(text.starts_with(
         "---\nname: Short answers\ndescription: d\ntype: feedback\ncategory: style\n"
     ));
-    assert!(text.contains("Keep answers short and skip the closing summary.\n\nWhy: narrow pane\n"));
+    assert!(text.contains("Keep answers short\n\nWhy: narrow pane\n\nHow to apply: a few lines\n\nNo closing summary\n"));
     // The pinned document was never shown to the model; the key is never logged.
     let req = &server.requests()[0];
     assert!(!req.body.contains("pinned/short.md"));

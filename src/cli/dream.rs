@@ -130,6 +130,9 @@ fn render(cli: &Cli, out: &DreamOutcome) {
             if out.changes.len() > shown {
                 println!("  … and {} more (-v for all)", out.changes.len() - shown);
             }
+            for d in &out.dropped {
+                println!("  dropped \"{}\" from {} ({})", d.entry, d.path, d.reason);
+            }
             println!("undo with `git qwen-memory dream --undo`");
         }
     }

@@ -167,6 +167,17 @@ pub struct MergeRecord {
     pub reason: String,
 }
 
+/// An entry a model plan drops on purpose, with the reason it gave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DroppedEntry {
+    /// The document it was in.
+    pub path: String,
+    /// Its summary line.
+    pub entry: String,
+    pub reason: String,
+}
+
 /// A consolidation plan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
@@ -176,6 +187,9 @@ pub struct Plan {
     pub merges: Vec<MergeRecord>,
     /// Entries before minus entries after, over the files the plan touches.
     pub deduped_entries: usize,
+    /// Entries given up with a stated reason (model plans only; the mechanical plan never
+    /// drops one).
+    pub dropped: Vec<DroppedEntry>,
 }
 
 impl Plan {
@@ -185,6 +199,7 @@ impl Plan {
             changes: Vec::new(),
             merges: Vec::new(),
             deduped_entries: 0,
+            dropped: Vec::new(),
         }
     }
 
@@ -276,6 +291,8 @@ pub struct DreamOutcome {
     pub touched_topics: Vec<String>,
     pub merged: Vec<MergeRecord>,
     pub changes: Vec<ChangeRecord>,
+    /// Entries the model plan dropped, each with its reason.
+    pub dropped: Vec<DroppedEntry>,
     /// `--dry-run`: the plan as a unified diff.
     pub diff: Option<String>,
     /// The gates as evaluated (absent with `--force` and `--dry-run`).
@@ -298,6 +315,7 @@ impl DreamOutcome {
             touched_topics: Vec::new(),
             merged: Vec::new(),
             changes: Vec::new(),
+            dropped: Vec::new(),
             diff: None,
             gates,
             index_error: None,
@@ -541,6 +559,7 @@ fn consolidate(
             touched_topics: touched,
             merged: plan.merges.clone(),
             changes,
+            dropped: plan.dropped.clone(),
             diff: None,
             gates: None,
             index_error,
@@ -657,6 +676,7 @@ fn append_log(state_dir: &Path, o: &DreamOutcome) {
         "touchedTopics": o.touched_topics,
         "merged": o.merged,
         "changes": o.changes,
+        "dropped": o.dropped,
     });
     if let Ok(mut f) = store::open_append(&state_dir.join(LOG_FILE)) {
         let _ = writeln!(f, "{line}");
@@ -681,6 +701,7 @@ fn dry_run(ctx: &Context, opts: &DreamOptions, t0: Instant) -> Result<DreamOutco
         touched_topics: plan.touched_topics(),
         merged: plan.merges.clone(),
         changes: change_records(&plan),
+        dropped: plan.dropped.clone(),
         diff: Some(plan.diff()),
         gates: None,
         index_error: None,
