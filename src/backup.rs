@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::project::Root;
-use crate::root;
+use crate::root::{self, RootError, RootWriter};
+use crate::safe_fs::FsError;
 use crate::store::{self, StoreError};
 
 /// The directory under a state dir holding every run's backup.
@@ -72,6 +73,8 @@ pub enum BackupError {
     },
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Root(#[from] RootError),
 }
 
 fn io_err(path: &Path, source: io::Error) -> BackupError {
@@ -157,13 +160,13 @@ pub fn new_run_id() -> String {
 /// writes the manifest. The caller holds the root's mutation lock and applies the changes only
 /// after this returns. Older runs beyond [`KEEP_RUNS`] are pruned.
 pub fn record(
-    state_dir: &Path,
-    root_path: &Path,
+    w: &RootWriter,
     kind: RunKind,
     run_id: &str,
     changes: &[PlannedChange],
 ) -> Result<RecordedRun, BackupError> {
-    let base = state_dir.join(BACKUP_DIR);
+    let root_path = &w.root().path;
+    let base = w.root().state_dir.join(BACKUP_DIR);
     let dir = base.join(run_id);
     fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
     let mut files = Vec::with_capacity(changes.len());
@@ -270,13 +273,18 @@ pub struct UndoOutcome {
     pub index_error: Option<String>,
 }
 
-/// The current bytes of a file, `None` when it does not exist. Does not follow a symlink.
-fn current_bytes(path: &Path) -> Result<Option<Vec<u8>>, BackupError> {
-    match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Ok(Some(b"<symlink>".to_vec())),
-        Ok(_) => fs::read(path).map(Some).map_err(|e| io_err(path, e)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_err(path, e)),
+/// The current bytes of a file, `None` when it does not exist. A symlink at the file reads as
+/// a marker that matches no recorded state; a symlinked directory on the way or a special file
+/// is an error.
+fn current_bytes(w: &RootWriter, relative: &str) -> Result<Option<Vec<u8>>, BackupError> {
+    match w.read_doc(relative) {
+        Ok(bytes) => Ok(bytes),
+        Err(RootError::Store(StoreError::Fs(FsError::Symlink(p))))
+            if p == w.root().path.join(relative) =>
+        {
+            Ok(Some(b"<symlink>".to_vec()))
+        }
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -285,10 +293,11 @@ fn current_bytes(path: &Path) -> Result<Option<Vec<u8>>, BackupError> {
 /// what it found (a run killed before reaching that file); anything else refuses the whole undo
 /// before a single file changes.
 pub fn undo_last(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupError> {
-    store::with_lock(&root.lock_path, || undo_last_locked(root, kind))?
+    undo_last_locked(&RootWriter::lock(root)?, kind)
 }
 
-fn undo_last_locked(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupError> {
+fn undo_last_locked(w: &RootWriter, kind: RunKind) -> Result<UndoOutcome, BackupError> {
+    let root = w.root();
     let run = last_run(&root.state_dir, kind).ok_or(BackupError::NothingToUndo(kind.as_str()))?;
     let m = &run.manifest;
     let archive_path = run.dir.join(ARCHIVE_FILE);
@@ -298,14 +307,12 @@ fn undo_last_locked(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupErr
         Vec::new()
     };
     let mut changed = Vec::new();
-    let mut restores: Vec<(PathBuf, &BackupFile, Option<Vec<u8>>)> = Vec::new();
+    let mut restores: Vec<(&BackupFile, Option<Vec<u8>>)> = Vec::new();
     for f in &m.files {
-        let path = root::resolve_relative(&root.path, &f.relative_path)
-            .filter(|_| !root::passes_through_symlink(&root.path, &f.relative_path))
-            .ok_or_else(|| {
-                BackupError::Damaged(m.run_id.clone(), format!("bad path {}", f.relative_path))
-            })?;
-        let now = current_bytes(&path)?;
+        root::resolve_relative(&root.path, &f.relative_path).ok_or_else(|| {
+            BackupError::Damaged(m.run_id.clone(), format!("bad path {}", f.relative_path))
+        })?;
+        let now = current_bytes(w, &f.relative_path)?;
         let now_hash = now.as_deref().map(sha256_hex);
         if now_hash != f.after_sha256 && now_hash != f.before_sha256 {
             changed.push(f.relative_path.clone());
@@ -329,7 +336,7 @@ fn undo_last_locked(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupErr
             }
             None => None,
         };
-        restores.push((path, f, before));
+        restores.push((f, before));
     }
     if !changed.is_empty() {
         return Err(BackupError::ChangedSince {
@@ -345,27 +352,19 @@ fn undo_last_locked(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupErr
         removed: Vec::new(),
         index_error: None,
     };
-    for (path, f, before) in restores {
+    for (f, before) in restores {
         match before {
             Some(bytes) => {
-                if let Some(parent) = path.parent() {
-                    fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
-                }
-                store::atomic_write(&path, &bytes)?;
+                w.write_doc(&f.relative_path, &bytes)?;
                 if let Some(ns) = f.before_mtime_ns {
                     let t = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns);
-                    if let Ok(file) = fs::File::options().write(true).open(&path) {
-                        let _ = file.set_modified(t);
-                    }
+                    // The content matters more than the time stamp.
+                    let _ = w.set_doc_mtime(&f.relative_path, t);
                 }
                 outcome.restored.push(f.relative_path.clone());
             }
             None => {
-                match fs::remove_file(&path) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(io_err(&path, e)),
-                }
+                w.delete_doc(&f.relative_path)?;
                 outcome.removed.push(f.relative_path.clone());
             }
         }
@@ -374,9 +373,7 @@ fn undo_last_locked(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupErr
     done.undone_at = Some(store::now_iso());
     write_manifest(&run.dir, &done)?;
     // The restore stands even when the index cannot be rebuilt.
-    outcome.index_error = root::rebuild_index_locked(root)
-        .err()
-        .map(|e| e.to_string());
+    outcome.index_error = w.rebuild_index().err().map(|e| e.to_string());
     Ok(outcome)
 }
 
@@ -387,12 +384,7 @@ mod tests {
 
     fn test_root(dir: &Path) -> Root {
         let state = dir.join("state");
-        Root {
-            scope: Scope::Private,
-            path: state.join("memory"),
-            lock_path: state.join("memory.lock"),
-            state_dir: state,
-        }
+        Root::new(Scope::Private, state.clone(), state.join("memory"), state)
     }
 
     fn change(rel: &str, before: Option<&str>, after: Option<&str>) -> PlannedChange {
@@ -428,7 +420,13 @@ mod tests {
             change("a/y.md", Some("old y"), None),
             change("a/z.md", None, Some("created z")),
         ];
-        record(&root.state_dir, &root.path, RunKind::Dream, "r1", &changes).unwrap();
+        record(
+            &RootWriter::lock(&root).unwrap(),
+            RunKind::Dream,
+            "r1",
+            &changes,
+        )
+        .unwrap();
         apply(&root, &changes);
         let out = undo_last(&root, RunKind::Dream).unwrap();
         assert_eq!(out.restored, vec!["a/x.md", "a/y.md"]);
@@ -456,7 +454,13 @@ mod tests {
         fs::create_dir_all(&root.path).unwrap();
         fs::write(root.path.join("x.md"), "old").unwrap();
         let changes = vec![change("x.md", Some("old"), Some("new"))];
-        record(&root.state_dir, &root.path, RunKind::Forget, "r1", &changes).unwrap();
+        record(
+            &RootWriter::lock(&root).unwrap(),
+            RunKind::Forget,
+            "r1",
+            &changes,
+        )
+        .unwrap();
         apply(&root, &changes);
         fs::write(root.path.join("x.md"), "edited by hand").unwrap();
         let err = undo_last(&root, RunKind::Forget).unwrap_err();
@@ -483,7 +487,13 @@ mod tests {
             change("x.md", Some("x0"), Some("x1")),
             change("y.md", Some("y0"), None),
         ];
-        record(&root.state_dir, &root.path, RunKind::Dream, "r1", &changes).unwrap();
+        record(
+            &RootWriter::lock(&root).unwrap(),
+            RunKind::Dream,
+            "r1",
+            &changes,
+        )
+        .unwrap();
         apply(&root, &changes[..1]);
         undo_last(&root, RunKind::Dream).unwrap();
         assert_eq!(fs::read_to_string(root.path.join("x.md")).unwrap(), "x0");
@@ -497,8 +507,7 @@ mod tests {
         fs::create_dir_all(&root.path).unwrap();
         for i in 0..(KEEP_RUNS + 3) {
             record(
-                &root.state_dir,
-                &root.path,
+                &RootWriter::lock(&root).unwrap(),
                 RunKind::Dream,
                 &format!("r{i:03}"),
                 &[],

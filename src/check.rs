@@ -1,8 +1,6 @@
 //! `check`: validates every memory file (format, secrets, dangling index links, budgets) and
 //! reports problems; nothing is changed.
 
-use std::fs;
-
 use serde::Serialize;
 
 use crate::context::Context;
@@ -88,7 +86,14 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
         }
     }
     let index_path = root.path.join(store::INDEX_FILE);
-    let index = fs::read_to_string(&index_path).unwrap_or_default();
+    let index = match crate::safe_fs::read_regular_string(&index_path) {
+        Ok(text) => text.unwrap_or_default(),
+        Err(e) => {
+            let path = index_path.display().to_string();
+            problems.push(problem(scope, &path, "unreadable-index", e.to_string()));
+            String::new()
+        }
+    };
     if let Some(line) = crate::doc::conflict_marker_line(&index) {
         problems.push(problem(
             scope,

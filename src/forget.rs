@@ -26,7 +26,7 @@ use crate::doc::{self, MemoryType};
 use crate::dream::{self, diff, PINNED_DIR};
 use crate::model::{ModelClient, ModelError};
 use crate::project::Root;
-use crate::root::{self, RootError};
+use crate::root::{self, RootError, RootWriter};
 use crate::scan::Scope;
 use crate::secrets;
 use crate::store::{self, StoreError};
@@ -543,48 +543,38 @@ pub fn preview(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetEr
 pub fn apply(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetError> {
     let t0 = Instant::now();
     let root = root_of(ctx, Some(sel.scope));
-    let mut out = store::with_lock(&root.lock_path, || -> Result<ForgetOutcome, ForgetError> {
+    let mut out = {
+        let w = RootWriter::lock(root)?;
         let plans = plan_files(root, &sel.matches)?;
         let mut out = outcome_of(sel, &plans, false, t0);
-        if plans.is_empty() {
-            return Ok(out);
-        }
-        let run_id = backup::new_run_id();
-        let planned: Vec<PlannedChange> = plans
-            .iter()
-            .map(|p| PlannedChange {
-                relative_path: p.relative_path.clone(),
-                before: Some(p.before.clone()),
-                after: p.after.as_ref().map(|s| s.as_bytes().to_vec()),
-            })
-            .collect();
-        backup::record(
-            &root.state_dir,
-            &root.path,
-            RunKind::Forget,
-            &run_id,
-            &planned,
-        )?;
-        for p in &plans {
-            let path = root.path.join(&p.relative_path);
-            match &p.after {
-                Some(text) => store::atomic_write(&path, text.as_bytes())?,
-                None => fs::remove_file(&path).map_err(|source| ForgetError::Io {
-                    path: p.relative_path.clone(),
-                    source,
-                })?,
+        if !plans.is_empty() {
+            let run_id = backup::new_run_id();
+            let planned: Vec<PlannedChange> = plans
+                .iter()
+                .map(|p| PlannedChange {
+                    relative_path: p.relative_path.clone(),
+                    before: Some(p.before.clone()),
+                    after: p.after.as_ref().map(|s| s.as_bytes().to_vec()),
+                })
+                .collect();
+            backup::record(&w, RunKind::Forget, &run_id, &planned)?;
+            for p in &plans {
+                match &p.after {
+                    Some(text) => w.write_doc(&p.relative_path, text.as_bytes())?,
+                    None => {
+                        w.delete_doc(&p.relative_path)?;
+                    }
+                }
             }
+            // The deletion stands even when the index cannot be rebuilt (as upstream).
+            out.index_error = w.rebuild_index().err().map(|e| e.to_string());
+            let mut meta = store::read_meta(&root.state_dir);
+            meta.set("updatedAt", store::now_iso());
+            w.write_meta(&meta)?;
+            out.run_id = Some(run_id);
         }
-        // The deletion stands even when the index cannot be rebuilt (as upstream).
-        out.index_error = root::rebuild_index_locked(root)
-            .err()
-            .map(|e| e.to_string());
-        let mut meta = store::read_meta(&root.state_dir);
-        meta.set("updatedAt", store::now_iso());
-        meta.write(&root.state_dir.join(store::META_FILE))?;
-        out.run_id = Some(run_id);
-        Ok(out)
-    })??;
+        out
+    };
     out.duration_ms = t0.elapsed().as_millis() as u64;
     let mut fields = Map::new();
     fields.insert("removed_entries".into(), json!(out.removed_entries));
@@ -614,12 +604,12 @@ mod tests {
     use std::path::Path;
 
     fn root(dir: &Path) -> Root {
-        Root {
-            scope: Scope::Private,
-            path: dir.join("memory"),
-            lock_path: dir.join("memory.lock"),
-            state_dir: dir.to_path_buf(),
-        }
+        Root::new(
+            Scope::Private,
+            dir.to_path_buf(),
+            dir.join("memory"),
+            dir.to_path_buf(),
+        )
     }
 
     fn write(r: &Root, rel: &str, body: &str) {

@@ -575,8 +575,9 @@ impl SessionState {
         let path = state_dir
             .join(RECALL_SESSIONS_DIR)
             .join(format!("{name}.json"));
-        let order: Vec<String> = fs::read(&path)
+        let order: Vec<String> = crate::safe_fs::read_regular(&path)
             .ok()
+            .flatten()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
             .and_then(|v| {
                 v.get("surfaced").and_then(Value::as_array).map(|a| {
@@ -608,9 +609,8 @@ impl SessionState {
             }
         }
         let body = json!({ "surfaced": order, "updatedAt": store::now_iso() });
-        let tmp = path.with_extension("json.tmp");
-        fs::write(&tmp, store::to_pretty_json(&body))?;
-        fs::rename(&tmp, path)?;
+        store::atomic_write(path, store::to_pretty_json(&body).as_bytes())
+            .map_err(io::Error::other)?;
         if is_new {
             prune_sessions(dir, path);
         }

@@ -23,6 +23,7 @@ pub mod qwen_settings;
 pub mod recall;
 pub mod remember;
 pub mod root;
+pub mod safe_fs;
 pub mod scan;
 pub mod secrets;
 pub mod settings;

@@ -208,13 +208,32 @@ fn lexical_worktree(cwd: &Path, workdir: &Path) -> PathBuf {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Root {
     pub scope: Scope,
-    /// The memory directory itself (holds topic files and `MEMORY.md`).
+    /// The directory trusted as given (it may be reached through symlinks the user set up):
+    /// every component from here down to `path` and below is opened without following a
+    /// symlink, so a repository cannot redirect writes (see docs/DESIGN.md, "Writes"). The
+    /// working tree for repository and team roots, the state dir for the private root, the
+    /// root itself for the user root (a dotfiles link there is the user's own).
+    pub anchor: PathBuf,
+    /// The memory directory itself (holds topic files and `MEMORY.md`), `anchor` or below it.
     pub path: PathBuf,
     /// Where `meta.json`, the cursor, locks, logs and backups for this root live: always
     /// outside `path`, so state is never committed with repository memory.
     pub state_dir: PathBuf,
     /// The mutation lock every writer of this root takes.
     pub lock_path: PathBuf,
+}
+
+impl Root {
+    /// A root whose state (and mutation lock) lives in `state_dir`.
+    pub fn new(scope: Scope, anchor: PathBuf, path: PathBuf, state_dir: PathBuf) -> Root {
+        Root {
+            scope,
+            anchor,
+            path,
+            lock_path: state_dir.join(crate::store::LOCK_FILE),
+            state_dir,
+        }
+    }
 }
 
 /// Every root of a project (SPEC §3.2).
@@ -242,6 +261,7 @@ impl Layout {
         let private_state = base.join("projects").join(&project.key);
         let private = Root {
             scope: Scope::Private,
+            anchor: private_state.clone(),
             path: private_state.join("memory"),
             lock_path: private_state.join(crate::store::LOCK_FILE),
             state_dir: private_state.clone(),
@@ -249,12 +269,14 @@ impl Layout {
         let repo_state = repo_state_for(project, &private_state);
         let repository = Root {
             scope: Scope::Repository,
+            anchor: project.root.clone(),
             path: project.root.join(".qwen").join("memory"),
             lock_path: repo_state.join(crate::store::LOCK_FILE),
             state_dir: repo_state,
         };
         let user = Root {
             scope: Scope::User,
+            anchor: base.join("memories"),
             path: base.join("memories"),
             lock_path: base.join("user-memory.lock"),
             state_dir: base.join("user-memory-state"),
@@ -264,6 +286,7 @@ impl Layout {
         let team_state = repo_state_for(project, &private_state).join("team");
         let team = Root {
             scope: Scope::Team,
+            anchor: project.root.clone(),
             path: project.root.join(".qwen").join("team-memory"),
             lock_path: team_state.join(crate::store::LOCK_FILE),
             state_dir: team_state,

@@ -3,15 +3,13 @@
 //! summary (existing why/how are never overwritten); otherwise it becomes a new
 //! `<type>/<slug>.md` with provenance keys.
 
-use std::fs;
-
 use serde::Serialize;
 
 use crate::context::Context;
 use crate::doc::{self, Entry, MemoryType};
 use crate::extract::filter;
 use crate::project::Root;
-use crate::root::{self, RootError};
+use crate::root::{self, RootError, RootWriter};
 use crate::scan::Scope;
 use crate::secrets;
 use crate::store::{self, StoreError};
@@ -82,15 +80,15 @@ pub fn secret_rules(entry: &Entry) -> Vec<String> {
     ids
 }
 
-/// Applies entries to `root`. The caller holds the root's mutation lock and has filtered
-/// secrets out. The index is rebuilt when anything changed.
+/// Applies entries to the root `w` holds. The caller has filtered secrets out. The index is
+/// rebuilt when anything changed.
 pub fn apply_locked(
-    root: &Root,
+    w: &RootWriter,
     entries: &[NewEntry],
     provenance: &Provenance,
 ) -> Result<Vec<Change>, RememberError> {
+    let root = w.root();
     store::check_root(&root.path)?;
-    fs::create_dir_all(&root.path)?;
     let mut existing = root::scan_strict(root)?.docs;
     // (type, first-entry key, relative path) of every document, including ones created now.
     let mut known: Vec<(MemoryType, String, String)> = existing
@@ -112,9 +110,9 @@ pub fn apply_locked(
             .find(|(t, k, _)| *t == new.memory_type && *k == key)
             .map(|(_, _, p)| p.clone());
         let change = match target {
-            Some(relative) => merge_into(root, &relative, new)?,
+            Some(relative) => merge_into(w, &relative, new)?,
             None => {
-                let relative = create(root, new, provenance)?;
+                let relative = create(w, new, provenance)?;
                 known.push((new.memory_type, key, relative.clone()));
                 Change {
                     kind: ChangeKind::Created,
@@ -133,14 +131,16 @@ pub fn apply_locked(
                 existing.push(doc);
             }
         }
-        root::write_index_locked(root, &existing)?;
+        w.write_index(&existing)?;
     }
     Ok(changes)
 }
 
-fn merge_into(root: &Root, relative: &str, new: &NewEntry) -> Result<Change, RememberError> {
-    let path = root.path.join(relative);
-    let text = String::from_utf8_lossy(&fs::read(&path)?).into_owned();
+fn merge_into(w: &RootWriter, relative: &str, new: &NewEntry) -> Result<Change, RememberError> {
+    let bytes = w
+        .read_doc(relative)?
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
     let unchanged = Change {
         kind: ChangeKind::Unchanged,
         relative_path: relative.to_string(),
@@ -163,8 +163,8 @@ fn merge_into(root: &Root, relative: &str, new: &NewEntry) -> Result<Change, Rem
         return Ok(unchanged);
     }
     *first = merged;
-    store::atomic_write(
-        &path,
+    w.write_doc(
+        relative,
         doc::render_document(&parsed.frontmatter, &entries).as_bytes(),
     )?;
     Ok(Change {
@@ -173,11 +173,16 @@ fn merge_into(root: &Root, relative: &str, new: &NewEntry) -> Result<Change, Rem
     })
 }
 
-fn create(root: &Root, new: &NewEntry, provenance: &Provenance) -> Result<String, RememberError> {
+fn create(
+    w: &RootWriter,
+    new: &NewEntry,
+    provenance: &Provenance,
+) -> Result<String, RememberError> {
+    let root = w.root();
     let dir = new.memory_type.as_str();
     let base = filter::slugify(&new.entry.summary);
     let slug = filter::unique_slug(&base, |candidate| {
-        root.path.join(dir).join(format!("{candidate}.md")).exists()
+        std::fs::symlink_metadata(root.path.join(dir).join(format!("{candidate}.md"))).is_ok()
     });
     let relative = format!("{dir}/{slug}.md");
     let mut extra: Vec<(&str, &str)> = vec![("created", provenance.created.as_str())];
@@ -195,11 +200,7 @@ fn create(root: &Root, new: &NewEntry, provenance: &Provenance) -> Result<String
         &extra,
         std::slice::from_ref(&new.entry),
     );
-    let path = root.path.join(&relative);
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    store::atomic_write(&path, text.as_bytes())?;
+    w.write_doc(&relative, text.as_bytes())?;
     Ok(relative)
 }
 
@@ -253,18 +254,19 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         commit: ctx.head_commit(),
     };
     let new = NewEntry { memory_type, entry };
-    let change = store::with_lock(&root.lock_path, || {
+    let change = {
+        let w = RootWriter::lock(root)?;
         if !matches!(root.scope, Scope::User | Scope::Team) {
-            store::ensure_scaffold(&root.path, &root.state_dir)?;
+            w.ensure_scaffold()?;
         }
-        let mut changes = apply_locked(root, std::slice::from_ref(&new), &provenance)?;
+        let mut changes = apply_locked(&w, std::slice::from_ref(&new), &provenance)?;
         if !matches!(root.scope, Scope::User | Scope::Team) {
             let mut meta = store::read_meta(&root.state_dir);
             meta.set("updatedAt", store::now_iso());
-            meta.write(&root.state_dir.join(store::META_FILE))?;
+            w.write_meta(&meta)?;
         }
-        changes.pop().ok_or(RememberError::Empty)
-    })??;
+        changes.pop().ok_or(RememberError::Empty)?
+    };
     let mut fields = serde_json::Map::new();
     fields.insert(
         "status".into(),

@@ -2,7 +2,6 @@
 
 use std::fs;
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::doc::{self, DocError, MemoryType};
@@ -245,17 +244,14 @@ pub fn read_document(
     path: PathBuf,
     relative_path: String,
 ) -> Result<ScannedDoc, SkipReason> {
-    let mut file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(fs_path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ELOOP) {
-                SkipReason::Symlink
-            } else {
-                SkipReason::Unreadable(e.to_string())
-            }
-        })?;
+    // Never follows a symlink and never blocks on a FIFO swapped in after the directory walk.
+    let mut file = crate::safe_fs::open_regular(fs_path).map_err(|e| match e {
+        crate::safe_fs::FsError::Symlink(_) => SkipReason::Symlink,
+        crate::safe_fs::FsError::NotRegular { kind, .. } => {
+            SkipReason::Unreadable(format!("not a regular file ({kind})"))
+        }
+        other => SkipReason::Unreadable(other.to_string()),
+    })?;
     let meta = file
         .metadata()
         .map_err(|e| SkipReason::Unreadable(e.to_string()))?;

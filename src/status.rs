@@ -173,7 +173,11 @@ pub fn status(ctx: &Context) -> Status {
         roots,
         meta,
         settings,
-        dream_lock_holder: std::fs::read_to_string(state_dir.join("consolidation.lock")).ok(),
+        dream_lock_holder: crate::safe_fs::read_regular_string(
+            &state_dir.join(crate::dream::lock::LOCK_FILE),
+        )
+        .ok()
+        .flatten(),
         hooks: crate::git::hooks::status(ctx),
         dream_gates: crate::dream::gate_report(ctx).ok(),
         extraction: extract_status(state_dir),

@@ -1,16 +1,19 @@
-//! The store: atomic writes, the per-root mutation lock, and the state files (`meta.json`;
-//! Qwen Code's `extract-cursor.json` is only read) (docs/DESIGN.md, "Writes", "State files").
+//! The store: atomic writes, locks, and the state files (`meta.json`; Qwen Code's
+//! `extract-cursor.json` is only read) (see docs/DESIGN.md, "Writes" and "State files").
 //!
-//! Every write of a memory or state file goes through [`atomic_write`]: a temporary file in the
-//! same directory (its name never ends in `.md`, so a scan never sees it), fsync, rename. A rename
-//! replaces a symlink at the destination instead of writing through it, so a `MEMORY.md` that
-//! points outside the root is replaced and its target left untouched.
+//! Files of a memory root are written only through [`crate::root::RootWriter`], which holds the
+//! root's lock. The functions here write files whose directory is trusted as given (state
+//! files, backups, agent settings): still atomic (temporary file in the same directory, fsync,
+//! rename; see [`crate::safe_fs`]), never through a symlink at the destination and never into a
+//! FIFO or device, which are refused with an error naming them.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::fs::File;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+
+use crate::safe_fs::{self, FileLock, FsError};
 
 /// Store errors, each naming the path involved.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +28,8 @@ pub enum StoreError {
     Json { path: PathBuf, message: String },
     #[error("{0}: refusing a memory root that is a symlink or not a directory")]
     SymlinkedRoot(PathBuf),
+    #[error(transparent)]
+    Fs(#[from] FsError),
 }
 
 impl StoreError {
@@ -36,97 +41,27 @@ impl StoreError {
     }
 }
 
-/// Writes `contents` to `path` atomically, never following a symlink at `path`. The parent
-/// directory is created when missing. The mode of an existing regular file is kept.
+/// Writes `contents` to `path` atomically in a trusted directory (created when missing). A
+/// symlink, FIFO or device at `path` is refused, never followed or opened. The mode of an
+/// existing regular file is kept. Never use this for a file inside a memory root: that goes
+/// through [`crate::root::RootWriter`].
 pub fn atomic_write(path: &Path, contents: &[u8]) -> Result<(), StoreError> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "file".into());
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .tempfile_in(parent)
-        .map_err(|e| StoreError::io(parent, e))?;
-    tmp.write_all(contents)
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| StoreError::io(tmp.path(), e))?;
-    if let Ok(meta) = fs::symlink_metadata(path) {
-        if meta.file_type().is_file() {
-            // Ignore failures: the content matters more than the mode.
-            let _ = fs::set_permissions(tmp.path(), meta.permissions());
-        }
-    }
-    tmp.persist(path)
-        .map_err(|e| StoreError::io(path, e.error))?;
-    Ok(())
+    Ok(safe_fs::write_atomic(path, contents)?)
 }
 
-/// Creates `path` with `contents` only when it does not exist (exclusive create). Returns
-/// whether it was created.
+/// Creates `path` with `contents` only when nothing is there (exclusive create, never through
+/// a symlink). Returns whether it was created.
 pub fn create_new(path: &Path, contents: &[u8]) -> Result<bool, StoreError> {
-    match OpenOptions::new().write(true).create_new(true).open(path) {
-        Ok(mut f) => {
-            f.write_all(contents)
-                .and_then(|_| f.sync_all())
-                .map_err(|e| StoreError::io(path, e))?;
-            Ok(true)
-        }
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(StoreError::io(path, e)),
-    }
+    let (dir, name) = safe_fs::split(path)?;
+    Ok(safe_fs::Dir::open_trusted(dir, false)?.create_new(name, contents)?)
 }
 
-/// Runs `f` while holding the exclusive mutation lock at `lock_path` (an advisory `fd-lock` on
-/// a file in the state dir). Every writer of a root takes it, so concurrent processes never lose
-/// an update; the lock is released when `f` returns, and by the OS if the process dies.
+/// Runs `f` while holding the exclusive lock at `lock_path` (see [`FileLock`]). For a memory
+/// root take [`crate::root::RootWriter::lock`] instead, which holds the same lock and is the
+/// only way to write the root.
 pub fn with_lock<T>(lock_path: &Path, f: impl FnOnce() -> T) -> Result<T, StoreError> {
-    if let Some(parent) = lock_path.parent() {
-        fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
-    }
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(lock_path)
-        .map_err(|e| StoreError::io(lock_path, e))?;
-    let mut lock = fd_lock::RwLock::new(file);
-    let _guard = lock.write().map_err(|e| StoreError::io(lock_path, e))?;
+    let _lock = FileLock::exclusive(lock_path)?;
     Ok(f())
-}
-
-/// Reads a state file that must be a regular file: `Ok(None)` when it is missing, an error
-/// when something else is there. Opened non-blocking and checked on the open handle, so a FIFO
-/// planted in its place is an error, never a hang.
-pub fn read_regular(path: &Path) -> Result<Option<String>, StoreError> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
-        .open(path)
-    {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(StoreError::io(path, e)),
-    };
-    let meta = file.metadata().map_err(|e| StoreError::io(path, e))?;
-    if !meta.file_type().is_file() {
-        return Err(StoreError::io(
-            path,
-            io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
-        ));
-    }
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
-        .map_err(|e| StoreError::io(path, e))?;
-    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// The current time as upstream writes it: ISO 8601 UTC with milliseconds and `Z`.
@@ -168,14 +103,18 @@ pub struct JsonState(pub Map<String, Value>);
 
 impl JsonState {
     /// Reads `path`; a missing file is `Ok(None)`.
+    /// A FIFO, device or symlink at `path` is an error (never a hang).
     pub fn read(path: &Path) -> Result<Option<JsonState>, StoreError> {
-        let text = match fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(StoreError::io(path, e)),
+        let Some(text) = safe_fs::read_regular_string(path)? else {
+            return Ok(None);
         };
-        match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(map)) => Ok(Some(JsonState(map))),
+        JsonState::parse(path, &text).map(Some)
+    }
+
+    /// Parses the text of the state file at `path` (named in errors).
+    pub fn parse(path: &Path, text: &str) -> Result<JsonState, StoreError> {
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => Ok(JsonState(map)),
             Ok(_) => Err(StoreError::Json {
                 path: path.to_path_buf(),
                 message: "not an object".into(),
@@ -187,12 +126,15 @@ impl JsonState {
         }
     }
 
-    /// Writes atomically as 2-space JSON plus newline.
+    /// The file text: 2-space JSON plus newline.
+    pub fn to_text(&self) -> String {
+        to_pretty_json(&Value::Object(self.0.clone()))
+    }
+
+    /// Writes atomically as 2-space JSON plus newline, in a trusted directory. A root's own
+    /// state files go through [`crate::root::RootWriter::write_state`] instead.
     pub fn write(&self, path: &Path) -> Result<(), StoreError> {
-        atomic_write(
-            path,
-            to_pretty_json(&Value::Object(self.0.clone())).as_bytes(),
-        )
+        atomic_write(path, self.to_text().as_bytes())
     }
 
     pub fn str(&self, key: &str) -> Option<&str> {
@@ -248,25 +190,9 @@ pub fn read_meta(state_dir: &Path) -> JsonState {
     }
 }
 
-/// Creates the memory root, an empty `MEMORY.md` and the default `meta.json`, each only when
-/// missing; never touches existing content. Qwen Code's `extract-cursor.json` is never created
-/// or written here: Qwen Code owns it (this tool's cursors are in their own file).
-pub fn ensure_scaffold(memory_root: &Path, state_dir: &Path) -> Result<(), StoreError> {
-    check_root(memory_root)?;
-    fs::create_dir_all(memory_root).map_err(|e| StoreError::io(memory_root, e))?;
-    fs::create_dir_all(state_dir).map_err(|e| StoreError::io(state_dir, e))?;
-    let now = now_iso();
-    create_new(&memory_root.join(INDEX_FILE), b"")?;
-    create_new(
-        &state_dir.join(META_FILE),
-        to_pretty_json(&Value::Object(default_meta(&now).0)).as_bytes(),
-    )?;
-    Ok(())
-}
-
 /// Refuses a root that is a symlink or not a directory; a missing root is fine.
 pub fn check_root(root: &Path) -> Result<bool, StoreError> {
-    match fs::symlink_metadata(root) {
+    match std::fs::symlink_metadata(root) {
         Ok(m) if m.file_type().is_dir() => Ok(true),
         Ok(_) => Err(StoreError::SymlinkedRoot(root.to_path_buf())),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
@@ -274,58 +200,37 @@ pub fn check_root(root: &Path) -> Result<bool, StoreError> {
     }
 }
 
-/// Opens a file for appending, creating its directory.
+/// Opens a log file for appending, creating its directory; a symlink or special file at
+/// `path` is an error (never followed, never a hang).
 pub fn open_append(path: &Path) -> io::Result<File> {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    OpenOptions::new().create(true).append(true).open(path)
+    safe_fs::open_append(path).map_err(io::Error::other)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
-    fn atomic_write_replaces_symlink_not_target() {
+    fn atomic_write_refuses_a_symlink_and_leaves_its_target() {
         let dir = tempfile::tempdir().unwrap();
         let outside = dir.path().join("outside.txt");
         fs::write(&outside, "SENTINEL").unwrap();
-        let root = dir.path().join("root");
-        fs::create_dir(&root).unwrap();
-        let index = root.join("MEMORY.md");
-        std::os::unix::fs::symlink(&outside, &index).unwrap();
-        atomic_write(&index, b"new").unwrap();
-        assert_eq!(fs::read_to_string(&outside).unwrap(), "SENTINEL");
-        assert!(!fs::symlink_metadata(&index)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-        assert_eq!(fs::read_to_string(&index).unwrap(), "new");
-        let leftovers: Vec<_> = fs::read_dir(&root).unwrap().collect();
-        assert_eq!(leftovers.len(), 1, "no temporary file left behind");
-    }
-
-    #[test]
-    fn scaffold_is_idempotent_and_exact() {
-        let dir = tempfile::tempdir().unwrap();
-        let state = dir.path().join("p");
-        let root = state.join("memory");
-        ensure_scaffold(&root, &state).unwrap();
-        assert_eq!(fs::read_to_string(root.join("MEMORY.md")).unwrap(), "");
-        let meta = fs::read_to_string(state.join("meta.json")).unwrap();
+        let state = dir.path().join("state");
+        fs::create_dir(&state).unwrap();
+        let meta = state.join("meta.json");
+        std::os::unix::fs::symlink(&outside, &meta).unwrap();
+        let err = atomic_write(&meta, b"new").unwrap_err();
         assert!(
-            meta.starts_with("{\n  \"version\": 1,\n  \"createdAt\": \""),
-            "{meta}"
+            err.to_string().contains(&meta.display().to_string()),
+            "{err}"
         );
-        assert!(meta.ends_with("\"\n}\n"));
-        fs::write(root.join("MEMORY.md"), "custom").unwrap();
-        ensure_scaffold(&root, &state).unwrap();
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "SENTINEL");
         assert_eq!(
-            fs::read_to_string(root.join("MEMORY.md")).unwrap(),
-            "custom"
+            fs::read_dir(&state).unwrap().count(),
+            1,
+            "no temporary file left behind"
         );
-        assert_eq!(fs::read_dir(&root).unwrap().count(), 1, "no topic files");
     }
 
     #[test]

@@ -13,7 +13,6 @@ mod reader;
 mod strip;
 
 use std::fmt;
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -169,7 +168,7 @@ pub fn read_transcript(
         path: path.to_path_buf(),
         source,
     };
-    let mut file = File::open(path).map_err(io_err)?;
+    let mut file = crate::safe_fs::open_regular(path).map_err(|e| io_err(io::Error::other(e)))?;
     file.seek(SeekFrom::Start(start_offset)).map_err(io_err)?;
     let mut reader = BufReader::with_capacity(READ_BUFFER_BYTES, file);
     let mut interp = reader::Interpreter::new(format);
@@ -295,7 +294,8 @@ fn parse_line(line: &[u8], offset: u64, interp: &mut reader::Interpreter) -> boo
 /// Hex SHA-256 of the first [`HEAD_HASH_BYTES`] bytes of `path` (all of it when shorter).
 pub fn head_hash(path: &Path) -> io::Result<String> {
     let mut head = Vec::with_capacity(HEAD_HASH_BYTES);
-    File::open(path)?
+    crate::safe_fs::open_regular(path)
+        .map_err(io::Error::other)?
         .take(HEAD_HASH_BYTES as u64)
         .read_to_end(&mut head)?;
     let digest = Sha256::digest(&head);

@@ -353,7 +353,7 @@ fn index_check_detects_staleness_and_rebuild_fixes_it() {
 }
 
 #[test]
-fn symlinked_index_is_replaced_and_target_untouched() {
+fn symlinked_index_is_refused_naming_it_and_target_untouched() {
     let sb = Sandbox::new();
     sb.ok(&[
         "remember",
@@ -366,15 +366,15 @@ fn symlinked_index_is_replaced_and_target_untouched() {
     let index = sb.private_root().join("MEMORY.md");
     fs::remove_file(&index).unwrap();
     std::os::unix::fs::symlink(&outside, &index).unwrap();
-    sb.ok(&["index"]);
+    let out = sb.cmd().args(["index"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&index.display().to_string()), "{stderr}");
     assert_eq!(fs::read_to_string(&outside).unwrap(), "SENTINEL");
-    assert!(!fs::symlink_metadata(&index)
+    assert!(fs::symlink_metadata(&index)
         .unwrap()
         .file_type()
         .is_symlink());
-    assert!(fs::read_to_string(&index)
-        .unwrap()
-        .contains("Releases are cut on Tuesdays"));
 }
 
 #[test]

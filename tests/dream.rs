@@ -598,14 +598,15 @@ mod property {
     use qwen_memory::backup;
     use qwen_memory::dream::{self, mechanical};
     use qwen_memory::project::Root;
+    use qwen_memory::root::RootWriter;
 
     fn root_in(dir: &Path) -> Root {
-        Root {
-            scope: Scope::Private,
-            path: dir.join("memory"),
-            lock_path: dir.join("memory.lock"),
-            state_dir: dir.to_path_buf(),
-        }
+        Root::new(
+            Scope::Private,
+            dir.to_path_buf(),
+            dir.join("memory"),
+            dir.to_path_buf(),
+        )
     }
 
     const TYPES: [&str; 2] = ["feedback", "project"];
@@ -645,7 +646,7 @@ mod property {
             let before_set = entry_set(&root.path);
             let before_tree = tree(&root.path);
             let plan = mechanical::plan(&dream::snapshot(&root).unwrap());
-            dream::apply_plan_locked(&root, &plan, "r1").unwrap();
+            dream::apply_plan_locked(&RootWriter::lock(&root).unwrap(), &plan, "r1").unwrap();
             prop_assert_eq!(entry_set(&root.path), before_set);
             // And the run undoes byte for byte.
             if !plan.changes.is_empty() {

@@ -14,7 +14,8 @@ use serde::Serialize;
 
 use crate::context::Context;
 use crate::project::Root;
-use crate::store::{self, JsonState, StoreError};
+use crate::root::{RootError, RootWriter};
+use crate::store::{self, JsonState};
 
 use super::lock::{self, LockInfo};
 
@@ -116,7 +117,7 @@ pub fn evaluate(
     trigger: &str,
     now_ms: f64,
     mode: Mode,
-) -> Result<GateReport, StoreError> {
+) -> Result<GateReport, RootError> {
     let root = ctx.layout.writable();
     let meta = store::read_meta(&root.state_dir);
     let min_hours = ctx
@@ -264,13 +265,11 @@ pub fn evaluate(
     Ok(report)
 }
 
-fn persist_scan_time(root: &Root, now_ms: f64) -> Result<(), StoreError> {
-    fs::create_dir_all(&root.state_dir).map_err(|e| StoreError::io(&root.state_dir, e))?;
-    store::with_lock(&root.lock_path, || {
-        let mut meta = store::read_meta(&root.state_dir);
-        meta.set("lastSessionScanAt", store::iso_from_ms(now_ms));
-        meta.write(&root.state_dir.join(store::META_FILE))
-    })?
+fn persist_scan_time(root: &Root, now_ms: f64) -> Result<(), RootError> {
+    let w = RootWriter::lock(root)?;
+    let mut meta = store::read_meta(&root.state_dir);
+    meta.set("lastSessionScanAt", store::iso_from_ms(now_ms));
+    w.write_meta(&meta)
 }
 
 /// Sessions since the last dream (SPEC §5.1): `recentSessionIdsSinceDream` ∪ Qwen Code chat

@@ -12,14 +12,14 @@
 
 use std::ffi::CString;
 use std::fs;
-use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::time::{Duration, SystemTime};
 
 use crate::project::Root;
-use crate::store::{self, StoreError};
+use crate::root::{RootError, RootWriter};
+use crate::safe_fs;
 
 /// The lock file name inside the state dir (as upstream).
 pub const LOCK_FILE: &str = "consolidation.lock";
@@ -64,18 +64,14 @@ pub fn live_qwen_lock(worktree: Option<&Path>) -> Option<(PathBuf, LockInfo)> {
     info.live.then_some((path, info))
 }
 
-/// Reads a lock file at `path`. Only a regular file counts (a FIFO planted there must not make
-/// the read block); `None` when there is none.
+/// Reads a lock file at `path`; `None` when there is none.
 fn inspect_file(path: &Path) -> Option<LockInfo> {
     let meta = fs::symlink_metadata(path).ok()?;
-    if !meta.file_type().is_file() {
-        return Some(LockInfo {
-            pid: None,
-            age_ms: 0,
-            live: false,
-        });
-    }
-    let text = fs::read_to_string(path).unwrap_or_default();
+    // A FIFO or symlink here reads as an unparsable PID (a stale lock), never a hang.
+    let text = safe_fs::read_regular_string(path)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
     let pid = text.trim().parse::<i32>().ok().filter(|p| *p > 0);
     let age = meta
         .modified()
@@ -108,33 +104,32 @@ impl Drop for DreamLock {
     fn drop(&mut self) {
         clear_signal_path();
         // Only remove the file if it is still ours.
-        if fs::read_to_string(&self.path).is_ok_and(|t| t == self.pid) {
+        if safe_fs::read_regular_string(&self.path).is_ok_and(|t| t.as_deref() == Some(&*self.pid))
+        {
             let _ = fs::remove_file(&self.path);
         }
     }
 }
 
 /// Tries to take the dream lock of `root`. `Ok(None)` means another live process holds it.
-pub fn try_acquire(root: &Root) -> Result<Option<DreamLock>, StoreError> {
-    fs::create_dir_all(&root.state_dir).map_err(|e| StoreError::io(&root.state_dir, e))?;
+pub fn try_acquire(root: &Root) -> Result<Option<DreamLock>, RootError> {
     let path = root.state_dir.join(LOCK_FILE);
     let pid = std::process::id().to_string();
     // Termination signals wait until the file exists *and* the handler knows its path, so a
     // signal can never leave behind a lock that this live process created.
     let _blocked = BlockedSignals::new();
-    let created = store::with_lock(&root.lock_path, || -> Result<bool, StoreError> {
-        if let Some(info) = inspect(&root.state_dir) {
-            if info.live {
-                return Ok(false);
-            }
-            match fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(StoreError::io(&path, e)),
+    let created = {
+        let w = RootWriter::lock(root)?;
+        match inspect(&root.state_dir) {
+            Some(info) if info.live => false,
+            stale => {
+                if stale.is_some() {
+                    w.remove_state(LOCK_FILE)?;
+                }
+                w.create_state(LOCK_FILE, pid.as_bytes())?
             }
         }
-        store::create_new(&path, pid.as_bytes())
-    })??;
+    };
     if !created {
         return Ok(None);
     }
@@ -227,12 +222,12 @@ mod tests {
     use crate::scan::Scope;
 
     fn root(dir: &Path) -> Root {
-        Root {
-            scope: Scope::Private,
-            path: dir.join("memory"),
-            lock_path: dir.join("memory.lock"),
-            state_dir: dir.to_path_buf(),
-        }
+        Root::new(
+            Scope::Private,
+            dir.to_path_buf(),
+            dir.join("memory"),
+            dir.to_path_buf(),
+        )
     }
 
     #[test]

@@ -32,7 +32,7 @@ use crate::context::Context;
 use crate::doc::{self, Entry, MemoryType};
 use crate::model::{ModelClient, ModelConfig};
 use crate::project::Root;
-use crate::root::{self, RootError};
+use crate::root::{self, RootError, RootWriter};
 use crate::store::{self, StoreError};
 use crate::telemetry::{self, Telemetry};
 
@@ -344,7 +344,7 @@ pub enum DreamError {
 }
 
 /// The gates of `ctx` now as the post-commit hook sees them, for `status` (writes nothing).
-pub fn gate_report(ctx: &Context) -> Result<GateReport, StoreError> {
+pub fn gate_report(ctx: &Context) -> Result<GateReport, RootError> {
     gates::evaluate(
         ctx,
         gates::HOOK_TRIGGER,
@@ -485,9 +485,9 @@ fn model_plan(
 }
 
 /// Verifies that every file of a plan still holds what the plan was made from.
-fn unchanged_since(root: &Root, p: &Plan) -> Result<(), String> {
+fn unchanged_since(w: &RootWriter, p: &Plan) -> Result<(), String> {
     for c in &p.changes {
-        let now = fs::read(root.path.join(&c.relative_path)).ok();
+        let now = w.read_doc(&c.relative_path).ok().flatten();
         if now.as_deref() != Some(c.before.as_slice()) {
             return Err(c.relative_path.clone());
         }
@@ -502,10 +502,11 @@ fn consolidate(
     t0: Instant,
 ) -> Result<DreamOutcome, DreamError> {
     let (model, mut fallback) = model_plan(ctx, opts, root);
-    store::with_lock(&root.lock_path, || -> Result<DreamOutcome, DreamError> {
-        store::ensure_scaffold(&root.path, &root.state_dir)?;
+    {
+        let w = RootWriter::lock(root)?;
+        w.ensure_scaffold()?;
         let plan = match model {
-            Some((p, _)) => match unchanged_since(root, &p) {
+            Some((p, _)) => match unchanged_since(&w, &p) {
                 Ok(()) => p,
                 Err(path) => {
                     fallback = Some(plan::PlanError::Changed(path).to_string());
@@ -517,12 +518,10 @@ fn consolidate(
         let run_id = backup::new_run_id();
         let mut index_error = None;
         if !plan.changes.is_empty() {
-            apply_plan_locked(root, &plan, &run_id)?;
+            apply_plan_locked(&w, &plan, &run_id)?;
             // The consolidation stands even when the index cannot be rebuilt (as upstream);
             // the failure is reported and `index` can retry.
-            index_error = root::rebuild_index_locked(root)
-                .err()
-                .map(|e| e.to_string());
+            index_error = w.rebuild_index().err().map(|e| e.to_string());
         }
         let session = gates::current_session(ctx, &store::read_meta(&root.state_dir));
         let status = if plan.changes.is_empty() {
@@ -546,7 +545,7 @@ fn consolidate(
             },
         );
         meta.set("recentSessionIdsSinceDream", json!([]));
-        meta.write(&root.state_dir.join(store::META_FILE))?;
+        w.write_meta(&meta)?;
         let changes = change_records(&plan);
         let outcome = DreamOutcome {
             status,
@@ -569,14 +568,14 @@ fn consolidate(
             append_log(&root.state_dir, &outcome);
         }
         Ok(outcome)
-    })?
+    }
 }
 
 /// Backs up every file of `plan` (run `run_id`), then applies it: rewrites first, deletions
 /// last, each write atomic. Refuses, writing nothing, when a file no longer holds what the plan
-/// was made from. The caller holds the root's mutation lock and rebuilds the index.
-pub fn apply_plan_locked(root: &Root, plan: &Plan, run_id: &str) -> Result<(), DreamError> {
-    unchanged_since(root, plan).map_err(DreamError::Changed)?;
+/// was made from. The caller rebuilds the index.
+pub fn apply_plan_locked(w: &RootWriter, plan: &Plan, run_id: &str) -> Result<(), DreamError> {
+    unchanged_since(w, plan).map_err(DreamError::Changed)?;
     let planned: Vec<PlannedChange> = plan
         .changes
         .iter()
@@ -586,13 +585,7 @@ pub fn apply_plan_locked(root: &Root, plan: &Plan, run_id: &str) -> Result<(), D
             after: c.after.as_ref().map(|s| s.as_bytes().to_vec()),
         })
         .collect();
-    backup::record(
-        &root.state_dir,
-        &root.path,
-        RunKind::Dream,
-        run_id,
-        &planned,
-    )?;
+    backup::record(w, RunKind::Dream, run_id, &planned)?;
     let writes: Vec<(&str, &[u8])> = plan
         .changes
         .iter()
@@ -603,64 +596,16 @@ pub fn apply_plan_locked(root: &Root, plan: &Plan, run_id: &str) -> Result<(), D
         })
         .collect();
     let mut first = true;
-    write_batch(&root.path, &writes, || {
+    w.write_docs(&writes, || {
         if std::mem::take(&mut first) {
             test_pause(ENV_TEST_PAUSE_MID);
         }
     })?;
     for c in plan.changes.iter().filter(|c| c.after.is_none()) {
-        fs::remove_file(root.path.join(&c.relative_path)).map_err(|source| DreamError::Io {
-            path: c.relative_path.clone(),
-            source,
-        })?;
+        w.delete_doc(&c.relative_path)?;
         if std::mem::take(&mut first) {
             test_pause(ENV_TEST_PAUSE_MID);
         }
-    }
-    Ok(())
-}
-
-/// Atomic writes of many files (SPEC §3.4): each new content goes to a temporary file beside its
-/// destination (named `.<name>.<random>.tmp`, never `*.md`), every temporary file is fsynced, and
-/// only then is each renamed into place (a rename replaces a symlink rather than writing through
-/// it). Writing everything before the first fsync lets the file system flush the batch together
-/// instead of one file at a time. `after_each` runs after every rename.
-fn write_batch(
-    root: &Path,
-    writes: &[(&str, &[u8])],
-    mut after_each: impl FnMut(),
-) -> Result<(), DreamError> {
-    let io = |path: &Path, source| DreamError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let mut staged = Vec::with_capacity(writes.len());
-    for (rel, bytes) in writes {
-        let path = root.join(rel);
-        let parent = path.parent().unwrap_or(root);
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let mut tmp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".tmp")
-            .tempfile_in(parent)
-            .map_err(|e| io(parent, e))?;
-        tmp.write_all(bytes).map_err(|e| io(&path, e))?;
-        if let Ok(meta) = fs::symlink_metadata(&path) {
-            if meta.file_type().is_file() {
-                let _ = fs::set_permissions(tmp.path(), meta.permissions());
-            }
-        }
-        staged.push((tmp, path));
-    }
-    for (tmp, path) in &staged {
-        tmp.as_file().sync_all().map_err(|e| io(path, e))?;
-    }
-    for (tmp, path) in staged {
-        tmp.persist(&path).map_err(|e| io(&path, e.error))?;
-        after_each();
     }
     Ok(())
 }

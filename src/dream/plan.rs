@@ -460,12 +460,12 @@ mod tests {
     use std::path::Path;
 
     fn setup(dir: &Path) -> (Root, Snapshot) {
-        let root = Root {
-            scope: Scope::Private,
-            path: dir.join("memory"),
-            lock_path: dir.join("memory.lock"),
-            state_dir: dir.to_path_buf(),
-        };
+        let root = Root::new(
+            Scope::Private,
+            dir.to_path_buf(),
+            dir.join("memory"),
+            dir.to_path_buf(),
+        );
         let mut docs = Vec::new();
         for (rel, t, body) in [
             ("feedback/a.md", MemoryType::Feedback, "Keep answers short."),

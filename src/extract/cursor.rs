@@ -16,7 +16,6 @@
 //! retries it), and as `lastFailure` for `status`.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -208,7 +207,7 @@ impl Cursors {
     /// is harmless: applying the same facts again changes nothing).
     pub fn read(state_dir: &Path) -> Result<Cursors, StoreError> {
         let path = state_dir.join(CURSORS_FILE);
-        match store::read_regular(&path)? {
+        match crate::safe_fs::read_regular_string(&path)? {
             Some(text) => serde_json::from_str(&text).map_err(|e| StoreError::Json {
                 path,
                 message: e.to_string(),
@@ -347,7 +346,10 @@ pub fn hashed_len(byte_offset: u64) -> u64 {
 /// Lowercase hex SHA-256 of the first `len` bytes of `path` (fewer when the file is shorter).
 pub fn hash_prefix(path: &Path, len: u64) -> io::Result<String> {
     let mut head = Vec::with_capacity(len.min(HEAD_HASH_BYTES as u64) as usize);
-    File::open(path)?.take(len).read_to_end(&mut head)?;
+    crate::safe_fs::open_regular(path)
+        .map_err(io::Error::other)?
+        .take(len)
+        .read_to_end(&mut head)?;
     Ok(hex(&Sha256::digest(&head)))
 }
 

@@ -17,13 +17,14 @@
 //! write and runs the request. Slots are written and taken under a short blocking lock
 //! (`extract-queue.lock`) so a replacement can never be lost between a read and the removal.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
+use crate::safe_fs::{self, FileLock};
 use crate::store::{self, StoreError};
 
 /// The run lock file in the state dir.
@@ -99,62 +100,43 @@ pub fn schedule<R>(
     let lock_path = state_dir.join(RUN_LOCK_FILE);
     if !queueable {
         // A dry run writes nothing, not even the lock file: without one, nobody is running.
-        let file = match OpenOptions::new().read(true).write(true).open(&lock_path) {
-            Ok(f) => Some(f),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(io_err(&lock_path)(e)),
-        };
-        let Some(file) = file else {
-            return Ok(Scheduled::Ran {
-                own: run(request, true),
-                trailing: Vec::new(),
-            });
-        };
-        let mut lock = fd_lock::RwLock::new(file);
-        return match lock.try_write() {
-            Ok(_guard) => Ok(Scheduled::Ran {
-                own: run(request, true),
-                trailing: Vec::new(),
-            }),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(Scheduled::AlreadyRunning),
-            Err(e) => Err(io_err(&lock_path)(e)),
-        };
+        if FileLock::is_held(&lock_path) {
+            return Ok(Scheduled::AlreadyRunning);
+        }
+        return Ok(Scheduled::Ran {
+            own: run(request, true),
+            trailing: Vec::new(),
+        });
     }
 
-    fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
-    let mut lock = fd_lock::RwLock::new(open_lock(&lock_path)?);
+    let try_lock = || FileLock::try_exclusive(&lock_path).map_err(StoreError::from);
     let mut trailing = Vec::new();
-    let own = match lock.try_write() {
-        Ok(guard) => {
+    let own = match try_lock()? {
+        Some(guard) => {
             let own = run(request.clone(), true);
             drain(state_dir, &mut retries, &mut run, &mut trailing)?;
             drop(guard);
             Some(own)
         }
-        Err(e) if e.kind() == io::ErrorKind::WouldBlock => None,
-        Err(e) => return Err(io_err(&lock_path)(e)),
+        None => None,
     };
     if own.is_none() {
         put(state_dir, &request)?;
         // The holder may have finished between our attempt and the write above.
-        match lock.try_write() {
-            Ok(guard) => {
-                drain(state_dir, &mut retries, &mut run, &mut trailing)?;
-                drop(guard);
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            Err(e) => return Err(io_err(&lock_path)(e)),
+        if let Some(guard) = try_lock()? {
+            drain(state_dir, &mut retries, &mut run, &mut trailing)?;
+            drop(guard);
         }
     }
     // A request queued after our last look at the slot but before we released the lock.
     while has_queued(state_dir) {
-        match lock.try_write() {
-            Ok(guard) => {
+        match try_lock() {
+            Ok(Some(guard)) => {
                 drain(state_dir, &mut retries, &mut run, &mut trailing)?;
                 drop(guard);
             }
             // Another holder took over; it will look at the slot before it lets go.
-            Err(_) => break,
+            _ => break,
         }
     }
     Ok(match own {
@@ -178,16 +160,6 @@ fn drain<R>(
         out.push(run(next, false));
     }
     Ok(())
-}
-
-fn open_lock(path: &Path) -> Result<File, QueueError> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map_err(io_err(path))
 }
 
 /// The slot file of a transcript: named by a hash of its path, so any path is a safe name.
@@ -235,8 +207,10 @@ pub fn take(state_dir: &Path) -> Result<Option<QueuedRequest>, QueueError> {
         &state_dir.join(QUEUE_LOCK_FILE),
         || -> Result<_, QueueError> {
             let legacy = state_dir.join(LEGACY_QUEUE_FILE);
-            if legacy.is_file() {
-                let text = fs::read_to_string(&legacy).map_err(io_err(&legacy))?;
+            if safe_fs::is_regular(&legacy) {
+                let text = safe_fs::read_regular_string(&legacy)
+                    .map_err(StoreError::from)?
+                    .unwrap_or_default();
                 fs::remove_file(&legacy).map_err(io_err(&legacy))?;
                 if let Ok(r) = serde_json::from_str::<QueuedRequest>(&text) {
                     return Ok(Some(r));
@@ -278,7 +252,7 @@ fn slots(state_dir: &Path, remove_bad: bool) -> Result<Vec<(PathBuf, QueuedReque
             continue;
         }
         let path = entry.path();
-        match store::read_regular(&path) {
+        match safe_fs::read_regular_string(&path) {
             Ok(Some(text)) => match serde_json::from_str::<QueuedRequest>(&text) {
                 Ok(r) => out.push((path, r)),
                 Err(_) if remove_bad => {
@@ -298,7 +272,7 @@ fn slots(state_dir: &Path, remove_bad: bool) -> Result<Vec<(PathBuf, QueuedReque
 
 /// Whether a request waits in the queue.
 pub fn has_queued(state_dir: &Path) -> bool {
-    if state_dir.join(LEGACY_QUEUE_FILE).is_file() {
+    if safe_fs::is_regular(&state_dir.join(LEGACY_QUEUE_FILE)) {
         return true;
     }
     fs::read_dir(state_dir.join(QUEUE_DIR)).is_ok_and(|entries| {
@@ -311,16 +285,7 @@ pub fn has_queued(state_dir: &Path) -> bool {
 
 /// Whether another process holds the run lock of `state_dir` right now.
 pub fn is_running(state_dir: &Path) -> bool {
-    let Ok(file) = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(state_dir.join(RUN_LOCK_FILE))
-    else {
-        return false;
-    };
-    let mut lock = fd_lock::RwLock::new(file);
-    let busy = lock.try_write().is_err();
-    busy
+    FileLock::is_held(&state_dir.join(RUN_LOCK_FILE))
 }
 
 #[cfg(test)]
@@ -343,9 +308,8 @@ mod tests {
     }
 
     /// Holds the run lock from "another process" (another open file description).
-    fn hold(state: &Path) -> fd_lock::RwLock<File> {
-        fs::create_dir_all(state).unwrap();
-        fd_lock::RwLock::new(open_lock(&state.join(RUN_LOCK_FILE)).unwrap())
+    fn hold(state: &Path) -> FileLock {
+        FileLock::exclusive(&state.join(RUN_LOCK_FILE)).unwrap()
     }
 
     #[test]
@@ -364,8 +328,7 @@ mod tests {
     #[test]
     fn busy_root_queues_one_slot_per_transcript_and_the_holder_runs_them_all() {
         let dir = tempfile::tempdir().unwrap();
-        let mut other = hold(dir.path());
-        let guard = other.try_write().unwrap();
+        let guard = hold(dir.path());
         assert!(is_running(dir.path()));
         for name in ["b", "c", "e"] {
             let s = schedule(dir.path(), req(name), true, no_retries, |_, _| {
@@ -426,9 +389,8 @@ mod tests {
     #[test]
     fn retries_are_run_by_the_holder_unless_their_transcript_is_queued() {
         let dir = tempfile::tempdir().unwrap();
-        let mut other = hold(dir.path());
         {
-            let _g = other.try_write().unwrap();
+            let _g = hold(dir.path());
             schedule(dir.path(), req("b"), true, no_retries, |_, _| panic!()).unwrap();
         }
         let mut handed = 0;

@@ -21,7 +21,7 @@ use crate::doc::{Entry, MemoryType};
 use crate::model::{ModelClient, ModelConfig};
 use crate::project::{self, Root};
 use crate::remember::{self, Change, ChangeKind, NewEntry, Provenance, RememberError};
-use crate::root::{self, RootError};
+use crate::root::{self, RootError, RootWriter};
 use crate::store::{self, StoreError};
 use crate::telemetry::{Telemetry, EVENT_EXTRACT};
 use crate::transcript::{self, Format, Message, Role, TranscriptError};
@@ -717,17 +717,16 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     let user_changes = if user_entries.is_empty() {
         Vec::new()
     } else {
-        let user = &ctx.layout.user;
-        store::with_lock(&user.lock_path, || {
-            remember::apply_locked(user, &user_entries, &provenance)
-        })??
+        let user = RootWriter::lock(&ctx.layout.user)?;
+        remember::apply_locked(&user, &user_entries, &provenance)?
     };
-    let changes = store::with_lock(&root.lock_path, || -> Result<Vec<Change>, ExtractError> {
-        store::ensure_scaffold(&root.path, &root.state_dir)?;
+    let changes = {
+        let w = RootWriter::lock(root)?;
+        w.ensure_scaffold()?;
         let mut changes = if entries.is_empty() {
             Vec::new()
         } else {
-            remember::apply_locked(root, &entries, &provenance)?
+            remember::apply_locked(&w, &entries, &provenance)?
         };
         changes.extend(user_changes);
         // Topics in the order the facts were planned, wherever they were written.
@@ -739,9 +738,9 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         };
         changes.sort_by_key(order);
         let touched = touched_topics(&changes);
-        bump_meta(&root.state_dir, &session, &touched)?;
-        Ok(changes)
-    })??;
+        bump_meta(&w, &session, &touched)?;
+        changes
+    };
     out.touched_topics = touched_topics(&changes);
     out.changes = changes;
     out.status = if out.touched_topics.is_empty() {
@@ -793,10 +792,10 @@ fn touched_topics(changes: &[Change]) -> Vec<String> {
 }
 
 /// Records the run in `meta.json`: the `lastExtraction*` fields, `updatedAt`, and the session
-/// appended to `recentSessionIdsSinceDream` (once). The caller holds the mutation lock.
-fn bump_meta(state_dir: &Path, session: &str, touched: &[String]) -> Result<(), StoreError> {
+/// appended to `recentSessionIdsSinceDream` (once).
+fn bump_meta(w: &RootWriter, session: &str, touched: &[String]) -> Result<(), RootError> {
     let now = store::now_iso();
-    let mut meta = store::read_meta(state_dir);
+    let mut meta = store::read_meta(&w.root().state_dir);
     meta.set("updatedAt", now.as_str());
     meta.set("lastExtractionAt", now.as_str());
     meta.set("lastExtractionSessionId", session);
@@ -820,7 +819,7 @@ fn bump_meta(state_dir: &Path, session: &str, touched: &[String]) -> Result<(), 
         "recentSessionIdsSinceDream",
         serde_json::Value::from(recent),
     );
-    meta.write(&state_dir.join(store::META_FILE))
+    w.write_meta(&meta)
 }
 
 /// Plans patches for the slice with the model when asked and possible, chunk by chunk, and
@@ -942,8 +941,15 @@ mod tests {
             "{\"version\":1,\"custom\":true,\"recentSessionIdsSinceDream\":[\"a\"]}",
         )
         .unwrap();
-        bump_meta(dir.path(), "b", &["user".into()]).unwrap();
-        bump_meta(dir.path(), "b", &[]).unwrap();
+        let root = Root::new(
+            crate::scan::Scope::Private,
+            dir.path().to_path_buf(),
+            dir.path().join("memory"),
+            dir.path().to_path_buf(),
+        );
+        let w = RootWriter::lock(&root).unwrap();
+        bump_meta(&w, "b", &["user".into()]).unwrap();
+        bump_meta(&w, "b", &[]).unwrap();
         let m = store::JsonState::read(&dir.path().join(store::META_FILE))
             .unwrap()
             .unwrap();

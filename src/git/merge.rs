@@ -11,7 +11,6 @@
 //! merged documents gives (the post-merge hook then rebuilds it from the files). Input that is
 //! not a memory document (or already holds conflict markers) gets Git's ordinary textual merge.
 
-use std::fs;
 use std::path::Path;
 use std::process::Command;
 
@@ -615,7 +614,11 @@ pub fn merge_file(
     path: &str,
     markers: &Markers,
 ) -> Result<DriverOutcome, GitError> {
-    let read = |p: &Path| fs::read(p).map_err(|e| GitError::io(p, e));
+    let read = |p: &Path| {
+        crate::safe_fs::read_regular(p)
+            .map_err(crate::store::StoreError::from)?
+            .ok_or_else(|| GitError::io(p, std::io::ErrorKind::NotFound.into()))
+    };
     let (b, o, t) = (read(base)?, read(ours)?, read(theirs)?);
     let texts = (
         std::str::from_utf8(&b),
@@ -628,12 +631,12 @@ pub fn merge_file(
     let is_index = path.rsplit('/').next() == Some(crate::store::INDEX_FILE);
     if is_index {
         let merged = merge_index(b, o, t);
-        fs::write(ours, merged).map_err(|e| GitError::io(ours, e))?;
+        crate::store::atomic_write(ours, merged.as_bytes())?;
         return Ok(DriverOutcome::Clean);
     }
     match merge_topic(b, o, t, markers) {
         Ok(m) => {
-            fs::write(ours, &m.text).map_err(|e| GitError::io(ours, e))?;
+            crate::store::atomic_write(ours, m.text.as_bytes())?;
             Ok(if m.conflicts == 0 {
                 DriverOutcome::Clean
             } else {

@@ -59,6 +59,8 @@ pub enum GitError {
     Refused(String),
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
+    #[error(transparent)]
+    Root(#[from] crate::root::RootError),
 }
 
 impl GitError {
@@ -181,7 +183,7 @@ pub fn install_local(ctx: &Context) -> Result<LocalOutcome, GitError> {
     out.exclude_path = exclude.display().to_string();
     out.exclude_added = ensure_excludes(&exclude, &QWEN_LOCAL_STATE_FILES)?;
     let root = &ctx.layout.repository;
-    crate::store::ensure_scaffold(&root.path, &root.state_dir)?;
+    crate::root::RootWriter::lock(root)?.ensure_scaffold()?;
     out.memory_dir = root.path.display().to_string();
     Ok(out)
 }
