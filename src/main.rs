@@ -113,6 +113,9 @@ enum Command {
     Uninstall(cli::install::UninstallArgs),
     /// Commit only the repository memory directory's changes.
     Commit(cli::commit::CommitArgs),
+    /// Pull (fast-forward only), commit the memory directories, push when the branch was not
+    /// already ahead; undoes its own commit when the push fails. Never prompts.
+    Sync,
     /// The merge driver Git calls for memory documents (%O %A %B %P).
     #[command(name = "merge-file")]
     MergeFile(cli::commit::MergeFileArgs),
@@ -262,6 +265,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Install(args) => cli::install::run_install(&cli, &ctx, args),
         Command::Uninstall(args) => cli::install::run_uninstall(&cli, &ctx, args),
         Command::Commit(args) => cli::commit::run_commit(&cli, &ctx, args),
+        Command::Sync => cli::commit::run_sync(&cli, &ctx),
         Command::Completions { .. } | Command::Man | Command::Hook(_) | Command::MergeFile(_) => {
             Ok(ExitCode::SUCCESS)
         }

@@ -85,21 +85,30 @@ impl QwenSettings {
 
 /// Reads a JSON file that may contain `//` and `/* */` comments; `None` when missing or invalid.
 fn read_jsonc(path: &Path) -> Option<Value> {
+    let text = read_text(path).ok()??;
+    serde_json::from_str(&strip_comments(&text)).ok()
+}
+
+/// Reads a settings file: non-blocking and regular files only, so a FIFO planted as
+/// `settings.json` never hangs a hook; `None` when missing.
+fn read_text(path: &Path) -> std::io::Result<Option<String>> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
-    // Non-blocking and regular files only: a FIFO planted as settings.json must not hang a hook.
-    let file = std::fs::OpenOptions::new()
+    let file = match std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
     }
     let mut bytes = Vec::new();
-    file.take(4 << 20).read_to_end(&mut bytes).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    serde_json::from_str(&strip_comments(&text)).ok()
+    file.take(4 << 20).read_to_end(&mut bytes)?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// Removes comments outside strings, keeping everything else byte for byte.
@@ -199,4 +208,50 @@ mod tests {
         assert!(none.managed_auto_memory(), "Qwen's default is on");
         assert!(!none.team_memory(None));
     }
+}
+
+/// Failures changing Qwen Code's project settings.
+#[derive(Debug, thiserror::Error)]
+pub enum QwenSettingsError {
+    #[error("{0}: not a JSON object; set \"memory\": {{\"enableTeamMemory\": true}} by hand")]
+    NotAnObject(PathBuf),
+    #[error("{0}: holds comments, which a rewrite would drop; set \"memory\": {{\"enableTeamMemory\": true}} by hand")]
+    HasComments(PathBuf),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
+/// Turns on Qwen Code's team memory (`memory.enableTeamMemory: true`) in the project's
+/// `.qwen/settings.json`, keeping every other key. Returns whether the file changed.
+pub fn enable_team_memory(project_root: &Path) -> Result<bool, QwenSettingsError> {
+    let path = project_root.join(".qwen").join("settings.json");
+    let existing = read_text(&path).map_err(|source| crate::store::StoreError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let mut root = match &existing {
+        None => Value::Object(Map::new()),
+        Some(text) if text.trim().is_empty() => Value::Object(Map::new()),
+        Some(text) => {
+            if strip_comments(text) != *text {
+                return Err(QwenSettingsError::HasComments(path));
+            }
+            serde_json::from_str(text).map_err(|_| QwenSettingsError::NotAnObject(path.clone()))?
+        }
+    };
+    let obj = root
+        .as_object_mut()
+        .ok_or_else(|| QwenSettingsError::NotAnObject(path.clone()))?;
+    let memory = obj
+        .entry("memory")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let memory = memory
+        .as_object_mut()
+        .ok_or_else(|| QwenSettingsError::NotAnObject(path.clone()))?;
+    if memory.get("enableTeamMemory") == Some(&Value::Bool(true)) {
+        return Ok(false);
+    }
+    memory.insert("enableTeamMemory".into(), Value::Bool(true));
+    crate::store::atomic_write(&path, crate::store::to_pretty_json(&root).as_bytes())?;
+    Ok(true)
 }

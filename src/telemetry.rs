@@ -11,7 +11,7 @@
 //! Both files rotate at [`ROTATE_BYTES`] to a single `.1` backup.
 
 use std::collections::BTreeMap;
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -170,7 +170,8 @@ fn append_rotating(dir: &Path, file: &str, text: &str, rotate_bytes: u64) -> std
             fs::rename(&path, dir.join(backup_name(file)))?;
         }
     }
-    let mut f = OpenOptions::new().create(true).append(true).open(&path)?;
+    // Never through a symlink, never blocking on a FIFO put where the log should be.
+    let mut f = crate::safe_fs::open_append(&path).map_err(std::io::Error::other)?;
     // One write call per line so concurrent appenders (O_APPEND) do not interleave mid-line.
     f.write_all(text.as_bytes())
 }
@@ -180,7 +181,7 @@ fn append_rotating(dir: &Path, file: &str, text: &str, rotate_bytes: u64) -> std
 pub fn read_events(state_dir: &Path) -> Vec<Value> {
     let mut out = Vec::new();
     for name in [backup_name(TELEMETRY_FILE), TELEMETRY_FILE.to_owned()] {
-        let Ok(bytes) = fs::read(state_dir.join(name)) else {
+        let Ok(Some(bytes)) = crate::safe_fs::read_regular(&state_dir.join(name)) else {
             continue;
         };
         let text = String::from_utf8_lossy(&bytes);

@@ -112,3 +112,195 @@ fn extract_routes_user_facts_to_the_user_root() {
         "the project fact stays in the repository root: {repo_files:?} ({out})"
     );
 }
+
+#[test]
+fn install_team_turns_on_qwen_team_memory_and_keeps_other_keys() {
+    let sb = Sandbox::new();
+    let settings = sb.repo.join(".qwen/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    fs::write(
+        &settings,
+        r#"{"model": {"name": "qwen3"}, "memory": {"enableManagedAutoMemory": true}}"#,
+    )
+    .unwrap();
+    sb.ok(&["install", "--team", "--hooks", "none"]);
+    let v: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v["memory"]["enableTeamMemory"], true);
+    assert_eq!(v["memory"]["enableManagedAutoMemory"], true);
+    assert_eq!(v["model"]["name"], "qwen3");
+    let before = fs::read(&settings).unwrap();
+    let out = sb.json(&["install", "--team", "--hooks", "none"]);
+    assert_eq!(out["team"]["changed"], false, "idempotent: {out}");
+    assert_eq!(fs::read(&settings).unwrap(), before);
+    // status sees Qwen's team memory switched on.
+    let st = sb.json(&["status"]);
+    assert_eq!(st["agents"]["qwen"]["teamMemory"], true, "{st}");
+    // A settings file with comments is never rewritten (the comments would be lost).
+    fs::write(&settings, "// ours\n{\"memory\": {}}\n").unwrap();
+    let out = sb
+        .cmd()
+        .args(["install", "--team", "--hooks", "none"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("comments"));
+    assert_eq!(
+        fs::read_to_string(&settings).unwrap(),
+        "// ours\n{\"memory\": {}}\n"
+    );
+}
+
+#[test]
+fn commit_takes_team_memory_and_nothing_else() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "remember",
+        "--scope",
+        "team",
+        "--type",
+        "project",
+        "Staging deploys happen on Tuesdays only",
+    ]);
+    fs::write(sb.repo.join("README"), "changed by the user\n").unwrap();
+    let out = sb.json(&["commit"]);
+    let files: Vec<String> = out["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["path"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        files.iter().all(|f| f.starts_with(".qwen/team-memory/")),
+        "{files:?}"
+    );
+    assert!(files.iter().any(|f| f.ends_with("MEMORY.md")), "{files:?}");
+    assert!(
+        out["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("memory: +1 project"),
+        "{out}"
+    );
+    let status = sb.git(&sb.repo, &["status", "--porcelain"]);
+    assert_eq!(status.trim(), "M README", "the user's change is untouched");
+}
+
+/// A bare "remote" in the sandbox (a local path: no network) and two clones of it.
+fn remote_and_clones(sb: &Sandbox) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let remote = sb.root().join("remote.git");
+    sb.git(
+        &sb.root(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            sb.repo.to_str().unwrap(),
+            remote.to_str().unwrap(),
+        ],
+    );
+    let a = sb.root().join("a");
+    let b = sb.root().join("b");
+    for dir in [&a, &b] {
+        sb.git(
+            &sb.root(),
+            &[
+                "clone",
+                "-q",
+                remote.to_str().unwrap(),
+                dir.to_str().unwrap(),
+            ],
+        );
+    }
+    (remote, a, b)
+}
+
+#[test]
+fn sync_pulls_commits_and_pushes_team_memory() {
+    let sb = Sandbox::new();
+    let (remote, a, b) = remote_and_clones(&sb);
+    let out = sb
+        .cmd_in(&a)
+        .args([
+            "remember",
+            "--scope",
+            "team",
+            "--type",
+            "project",
+            "The billing service owns the invoices table",
+        ])
+        .output()
+        .unwrap();
+    assert_success(&out, &["remember"]);
+    let out = sb.cmd_in(&a).args(["sync", "--json"]).output().unwrap();
+    assert_success(&out, &["sync"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["push"], "pushed", "{v}");
+    let log = sb.git(&remote, &["log", "--format=%s", "-1"]);
+    assert_eq!(log.trim(), "chore(memory): sync team memory");
+
+    // The teammate syncs: a fast-forward brings the memory; nothing to push.
+    let out = sb.cmd_in(&b).args(["sync", "--json"]).output().unwrap();
+    assert_success(&out, &["sync (b)"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["pull"], "fast-forwarded", "{v}");
+    assert_eq!(v["push"], "nothing-to-push", "{v}");
+    assert_eq!(md_files(&b.join(".qwen/team-memory")).len(), 1);
+
+    // A branch already ahead of its upstream: commit, but never publish the user's own work.
+    fs::write(b.join("work.txt"), "mine\n").unwrap();
+    sb.git(&b, &["add", "work.txt"]);
+    sb.git(&b, &["commit", "-q", "-m", "my unpushed work"]);
+    let out = sb
+        .cmd_in(&b)
+        .args([
+            "remember",
+            "--scope",
+            "team",
+            "--type",
+            "project",
+            "Invoices are immutable once sent",
+        ])
+        .output()
+        .unwrap();
+    assert_success(&out, &["remember (b)"]);
+    let out = sb.cmd_in(&b).args(["sync", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["push"], "skipped-ahead", "{v}");
+    let remote_log = sb.git(&remote, &["log", "--format=%s"]);
+    assert!(!remote_log.contains("my unpushed work"), "{remote_log}");
+}
+
+#[test]
+fn a_failed_push_undoes_only_our_commit() {
+    let sb = Sandbox::new();
+    let (remote, a, _b) = remote_and_clones(&sb);
+    // The remote refuses every push.
+    let hook = remote.join("hooks/pre-receive");
+    fs::write(&hook, "#!/bin/sh\necho refused >&2\nexit 1\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    let head_before = sb.git(&a, &["rev-parse", "HEAD"]);
+    let out = sb
+        .cmd_in(&a)
+        .args([
+            "remember",
+            "--scope",
+            "team",
+            "--type",
+            "project",
+            "Refunds need two approvals",
+        ])
+        .output()
+        .unwrap();
+    assert_success(&out, &["remember"]);
+    let out = sb.cmd_in(&a).args(["sync", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "a failed push is a failure");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["push"], "failed", "{v}");
+    assert_eq!(v["commitUndone"], true, "{v}");
+    assert_eq!(sb.git(&a, &["rev-parse", "HEAD"]), head_before);
+    // The memory is still there, staged for the next try.
+    assert_eq!(md_files(&a.join(".qwen/team-memory")).len(), 1);
+    let status = sb.git(&a, &["status", "--porcelain"]);
+    assert!(status.contains(".qwen/team-memory/"), "{status}");
+}

@@ -70,3 +70,50 @@ pub fn run_merge_file(args: &MergeFileArgs) -> Result<ExitCode> {
     let outcome = merge::merge_file(&args.base, &args.ours, &args.theirs, &args.path, &markers)?;
     Ok(ExitCode::from(outcome.exit_code()))
 }
+
+/// `sync`: pull --ff-only, commit the memory directories, push when it is safe.
+pub fn run_sync(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
+    let out = qwen_memory::git::sync::sync(ctx)?;
+    if cli.json {
+        print_json(&out)?;
+    } else if !cli.quiet {
+        let upstream = out.upstream.as_deref().unwrap_or("no upstream");
+        match &out.pull_error {
+            Some(e) => println!("pull      failed ({upstream}): {e}"),
+            None => println!("pull      {} ({upstream})", out.pull),
+        }
+        match out
+            .commit
+            .as_ref()
+            .and_then(|c| c.commit.as_ref().map(|id| (id, c)))
+        {
+            Some((id, c)) => println!(
+                "commit    [{}] {} file{}",
+                &id[..id.len().min(12)],
+                c.changes.len(),
+                if c.changes.len() == 1 { "" } else { "s" }
+            ),
+            None => println!("commit    nothing to commit in the memory directories"),
+        }
+        match (&out.push_error, out.push) {
+            (Some(e), _) => println!(
+                "push      failed: {e}{}",
+                if out.commit_undone {
+                    " (the memory commit was undone; the changes stay in the working tree)"
+                } else {
+                    ""
+                }
+            ),
+            (None, "skipped-ahead") => println!(
+                "push      skipped: the branch already had unpushed commits (push them yourself)"
+            ),
+            (None, p) => println!("push      {p}"),
+        }
+    }
+    let failed = out.pull == "failed" || out.push == "failed";
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

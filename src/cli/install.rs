@@ -35,6 +35,10 @@ pub struct InstallArgs {
     /// Local mode: keep memory in `.qwen/memory/` (committed and shared), with the merge driver.
     #[arg(long)]
     pub local: bool,
+    /// Turn on Qwen Code's team memory (`memory.enableTeamMemory`) in the project's
+    /// `.qwen/settings.json`, so memory committed in `.qwen/team-memory/` reaches Qwen Code.
+    #[arg(long)]
+    pub team: bool,
     /// Also add recall/extract hooks to this agent's settings.
     #[arg(long, value_enum)]
     pub agent: Option<AgentArg>,
@@ -106,6 +110,17 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
             );
         }
         report.insert("local".into(), serde_json::to_value(&out)?);
+    }
+    if args.team {
+        let changed = qwen_memory::qwen_settings::enable_team_memory(&ctx.project.root)?;
+        if !cli.json && !cli.quiet {
+            println!(
+                "Qwen Code team memory {} in {}",
+                if changed { "turned on" } else { "already on" },
+                ctx.project.root.join(".qwen/settings.json").display()
+            );
+        }
+        report.insert("team".into(), json!({ "changed": changed }));
     }
     if !names.is_empty() {
         let result = if args.config_hooks {

@@ -124,6 +124,9 @@ pub fn try_acquire(root: &Root) -> Result<Option<DreamLock>, RootError> {
             Some(info) if info.live => false,
             stale => {
                 if stale.is_some() {
+                    // Only a regular file can be a lock someone left behind: a FIFO or symlink
+                    // there is refused, naming it, rather than cleared.
+                    safe_fs::read_regular(&path)?;
                     w.remove_state(LOCK_FILE)?;
                 }
                 w.create_state(LOCK_FILE, pid.as_bytes())?

@@ -81,7 +81,8 @@ struct WorkFile {
 const MODE_FILE: i32 = 0o100644;
 const MODE_EXEC: i32 = 0o100755;
 
-/// Commits the repository memory directory's changes (SPEC §9.3). `message` replaces the
+/// Commits the changes of the shared memory directories, `.qwen/memory/` and
+/// `.qwen/team-memory/` (docs/DESIGN.md, "Git integration"). `message` replaces the
 /// generated subject; the body naming the files is always added. Refuses during a merge,
 /// rebase, cherry-pick or revert, when the memory directory is not the one of this working
 /// tree, and when a changed file holds a secret.
@@ -89,8 +90,18 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
     let repo = super::open_repo(ctx)?;
     let workdir = repo.workdir().ok_or(GitError::Bare)?.to_path_buf();
     refuse_in_progress(&repo)?;
-    let memory = ctx.layout.repository.path.clone();
-    let prefix = relative_prefix(&workdir, &memory)?;
+    // Both shared memory directories: the repository root and Qwen Code's team root.
+    let mut prefixes = Vec::new();
+    for memory in [&ctx.layout.repository.path, &ctx.layout.team.path] {
+        prefixes.push((memory.clone(), relative_prefix(&workdir, memory)?));
+    }
+    let prefix_of = |path: &str| -> &str {
+        prefixes
+            .iter()
+            .map(|(_, p)| p.as_str())
+            .find(|p| path.starts_with(&format!("{p}/")))
+            .unwrap_or("")
+    };
 
     let head_commit = match repo.head() {
         Ok(h) => Some(h.peel_to_commit()?),
@@ -103,11 +114,15 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
         Err(e) => return Err(e.into()),
     };
     let head_tree = head_commit.as_ref().map(|c| c.tree()).transpose()?;
-    let head_files = match &head_tree {
-        Some(tree) => tree_files(&repo, tree, &prefix)?,
-        None => BTreeMap::new(),
-    };
-    let work_files = work_files(&memory, &prefix)?;
+    let mut head_files = BTreeMap::new();
+    let mut work = BTreeMap::new();
+    for (memory, prefix) in &prefixes {
+        if let Some(tree) = &head_tree {
+            head_files.extend(tree_files(&repo, tree, prefix)?);
+        }
+        work.extend(work_files(memory, prefix)?);
+    }
+    let work_files = work;
 
     let mut changes = Vec::new();
     for (path, wf) in &work_files {
@@ -120,7 +135,7 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
         changes.push(FileChange {
             status,
             path: path.clone(),
-            memory_type: memory_type_of(path, &wf.content, &prefix),
+            memory_type: memory_type_of(path, &wf.content, prefix_of(path)),
         });
     }
     for (path, (oid, _)) in &head_files {
@@ -132,7 +147,7 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
             changes.push(FileChange {
                 status: ChangeStatus::Deleted,
                 path: path.clone(),
-                memory_type: memory_type_of(path, &content, &prefix),
+                memory_type: memory_type_of(path, &content, prefix_of(path)),
             });
         }
     }
@@ -168,7 +183,8 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
         .get_bool("commit.gpgsign")
         .unwrap_or(false);
     if signing {
-        let id = commit_with_cli(&workdir, &prefix, &message)?;
+        let paths: Vec<&str> = prefixes.iter().map(|(_, p)| p.as_str()).collect();
+        let id = commit_with_cli(&workdir, &paths, &message)?;
         return Ok(CommitOutcome {
             commit: Some(id),
             message,
@@ -435,12 +451,23 @@ fn generated_subject(changes: &[FileChange]) -> String {
 /// `git add -A -- <memory>` then `git commit --only -- <memory>`: the CLI path for signed
 /// commits. `--only` commits the working-tree content of those paths and leaves other staged
 /// changes staged.
-fn commit_with_cli(workdir: &Path, prefix: &str, message: &str) -> Result<String, GitError> {
-    run_git(workdir, &["add", "-A", "--", prefix])?;
-    run_git(
-        workdir,
-        &["commit", "--only", "-q", "-m", message, "--", prefix],
-    )?;
+fn commit_with_cli(workdir: &Path, prefixes: &[&str], message: &str) -> Result<String, GitError> {
+    // A directory that does not exist in the work tree nor in HEAD would make `git add` fail.
+    let present: Vec<&str> = prefixes
+        .iter()
+        .copied()
+        .filter(|p| {
+            workdir.join(p).exists()
+                || run_git(workdir, &["ls-tree", "-d", "HEAD", "--", p])
+                    .is_ok_and(|o| !o.trim().is_empty())
+        })
+        .collect();
+    let mut add = vec!["add", "-A", "--"];
+    add.extend(&present);
+    run_git(workdir, &add)?;
+    let mut commit = vec!["commit", "--only", "-q", "-m", message, "--"];
+    commit.extend(&present);
+    run_git(workdir, &commit)?;
     Ok(run_git(workdir, &["rev-parse", "HEAD"])?.trim().to_string())
 }
 

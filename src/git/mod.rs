@@ -7,6 +7,7 @@
 pub mod commit;
 pub mod hooks;
 pub mod merge;
+pub mod sync;
 
 use std::fs;
 use std::path::{Path, PathBuf};
