@@ -14,7 +14,6 @@
 //! byte for byte. Every touched file is backed up first, so `forget --undo` restores it.
 
 use std::collections::{BTreeMap, HashSet};
-use std::fs;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -403,15 +402,11 @@ fn plan_files(root: &Root, matches: &[Candidate]) -> Result<Vec<FilePlan>, Forge
             continue;
         }
         let path = root.path.join(rel);
-        let raw = match fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(source) => {
-                return Err(ForgetError::Io {
-                    path: rel.to_string(),
-                    source,
-                })
-            }
+        // No symlink, no FIFO swapped in since the scan: an error, never a hang.
+        let raw = match crate::safe_fs::read_regular(&path) {
+            Ok(Some(b)) => b,
+            Ok(None) => continue,
+            Err(e) => return Err(StoreError::from(e).into()),
         };
         let Ok(parsed) = doc::parse_document(&String::from_utf8_lossy(&raw)) else {
             continue;
@@ -601,6 +596,7 @@ fn root_of(ctx: &Context, scope: Option<Scope>) -> &Root {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use std::path::Path;
 
     fn root(dir: &Path) -> Root {

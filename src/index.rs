@@ -254,22 +254,13 @@ fn file_name(relative_path: &str) -> &str {
     relative_path.rsplit('/').next().unwrap_or(relative_path)
 }
 
-/// `-0.0` and `0.0` compare equal, as they do for upstream's numeric sort.
-fn mtime_key(mtime_ms: f64) -> f64 {
-    if mtime_ms == 0.0 {
-        0.0
-    } else {
-        mtime_ms
-    }
-}
-
 fn compare_docs(a: &ScannedDoc, b: &ScannedDoc, order: IndexOrder) -> Ordering {
     match order {
         IndexOrder::ByPath => a.relative_path.as_bytes().cmp(b.relative_path.as_bytes()),
         IndexOrder::NewestFirst => {
             let (fa, fb) = (file_name(&a.relative_path), file_name(&b.relative_path));
-            mtime_key(b.mtime_ms)
-                .total_cmp(&mtime_key(a.mtime_ms))
+            crate::scan::mtime_key(b.mtime_ms)
+                .total_cmp(&crate::scan::mtime_key(a.mtime_ms))
                 .then_with(|| fa.to_lowercase().cmp(&fb.to_lowercase()))
                 .then_with(|| fa.as_bytes().cmp(fb.as_bytes()))
                 .then_with(|| a.relative_path.as_bytes().cmp(b.relative_path.as_bytes()))

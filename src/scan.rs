@@ -49,6 +49,16 @@ pub struct ScannedDoc {
     pub extra: Vec<(String, String)>,
 }
 
+/// The sort key of a modification time, for `total_cmp`: `-0.0` equals `0.0` (as in upstream's
+/// numeric sort) and NaN sorts as the oldest. The index and recall both order by it.
+pub fn mtime_key(mtime_ms: f64) -> f64 {
+    if mtime_ms.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        mtime_ms + 0.0
+    }
+}
+
 /// Files larger than this are skipped by scans (and reported by `check`).
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 

@@ -126,3 +126,71 @@ fn qwen_written_memories_pass_our_check_and_index_check() {
     assert_eq!(read(&root.join("MEMORY.md")), qwen_index);
     assert!(read(&user_root.join("MEMORY.md")).contains("terse-answers.md"));
 }
+
+/// With our hooks installed in Qwen Code, a prompt gets each memory once: Qwen recalls the
+/// private and user roots itself, our hook adds the repository and team roots only.
+#[test]
+fn our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls() {
+    if !qwen::enabled("our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls") {
+        return;
+    }
+    let world = World::new();
+    let doc = |title: &str, marker: &str| {
+        format!(
+            "---\nname: {title}\ndescription: checkout test timezone on CI\ntype: project\n---\n\n\
+             The checkout test fails on CI unless TZ=UTC is set ({marker}).\n"
+        )
+    };
+    let private = world.private_root().join("project/ci-timezone.md");
+    let repo = world.sb.repo.join(".qwen/memory/project/ci-timezone.md");
+    let team = world
+        .sb
+        .repo
+        .join(".qwen/team-memory/project/ci-timezone.md");
+    for (path, title, marker) in [
+        (&private, "CI timezone private", "PRIVATEMARK"),
+        (&repo, "CI timezone repository", "REPOMARK"),
+        (&team, "CI timezone team", "TEAMMARK"),
+    ] {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, doc(title, marker)).unwrap();
+    }
+    assert_success(
+        &run_ours(&world, &["install", "--hooks", "none", "--agent", "qwen"]),
+        &["install --agent qwen"],
+    );
+    let server = ModelServer::always("The timezone.");
+    world.qwen_ok(
+        &server,
+        "Why does the checkout test fail on CI? Is it the timezone?",
+        &[],
+    );
+    // The main agent's turn (not Qwen's memory-selection side query).
+    let first = server
+        .main_requests()
+        .into_iter()
+        .find(|r| {
+            let t = r.all_text();
+            t.contains("Why does the checkout test fail")
+                && !t.contains("You are selecting memories")
+        })
+        .expect("Qwen sent no main request");
+    let text = first.all_text();
+    assert_eq!(
+        text.matches("REPOMARK").count(),
+        1,
+        "repository memory exactly once:\n{text}"
+    );
+    assert_eq!(
+        text.matches("TEAMMARK").count(),
+        1,
+        "team memory exactly once:\n{text}"
+    );
+    assert!(
+        text.matches("PRIVATEMARK").count() <= 1,
+        "private memory never twice (Qwen recalls it itself; our hook must not add it):\n{text}"
+    );
+    // Our hook's own log says which roots it read; no extraction of Qwen's turns by us.
+    let log = fs::read_to_string(world.sb.private_state().join("hook.log")).unwrap_or_default();
+    assert!(!log.contains("panicked"), "{log}");
+}

@@ -113,7 +113,7 @@ pub fn snapshot(root: &Root) -> Result<Snapshot, RootError> {
     let outcome = root::scan_strict(root)?;
     let mut docs = Vec::with_capacity(outcome.docs.len());
     for d in outcome.docs {
-        let Ok(raw) = fs::read(&d.path) else {
+        let Ok(Some(raw)) = crate::safe_fs::read_regular(&d.path) else {
             continue;
         };
         let Ok(parsed) = doc::parse_document(&String::from_utf8_lossy(&raw)) else {

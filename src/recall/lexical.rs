@@ -395,7 +395,7 @@ impl LexicalQuery {
                         index: offset + i,
                         score,
                     };
-                    (ranked, mtime_key(doc.mtime_ms))
+                    (ranked, crate::scan::mtime_key(doc.mtime_ms))
                 })
             })
             .collect()
@@ -407,15 +407,6 @@ const PARALLEL_MIN_DOCS: usize = 4096;
 /// Fewest documents worth one thread.
 const DOCS_PER_THREAD: usize = 2048;
 const MAX_THREADS: usize = 8;
-
-/// A total order over mtimes: NaN sorts as oldest and -0 equals +0.
-fn mtime_key(mtime_ms: f64) -> f64 {
-    if mtime_ms.is_nan() {
-        f64::NEG_INFINITY
-    } else {
-        mtime_ms + 0.0
-    }
-}
 
 /// The part of a body that scores: trimmed, placeholder as empty, first 1200 UTF-16 units.
 pub fn body_window(body: &str) -> &str {
