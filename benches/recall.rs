@@ -1,10 +1,12 @@
-//! Lexical recall over in-memory documents: tokenize + score + rank, and prompt rendering.
+//! Recall over in-memory documents: the upstream lexical ranking and the default (`auto`)
+//! relevance ranking, tokenize + score + rank, and prompt rendering.
 //! The corpus mixes ASCII and non-ASCII documents with bodies near the 1200-unit window.
 
 use std::path::PathBuf;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use qwen_memory::doc::MemoryType;
+use qwen_memory::recall::relevance::RelevanceQuery;
 use qwen_memory::recall::{rank_lexical, render_prompt, tokenize};
 use qwen_memory::scan::{ScannedDoc, Scope};
 
@@ -138,6 +140,19 @@ fn bench_recall(c: &mut Criterion) {
         });
         group.bench_with_input(BenchmarkId::new("long_query", n), &docs, |b, docs| {
             b.iter(|| rank_lexical(black_box(long_query), black_box(docs), 5))
+        });
+    }
+    group.finish();
+
+    // The default (`auto`) ranking over the same corpora, side by side with upstream's.
+    let mut group = c.benchmark_group("rank_auto");
+    for n in [1_000usize, 10_000] {
+        let docs = corpus(n);
+        group.bench_with_input(BenchmarkId::new("short_query", n), &docs, |b, docs| {
+            b.iter(|| RelevanceQuery::new(black_box(query)).rank(black_box(docs)))
+        });
+        group.bench_with_input(BenchmarkId::new("long_query", n), &docs, |b, docs| {
+            b.iter(|| RelevanceQuery::new(black_box(long_query)).rank(black_box(docs)))
         });
     }
     group.finish();

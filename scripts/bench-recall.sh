@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times whole-process recall (`git qwen-memory recall`) on generated memory trees of 200, 1,000
-# and 10,000 documents, with hyperfine when present, else a loop timed by the shell; reports
-# peak RSS from /usr/bin/time when available.
+# and 10,000 documents, for the `auto` (default) and `upstream` strategies side by side, with
+# hyperfine when present, else a loop timed by the shell; reports peak RSS from /usr/bin/time
+# when available.
 #
 #   scripts/bench-recall.sh [SIZES...]      # default: 200 1000 10000
 set -euo pipefail
@@ -27,18 +28,20 @@ for n in "${sizes[@]}"; do
   python3 "$here/scripts/gen-memory-tree.py" "$root" "$n"
   cd "$repo"
   "$bin" recall "$query" > /dev/null   # warm the page cache (and any parse cache)
-  echo "== recall, $n documents"
-  if command -v hyperfine >/dev/null 2>&1; then
-    hyperfine -N --warmup 3 --runs 30 --style basic "$bin recall '$query'" 2>/dev/null \
-      | grep -E "Time|Range" || hyperfine --warmup 3 --runs 30 --style basic "$bin recall '$query'"
-  else
-    runs=30; start=$(date +%s%N)
-    for _ in $(seq $runs); do "$bin" recall "$query" > /dev/null; done
-    end=$(date +%s%N)
-    echo "  mean: $(( (end - start) / runs / 1000 )) µs over $runs runs"
-  fi
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f "  peak RSS: %M KiB" "$bin" recall "$query" > /dev/null
-  fi
+  for strategy in auto upstream; do
+    echo "== recall --strategy $strategy, $n documents"
+    if command -v hyperfine >/dev/null 2>&1; then
+      hyperfine -N --warmup 3 --runs 30 --style basic "$bin recall --strategy $strategy '$query'" 2>/dev/null \
+        | grep -E "Time|Range" || hyperfine --warmup 3 --runs 30 --style basic "$bin recall --strategy $strategy '$query'"
+    else
+      runs=30; start=$(date +%s%N)
+      for _ in $(seq $runs); do "$bin" recall --strategy "$strategy" "$query" > /dev/null; done
+      end=$(date +%s%N)
+      echo "  mean: $(( (end - start) / runs / 1000 )) µs over $runs runs"
+    fi
+    if [ -x /usr/bin/time ]; then
+      /usr/bin/time -f "  peak RSS: %M KiB" "$bin" recall --strategy "$strategy" "$query" > /dev/null
+    fi
+  done
   cd "$work"
 done

@@ -78,6 +78,10 @@ fn io_err(path: &Path, source: io::Error) -> AgentError {
 pub const RECALL_EVENTS: [&str; 1] = ["UserPromptSubmit"];
 /// The events that trigger extraction.
 pub const EXTRACT_EVENTS: [&str; 3] = ["Stop", "SessionEnd", "PreCompact"];
+/// The event after which the per-session "already surfaced" record is reset, and the matcher
+/// (the payload's `source`) it is installed with: both Claude Code and Qwen Code 0.24.4 fire
+/// `SessionStart` with source `compact` after a compaction.
+pub const RESET_EVENT: (&str, &str) = ("SessionStart", "compact");
 /// Every command we install starts with this.
 pub const COMMAND_PREFIX: &str = "git qwen-memory hook ";
 
@@ -137,7 +141,13 @@ pub fn desired(agent: Agent) -> Vec<(&'static str, Value)> {
             .iter()
             .map(|e| (*e, handler(agent, "extract"))),
     );
+    out.push((RESET_EVENT.0, handler(agent, "session-start")));
     out
+}
+
+/// The matcher of the group a handler for `event` is installed in, if any.
+fn matcher_for(event: &str) -> Option<&'static str> {
+    (event == RESET_EVENT.0).then_some(RESET_EVENT.1)
 }
 
 fn is_ours(handler: &Value, agent: Agent) -> bool {
@@ -180,7 +190,10 @@ pub fn merge_settings(root: &mut Value, agent: Agent) -> Result<bool, String> {
             }
         }
         if !found {
-            groups.push(json!({ "hooks": [wanted] }));
+            groups.push(match matcher_for(event) {
+                Some(m) => json!({ "matcher": m, "hooks": [wanted] }),
+                None => json!({ "hooks": [wanted] }),
+            });
             changed = true;
         }
     }

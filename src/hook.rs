@@ -35,6 +35,10 @@ pub const MAX_CONTEXT_CHARS: usize = 8000;
 pub const SESSION_STATE_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 /// Most per-session recall state files kept.
 pub const MAX_SESSION_FILES: usize = 200;
+/// Time a recall hook may spend on model and embeddings calls in all. The shortest recall hook
+/// timeout installed is 5 s (Qwen Code); this leaves room for the scan, the fallback ranking
+/// and process start-up on a loaded machine.
+pub const HOOK_NETWORK_BUDGET: Duration = Duration::from_millis(2500);
 /// The directory of per-session recall state, in the state dir.
 pub const RECALL_SESSIONS_DIR: &str = "recall-sessions";
 
@@ -388,6 +392,8 @@ pub struct Payload {
     pub cwd: String,
     pub prompt: String,
     pub submitted_prompt: String,
+    /// `SessionStart`'s `source` (`startup`, `resume`, `clear`, `compact`, …).
+    pub source: String,
 }
 
 impl Payload {
@@ -407,6 +413,7 @@ impl Payload {
             cwd: field("cwd"),
             prompt: field("prompt"),
             submitted_prompt: field("submitted_prompt"),
+            source: field("source"),
         }
     }
 
@@ -465,6 +472,10 @@ pub fn agent_hook(cwd: &Path, name: &str, agent: Option<Agent>, stdin: &[u8]) ->
             extract(&ctx, agent, &payload, &dir);
             HookRun::default()
         }
+        "session-start" => {
+            session_start(&ctx, &payload);
+            HookRun::default()
+        }
         other => {
             log(&format!("hook {other}: unknown hook, ignored"));
             HookRun::default()
@@ -505,6 +516,23 @@ fn extract(ctx: &Context, agent: Option<Agent>, payload: &Payload, dir: &Path) {
     spawn_logged(ctx, "extract", &args, dir);
 }
 
+/// SessionStart: after a compaction (or a clear) the agent's context no longer holds the
+/// memories injected earlier, so the session's "already surfaced" record is dropped and
+/// relevant memories can come back.
+fn session_start(ctx: &Context, payload: &Payload) {
+    if !matches!(payload.source.as_str(), "compact" | "clear") {
+        return;
+    }
+    match SessionState::reset(ctx.state_dir(), &payload.session_id) {
+        Ok(true) => log(&format!(
+            "hook session-start: {} — surfaced memories reset",
+            payload.source
+        )),
+        Ok(false) => {}
+        Err(e) => log(&format!("hook session-start: cannot reset: {e}")),
+    }
+}
+
 /// The recall hook's stdout: the `hookSpecificOutput` JSON with the "## Relevant memory" block
 /// as `additionalContext`, or `None` when nothing new is relevant. Documents already
 /// surfaced in this session are left out, and those surfaced now are remembered.
@@ -523,7 +551,7 @@ pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
         .settings
         .text("recall.strategy")
         .and_then(Strategy::parse)
-        .unwrap_or(Strategy::Heuristic);
+        .unwrap_or_default();
     let request = RecallRequest {
         query: query.to_string(),
         limit,
@@ -532,13 +560,14 @@ pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
         now_ms: store::now_ms(),
         max_prompt_chars: Some(MAX_CONTEXT_CHARS),
         trigger: "hook",
+        network_budget: Some(HOOK_NETWORK_BUDGET),
     };
     let out = recall::run(ctx, &request);
     for e in &out.root_errors {
         log(&format!("hook recall: {e}"));
     }
     if let Some(reason) = &out.fallback {
-        log(&format!("hook recall: heuristic used: {reason}"));
+        log(&format!("hook recall: {reason}"));
     }
     if out.documents.is_empty() {
         return None;
@@ -565,16 +594,36 @@ pub struct SessionState {
 }
 
 impl SessionState {
-    /// Loads the state of `session` (empty without a session id: nothing is remembered).
-    pub fn load(state_dir: &Path, session: &str) -> SessionState {
+    fn file(state_dir: &Path, session: &str) -> Option<PathBuf> {
         if session.trim().is_empty() {
-            return SessionState::default();
+            return None;
         }
         let mut name = project::sanitize_key(session);
         name.truncate(120);
-        let path = state_dir
-            .join(RECALL_SESSIONS_DIR)
-            .join(format!("{name}.json"));
+        Some(
+            state_dir
+                .join(RECALL_SESSIONS_DIR)
+                .join(format!("{name}.json")),
+        )
+    }
+
+    /// Forgets what `session` was shown. `Ok(true)` when there was a record.
+    pub fn reset(state_dir: &Path, session: &str) -> io::Result<bool> {
+        let Some(path) = Self::file(state_dir, session) else {
+            return Ok(false);
+        };
+        match fs::remove_file(&path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Loads the state of `session` (empty without a session id: nothing is remembered).
+    pub fn load(state_dir: &Path, session: &str) -> SessionState {
+        let Some(path) = Self::file(state_dir, session) else {
+            return SessionState::default();
+        };
         let order: Vec<String> = crate::safe_fs::read_regular(&path)
             .ok()
             .flatten()

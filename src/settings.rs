@@ -44,7 +44,7 @@ struct Def {
     kind: Kind,
 }
 
-const RECALL_STRATEGIES: &[&str] = &["heuristic", "model"];
+const RECALL_STRATEGIES: &[&str] = &["auto", "upstream", "heuristic", "model"];
 const EXTRACT_STRATEGIES: &[&str] = &["auto", "heuristic", "model"];
 const DREAM_STRATEGIES: &[&str] = &["auto", "mechanical", "model"];
 
@@ -56,7 +56,9 @@ const DEFS: &[Def] = &[
     Def { key: "dream.minSessions", env: Some("QWEN_MEMORY_DREAM_MIN_SESSIONS"), default: Some("5"), kind: Kind::Number },
     Def { key: "dream.strategy", env: Some("QWEN_MEMORY_DREAM_STRATEGY"), default: Some("auto"), kind: Kind::Strategy(DREAM_STRATEGIES) },
     Def { key: "recall.limit", env: Some("QWEN_MEMORY_RECALL_LIMIT"), default: Some("5"), kind: Kind::Number },
-    Def { key: "recall.strategy", env: Some("QWEN_MEMORY_RECALL_STRATEGY"), default: Some("heuristic"), kind: Kind::Strategy(RECALL_STRATEGIES) },
+    Def { key: "recall.strategy", env: Some("QWEN_MEMORY_RECALL_STRATEGY"), default: Some("auto"), kind: Kind::Strategy(RECALL_STRATEGIES) },
+    Def { key: "recall.embeddings.baseUrl", env: Some("QWEN_MEMORY_EMBEDDINGS_BASE_URL"), default: None, kind: Kind::Text },
+    Def { key: "recall.embeddings.model", env: Some("QWEN_MEMORY_EMBEDDINGS_MODEL"), default: None, kind: Kind::Text },
     Def { key: "extract.strategy", env: Some("QWEN_MEMORY_EXTRACT_STRATEGY"), default: Some("auto"), kind: Kind::Strategy(EXTRACT_STRATEGIES) },
     Def { key: "model.baseUrl", env: Some("OPENAI_BASE_URL"), default: None, kind: Kind::Text },
     Def { key: "model.name", env: Some("OPENAI_MODEL"), default: None, kind: Kind::Text },

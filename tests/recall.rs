@@ -107,7 +107,7 @@ fn roots_json_limit_and_exclude() {
         ),
     );
     let v = sb.json(&["recall", "cache"]);
-    assert_eq!(v["strategy"], "heuristic");
+    assert_eq!(v["strategy"], "auto");
     let docs = v["documents"].as_array().unwrap();
     let scopes: Vec<&str> = docs.iter().map(|d| d["scope"].as_str().unwrap()).collect();
     assert_eq!(scopes.len(), 3, "{v}");
@@ -254,15 +254,15 @@ fn model_failures_fall_back_to_the_heuristic() {
             .unwrap();
         assert_success(&out, &["recall model fallback"]);
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(v["strategy"], "heuristic", "{v}");
+        assert_eq!(v["strategy"], "auto", "{v}");
         assert!(v["fallback"].is_string());
         assert_eq!(v["documents"][0]["relativePath"], "project/a.md");
         assert!(!String::from_utf8_lossy(&out.stderr).contains("sk-test-never-printed"));
     }
-    // Not configured at all: heuristic, with the reason.
+    // Not configured at all: the auto ranking, with the reason.
     let sb = model_sandbox();
     let v = sb.json(&["recall", "--strategy", "model", "alpha"]);
-    assert_eq!(v["strategy"], "heuristic");
+    assert_eq!(v["strategy"], "auto");
     assert!(v["fallback"]
         .as_str()
         .unwrap()
@@ -288,7 +288,7 @@ fn an_empty_model_answer_is_final() {
 #[test]
 fn recall_emits_telemetry_without_content() {
     let sb = model_sandbox();
-    sb.ok(&["recall", "alpha secret-query-text"]);
+    sb.ok(&["recall", "alpha deploys secret-query-text"]);
     let tel = fs::read_to_string(sb.private_state().join("telemetry.jsonl")).unwrap();
     assert!(tel.contains("qwen-code.memory.recall"));
     assert!(tel.contains("\"docs_selected\":1"), "{tel}");

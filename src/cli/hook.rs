@@ -15,7 +15,7 @@ use qwen_memory::hook::{self, HookRun};
 #[derive(Debug, Args)]
 pub struct HookArgs {
     /// The hook: pre-commit, post-commit, post-merge, post-checkout, post-rewrite (Git), or
-    /// recall, extract (agents).
+    /// recall, extract, session-start (agents).
     pub name: String,
     /// The agent calling (qwen, claude) for recall/extract.
     #[arg(long)]
@@ -29,7 +29,7 @@ pub struct HookArgs {
 pub fn run(cwd: &Path, args: &HookArgs) -> ExitCode {
     let name = args.name.clone();
     let run = hook::guarded(&name, || match name.as_str() {
-        "recall" | "extract" => {
+        "recall" | "extract" | "session-start" => {
             let mut stdin = Vec::new();
             // A hook without stdin (run by hand) just has an empty payload.
             let _ = std::io::stdin()

@@ -19,7 +19,13 @@ pub enum RecallFormat {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum RecallStrategy {
+    /// Relevance ranking, plus embeddings when recall.embeddings.* is set (the default).
+    Auto,
+    /// Qwen Code 0.24.4's exact lexical ranking.
+    Upstream,
+    /// Alias of `upstream`.
     Heuristic,
+    /// A configured chat model chooses; falls back to `auto`.
     Model,
 }
 
@@ -37,17 +43,18 @@ pub struct RecallArgs {
     /// Leave out this document (relative path, scope:path or file path); repeatable.
     #[arg(long, value_name = "PATH")]
     exclude: Vec<String>,
-    /// Lexical heuristic or model selection (default: recall.strategy).
+    /// Ranking strategy (default: recall.strategy, `auto`).
     #[arg(long, value_enum)]
     strategy: Option<RecallStrategy>,
 }
 
 pub fn run(cli: &Cli, ctx: &Context, args: &RecallArgs) -> Result<ExitCode> {
     let strategy = match args.strategy {
-        Some(RecallStrategy::Heuristic) => Strategy::Heuristic,
+        Some(RecallStrategy::Auto) => Strategy::Auto,
+        Some(RecallStrategy::Upstream | RecallStrategy::Heuristic) => Strategy::Upstream,
         Some(RecallStrategy::Model) => Strategy::Model,
         None => {
-            let value = ctx.settings.text("recall.strategy").unwrap_or("heuristic");
+            let value = ctx.settings.text("recall.strategy").unwrap_or("auto");
             match Strategy::parse(value) {
                 Some(s) => s,
                 None => bail!("unknown recall.strategy {value:?}"),
@@ -73,6 +80,7 @@ pub fn run(cli: &Cli, ctx: &Context, args: &RecallArgs) -> Result<ExitCode> {
         now_ms: store::now_ms(),
         max_prompt_chars: None,
         trigger: "manual",
+        network_budget: None,
     };
     let out = recall::run(ctx, &req);
     if cli.verbose {
@@ -80,7 +88,7 @@ pub fn run(cli: &Cli, ctx: &Context, args: &RecallArgs) -> Result<ExitCode> {
             eprintln!("warning: {e}");
         }
         if let Some(reason) = &out.fallback {
-            eprintln!("note: heuristic used: {reason}");
+            eprintln!("note: {reason}");
         }
     }
     if cli.json || matches!(args.format, RecallFormat::Json) {

@@ -46,7 +46,7 @@ fn cjk_char_regex() -> &'static Regex {
 }
 
 /// Keywords per type that add to the score of an already matching document.
-fn type_keywords(t: MemoryType) -> &'static [&'static str] {
+pub(crate) fn type_keywords(t: MemoryType) -> &'static [&'static str] {
     match t {
         MemoryType::User => &[
             "user",
@@ -64,7 +64,7 @@ fn type_keywords(t: MemoryType) -> &'static [&'static str] {
     }
 }
 
-fn type_slot(t: MemoryType) -> usize {
+pub(crate) fn type_slot(t: MemoryType) -> usize {
     match t {
         MemoryType::User => 0,
         MemoryType::Feedback => 1,

@@ -1,10 +1,14 @@
-//! Recall: picks the memories relevant to a query (SPEC §6).
+//! Recall: picks the memories relevant to a query.
 //!
-//! The deterministic path is [`lexical`] (tokenizer, scoring, ranking) followed by [`prompt`]
-//! (the "## Relevant memory" block). [`select`] layers the optional model choice on top.
+//! Three strategies: `auto` (the default: [`relevance`], fused with [`embed`] when an
+//! embeddings endpoint is configured), `upstream` (alias `heuristic`: [`lexical`], Qwen Code's
+//! exact ranking) and `model` ([`select`], falling back to `auto`). [`prompt`] renders the
+//! "## Relevant memory" block. See docs/DESIGN.md, "Recall".
 
+pub mod embed;
 pub mod lexical;
 pub mod prompt;
+pub mod relevance;
 pub mod select;
 
 pub use lexical::{rank_lexical, rank_lexical_all, tokenize, LexicalQuery, Ranked};
@@ -24,7 +28,8 @@ pub const MAX_QUERY_TOKENS: usize = 64;
 /// The placeholder an entry-less body renders as; it counts as an empty body.
 pub const NO_ENTRIES_PLACEHOLDER: &str = "_No entries yet._";
 
-use std::time::Instant;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -35,22 +40,64 @@ use crate::secrets;
 use crate::telemetry::{self, Telemetry};
 
 /// How recall chooses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {
-    Heuristic,
+    /// Relevance ranking (plus embeddings when configured); the default.
+    #[default]
+    Auto,
+    /// Qwen Code 0.24.4's exact lexical ranking (`heuristic` is an alias).
+    Upstream,
+    /// A configured chat model chooses; falls back to `Auto`.
     Model,
 }
 
 impl Strategy {
-    /// Parses `heuristic` / `model`.
+    /// Parses `auto` / `upstream` / `heuristic` / `model`.
     pub fn parse(s: &str) -> Option<Strategy> {
         match s {
-            "heuristic" => Some(Strategy::Heuristic),
+            "auto" => Some(Strategy::Auto),
+            "upstream" | "heuristic" => Some(Strategy::Upstream),
             "model" => Some(Strategy::Model),
             _ => None,
         }
     }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Auto => "auto",
+            Strategy::Upstream => "upstream",
+            Strategy::Model => "model",
+        }
+    }
+}
+
+/// Ranks `docs` for `query` offline with `strategy` (`Model` ranks as `Auto`): indices into
+/// `docs` with scores, best first, at most `limit`. Upstream scores are its integer points;
+/// auto scores are relevance × 100, rounded. No secret filtering (callers do it).
+pub fn rank_offline(
+    strategy: Strategy,
+    query: &str,
+    docs: &[ScannedDoc],
+    limit: usize,
+) -> Vec<(usize, u32)> {
+    match strategy {
+        Strategy::Upstream => LexicalQuery::new(query)
+            .rank(docs, Some(limit))
+            .into_iter()
+            .map(|r| (r.index, r.score))
+            .collect(),
+        Strategy::Auto | Strategy::Model => relevance::RelevanceQuery::new(query)
+            .rank(docs)
+            .into_iter()
+            .take(limit)
+            .map(|s| (s.index, auto_points(s.score)))
+            .collect(),
+    }
+}
+
+fn auto_points(score: f64) -> u32 {
+    (score * 100.0).round().clamp(1.0, f64::from(u32::MAX)) as u32
 }
 
 /// A recall request.
@@ -68,6 +115,9 @@ pub struct RecallRequest {
     pub max_prompt_chars: Option<usize>,
     /// What started the recall (`manual`, `hook`), for telemetry.
     pub trigger: &'static str,
+    /// Longest time model and embeddings calls may take together; on expiry recall falls back
+    /// to the offline ranking. Agent hooks set it below the agent's hook timeout.
+    pub network_budget: Option<Duration>,
 }
 
 /// One recalled document.
@@ -88,8 +138,11 @@ pub struct Recalled {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecallOutput {
-    /// `none` (nothing to match), `heuristic` or `model`.
+    /// `none` (nothing relevant), `auto`, `heuristic` (the upstream ranking) or `model`.
     pub strategy: &'static str,
+    /// Whether embeddings took part (auto with `recall.embeddings.*`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub semantic: bool,
     /// Why the model was not used although asked for (not configured, failed, timed out).
     pub fallback: Option<String>,
     pub docs_scanned: usize,
@@ -102,13 +155,13 @@ pub struct RecallOutput {
     pub root_errors: Vec<String>,
 }
 
-/// Recalls the memories relevant to `req.query` from every readable root (SPEC §6). Documents
-/// failing the secret scan are never returned. Emits the recall telemetry event.
+/// Recalls the memories relevant to `req.query` from every readable root. Documents failing
+/// the secret scan are never returned. Emits the recall telemetry event.
 pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
     let started = Instant::now();
-    let query = LexicalQuery::new(&req.query);
     let mut out = RecallOutput {
         strategy: "none",
+        semantic: false,
         fallback: None,
         docs_scanned: 0,
         documents: Vec::new(),
@@ -123,24 +176,29 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
     out.root_errors = errors.iter().map(|e| e.to_string()).collect();
     docs.retain(|d| !is_excluded(d, &req.exclude));
     out.docs_scanned = docs.len();
+    let deadline = Instant::now() + req.network_budget.unwrap_or(embed::DEFAULT_BUDGET);
 
-    let chosen: Vec<(usize, u32)> = match req.strategy {
-        Strategy::Model => match choose_by_model(ctx, req, &query, &docs) {
+    let mut chosen: Vec<(usize, u32)> = match req.strategy {
+        Strategy::Model => match choose_by_model(ctx, req, &docs, deadline) {
             Ok(chosen) => {
                 out.strategy = "model";
                 chosen
             }
             Err(reason) => {
                 out.fallback = Some(reason);
-                heuristic(&query, &docs, req.limit)
+                auto(ctx, req, &docs, deadline, &mut out)
             }
         },
-        Strategy::Heuristic => heuristic(&query, &docs, req.limit),
+        Strategy::Auto => auto(ctx, req, &docs, deadline, &mut out),
+        Strategy::Upstream => {
+            let query = LexicalQuery::new(&req.query);
+            let chosen = upstream(&query, &docs, req.limit);
+            if !chosen.is_empty() {
+                out.strategy = "heuristic";
+            }
+            chosen
+        }
     };
-    if out.strategy == "none" && !query.is_empty() {
-        out.strategy = "heuristic";
-    }
-    let mut chosen = chosen;
     let mut selected: Vec<&ScannedDoc> = chosen.iter().map(|(i, _)| &docs[*i]).collect();
     out.prompt = render_prompt(&selected, req.now_ms);
     if let Some(max) = req.max_prompt_chars {
@@ -168,12 +226,15 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
             }
         })
         .collect();
+    if out.documents.is_empty() {
+        out.strategy = "none";
+    }
     emit(ctx, req, &out, started);
     out
 }
 
-/// The lexical choice: ranked hits, skipping documents that fail the secret scan, up to `limit`.
-fn heuristic(query: &LexicalQuery, docs: &[ScannedDoc], limit: usize) -> Vec<(usize, u32)> {
+/// The upstream lexical choice: ranked hits, skipping documents that fail the secret scan.
+fn upstream(query: &LexicalQuery, docs: &[ScannedDoc], limit: usize) -> Vec<(usize, u32)> {
     query
         .rank(docs, None)
         .into_iter()
@@ -183,40 +244,132 @@ fn heuristic(query: &LexicalQuery, docs: &[ScannedDoc], limit: usize) -> Vec<(us
         .collect()
 }
 
+/// The auto choice: relevance ranking, fused with semantic similarity when an embeddings
+/// endpoint is configured and answers before `deadline`.
+fn auto(
+    ctx: &Context,
+    req: &RecallRequest,
+    docs: &[ScannedDoc],
+    deadline: Instant,
+    out: &mut RecallOutput,
+) -> Vec<(usize, u32)> {
+    let lexical: Vec<(usize, u32)> = relevance::RelevanceQuery::new(&req.query)
+        .rank(docs)
+        .into_iter()
+        .filter(|s| !doc_has_secret(&docs[s.index]))
+        .map(|s| (s.index, auto_points(s.score)))
+        .collect();
+    let semantic = embed::EmbeddingsConfig::from_settings(&ctx.settings).map(|cfg| {
+        let eligible: Vec<bool> = docs.iter().map(|d| !doc_has_secret(d)).collect();
+        embed::semantic_rank(
+            &cfg,
+            ctx.state_dir(),
+            &secrets::redact(&req.query),
+            docs,
+            &eligible,
+            deadline.saturating_duration_since(Instant::now()),
+        )
+    });
+    let chosen: Vec<(usize, u32)> = match semantic {
+        Some(sem) if sem.error.is_none() || !sem.ranked.is_empty() => {
+            out.semantic = true;
+            if let Some(e) = sem.error {
+                out.fallback = Some(format!("embeddings partly used: {e}"));
+            }
+            let lex: Vec<usize> = lexical.iter().map(|(i, _)| *i).collect();
+            let sem: Vec<usize> = sem.ranked.iter().map(|(i, _)| *i).collect();
+            embed::fuse(&[&lex, &sem])
+                .into_iter()
+                .take(req.limit)
+                .map(|(i, s)| (i, (s * 10_000.0).round() as u32))
+                .collect()
+        }
+        Some(sem) => {
+            out.fallback = Some(format!(
+                "embeddings not used: {}",
+                sem.error.unwrap_or_default()
+            ));
+            lexical.into_iter().take(req.limit).collect()
+        }
+        None => lexical.into_iter().take(req.limit).collect(),
+    };
+    if !chosen.is_empty() {
+        out.strategy = "auto";
+    }
+    chosen
+}
+
 fn doc_has_secret(d: &ScannedDoc) -> bool {
     secrets::contains_secret(&d.title)
         || secrets::contains_secret(&d.description)
         || secrets::contains_secret(&d.body)
 }
 
+/// Runs `f` on a helper thread and waits for it until `deadline`; `None` when it is not done
+/// by then (the thread is abandoned: a hook must answer before the agent's timeout).
+pub fn within_deadline<T: Send + 'static>(
+    deadline: Instant,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok()
+}
+
 /// The model's choice among at most 200 candidates; `Err` carries the reason to fall back.
 fn choose_by_model(
     ctx: &Context,
     req: &RecallRequest,
-    query: &LexicalQuery,
     docs: &[ScannedDoc],
+    deadline: Instant,
 ) -> Result<Vec<(usize, u32)>, String> {
-    let config = ModelConfig::from_settings(&ctx.settings)
+    let mut config = ModelConfig::from_settings(&ctx.settings)
         .ok_or_else(|| "no model configured (model.baseUrl and model.name)".to_string())?;
-    let hits: Vec<usize> = query.rank(docs, None).iter().map(|r| r.index).collect();
+    let relevance = relevance::RelevanceQuery::new(&req.query);
+    let upstream_query = LexicalQuery::new(&req.query);
+    // Relevance hits first, then the upstream hits it left out, so the model sees at least
+    // what upstream would show it.
+    let mut hits: Vec<usize> = relevance.rank(docs).iter().map(|s| s.index).collect();
+    for r in upstream_query.rank(docs, None) {
+        if !hits.contains(&r.index) {
+            hits.push(r.index);
+        }
+    }
     let mut recent: Vec<usize> = (0..docs.len()).collect();
     recent.sort_by(|a, b| docs[*b].mtime_ms.total_cmp(&docs[*a].mtime_ms));
     let candidates: Vec<usize> = select::preselect(docs, &hits, &recent)
         .into_iter()
         .filter(|i| !doc_has_secret(&docs[*i]))
         .collect();
-    let client = ModelClient::new(config);
-    let picked = select::select_by_model(
-        &client,
-        &secrets::redact(&req.query),
-        docs,
-        &candidates,
-        req.limit,
-    )
+    // The model sees only the candidates; they go to the helper thread as owned copies.
+    let candidate_docs: Vec<ScannedDoc> = candidates.iter().map(|&i| docs[i].clone()).collect();
+    let local: Vec<usize> = (0..candidate_docs.len()).collect();
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err("model selection skipped: no time left in the budget".into());
+    }
+    config.timeout = config.timeout.min(left);
+    let query = secrets::redact(&req.query);
+    let limit = req.limit;
+    let picked = within_deadline(deadline, move || {
+        let client = ModelClient::new(config);
+        select::select_by_model(&client, &query, &candidate_docs, &local, limit)
+            .map_err(|e| e.to_string())
+    })
+    .ok_or_else(|| "model selection timed out (time budget)".to_string())?
     .map_err(|e| format!("model selection failed: {e}"))?;
+    let relevance_scores: std::collections::HashMap<usize, u32> = relevance
+        .rank(docs)
+        .into_iter()
+        .map(|s| (s.index, auto_points(s.score)))
+        .collect();
     Ok(picked
         .into_iter()
-        .map(|i| (i, query.score(&docs[i])))
+        .map(|local| candidates[local])
+        .map(|i| (i, relevance_scores.get(&i).copied().unwrap_or(0)))
         .collect())
 }
 
@@ -234,6 +387,7 @@ fn emit(ctx: &Context, req: &RecallRequest, out: &RecallOutput, started: Instant
     fields.insert("docs_scanned".into(), out.docs_scanned.into());
     fields.insert("docs_selected".into(), out.documents.len().into());
     fields.insert("strategy".into(), out.strategy.into());
+    fields.insert("semantic".into(), out.semantic.into());
     fields.insert("trigger".into(), req.trigger.into());
     fields.insert(
         "duration_ms".into(),

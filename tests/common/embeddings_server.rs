@@ -1,0 +1,166 @@
+//! A loopback-only stand-in for an OpenAI-compatible `/v1/embeddings` endpoint with
+//! deterministic vectors.
+//!
+//! Include it with `#[path = "common/embeddings_server.rs"] mod embeddings_server;`.
+//!
+//! Binds `127.0.0.1:0` only. Answers `POST /v1/embeddings` with one vector per input from the
+//! test's function, optionally after a delay; every other path gets 404. Each request's inputs
+//! are recorded. Stops when dropped.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+pub const EMBEDDINGS_PATH: &str = "/v1/embeddings";
+
+type VectorFn = Arc<dyn Fn(&str) -> Vec<f32> + Send + Sync>;
+
+pub struct EmbeddingsServer {
+    addr: SocketAddr,
+    requests: Arc<Mutex<Vec<Vec<String>>>>,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl EmbeddingsServer {
+    /// Serves vectors from `vector`, each answer after `delay`.
+    pub fn start(
+        vector: impl Fn(&str) -> Vec<f32> + Send + Sync + 'static,
+        delay: Duration,
+    ) -> Self {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local addr");
+        assert!(addr.ip().is_loopback());
+        listener.set_nonblocking(true).expect("nonblocking");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let vector: VectorFn = Arc::new(vector);
+        let handle = {
+            let requests = Arc::clone(&requests);
+            let stop = Arc::clone(&stop);
+            thread::spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    match listener.accept() {
+                        Ok((stream, _)) => {
+                            let (requests, stop, vector) = (
+                                Arc::clone(&requests),
+                                Arc::clone(&stop),
+                                Arc::clone(&vector),
+                            );
+                            // One thread per connection: a slow answer must not block others.
+                            thread::spawn(move || {
+                                let _ = handle(stream, &requests, &stop, &vector, delay);
+                            });
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                            thread::sleep(Duration::from_millis(5));
+                        }
+                        Err(_) => return,
+                    }
+                }
+            })
+        };
+        EmbeddingsServer {
+            addr,
+            requests,
+            stop,
+            handle: Some(handle),
+        }
+    }
+
+    /// `http://127.0.0.1:<port>/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// The inputs of every request so far, oldest first.
+    pub fn requests(&self) -> Vec<Vec<String>> {
+        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for EmbeddingsServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn handle(
+    stream: TcpStream,
+    requests: &Mutex<Vec<Vec<String>>>,
+    stop: &AtomicBool,
+    vector: &VectorFn,
+    delay: Duration,
+) -> std::io::Result<()> {
+    stream.set_nonblocking(false)?;
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_string();
+    let path = parts.next().unwrap_or_default().to_string();
+    let mut length = 0usize;
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 {
+            break;
+        }
+        let t = line.trim_end();
+        if t.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = t.split_once(':') {
+            if k.trim().eq_ignore_ascii_case("content-length") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0u8; length.min(8 << 20)];
+    reader.read_exact(&mut body)?;
+    let mut stream = stream;
+    if method != "POST" || path != EMBEDDINGS_PATH {
+        return respond(&mut stream, 404, "{}");
+    }
+    let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let inputs: Vec<String> = match &request["input"] {
+        serde_json::Value::String(s) => vec![s.clone()],
+        serde_json::Value::Array(a) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let Ok(mut all) = requests.lock() {
+        all.push(inputs.clone());
+    }
+    let until = Instant::now() + delay;
+    while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+        thread::sleep(Duration::from_millis(10));
+    }
+    let data: Vec<serde_json::Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, text)| serde_json::json!({"object": "embedding", "index": i, "embedding": vector(text)}))
+        .collect();
+    let answer = serde_json::json!({"object": "list", "data": data, "model": request["model"]});
+    respond(&mut stream, 200, &answer.to_string())
+}
+
+fn respond(stream: &mut TcpStream, status: u16, body: &str) -> std::io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        if status == 200 { "OK" } else { "Not Found" },
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body.as_bytes())?;
+    stream.flush()
+}

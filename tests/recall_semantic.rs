@@ -1,0 +1,479 @@
+//! Recall with an embeddings endpoint (a loopback server with deterministic vectors), the time
+//! budget of agent hooks, and the per-session record reset after a compaction. Drives the real
+//! binary.
+
+mod common;
+#[path = "common/embeddings_server.rs"]
+mod embeddings_server;
+#[path = "common/openai_server.rs"]
+mod openai_server;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use common::*;
+use embeddings_server::EmbeddingsServer;
+use openai_server::{OpenAiServer, Reply};
+use serde_json::{json, Value};
+
+/// Generous limit after which a hook counts as hung (not a speed assertion).
+const HANG: Duration = Duration::from_secs(30);
+
+struct Labelled {
+    /// Memory title → its concepts.
+    titles: BTreeMap<String, Vec<String>>,
+    /// Query text → its concepts.
+    queries: BTreeMap<String, Vec<String>>,
+    concepts: Vec<String>,
+}
+
+fn heldout() -> Value {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recall-eval/heldout.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn labelled(set: &Value) -> Labelled {
+    let mut titles = BTreeMap::new();
+    let mut queries = BTreeMap::new();
+    let mut all = BTreeSet::new();
+    for m in set["memories"].as_array().unwrap() {
+        let c = strings(&m["concepts"]);
+        all.extend(c.iter().cloned());
+        titles.insert(m["title"].as_str().unwrap().to_string(), c);
+    }
+    for q in set["queries"].as_array().unwrap() {
+        let c = strings(&q["concepts"]);
+        all.extend(c.iter().cloned());
+        queries.insert(q["q"].as_str().unwrap().to_string(), c);
+    }
+    Labelled {
+        titles,
+        queries,
+        concepts: all.into_iter().collect(),
+    }
+}
+
+/// A stand-in for an embedding model: one dimension per labelled meaning, plus a little
+/// text-hash noise so unrelated texts are near-orthogonal but not identical.
+fn vector_fn(l: Labelled) -> impl Fn(&str) -> Vec<f32> + Send + Sync + 'static {
+    move |text: &str| {
+        let first_line = text.lines().next().unwrap_or("");
+        let concepts = l
+            .titles
+            .get(first_line)
+            .or_else(|| l.queries.get(text))
+            .cloned()
+            .unwrap_or_default();
+        let mut v = vec![0f32; l.concepts.len() + 8];
+        for c in concepts {
+            if let Some(i) = l.concepts.iter().position(|x| *x == c) {
+                v[i] = 1.0;
+            }
+        }
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+        for k in 0..8 {
+            v[l.concepts.len() + k] = if (h >> k) & 1 == 1 { 0.15 } else { -0.15 };
+        }
+        v
+    }
+}
+
+/// Writes every held-out memory into the sandbox's private root; returns id → relative path.
+fn write_memories(sb: &Sandbox, set: &Value) -> BTreeMap<String, String> {
+    let mut paths = BTreeMap::new();
+    for m in set["memories"].as_array().unwrap() {
+        let id = m["id"].as_str().unwrap();
+        let ty = m["type"].as_str().unwrap();
+        let rel = format!("{ty}/{id}.md");
+        write_doc(
+            &sb.private_root(),
+            &rel,
+            &doc_text(
+                m["title"].as_str().unwrap(),
+                m["description"].as_str().unwrap(),
+                ty,
+                m["body"].as_str().unwrap(),
+            ),
+        );
+        paths.insert(id.to_string(), rel);
+    }
+    paths
+}
+
+fn embeddings_env(server: &EmbeddingsServer) -> Vec<(&'static str, String)> {
+    vec![
+        ("QWEN_MEMORY_EMBEDDINGS_BASE_URL", server.base_url()),
+        ("QWEN_MEMORY_EMBEDDINGS_MODEL", "test-embed".to_string()),
+    ]
+}
+
+fn recall_json(sb: &Sandbox, env: &[(&'static str, String)], query: &str) -> Value {
+    let out = sb
+        .cmd()
+        .args(["recall", "--json", query])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .timeout(HANG)
+        .output()
+        .unwrap();
+    assert_success(&out, &["recall", query]);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn selected(v: &Value) -> Vec<String> {
+    v["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["relativePath"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn paraphrase_and_cross_language_queries_are_found_with_embeddings() {
+    let set = heldout();
+    let sb = Sandbox::new();
+    let paths = write_memories(&sb, &set);
+    let server = EmbeddingsServer::start(vector_fn(labelled(&set)), Duration::ZERO);
+    let env = embeddings_env(&server);
+    let mut per_kind: BTreeMap<String, (usize, f64, usize, usize)> = BTreeMap::new();
+    for q in set["queries"].as_array().unwrap() {
+        let kind = q["kind"].as_str().unwrap();
+        let text = q["q"].as_str().unwrap();
+        let relevant: Vec<String> = strings(&q["relevant"])
+            .iter()
+            .map(|id| paths[id].clone())
+            .collect();
+        let v = recall_json(&sb, &env, text);
+        let got = selected(&v);
+        let e = per_kind.entry(kind.to_string()).or_default();
+        e.0 += 1;
+        if relevant.is_empty() {
+            e.1 += f64::from(u8::from(got.is_empty()));
+        } else {
+            e.1 +=
+                relevant.iter().filter(|r| got.contains(r)).count() as f64 / relevant.len() as f64;
+        }
+        e.2 += got.len();
+        e.3 += got.iter().filter(|g| relevant.contains(g)).count();
+    }
+    for (kind, (n, sum, injected, good)) in &per_kind {
+        println!(
+            "held-out with embeddings / {kind:10}: {} {:.2} over {n} queries; injected {injected}, relevant {good}",
+            if kind == "none" { "silent share" } else { "recall@5" },
+            sum / *n as f64
+        );
+    }
+    let share = |k: &str| per_kind[k].1 / per_kind[k].0 as f64;
+    assert!(
+        share("paraphrase") >= 0.9,
+        "paraphrase recall@5 {}",
+        share("paraphrase")
+    );
+    assert!(
+        share("cross") >= 0.9,
+        "cross-language recall@5 {}",
+        share("cross")
+    );
+    assert!(
+        share("direct") >= 0.95,
+        "direct recall@5 {}",
+        share("direct")
+    );
+    assert!(
+        share("none") >= 0.9,
+        "no-answer silent share {}",
+        share("none")
+    );
+    // The documents were embedded once; every later recall sent only its query.
+    let requests = server.requests();
+    let doc_inputs: usize = requests.iter().filter(|r| r.len() > 1).map(Vec::len).sum();
+    assert_eq!(
+        doc_inputs,
+        set["memories"].as_array().unwrap().len(),
+        "each document embedded once"
+    );
+}
+
+#[test]
+fn warm_cache_sends_only_the_query_and_changed_documents() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    write_doc(
+        &root,
+        "project/region.md",
+        &doc_text(
+            "Deployment region",
+            "New services run in eu-west-1",
+            "project",
+            "- Ireland",
+        ),
+    );
+    write_doc(
+        &root,
+        "project/backup.md",
+        &doc_text(
+            "数据库备份",
+            "每天凌晨两点全量备份",
+            "project",
+            "- 保留三十天",
+        ),
+    );
+    // A document holding a secret is never sent anywhere.
+    write_doc(
+        &root,
+        "reference/keys.md",
+        &doc_text(
+            "Keys",
+            "staging key",
+            "reference",
+            "- AKIAIOSFODNN7EXAMPLE is the staging key",
+        ),
+    );
+    let server = EmbeddingsServer::start(|t: &str| vec![t.len() as f32, 1.0], Duration::ZERO);
+    let env = embeddings_env(&server);
+
+    let first = recall_json(&sb, &env, "which region");
+    assert_eq!(first["semantic"], true, "{first}");
+    let sent = server.requests();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!(sent[0], ["which region"]);
+    assert_eq!(
+        sent[1].len(),
+        2,
+        "the two clean documents, not the one with a secret"
+    );
+    assert!(sent.iter().flatten().all(|t| !t.contains("AKIA")));
+
+    recall_json(&sb, &env, "which region");
+    let sent = server.requests();
+    assert_eq!(sent.len(), 3);
+    assert_eq!(sent[2], ["which region"], "warm cache: only the query");
+
+    // One changed document: only it is embedded again.
+    write_doc(
+        &root,
+        "project/region.md",
+        &doc_text(
+            "Deployment region",
+            "New services run in eu-central-1",
+            "project",
+            "- Frankfurt",
+        ),
+    );
+    recall_json(&sb, &env, "which region");
+    let sent = server.requests();
+    assert_eq!(sent.len(), 5);
+    assert_eq!(sent[4].len(), 1);
+    assert!(sent[4][0].contains("eu-central-1"));
+    // The query is redacted before it leaves the machine.
+    recall_json(&sb, &env, "region for AKIAIOSFODNN7EXAMPLE");
+    assert!(server
+        .requests()
+        .iter()
+        .flatten()
+        .all(|t| !t.contains("AKIAIOSFODNN7EXAMPLE")));
+}
+
+fn hook(
+    sb: &Sandbox,
+    name: &str,
+    env: &[(&'static str, String)],
+    payload: &Value,
+) -> std::process::Output {
+    sb.cmd()
+        .args(["hook", name, "--agent", "claude"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .write_stdin(payload.to_string())
+        .timeout(HANG)
+        .output()
+        .unwrap()
+}
+
+fn region_sandbox() -> Sandbox {
+    let sb = Sandbox::new();
+    write_doc(
+        &sb.private_root(),
+        "project/region.md",
+        &doc_text(
+            "Deployment region",
+            "New services run in eu-west-1",
+            "project",
+            "- Ireland",
+        ),
+    );
+    sb
+}
+
+fn prompt(sb: &Sandbox, session: &str, text: &str) -> Value {
+    json!({"session_id": session, "cwd": sb.repo.display().to_string(),
+           "hook_event_name": "UserPromptSubmit", "prompt": text})
+}
+
+#[test]
+fn slow_embeddings_in_a_hook_fall_back_to_lexical_and_exit_zero() {
+    let sb = region_sandbox();
+    // Far slower than any hook budget.
+    let server = EmbeddingsServer::start(|_: &str| vec![1.0, 0.0], Duration::from_secs(120));
+    let out = hook(
+        &sb,
+        "recall",
+        &embeddings_env(&server),
+        &prompt(&sb, "s-slow", "deployment region please"),
+    );
+    assert!(out.status.success());
+    assert!(out.stderr.is_empty());
+    let v: Value = serde_json::from_slice(&out.stdout).expect("hook answered with JSON");
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        ctx.contains("### Deployment region (project/region.md)"),
+        "{ctx}"
+    );
+    assert_eq!(server.requests().len(), 1, "the query was tried");
+    let log = std::fs::read_to_string(sb.private_state().join("hook.log")).unwrap_or_default();
+    assert!(log.contains("embeddings"), "{log}");
+}
+
+#[test]
+fn slow_model_in_a_hook_falls_back_and_exits_zero() {
+    let sb = region_sandbox();
+    let server = OpenAiServer::start(vec![
+        Reply::Slow(
+            Duration::from_secs(120),
+            json!({"selected_memories": []}).to_string(),
+        ),
+        Reply::Slow(
+            Duration::from_secs(120),
+            json!({"selected_memories": []}).to_string(),
+        ),
+    ]);
+    let env = vec![
+        ("QWEN_MEMORY_RECALL_STRATEGY", "model".to_string()),
+        ("OPENAI_BASE_URL", server.base_url()),
+        ("OPENAI_MODEL", "test-model".to_string()),
+    ];
+    let out = hook(
+        &sb,
+        "recall",
+        &env,
+        &prompt(&sb, "s-model", "deployment region please"),
+    );
+    assert!(out.status.success());
+    assert!(out.stderr.is_empty());
+    let v: Value = serde_json::from_slice(&out.stdout).expect("hook answered with JSON");
+    assert!(v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .contains("Deployment region"));
+    let log = std::fs::read_to_string(sb.private_state().join("hook.log")).unwrap_or_default();
+    assert!(log.contains("model selection timed out"), "{log}");
+}
+
+#[test]
+fn compaction_resets_what_the_session_was_shown() {
+    let sb = region_sandbox();
+    let first = hook(
+        &sb,
+        "recall",
+        &[],
+        &prompt(&sb, "s-compact", "deployment region"),
+    );
+    assert!(String::from_utf8_lossy(&first.stdout).contains("Deployment region"));
+    // Same session: already surfaced, not injected again.
+    let again = hook(
+        &sb,
+        "recall",
+        &[],
+        &prompt(&sb, "s-compact", "deployment region"),
+    );
+    assert!(again.stdout.is_empty());
+    // A startup does not reset; a compaction does.
+    let start = json!({"session_id": "s-compact", "hook_event_name": "SessionStart", "source": "startup",
+                       "cwd": sb.repo.display().to_string()});
+    let out = hook(&sb, "session-start", &[], &start);
+    assert!(out.status.success() && out.stdout.is_empty() && out.stderr.is_empty());
+    assert!(hook(
+        &sb,
+        "recall",
+        &[],
+        &prompt(&sb, "s-compact", "deployment region")
+    )
+    .stdout
+    .is_empty());
+    let compact = json!({"session_id": "s-compact", "hook_event_name": "SessionStart", "source": "compact",
+                         "cwd": sb.repo.display().to_string()});
+    let out = hook(&sb, "session-start", &[], &compact);
+    assert!(out.status.success() && out.stdout.is_empty() && out.stderr.is_empty());
+    let back = hook(
+        &sb,
+        "recall",
+        &[],
+        &prompt(&sb, "s-compact", "deployment region"),
+    );
+    assert!(String::from_utf8_lossy(&back.stdout).contains("Deployment region"));
+    // Another session's record is untouched by this one's compaction.
+    let other = hook(
+        &sb,
+        "recall",
+        &[],
+        &prompt(&sb, "s-other", "deployment region"),
+    );
+    assert!(!other.stdout.is_empty());
+    hook(&sb, "session-start", &[], &compact);
+    assert!(hook(
+        &sb,
+        "recall",
+        &[],
+        &prompt(&sb, "s-other", "deployment region")
+    )
+    .stdout
+    .is_empty());
+}
+
+#[test]
+fn install_adds_the_compaction_hook_for_both_agents() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args(["install", "--hooks", "none", "--agent", "all"])
+        .output()
+        .unwrap();
+    assert_success(&out, &["install"]);
+    for (file, agent) in [
+        (".claude/settings.json", "claude"),
+        (".qwen/settings.json", "qwen"),
+    ] {
+        let v: Value = serde_json::from_slice(&std::fs::read(sb.home.join(file)).unwrap()).unwrap();
+        let groups = v["hooks"]["SessionStart"].as_array().unwrap();
+        assert_eq!(groups.len(), 1, "{v}");
+        assert_eq!(groups[0]["matcher"], "compact");
+        assert_eq!(
+            groups[0]["hooks"][0]["command"],
+            format!("git qwen-memory hook session-start --agent {agent}")
+        );
+    }
+    let out = sb
+        .cmd()
+        .args(["uninstall", "--agent", "all"])
+        .output()
+        .unwrap();
+    assert_success(&out, &["uninstall"]);
+    for file in [".claude/settings.json", ".qwen/settings.json"] {
+        let text = std::fs::read_to_string(sb.home.join(file)).unwrap_or_default();
+        assert!(!text.contains("SessionStart"), "{text}");
+    }
+}
