@@ -199,7 +199,7 @@ fn qwen_transcript_writes_exact_files_then_nothing_then_only_the_appended_turn()
     assert_eq!(
         mask_created(&doc),
         format!(
-            "---\nname: We deploy only from release branches.\ndescription: We deploy only from release branches.\ntype: project\ncreated: <ts>\nsession: \"{QWEN_SESSION}\"\ncommit: {commit}\n---\n\nWe deploy only from release branches.\n\nWhy: hotfixes are cherry-picked onto them.\n"
+            "---\nname: We deploy only from release branches\ndescription: We deploy only from release branches.\ntype: project\ncreated: <ts>\nsession: \"{QWEN_SESSION}\"\ncommit: {commit}\n---\n\nWe deploy only from release branches.\n\nWhy: hotfixes are cherry-picked onto them.\n"
         )
     );
     let index = fs::read_to_string(root.join("MEMORY.md")).unwrap();
@@ -1180,10 +1180,14 @@ fn two_processes_at_once_one_runs_one_queues_both_slices_land_once() {
             .join("project/we-deploy-only-from-release-branches.md"),
     )
     .unwrap();
+    assert!(
+        doc.starts_with("---\nname: We deploy only from release branches\n"),
+        "{doc}"
+    );
     assert_eq!(
         doc.matches("We deploy only from release branches.").count(),
-        3
-    ); // name, description, body
+        2
+    ); // description, body (the title has no closing period)
 }
 
 #[test]
