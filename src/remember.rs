@@ -180,7 +180,8 @@ fn create(
 ) -> Result<String, RememberError> {
     let root = w.root();
     let dir = new.memory_type.as_str();
-    let base = filter::slugify(&new.entry.summary);
+    let title = filter::title_for(&new.entry.summary);
+    let base = filter::slugify(&title);
     let slug = filter::unique_slug(&base, |candidate| {
         std::fs::symlink_metadata(root.path.join(dir).join(format!("{candidate}.md"))).is_ok()
     });
@@ -195,7 +196,7 @@ fn create(
     let summary = crate::text::collapse_whitespace(&new.entry.summary);
     let text = doc::new_document(
         new.memory_type,
-        &filter::title_for(&summary),
+        &title,
         &summary,
         &extra,
         std::slice::from_ref(&new.entry),
@@ -234,9 +235,15 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
             .map(crate::text::collapse_whitespace)
             .filter(|s| !s.is_empty())
     };
+    // A reason given in the same sentence ("…; CI rejects unformatted code", "…，因为…") becomes
+    // `Why:` unless one was given explicitly.
+    let (summary, why) = match clean(&req.why) {
+        Some(w) => (summary, Some(w)),
+        None => crate::extract::heuristic::split_reason(&summary),
+    };
     let entry = Entry {
         summary,
-        why: clean(&req.why),
+        why,
         how_to_apply: clean(&req.how_to_apply),
     };
     let rules = secret_rules(&entry);

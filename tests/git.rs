@@ -785,3 +785,52 @@ fn merge_driver_conflicts_only_on_real_conflicts_and_falls_back_for_non_document
         "ordinary conflict: {notes}"
     );
 }
+
+#[test]
+fn install_local_excludes_qwen_codes_local_state_files() {
+    let sb = Sandbox::new();
+    let exclude = sb.repo.join(".git/info/exclude");
+    fs::create_dir_all(exclude.parent().unwrap()).unwrap();
+    // Someone's own exclude lines, without a final newline, are kept byte for byte.
+    fs::write(&exclude, "# mine\n*.log\n.qwen/meta.json").unwrap();
+    assert_success(&install(&sb, &sb.repo, &["--local"]), &["install --local"]);
+    let text = fs::read_to_string(&exclude).unwrap();
+    assert!(
+        text.starts_with("# mine\n*.log\n.qwen/meta.json\n"),
+        "{text}"
+    );
+    for line in [
+        ".qwen/meta.json",
+        ".qwen/extract-cursor.json",
+        ".qwen/consolidation.lock",
+    ] {
+        assert_eq!(
+            text.lines().filter(|l| *l == line).count(),
+            1,
+            "{line} listed once: {text}"
+        );
+    }
+    // Idempotent.
+    assert_success(
+        &install(&sb, &sb.repo, &["--local"]),
+        &["install --local again"],
+    );
+    assert_eq!(fs::read_to_string(&exclude).unwrap(), text);
+
+    // Git itself now ignores what Qwen Code writes next to the committed memory.
+    let qwen = sb.repo.join(".qwen");
+    fs::write(qwen.join("meta.json"), "{}\n").unwrap();
+    fs::write(qwen.join("extract-cursor.json"), "{}\n").unwrap();
+    fs::write(qwen.join("consolidation.lock"), "123").unwrap();
+    let status = sb.git(
+        &sb.repo,
+        &["status", "--porcelain", "--untracked-files=all"],
+    );
+    assert!(!status.contains("meta.json"), "{status}");
+    assert!(!status.contains("extract-cursor.json"), "{status}");
+    assert!(!status.contains("consolidation.lock"), "{status}");
+    assert!(
+        status.contains(".qwen/memory/MEMORY.md"),
+        "memory stays visible: {status}"
+    );
+}

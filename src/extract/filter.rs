@@ -1,5 +1,5 @@
-//! Patch filters and file naming for extraction (SPEC §8.2 steps 5–6, reference qwen-extract §5
-//! and the create path of §3).
+//! Patch filters and file naming for extraction (docs/DESIGN.md, "Extract").
+//! The create path: slugs and titles.
 //!
 //! Lengths are counted in UTF-16 code units because upstream's thresholds (12, 72, 69) are JS
 //! string lengths; a file written here must get the same name upstream would give it.
@@ -18,8 +18,10 @@ pub const MIN_SUMMARY_LEN: usize = 12;
 pub const MAX_TITLE_LEN: usize = 72;
 /// Units of the summary kept in a cut title.
 pub const TITLE_CUT: usize = 69;
-/// Longest slug.
+/// Longest slug, in characters.
 pub const MAX_SLUG_LEN: usize = 80;
+/// Longest slug, in bytes (80 CJK characters are 240).
+const MAX_SLUG_BYTES: usize = 200;
 /// Numbered suffixes tried before falling back to a timestamp, as upstream.
 const MAX_NUMBERED_SUFFIX: u32 = 100;
 
@@ -32,6 +34,21 @@ static TEMPORARY: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("static regex")
 });
+
+/// The length the minimum is judged on: UTF-16 units, with each wide (CJK) character counted
+/// twice, as it is displayed. Upstream counts UTF-16 units only, which drops a complete Chinese
+/// sentence such as "变量命名请用驼峰式。" (10 units) while "Use camelCase." passes; a CJK
+/// character carries about what two Latin letters do.
+pub fn summary_len(text: &str) -> usize {
+    text.chars()
+        .map(|c| {
+            let wide = matches!(c as u32,
+                0x1100..=0x115F | 0x2E80..=0x303E | 0x3040..=0xA4CF | 0xAC00..=0xD7A3
+                | 0xF900..=0xFAFF | 0xFE30..=0xFE4F | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6);
+            c.len_utf16() * if wide { 2 } else { 1 }
+        })
+        .sum()
+}
 
 /// Whether `text` speaks about the present moment or the current task only.
 pub fn is_temporary(text: &str) -> bool {
@@ -52,12 +69,12 @@ fn strip_bullet_and_collapse(s: &str) -> String {
 }
 
 /// Normalizes a planned patch and drops it when it cannot be a durable memory (SPEC §8.2
-/// step 5): a summary under 12 units, ending in `?`, or speaking about the moment
+/// step 5): a summary under 12 units ([`summary_len`]: CJK counts double), ending in `?`, or speaking about the moment
 /// ([`is_temporary`]). `why` and `howToApply` are whitespace-collapsed but not judged; one that
 /// is empty after collapsing becomes `None`. The secret check is the caller's.
 pub fn normalize_patch(p: Patch) -> Option<Patch> {
     let summary = strip_bullet_and_collapse(&p.summary);
-    if utf16_len(&summary) < MIN_SUMMARY_LEN || summary.ends_with('?') || is_temporary(&summary) {
+    if summary_len(&summary) < MIN_SUMMARY_LEN || summary.ends_with('?') || is_temporary(&summary) {
         return None;
     }
     let tidy = |o: Option<String>| o.map(|s| collapse_whitespace(&s)).filter(|s| !s.is_empty());
@@ -80,20 +97,34 @@ pub fn dedupe(patches: Vec<Patch>) -> Vec<Patch> {
         .collect()
 }
 
-/// The file stem for a new document: lowercase, every run outside `[a-z0-9]` becomes `-`,
-/// trimmed of `-`, at most 80 characters and never ending in `-`, `memory` when nothing is left.
-pub fn slugify(summary: &str) -> String {
-    let lower = summary.to_lowercase();
+/// The file stem for a new document: lowercase letters and digits of any script (with their
+/// combining marks), every other run becomes `-`, trimmed of `-`, at most 80 characters (and 200
+/// bytes, so a numbered or stamped name stays within file-name limits) and never ending in `-`;
+/// `memory` only when the text has no letter or digit at all. `部署流程` stays `部署流程`, where
+/// upstream's ASCII-only rule gave every Chinese memory the same `memory` stem.
+pub fn slugify(text: &str) -> String {
+    use unicode_normalization::char::is_combining_mark;
+    use unicode_normalization::UnicodeNormalization;
+    let lower: String = text.to_lowercase().nfc().collect();
     let mut slug = String::with_capacity(lower.len());
+    let mut chars = 0usize;
     for c in lower.chars() {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            slug.push(c);
+        let keep = c.is_alphanumeric()
+            || (is_combining_mark(c) && !slug.is_empty() && !slug.ends_with('-'));
+        let piece = if keep {
+            Some(c)
         } else if !slug.is_empty() && !slug.ends_with('-') {
-            slug.push('-');
+            Some('-')
+        } else {
+            None
+        };
+        let Some(piece) = piece else { continue };
+        if chars == MAX_SLUG_LEN || slug.len() + piece.len_utf8() > MAX_SLUG_BYTES {
+            break;
         }
+        slug.push(piece);
+        chars += 1;
     }
-    // The slug is ASCII, so byte and character counts agree.
-    slug.truncate(MAX_SLUG_LEN);
     let slug = slug.trim_matches('-');
     if slug.is_empty() {
         "memory".to_string()
@@ -132,11 +163,54 @@ pub fn unique_slug(base: &str, exists: impl Fn(&str) -> bool) -> String {
     }
 }
 
-/// The `name` of a new document: the whitespace-collapsed summary if at most 72 UTF-16 units,
-/// else its first 69 units, end-trimmed, plus `...`. A character is never split, so a cut
-/// before an astral character keeps 68 units where upstream would keep a lone surrogate.
+/// A summary wider than this ([`summary_len`]) is cut at its first clause break for the title.
+const CLAUSE_TITLE_LEN: usize = 60;
+
+/// The `name` of a new document, read like a title: the summary without its closing
+/// punctuation, cut at the first clause break (`, ` `; ` `，` `；` `：` ` — `) when longer than
+/// 60 ([`summary_len`]) and the clause is not too short, first letter upper-cased (CJK is kept as written).
+/// Past 72 UTF-16 units it is cut to 69 plus `...`, as upstream; a character is never split.
 pub fn title_for(summary: &str) -> String {
     let s = collapse_whitespace(summary);
+    let mut s: &str =
+        s.trim_end_matches(['.', '。', '!', '！', ';', '；', ',', '，', ':', '：', ' ']);
+    // "部署流程：先发预发环境，再发生产" / "Deploy process: staging first": a short label before a
+    // colon is the title. A lead-in such as "我们团队规定:" or "Remember:" is not a label.
+    if let Some(i) = s.find(['：', ':']) {
+        let head = s[..i].trim_end();
+        let tail = s[i..].trim_start_matches(['：', ':']).trim_start();
+        let (hw, tw) = (summary_len(head), summary_len(tail));
+        if (4..=24).contains(&hw)
+            && tw >= 8
+            && !tail.starts_with("//")
+            && !crate::extract::heuristic::is_lead_in(head)
+        {
+            s = head;
+        }
+    }
+    if summary_len(s) > CLAUSE_TITLE_LEN {
+        let cut = [", ", "; ", "，", "；", "：", ": ", " — ", " – "]
+            .iter()
+            .filter_map(|sep| s.find(sep))
+            .filter(|&i| summary_len(&s[..i]) >= 16)
+            .min();
+        if let Some(i) = cut {
+            s = &s[..i];
+        }
+    }
+    let mut chars = s.chars();
+    let s = match chars.next() {
+        Some(c) if c.is_lowercase() => {
+            let upper: String = c.to_uppercase().collect();
+            // A letter whose capital is several characters (ß → SS) is left alone.
+            if upper.chars().count() == 1 {
+                format!("{upper}{}", chars.as_str())
+            } else {
+                s.to_string()
+            }
+        }
+        _ => s.to_string(),
+    };
     if utf16_len(&s) <= MAX_TITLE_LEN {
         return s;
     }
@@ -294,12 +368,22 @@ mod tests {
         assert_eq!(slugify("Node 18 & PNPM 9"), "node-18-pnpm-9");
         assert_eq!(slugify(""), "memory");
         assert_eq!(slugify("???"), "memory");
-        assert_eq!(slugify("日本語のメモ"), "memory");
-        // Non-ASCII letters are separators, even when they lowercase to non-ASCII.
-        assert_eq!(slugify("Café Über naïve"), "caf-ber-na-ve");
-        // JS-compatible lowercasing: İ becomes i + combining dot, K (Kelvin) becomes k.
-        assert_eq!(slugify("İstanbul"), "i-stanbul");
+        assert_eq!(slugify("日本語のメモ"), "日本語のメモ");
+        assert_eq!(slugify("部署流程"), "部署流程");
+        assert_eq!(
+            slugify("以后回答我的时候请用中文。"),
+            "以后回答我的时候请用中文"
+        );
+        assert_eq!(
+            slugify("PR title 要用 Conventional Commits 格式"),
+            "pr-title-要用-conventional-commits-格式"
+        );
+        assert_eq!(slugify("커밋 메시지는 영어로"), "커밋-메시지는-영어로");
+        // Letters of any script are kept, lowercased.
+        assert_eq!(slugify("Café Über naïve"), "café-über-naïve");
+        assert_eq!(slugify("İstanbul"), "i̇stanbul");
         assert_eq!(slugify("\u{212A}elvin"), "kelvin");
+        assert_eq!(slugify("。！？"), "memory");
     }
 
     #[test]
@@ -314,6 +398,9 @@ mod tests {
         // A cut landing right after a separator drops it.
         let s = slugify(&format!("{} b", "a".repeat(79)));
         assert_eq!(s, "a".repeat(79));
+        // CJK: 80 characters would be 240 bytes; the byte cap keeps file names short.
+        let s = slugify(&"部".repeat(100));
+        assert_eq!(s, "部".repeat(66));
     }
 
     #[test]
@@ -338,15 +425,47 @@ mod tests {
     #[test]
     fn titles_are_cut_at_72_utf16_units() {
         assert_eq!(title_for("  Keep   answers\nshort "), "Keep answers short");
-        let exact = "a".repeat(72);
-        assert_eq!(title_for(&exact), exact);
+        assert_eq!(
+            title_for("we use pnpm everywhere."),
+            "We use pnpm everywhere"
+        );
+        assert_eq!(
+            title_for("以后回答我的时候请用中文。"),
+            "以后回答我的时候请用中文"
+        );
+        assert_eq!(title_for("部署流程：先发预发环境，再发生产。"), "部署流程");
+        assert_eq!(
+            title_for("Deploy process: staging first, then production."),
+            "Deploy process"
+        );
+        assert_eq!(
+            title_for("我们团队规定: never push to main."),
+            "我们团队规定: never push to main"
+        );
+        assert_eq!(
+            title_for("The dashboard is https://grafana.example.com/d/x"),
+            "The dashboard is https://grafana.example.com/d/x"
+        );
+        assert_eq!(
+            title_for(
+                "Don't add type annotations to local variables in Python, mypy infers them fine"
+            ),
+            "Don't add type annotations to local variables in Python"
+        );
+        assert_eq!(
+            title_for("我们的 CI 用的是 GitLab CI，配置在 .gitlab-ci.yml 里，每次合并都会跑完整的测试和静态检查。"),
+            "我们的 CI 用的是 GitLab CI"
+        );
+        // The first letter is upper-cased.
+        let exact = format!("A{}", "a".repeat(71));
+        assert_eq!(title_for(&exact.to_lowercase()), exact);
         let t = title_for(&"a".repeat(73));
-        assert_eq!(t, format!("{}...", "a".repeat(69)));
+        assert_eq!(t, format!("A{}...", "a".repeat(68)));
         let t = title_for(&"word ".repeat(40)); // 200 chars
-        assert_eq!(t, format!("{}word...", "word ".repeat(13)));
+        assert_eq!(t, format!("W{}word...", &"word ".repeat(13)[1..]));
         // A cut landing on a space is end-trimmed before the ellipsis.
         let t = title_for(&"ab ".repeat(70));
-        assert_eq!(t, format!("{}ab...", "ab ".repeat(22)));
+        assert_eq!(t, format!("A{}ab...", &"ab ".repeat(22)[1..]));
         // Counting is in UTF-16 units: 36 astral characters are 72 units and stay whole.
         let emoji = "😀".repeat(36);
         assert_eq!(title_for(&emoji), emoji);
@@ -356,11 +475,11 @@ mod tests {
             format!("{}...", "😀".repeat(34))
         );
         // BMP non-ASCII counts one unit each.
-        let accents = "é".repeat(72);
+        let accents = format!("É{}", "é".repeat(71));
         assert_eq!(title_for(&accents), accents);
         assert_eq!(
             title_for(&"é".repeat(200)),
-            format!("{}...", "é".repeat(69))
+            format!("É{}...", "é".repeat(68))
         );
     }
 }
