@@ -59,7 +59,11 @@ impl Context {
                 .join(cwd)
         };
         let qwen = QwenDirs::resolve(&project::normalize_lexically(&abs_cwd))?;
-        let layout = Layout::new(&project, qwen.memory_base.clone(), settings.bool(Key::Local));
+        let layout = Layout::new(
+            &project,
+            qwen.memory_base.clone(),
+            settings.bool(Key::Local),
+        );
         Ok(Context {
             cwd: cwd.to_path_buf(),
             project,

@@ -11,8 +11,6 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-
 use crate::index::{self, IndexKind};
 use crate::project::Root;
 use crate::safe_fs::{self, Dir, FileLock, FsError};
@@ -173,8 +171,10 @@ impl<'r> RootWriter<'r> {
         Ok(())
     }
 
-    /// Creates the memory root and an empty `MEMORY.md`, and the default `meta.json` and
-    /// cursor file in the state dir, each only when missing; never touches existing content.
+    /// Creates the memory root and an empty `MEMORY.md`, and the default `meta.json` in the
+    /// state dir, each only when missing; never touches existing content. Qwen Code's
+    /// `extract-cursor.json` is never created or written: it is Qwen Code's (this tool's
+    /// cursors have their own file).
     pub fn ensure_scaffold(&self) -> Result<(), RootError> {
         store::check_root(&self.root.path)?;
         let Some(top) = self.memory_dir(true)? else {
@@ -186,12 +186,6 @@ impl<'r> RootWriter<'r> {
         state.create_new(
             OsStr::new(store::META_FILE),
             store::default_meta(&now).to_text().as_bytes(),
-        )?;
-        let mut cursor = Map::new();
-        cursor.insert("updatedAt".into(), Value::String(now));
-        state.create_new(
-            OsStr::new(store::CURSOR_FILE),
-            JsonState(cursor).to_text().as_bytes(),
         )?;
         Ok(())
     }

@@ -171,6 +171,11 @@ pub const ENV_VARS: &[&str] = &[
     "QWEN_MEMORY_TELEMETRY",
     "QWEN_MEMORY_TEST_DREAM_PAUSE_MS",
     "QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS",
+    // also read
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_SSH_COMMAND",
 ];
 
 /// A bad setting, named with its key and origin.
@@ -483,6 +488,32 @@ fn normalize(kind: Kind, value: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn env_vars_lists_every_variable_the_code_reads() {
+        for def in DEFS {
+            if let Some(var) = def.env {
+                assert!(
+                    ENV_VARS.contains(&var),
+                    "{var} (key {}) missing from ENV_VARS",
+                    def.key
+                );
+            }
+        }
+        for var in [
+            crate::project::ENV_BASE_DIR,
+            crate::project::ENV_PROJECT_SCOPE,
+            crate::qwen_settings::ENV_QWEN_HOME,
+            crate::qwen_settings::ENV_QWEN_TEAM,
+            crate::hook::ENV_HOOK_EXEC,
+            crate::telemetry::ENV_TELEMETRY,
+            crate::sharing::ENV_QWEN_LOCAL,
+            crate::dream::ENV_TEST_PAUSE,
+            crate::dream::ENV_TEST_PAUSE_MID,
+        ] {
+            assert!(ENV_VARS.contains(&var), "{var} missing from ENV_VARS");
+        }
+    }
     use super::*;
     use std::collections::HashMap;
 

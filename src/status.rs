@@ -4,6 +4,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::context::Context;
+use crate::extract::cursor::{Cursors, Failure, CURSORS_FILE};
+use crate::extract::queue;
 use crate::scan::{self, Scope};
 use crate::store;
 
@@ -28,6 +30,40 @@ pub struct SettingStatus {
     pub origin: String,
 }
 
+/// Extraction state: this tool's cursors, the queue, and failures.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtractStatus {
+    /// This tool's cursor file (Qwen Code's `extract-cursor.json` is not this tool's).
+    pub cursor_file: String,
+    /// Transcripts with a cursor.
+    pub transcripts: usize,
+    /// Requests waiting in the queue.
+    pub queued: usize,
+    /// The most recent failed extraction, with `retriedAt` once a later run succeeded.
+    pub last_failure: Option<Failure>,
+    /// Failed transcripts the next extraction retries.
+    pub pending_retries: Vec<Failure>,
+    /// The cursor file could not be read.
+    pub error: Option<String>,
+}
+
+/// Reads the extraction state of `state_dir`.
+pub fn extract_status(state_dir: &std::path::Path) -> ExtractStatus {
+    let (cursors, error) = match Cursors::read(state_dir) {
+        Ok(c) => (c, None),
+        Err(e) => (Cursors::default(), Some(e.to_string())),
+    };
+    ExtractStatus {
+        cursor_file: state_dir.join(CURSORS_FILE).display().to_string(),
+        transcripts: cursors.transcripts.len(),
+        queued: queue::queued(state_dir).len(),
+        pending_retries: cursors.failures.values().cloned().collect(),
+        last_failure: cursors.last_failure,
+        error,
+    }
+}
+
 /// The whole status.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -49,6 +85,8 @@ pub struct Status {
     /// The dream gates as the post-commit hook sees them: each gate's current value, the first
     /// one that blocks (why not), and when `min_hours` opens (when due).
     pub dream_gates: Option<crate::dream::GateReport>,
+    /// Cursors, queue and the last failed extraction.
+    pub extraction: ExtractStatus,
     /// Who does what when agents run on this project: for Qwen Code, what it recalls and
     /// extracts itself and what our hooks add (docs/DESIGN.md, "Sharing with Qwen Code").
     pub agents: AgentsStatus,
@@ -144,6 +182,7 @@ pub fn status(ctx: &Context) -> Status {
         .flatten(),
         hooks: crate::git::hooks::status(ctx),
         dream_gates: crate::dream::gate_report(ctx).ok(),
+        extraction: extract_status(state_dir),
         agents: AgentsStatus {
             qwen: crate::sharing::qwen(ctx),
             claude: ClaudeSharing {

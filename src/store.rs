@@ -1,5 +1,5 @@
-//! The store: atomic writes, locks, and the state files (`meta.json`, `extract-cursor.json`)
-//! (see docs/DESIGN.md, "Writes" and "State files").
+//! The store: atomic writes, locks, and the state files (`meta.json`; Qwen Code's
+//! `extract-cursor.json` is only read) (see docs/DESIGN.md, "Writes" and "State files").
 //!
 //! Files of a memory root are written only through [`crate::root::RootWriter`], which holds the
 //! root's lock. The functions here write files whose directory is trusted as given (state
@@ -167,6 +167,7 @@ impl JsonState {
 
 /// File names inside a state dir.
 pub const META_FILE: &str = "meta.json";
+/// Qwen Code's extraction cursor: read only, never written by this tool.
 pub const CURSOR_FILE: &str = "extract-cursor.json";
 pub const INDEX_FILE: &str = "MEMORY.md";
 pub const LOCK_FILE: &str = "memory.lock";

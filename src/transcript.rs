@@ -1,9 +1,11 @@
 //! Transcript readers: Qwen Code chat records, Claude Code transcripts and generic JSONL
-//! (SPEC §8.1), read incrementally from a byte offset (SPEC §4.3 `extract-cursor.json`).
+//! (docs/DESIGN.md, "Extract"), read incrementally from the byte offset of this tool's
+//! per-transcript cursor (docs/DESIGN.md, "State files").
 //!
 //! Reading is streaming: one line at a time through a `BufReader`, keeping only user text,
-//! capped assistant text and tool-call summaries, so memory stays bounded by the longest line
-//! plus what is kept, not by the file size.
+//! capped assistant text and tool-call summaries. A line is held only up to
+//! [`MAX_LINE_BYTES`]; a longer one is skipped and counted, so memory stays bounded by that cap
+//! plus what is kept, neither by the file size nor by the longest line.
 
 mod memory_write;
 mod raw;
@@ -27,6 +29,12 @@ pub const ASSISTANT_TEXT_LIMIT: usize = 4096;
 pub const HEAD_HASH_BYTES: usize = 4096;
 
 const READ_BUFFER_BYTES: usize = 256 * 1024;
+
+/// The longest transcript line that is parsed, in bytes. A longer line (a pasted dump, an
+/// inlined image) is skipped and counted without ever being held whole, so reading stays in
+/// bounded memory whatever the transcript holds. Big enough for any message a person types
+/// or pastes with intent; see docs/DESIGN.md, "Extract".
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Transcript format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -123,6 +131,8 @@ pub struct ReadOutcome {
     pub end_offset: u64,
     /// Complete lines that were not a JSON object (skipped).
     pub malformed_lines: usize,
+    /// Complete lines longer than [`MAX_LINE_BYTES`] (skipped unread).
+    pub oversized_lines: usize,
     /// The format used: the one requested, or the detected one; `Auto` when no line read
     /// was decisive (no messages then).
     pub format: Format,
@@ -145,9 +155,10 @@ pub enum TranscriptError {
 ///
 /// Only newline-terminated lines are consumed: a final line still being written is left for
 /// the next call. Blank lines are skipped; lines that are not JSON objects are skipped and
-/// counted; two objects glued on one line by an interrupted append are both read. A
-/// `start_offset` past the end of the file reads nothing (the caller compares the file size
-/// with its cursor to notice truncation, SPEC §4.3).
+/// counted; lines over [`MAX_LINE_BYTES`] are skipped and counted separately; two objects
+/// glued on one line by an interrupted append are both read. A `start_offset` past the end of
+/// the file reads nothing (the caller compares the file size with its cursor to notice
+/// truncation).
 pub fn read_transcript(
     path: &Path,
     start_offset: u64,
@@ -162,31 +173,93 @@ pub fn read_transcript(
     let mut reader = BufReader::with_capacity(READ_BUFFER_BYTES, file);
     let mut interp = reader::Interpreter::new(format);
     let mut malformed_lines = 0;
+    let mut oversized_lines = 0;
     let mut pos = start_offset;
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        let n = reader.read_until(b'\n', &mut buf).map_err(io_err)?;
-        if n == 0 || buf.last() != Some(&b'\n') {
-            break;
-        }
+        let (n, line) = match next_line(&mut reader, &mut buf, MAX_LINE_BYTES).map_err(io_err)? {
+            LineRead::Incomplete => break,
+            LineRead::Oversized(n) => {
+                pos += n;
+                oversized_lines += 1;
+                continue;
+            }
+            LineRead::Complete(n) => (n, &buf),
+        };
         let line_start = pos;
-        pos += n as u64;
-        let line = buf.trim_ascii();
+        pos += n;
+        let line = line.trim_ascii();
         if line.is_empty() {
             continue;
         }
         if !parse_line(line, line_start, &mut interp) {
             malformed_lines += 1;
         }
+        // A huge line leaves a huge buffer behind; give it back before the next line.
+        if buf.capacity() > READ_BUFFER_BYTES * 4 {
+            buf = Vec::new();
+        }
     }
     Ok(ReadOutcome {
         messages: interp.messages,
         end_offset: pos,
         malformed_lines,
+        oversized_lines,
         format: interp.format,
         session_id: interp.session_id,
     })
+}
+
+/// What [`next_line`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum LineRead {
+    /// A newline-terminated line of this many bytes (newline included) is in the buffer.
+    Complete(u64),
+    /// A newline-terminated line of this many bytes was longer than the cap; it was read past
+    /// and dropped, never held whole.
+    Oversized(u64),
+    /// End of file before a newline: a line still being written (or none). Nothing consumed
+    /// from the caller's point of view: the next read starts at the same offset.
+    Incomplete,
+}
+
+/// Reads one line into `buf` (which the caller cleared), holding at most `cap` bytes of it.
+/// Once a line is known to exceed `cap`, its bytes are skipped chunk by chunk until the
+/// newline, so memory stays bounded by `cap` plus the reader's buffer whatever the line length.
+fn next_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<LineRead> {
+    let mut total: u64 = 0;
+    let mut over = false;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(LineRead::Incomplete);
+        }
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        total += take as u64;
+        if !over && buf.len() + take > cap {
+            over = true;
+            *buf = Vec::new();
+        }
+        if !over {
+            buf.extend_from_slice(&chunk[..take]);
+        }
+        reader.consume(take);
+        if done {
+            return Ok(if over {
+                LineRead::Oversized(total)
+            } else {
+                LineRead::Complete(total)
+            });
+        }
+    }
 }
 
 /// Feeds one line; false when (part of) it was not a JSON object.

@@ -670,3 +670,65 @@ fn an_index_that_cannot_be_rebuilt_keeps_the_consolidation() {
     assert!(!root.join("feedback/short-2.md").exists());
     assert_eq!(meta(&sb)["lastDreamStatus"], "updated");
 }
+
+#[test]
+fn a_live_qwen_code_lock_in_the_working_tree_is_a_locked_skip() {
+    for local in [true, false] {
+        let sb = Sandbox::new();
+        let envs: &[(&str, &str)] = if local {
+            &[("QWEN_CODE_MEMORY_LOCAL", "1")]
+        } else {
+            &[]
+        };
+        let root = if local {
+            sb.repo.join(".qwen/memory")
+        } else {
+            sb.private_root()
+        };
+        write_doc(
+            &root,
+            "feedback/short.md",
+            &doc_text("Short", "d", "feedback", "Keep answers short"),
+        );
+        let qwen_lock = sb.repo.join(".qwen/consolidation.lock");
+        fs::create_dir_all(qwen_lock.parent().unwrap()).unwrap();
+        // This test process is alive: Qwen Code is dreaming.
+        let pid = std::process::id().to_string();
+        fs::write(&qwen_lock, &pid).unwrap();
+        let out = dream_json(&sb, &["--force"], envs);
+        assert_eq!(out["status"], "skipped", "local={local}: {out}");
+        assert_eq!(out["reason"], "locked");
+        let mut c = sb.cmd();
+        c.args(["status", "--json"]);
+        for (k, v) in envs {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert_success(&out, &["status"]);
+        let st: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let gate = st["dreamGates"]["gates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["name"] == "locked")
+            .unwrap()
+            .clone();
+        assert_eq!(gate["passes"], false, "{gate}");
+        assert!(
+            gate["value"].as_str().unwrap().contains("Qwen Code"),
+            "{gate}"
+        );
+        assert_eq!(fs::read_to_string(&qwen_lock).unwrap(), pid, "only read");
+
+        // A dead PID, or a lock over an hour old, no longer blocks, and is left for Qwen Code.
+        fs::write(&qwen_lock, "2147483646").unwrap();
+        let out = dream_json(&sb, &["--force"], envs);
+        assert_ne!(out["reason"], "locked", "local={local}: {out}");
+        assert_eq!(fs::read_to_string(&qwen_lock).unwrap(), "2147483646");
+        fs::write(&qwen_lock, &pid).unwrap();
+        set_mtime(&qwen_lock, 1_700_000_000);
+        let out = dream_json(&sb, &["--force"], envs);
+        assert_ne!(out["reason"], "locked", "local={local}: {out}");
+        assert!(qwen_lock.exists());
+    }
+}

@@ -5,7 +5,7 @@ mod common;
 #[path = "common/openai_server.rs"]
 mod openai_server;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -85,8 +85,26 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// This tool's own cursor file (Qwen Code's `extract-cursor.json` is never written).
+const CURSORS: &str = "transcript-cursors.json";
+
+/// The cursor of the transcript updated last, with its path as `transcriptPath`.
 fn cursor(sb: &Sandbox) -> Value {
-    read_json(&sb.private_state().join("extract-cursor.json"))
+    let file = read_json(&sb.private_state().join(CURSORS));
+    let (path, c) = file["transcripts"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .max_by_key(|(_, c)| c["updatedAt"].as_str().unwrap().to_string())
+        .unwrap();
+    let mut c = c.clone();
+    c["transcriptPath"] = path.clone().into();
+    c
+}
+
+/// The cursor of one transcript.
+fn cursor_of(sb: &Sandbox, t: &Path) -> Value {
+    read_json(&sb.private_state().join(CURSORS))["transcripts"][t.display().to_string()].clone()
 }
 
 fn telemetry(sb: &Sandbox) -> Vec<Value> {
@@ -214,7 +232,11 @@ fn qwen_transcript_writes_exact_files_then_nothing_then_only_the_appended_turn()
         sha256_hex(&bytes[..bytes.len().min(4096)]),
         "head hash covers the first 4 KiB"
     );
-    assert_eq!(c["processedOffset"], 9);
+    assert_eq!(c["messagesRead"], 9);
+    assert!(
+        !sb.private_state().join("extract-cursor.json").exists(),
+        "Qwen Code's cursor file is never created"
+    );
     let events = telemetry(&sb);
     assert_eq!(events.len(), 1);
     let e = &events[0];
@@ -257,7 +279,7 @@ fn qwen_transcript_writes_exact_files_then_nothing_then_only_the_appended_turn()
         }
     }
     assert_eq!(cursor(&sb)["byteOffset"], len + extra.len() as u64);
-    assert_eq!(cursor(&sb)["processedOffset"], 11);
+    assert_eq!(cursor(&sb)["messagesRead"], 11);
 }
 
 #[test]
@@ -436,7 +458,10 @@ fn a_session_change_restarts_from_the_start() {
     // Another transcript also restarts.
     let other = place(&sb, "generic.jsonl", "other.jsonl");
     let r = extract(&sb, &other, &["--session", "second"]);
-    assert_eq!(r["startReason"], "other_transcript");
+    assert_eq!(
+        r["startReason"], "fresh",
+        "each transcript has its own cursor"
+    );
 }
 
 #[test]
@@ -444,7 +469,7 @@ fn a_failed_run_leaves_the_cursor_untouched() {
     let sb = Sandbox::new();
     let t = place(&sb, "generic.jsonl", "chat.jsonl");
     extract(&sb, &t, &[]);
-    let cursor_before = fs::read(sb.private_state().join("extract-cursor.json")).unwrap();
+    let cursor_before = cursor_of(&sb, &t);
     append(&t, &fixture_bytes("generic-append.jsonl"));
     // The memory root becomes a symlink: writes are refused.
     let root = sb.private_root();
@@ -457,10 +482,7 @@ fn a_failed_run_leaves_the_cursor_untouched() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        fs::read(sb.private_state().join("extract-cursor.json")).unwrap(),
-        cursor_before
-    );
+    assert_eq!(cursor_of(&sb, &t), cursor_before);
     assert_eq!(telemetry(&sb).last().unwrap()["status"], "failed");
     // Once the root is fixed, the appended turn is picked up.
     fs::remove_file(&root).unwrap();
@@ -474,7 +496,7 @@ fn a_corrupt_cursor_restarts_with_a_warning() {
     let sb = Sandbox::new();
     let t = place(&sb, "generic.jsonl", "chat.jsonl");
     extract(&sb, &t, &[]);
-    fs::write(sb.private_state().join("extract-cursor.json"), "{broken").unwrap();
+    fs::write(sb.private_state().join(CURSORS), "{broken").unwrap();
     let r = extract(&sb, &t, &[]);
     assert_eq!(r["startReason"], "fresh");
     assert_eq!(r["warnings"].as_array().unwrap().len(), 1);
@@ -504,6 +526,7 @@ fn missing_transcript_and_directory_fail_cleanly() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a transcript file"));
     assert!(!sb.private_state().join("extract-cursor.json").exists());
+    assert!(!sb.private_state().join(CURSORS).exists());
     let out = sb
         .cmd()
         .args(["extract", "--session", "../../etc/passwd"])
@@ -558,6 +581,103 @@ fn a_five_megabyte_message_is_handled() {
     );
 }
 
+/// Runs the binary to completion and returns its output and peak resident set size in KiB
+/// (`ru_maxrss` of the child from `wait4`: a resource bound, measured by the kernel). A child
+/// still running after 120 s is killed and the test fails (a hang detector).
+fn run_measuring_rss(sb: &Sandbox, args: &[&str]) -> (std::process::ExitStatus, Value, i64) {
+    use std::os::unix::process::ExitStatusExt;
+    let out_path = sb
+        .root()
+        .join(format!("rss-out-{}.json", std::process::id()));
+    // Reaped by `wait4` below (which also reports its resource usage), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
+    let child = sb
+        .std_cmd(&sb.repo)
+        .args(args)
+        .stdout(fs::File::create(&out_path).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut status: libc::c_int = 0;
+    // SAFETY: a zeroed rusage is a valid out-parameter for wait4.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: waits for our own child; both pointers are valid for the call.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break;
+        }
+        assert_eq!(r, 0, "wait4 failed");
+        if Instant::now() > deadline {
+            // SAFETY: signals our own child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("extract hung on the huge transcript");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let text = fs::read_to_string(&out_path).unwrap();
+    let report = serde_json::from_str(&text).unwrap_or(Value::Null);
+    (
+        std::process::ExitStatus::from_raw(status),
+        report,
+        usage.ru_maxrss,
+    )
+}
+
+#[test]
+fn a_100_mb_line_is_skipped_and_counted_in_bounded_memory() {
+    use std::io::Write;
+    let sb = Sandbox::new();
+    let dir = sb.root().join("transcripts");
+    fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("huge.jsonl");
+    let before = json!({"role": "user", "content": "We deploy only from release branches."});
+    let after = json!({"role": "user", "content": "The on-call runbook is at https://wiki.example.com/oncall."});
+    {
+        let mut f = std::io::BufWriter::new(fs::File::create(&t).unwrap());
+        writeln!(f, "{before}").unwrap();
+        // One 100 MB line: an answer carrying a huge tool output (one base64-like blob).
+        f.write_all(br#"{"role":"assistant","content":""#).unwrap();
+        let chunk = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0123456789+/".repeat(20_000);
+        let mut written = 0;
+        while written < 100 * 1024 * 1024 {
+            f.write_all(chunk.as_bytes()).unwrap();
+            written += chunk.len();
+        }
+        f.write_all(b"\"}\n").unwrap();
+        writeln!(f, "{after}").unwrap();
+    }
+    let len = fs::metadata(&t).unwrap().len();
+    assert!(len > 100 * 1024 * 1024);
+    let (status, r, max_rss_kib) = run_measuring_rss(
+        &sb,
+        &["extract", "--json", "--transcript", t.to_str().unwrap()],
+    );
+    assert!(status.success(), "{status:?} {r}");
+    eprintln!("peak RSS on a 100 MB line: {} KiB", max_rss_kib);
+    assert!(
+        max_rss_kib <= 64 * 1024,
+        "peak RSS {} MiB on a 100 MB line",
+        max_rss_kib / 1024
+    );
+    assert_eq!(r["oversizedLines"], 1, "{r}");
+    assert_eq!(r["malformedLines"], 0);
+    assert_eq!(r["userMessages"], 2);
+    assert_eq!(
+        r["endOffset"], len,
+        "the huge line is consumed, not re-read forever"
+    );
+    assert_eq!(
+        topic_files(&sb.private_root()),
+        vec![
+            "project/we-deploy-only-from-release-branches.md",
+            "reference/the-on-call-runbook-is-at-https-wiki-example-com-oncall.md",
+        ]
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // memory_tool
 
@@ -578,7 +698,7 @@ fn a_turn_that_wrote_memory_itself_is_skipped_and_the_cursor_untouched() {
     let r = extract(&sb, &t, &[]);
     assert_eq!(r["status"], "skipped");
     assert_eq!(r["skippedReason"], "memory_tool");
-    assert!(!sb.private_state().join("extract-cursor.json").exists());
+    assert!(!sb.private_state().join(CURSORS).exists());
     assert_eq!(topic_files(&sb.private_root()), Vec::<String>::new());
     let e = telemetry(&sb);
     assert_eq!(e.last().unwrap()["status"], "skipped");
@@ -728,7 +848,8 @@ fn local_mode_writes_into_the_repository_and_keeps_state_in_the_git_dir() {
         vec!["project/the-payments-service-owns-the-orders-table.md"]
     );
     let state = sb.repo.join(".git/qwen-memory");
-    assert!(state.join("extract-cursor.json").is_file());
+    assert!(state.join(CURSORS).is_file());
+    assert!(!state.join("extract-cursor.json").exists());
     assert!(state.join("meta.json").is_file());
     assert!(!root.join("extract-cursor.json").exists());
     assert!(!sb.private_state().exists());
@@ -847,13 +968,11 @@ fn model_failures_fall_back_to_the_heuristic() {
         let t = place(&sb, "claude.jsonl", "claude.jsonl");
         // A 5xx is retried once; give the retry a garbage answer too.
         let server = OpenAiServer::start(vec![reply, Reply::Malformed]);
-        let started = Instant::now();
         let r = model_cmd(
             &sb,
             &server,
             &["extract", "--transcript", t.to_str().unwrap()],
         );
-        assert!(started.elapsed() < Duration::from_secs(30), "{name}");
         assert_eq!(r["planner"], "heuristic", "{name}: {r}");
         assert!(r["modelFallback"].is_string(), "{name}");
         assert_eq!(
@@ -909,7 +1028,7 @@ fn hold_run_lock(sb: &Sandbox) -> fd_lock::RwLock<fs::File> {
 }
 
 #[test]
-fn requests_during_a_run_are_queued_latest_wins_and_run_by_the_next_holder() {
+fn requests_during_a_run_are_queued_per_transcript_and_run_by_the_next_holder() {
     let sb = Sandbox::new();
     let a = place(&sb, "generic.jsonl", "a.jsonl");
     let b = place(&sb, "claude.jsonl", "b.jsonl");
@@ -920,14 +1039,22 @@ fn requests_during_a_run_are_queued_latest_wins_and_run_by_the_next_holder() {
         let r = extract(&sb, &a, &["--trigger", "hook"]);
         assert_eq!(r["status"], "skipped");
         assert_eq!(r["skippedReason"], "queued");
-        let r = extract(&sb, &b, &[]);
+        let r = extract(&sb, &b, &["--trigger", "hook"]);
         assert_eq!(r["skippedReason"], "queued");
         let out = sb.ok(&["extract", "--transcript", b.to_str().unwrap()]);
         assert!(out.contains("queued"), "{out}");
         let r = extract(&sb, &b, &["--dry-run"]);
         assert_eq!(r["skippedReason"], "already_running");
-        let queued = read_json(&sb.private_state().join("extract-queue.json"));
-        assert_eq!(queued["transcriptPath"], b.display().to_string());
+        let slots: Vec<Value> = fs::read_dir(sb.private_state().join("extract-queue"))
+            .unwrap()
+            .map(|e| read_json(&e.unwrap().path()))
+            .collect();
+        assert_eq!(slots.len(), 2, "one slot per transcript: {slots:?}");
+        let b_slot = slots
+            .iter()
+            .find(|q| q["transcriptPath"] == b.display().to_string())
+            .unwrap();
+        assert_eq!(b_slot["trigger"], "manual", "b's latest request won");
         assert_eq!(topic_files(&sb.private_root()), Vec::<String>::new());
     }
     let events = telemetry(&sb);
@@ -937,20 +1064,41 @@ fn requests_during_a_run_are_queued_latest_wins_and_run_by_the_next_holder() {
         .all(|e| e["skipped_reason"] == "queued" && e["status"] == "skipped"));
     assert_eq!(events[0]["trigger"], "hook");
 
-    // The next extraction runs its own request, then the queued one (b, not a).
+    // The next extraction runs its own request, then both queued ones (b once, with its
+    // latest request).
     let r = extract(&sb, &c, &[]);
     assert_eq!(r["status"], "updated");
     let trailing = r["trailing"].as_array().unwrap();
-    assert_eq!(trailing.len(), 1);
-    assert_eq!(trailing[0]["transcript"], b.display().to_string());
-    assert_eq!(trailing[0]["status"], "updated");
-    assert!(!sb.private_state().join("extract-queue.json").exists());
+    assert_eq!(trailing.len(), 2, "{r}");
+    let ran: BTreeMap<String, String> = trailing
+        .iter()
+        .map(|t| {
+            assert_eq!(t["status"], "updated", "{t}");
+            (
+                t["transcript"].as_str().unwrap().to_string(),
+                t["trigger"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ran,
+        BTreeMap::from([
+            (a.display().to_string(), "hook".to_string()),
+            (b.display().to_string(), "manual".to_string()),
+        ])
+    );
+    assert_eq!(
+        fs::read_dir(sb.private_state().join("extract-queue"))
+            .unwrap()
+            .count(),
+        0
+    );
     let topics = topic_files(&sb.private_root());
     assert!(
         topics.contains(&"feedback/always-use-pnpm-instead-of-npm-in-this-repository.md".into())
     );
     assert!(topics.contains(&"project/we-deploy-only-from-release-branches.md".into()));
-    assert!(!topics.contains(&"project/the-payments-service-owns-the-orders-table.md".into()));
+    assert!(topics.contains(&"project/the-payments-service-owns-the-orders-table.md".into()));
 }
 
 #[test]
@@ -1210,4 +1358,326 @@ fn chats_of_a_subdirectory_under_the_qwen_runtime_dir_are_found() {
     fs::remove_file(&in_sub).unwrap();
     assert_eq!(run(&sb.repo), own.display().to_string());
     assert!(not_ours.is_file());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Concurrent sessions, failures and retries, coexisting with Qwen Code's cursor
+
+/// Five facts, one per session, each in its own generic transcript.
+const SESSION_FACTS: [(&str, &str); 5] = [
+    (
+        "s1",
+        "We deploy the billing service only from release branches.",
+    ),
+    (
+        "s2",
+        "Never push directly to the main branch of the mobile app.",
+    ),
+    (
+        "s3",
+        "Remember that the payments service owns the invoices table.",
+    ),
+    ("s4", "We always run the integration tests before merging."),
+    ("s5", "Always use pnpm instead of npm in the web frontend."),
+];
+
+#[test]
+fn five_concurrent_sessions_are_all_saved() {
+    let sb = Sandbox::new();
+    let dir = sb.root().join("transcripts");
+    fs::create_dir_all(&dir).unwrap();
+    let transcripts: Vec<PathBuf> = SESSION_FACTS
+        .iter()
+        .map(|(session, fact)| {
+            let p = dir.join(format!("{session}.jsonl"));
+            let lines = [
+                json!({"role": "user", "content": fact}),
+                json!({"role": "assistant", "content": "Noted."}),
+            ];
+            fs::write(
+                &p,
+                lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+            )
+            .unwrap();
+            p
+        })
+        .collect();
+    // The first model call is held until the test opens the gate: whichever process took the
+    // root waits inside its run while the four others arrive. Every other call gets 410 and
+    // falls back to the heuristic, like the held one (its answer is not JSON).
+    let gate = sb.root().join("open-the-gate");
+    let server = OpenAiServer::start(vec![Reply::Gate(gate.clone(), "not json".into())]);
+    sb.git(
+        &sb.repo,
+        &["config", "qwen-memory.model.baseUrl", &server.base_url()],
+    );
+    sb.git(
+        &sb.repo,
+        &["config", "qwen-memory.model.name", "test-model"],
+    );
+    sb.git(
+        &sb.repo,
+        &["config", "qwen-memory.model.timeoutMs", "120000"],
+    );
+
+    let mut children: Vec<Option<std::process::Child>> = SESSION_FACTS
+        .iter()
+        .zip(&transcripts)
+        .map(|((session, _), t)| {
+            Some(
+                sb.std_cmd(&sb.repo)
+                    .args(["extract", "--json", "--session", session, "--transcript"])
+                    .arg(t)
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    // Four of the five finish while the fifth holds the root (hang detector: 60 s).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut finished: Vec<Value> = Vec::new();
+    while finished.len() < 4 {
+        for slot in children.iter_mut() {
+            let done = slot
+                .as_mut()
+                .is_some_and(|c| c.try_wait().unwrap().is_some());
+            if done {
+                let out = slot.take().unwrap().wait_with_output().unwrap();
+                assert_success(&out, &["extract (queued)"]);
+                finished.push(serde_json::from_slice(&out.stdout).unwrap());
+            }
+        }
+        if Instant::now() > deadline {
+            for c in children.iter_mut().flatten() {
+                let _ = c.kill();
+            }
+            panic!("the extractions never overlapped: {finished:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // They overlapped: each of the four was queued, and all four wait in the queue at once,
+    // one slot per transcript, while the holder is still inside its run.
+    for r in &finished {
+        assert_eq!(r["skippedReason"], "queued", "{r}");
+    }
+    let waiting: BTreeSet<String> = fs::read_dir(sb.private_state().join("extract-queue"))
+        .unwrap()
+        .map(|e| {
+            read_json(&e.unwrap().path())["sessionId"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let queued_sessions: BTreeSet<String> = finished
+        .iter()
+        .map(|r| r["sessionId"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(waiting.len(), 4, "{waiting:?}");
+    assert_eq!(waiting, queued_sessions);
+
+    fs::write(&gate, "").unwrap();
+    let holder = children.into_iter().flatten().next().unwrap();
+    let out = holder.wait_with_output().unwrap();
+    assert_success(&out, &["extract (holder)"]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["status"], "updated", "{r}");
+    let trailing = r["trailing"].as_array().unwrap();
+    assert_eq!(trailing.len(), 4, "{r}");
+    let mut ran: BTreeSet<String> = trailing
+        .iter()
+        .map(|t| {
+            assert_eq!(t["status"], "updated", "{t}");
+            t["sessionId"].as_str().unwrap().to_string()
+        })
+        .collect();
+    ran.insert(r["sessionId"].as_str().unwrap().to_string());
+    assert_eq!(ran.len(), 5);
+
+    // Every session's fact is in memory, and in the index.
+    let root = sb.private_root();
+    let all: String = files(&root).into_values().collect();
+    let index = fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    for (session, fact) in SESSION_FACTS {
+        // The fact as stored: a lead-in such as "Remember that" is not part of it.
+        let key = fact
+            .trim_start_matches("Remember that the ")
+            .trim_end_matches('.');
+        assert!(all.contains(key), "{session}: {fact} missing: {all}");
+        assert!(index.contains(key), "{session} not indexed: {index}");
+    }
+    let meta = read_json(&sb.private_state().join("meta.json"));
+    let recent: BTreeSet<String> = meta["recentSessionIdsSinceDream"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(recent.len(), 5, "{meta}");
+    assert!(!sb
+        .private_state()
+        .join("extract-queue")
+        .read_dir()
+        .unwrap()
+        .any(|_| true));
+}
+
+fn status_of(sb: &Sandbox) -> (Value, String) {
+    (sb.json(&["status"]), sb.ok(&["status"]))
+}
+
+#[test]
+fn a_failed_write_keeps_the_cursor_is_shown_and_the_next_run_retries_it() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    extract(&sb, &t, &[]);
+    let before = cursor_of(&sb, &t);
+    let len_before = fs::metadata(&t).unwrap().len();
+    assert_eq!(before["byteOffset"], len_before);
+    append(&t, &fixture_bytes("generic-append.jsonl"));
+    let len = fs::metadata(&t).unwrap().len();
+
+    // A file planted where the `reference` type directory must go: the write fails.
+    let root = sb.private_root();
+    let planted = root.join("reference");
+    fs::write(&planted, "not a directory").unwrap();
+    let out = sb
+        .cmd()
+        .args(["extract", "--transcript", t.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let error = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    assert!(!error.is_empty());
+    assert_eq!(cursor_of(&sb, &t), before, "the cursor stays where it was");
+
+    // status shows the failure, as data and to a person.
+    let (st, human) = status_of(&sb);
+    let x = &st["extraction"];
+    assert_eq!(
+        x["lastFailure"]["transcriptPath"],
+        t.display().to_string(),
+        "{x}"
+    );
+    let recorded = x["lastFailure"]["error"].as_str().unwrap();
+    assert!(
+        !recorded.is_empty() && error.contains(recorded),
+        "{recorded} / {error}"
+    );
+    assert_eq!(x["lastFailure"]["attempts"], 1);
+    assert_eq!(x["lastFailure"]["retriedAt"], Value::Null);
+    assert_eq!(x["pendingRetries"].as_array().unwrap().len(), 1);
+    assert!(human.contains("last failure"), "{human}");
+    assert!(human.contains("the next extract retries it"), "{human}");
+
+    // Fixed. The next run, of another transcript, retries the failed one after its own.
+    fs::remove_file(&planted).unwrap();
+    let other = place(&sb, "claude.jsonl", "other.jsonl");
+    let r = extract(&sb, &other, &[]);
+    assert_eq!(r["status"], "updated");
+    let trailing = r["trailing"].as_array().unwrap();
+    assert_eq!(trailing.len(), 1, "{r}");
+    assert_eq!(trailing[0]["transcript"], t.display().to_string());
+    assert_eq!(trailing[0]["trigger"], "retry");
+    assert_eq!(trailing[0]["status"], "updated");
+    assert_eq!(trailing[0]["startOffset"], len_before);
+    assert_eq!(trailing[0]["touchedTopics"], json!(["reference"]));
+    assert_eq!(cursor_of(&sb, &t)["byteOffset"], len);
+    assert!(topic_files(&root)
+        .iter()
+        .any(|f| f.starts_with("reference/")));
+
+    let (st, human) = status_of(&sb);
+    let x = &st["extraction"];
+    assert!(x["lastFailure"]["retriedAt"].is_string(), "{x}");
+    assert_eq!(x["pendingRetries"], json!([]));
+    assert!(human.contains("retried successfully"), "{human}");
+    // Nothing left to retry: the next run carries nothing extra.
+    let r = extract(&sb, &other, &[]);
+    assert_eq!(r["trailing"], json!([]));
+}
+
+#[test]
+fn qwen_codes_cursor_file_is_never_written_and_ours_survives_its_rewrites() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    let state = sb.private_state();
+    fs::create_dir_all(&state).unwrap();
+    let qwen_cursor = state.join("extract-cursor.json");
+    let qwen_v1 = "{\n  \"sessionId\": \"qwen-session\",\n  \"processedOffset\": 7,\n  \"updatedAt\": \"2026-11-30T08:00:00.000Z\"\n}\n";
+    fs::write(&qwen_cursor, qwen_v1).unwrap();
+
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["status"], "updated");
+    assert_eq!(
+        fs::read_to_string(&qwen_cursor).unwrap(),
+        qwen_v1,
+        "byte-identical"
+    );
+    let ours = cursor_of(&sb, &t);
+    assert_eq!(ours["byteOffset"], fs::metadata(&t).unwrap().len());
+
+    // Qwen Code rewrites its file whole, as it does after each of its extractions.
+    let qwen_v2 = "{\n  \"sessionId\": \"another\",\n  \"processedOffset\": 12,\n  \"updatedAt\": \"2026-11-30T09:00:00.000Z\"\n}\n";
+    fs::write(&qwen_cursor, qwen_v2).unwrap();
+    let appended = fixture_bytes("generic-append.jsonl");
+    append(&t, &appended);
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["startReason"], "resume", "our cursor survived: {r}");
+    assert_eq!(r["bytesRead"], appended.len() as u64);
+    assert_eq!(fs::read_to_string(&qwen_cursor).unwrap(), qwen_v2);
+
+    // Also when Qwen Code deletes it: we never create it.
+    fs::remove_file(&qwen_cursor).unwrap();
+    append(&t, &appended);
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["startReason"], "resume");
+    assert!(!qwen_cursor.exists());
+}
+
+#[test]
+fn an_older_versions_cursor_in_qwens_file_is_carried_over_once() {
+    let sb = Sandbox::new();
+    let t = place(&sb, "generic.jsonl", "chat.jsonl");
+    let bytes = fs::read(&t).unwrap();
+    let state = sb.private_state();
+    fs::create_dir_all(&state).unwrap();
+    let qwen_cursor = state.join("extract-cursor.json");
+    // What an older version of this tool left in Qwen Code's file: the whole transcript read.
+    let old = format!(
+        "{{\n  \"sessionId\": \"chat\",\n  \"processedOffset\": 2,\n  \"updatedAt\": \"2026-11-30T08:00:00.000Z\",\n  \"transcriptPath\": \"{}\",\n  \"byteOffset\": {},\n  \"headHash\": \"{}\",\n  \"format\": \"jsonl\"\n}}\n",
+        t.display(),
+        bytes.len(),
+        sha256_hex(&bytes[..bytes.len().min(4096)])
+    );
+    fs::write(&qwen_cursor, &old).unwrap();
+    let appended = fixture_bytes("generic-append.jsonl");
+    append(&t, &appended);
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["startReason"], "resume", "{r}");
+    assert_eq!(r["bytesRead"], appended.len() as u64);
+    assert_eq!(
+        r["touchedTopics"],
+        json!(["reference"]),
+        "only the new turn"
+    );
+    assert_eq!(
+        fs::read_to_string(&qwen_cursor).unwrap(),
+        old,
+        "left as it was"
+    );
+    let file = read_json(&state.join(CURSORS));
+    assert_eq!(file["migratedFrom"], "extract-cursor.json");
+
+    // Once: later contents of Qwen Code's file are never taken for ours.
+    let stale = old.replace(
+        &format!("\"byteOffset\": {}", bytes.len()),
+        "\"byteOffset\": 0",
+    );
+    fs::write(&qwen_cursor, &stale).unwrap();
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["startReason"], "resume");
+    assert_eq!(r["bytesRead"], 0);
 }

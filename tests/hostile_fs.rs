@@ -360,7 +360,8 @@ fn git_commit_with_hooks_installed_never_hangs_on_a_fifo() {
         fs::write(sb.repo.join("file.txt"), format!("change {i}\n")).unwrap();
         sb.git(&sb.repo, &["add", "file.txt"]);
         let mut c = Command::new("git");
-        c.args(["commit", "-q", "-m", "change"])
+        common::clear_tool_env(&mut c)
+            .args(["commit", "-q", "-m", "change"])
             .current_dir(&sb.repo)
             .envs(sb.env())
             .env("PATH", path_with_bin())

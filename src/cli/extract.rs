@@ -185,7 +185,7 @@ fn render(cli: &Cli, o: &RunOutcome) {
     }
     if cli.verbose {
         println!(
-            "transcript {} ({}), bytes {}..{} ({} read), {} message(s), {} malformed line(s), planner {}",
+            "transcript {} ({}), bytes {}..{} ({} read), {} message(s), {} malformed line(s), {} oversized line(s), planner {}",
             o.transcript,
             o.format,
             o.start_offset,
@@ -193,7 +193,15 @@ fn render(cli: &Cli, o: &RunOutcome) {
             o.bytes_read,
             o.messages_read,
             o.malformed_lines,
+            o.oversized_lines,
             o.planner
+        );
+    }
+    if o.oversized_lines > 0 && !cli.quiet {
+        println!(
+            "skipped {} line(s) longer than {} MiB",
+            o.oversized_lines,
+            qwen_memory::transcript::MAX_LINE_BYTES >> 20
         );
     }
 }

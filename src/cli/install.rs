@@ -121,6 +121,13 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
                 }
             );
         }
+        if !cli.json && !cli.quiet && !out.exclude_added.is_empty() {
+            println!(
+                "Qwen Code's local state files excluded from commits in {}: {}",
+                out.exclude_path,
+                out.exclude_added.join(", ")
+            );
+        }
         report.insert("local".into(), serde_json::to_value(&out)?);
     }
     if args.team {

@@ -145,6 +145,7 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
         q.extracts,
     );
     dream::render_status(&st);
+    render_extract_status(&st.extraction);
     if cli.verbose {
         println!("settings:");
         for s in &st.settings {
@@ -157,6 +158,56 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn render_extract_status(x: &status::ExtractStatus) {
+    let queued = if x.queued > 0 {
+        format!(", {} request(s) queued", x.queued)
+    } else {
+        String::new()
+    };
+    println!(
+        "extract   {} transcript(s) with a cursor{queued}",
+        x.transcripts
+    );
+    if let Some(e) = &x.error {
+        println!("          cursor file unreadable: {e}");
+    }
+    if let Some(f) = &x.last_failure {
+        let session = f
+            .session_id
+            .as_deref()
+            .map(|s| format!(", session {s}"))
+            .unwrap_or_default();
+        println!(
+            "          last failure {}: {} (transcript {}{session})",
+            f.at, f.error, f.transcript_path
+        );
+        match &f.retried_at {
+            Some(at) => println!("          retried successfully {at}"),
+            None if x
+                .pending_retries
+                .iter()
+                .any(|p| p.transcript_path == f.transcript_path) =>
+            {
+                println!(
+                    "          not saved yet: the next extract retries it ({} failed attempt(s))",
+                    f.attempts
+                )
+            }
+            None => {}
+        }
+    }
+    for p in x
+        .pending_retries
+        .iter()
+        .filter(|p| x.last_failure.as_ref().map(|l| &l.transcript_path) != Some(&p.transcript_path))
+    {
+        println!(
+            "          pending retry: {} ({} failed attempt(s), last {}: {})",
+            p.transcript_path, p.attempts, p.at, p.error
+        );
+    }
 }
 
 pub fn cmd_list(

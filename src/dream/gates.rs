@@ -239,19 +239,29 @@ pub fn evaluate(
         return Ok(report);
     }
 
-    // locked
+    // locked: ours, or Qwen Code's own lock in the working tree (local mode).
     let info = lock::inspect(&root.state_dir);
-    let held = info.as_ref().is_some_and(|i| i.live);
+    let qwen = lock::live_qwen_lock(ctx.project.worktree.as_deref());
+    let held = info.as_ref().is_some_and(|i| i.live) || qwen.is_some();
     report.gates.push(GateStatus {
         name: "locked",
         passes: Some(!held),
-        value: match &info {
-            Some(i) if i.live => format!("held by pid {}", i.pid.unwrap_or(0)),
-            Some(_) => "stale lock (cleared by the next dream)".to_string(),
-            None => "free".to_string(),
+        value: match (&info, &qwen) {
+            (Some(i), _) if i.live => format!("held by pid {}", i.pid.unwrap_or(0)),
+            (_, Some((path, q))) => format!(
+                "held by Qwen Code (pid {}, {})",
+                q.pid.unwrap_or(0),
+                path.display()
+            ),
+            (Some(_), None) => "stale lock (cleared by the next dream)".to_string(),
+            (None, None) => "free".to_string(),
         },
     });
-    report.lock = info;
+    report.lock = match (info, qwen) {
+        (Some(i), _) if i.live => Some(i),
+        (_, Some((_, q))) => Some(q),
+        (i, None) => i,
+    };
     stop(&mut report, !held, SkipReason::Locked);
     Ok(report)
 }

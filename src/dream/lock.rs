@@ -46,10 +46,29 @@ pub fn pid_alive(pid: i32) -> bool {
 
 /// Reads the lock in `state_dir`; `None` when there is no lock file.
 pub fn inspect(state_dir: &Path) -> Option<LockInfo> {
-    let path = state_dir.join(LOCK_FILE);
-    let meta = fs::symlink_metadata(&path).ok()?;
+    inspect_file(&state_dir.join(LOCK_FILE))
+}
+
+/// Qwen Code's own dream lock in local mode, `<worktree>/.qwen/consolidation.lock`: Qwen keeps
+/// its state files next to the repository memory there, while this tool keeps its state in the
+/// git dir, so the two locks are different files and each tool must look at the other's.
+pub fn qwen_local_lock(worktree: &Path) -> PathBuf {
+    worktree.join(".qwen").join(LOCK_FILE)
+}
+
+/// Qwen Code's local-mode lock, when it is live (a live PID, not older than an hour). It is
+/// only ever read: a stale one is Qwen Code's to clear.
+pub fn live_qwen_lock(worktree: Option<&Path>) -> Option<(PathBuf, LockInfo)> {
+    let path = qwen_local_lock(worktree?);
+    let info = inspect_file(&path)?;
+    info.live.then_some((path, info))
+}
+
+/// Reads a lock file at `path`; `None` when there is none.
+fn inspect_file(path: &Path) -> Option<LockInfo> {
+    let meta = fs::symlink_metadata(path).ok()?;
     // A FIFO or symlink here reads as an unparsable PID (a stale lock), never a hang.
-    let text = safe_fs::read_regular_string(&path)
+    let text = safe_fs::read_regular_string(path)
         .ok()
         .flatten()
         .unwrap_or_default();

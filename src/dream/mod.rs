@@ -403,6 +403,16 @@ pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamErro
             t0,
         ));
     };
+    // Qwen Code's local-mode lock, looked at again with ours held (also under --force, which
+    // skips the gates but never a lock). In private mode both tools share one lock file.
+    if lock::live_qwen_lock(ctx.project.worktree.as_deref()).is_some() {
+        return Ok(DreamOutcome::skipped(
+            &opts.trigger,
+            SkipReason::Locked,
+            report,
+            t0,
+        ));
+    }
     test_pause(ENV_TEST_PAUSE);
     let telemetry = Telemetry::new(&root.state_dir);
     match consolidate(ctx, opts, root, t0) {

@@ -3,14 +3,16 @@
 //! patches (model or heuristic), filter them, apply them through the shared write path, bump
 //! meta, and only then advance the cursor. Every run emits one telemetry event.
 
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::{Instant, SystemTime};
 
 use serde::Serialize;
 
-use super::cursor::{self, Advance, Cursor, StartReason};
+use super::cursor::{self, Advance, Cursors, Failure, Start, StartReason};
 use super::model as planner;
 use super::queue::{self, QueueError, QueuedRequest, Scheduled};
 use super::{filter, heuristic, Patch, UserText};
@@ -142,6 +144,8 @@ pub struct RunOutcome {
     pub messages_read: usize,
     pub user_messages: usize,
     pub malformed_lines: usize,
+    /// Lines longer than [`transcript::MAX_LINE_BYTES`], skipped without being held in memory.
+    pub oversized_lines: usize,
     /// `none`, `heuristic`, `model` or `mixed` (model for some chunks, heuristic for others).
     pub planner: String,
     /// Why the model was not (fully) used, when it was asked for.
@@ -183,6 +187,7 @@ impl RunOutcome {
             messages_read: 0,
             user_messages: 0,
             malformed_lines: 0,
+            oversized_lines: 0,
             planner: "none".into(),
             model_fallback: None,
             patches: Vec::new(),
@@ -296,10 +301,36 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
     };
     let own_request = request.clone();
     let dry_run = req.dry_run;
-    let scheduled = queue::schedule(&root.state_dir, request, !dry_run, |r, own| {
+    // Earlier failures are retried by whichever process holds the root, at most once per
+    // process and never right after this process ran that transcript itself.
+    let handed: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
+    let retries = || -> Vec<QueuedRequest> {
+        let Ok(cursors) = Cursors::read(&root.state_dir) else {
+            return Vec::new();
+        };
+        let now = store::now_iso();
+        cursors
+            .retryable()
+            .into_iter()
+            .filter(|f| handed.borrow_mut().insert(f.transcript_path.clone()))
+            .map(|f| QueuedRequest {
+                transcript_path: f.transcript_path.clone(),
+                session_id: f.session_id.clone(),
+                format: f.format.clone(),
+                strategy: f.strategy.clone(),
+                trigger: RETRY_TRIGGER.to_string(),
+                queued_at: now.clone(),
+            })
+            .collect()
+    };
+    let scheduled = queue::schedule(&root.state_dir, request, !dry_run, retries, |r, own| {
         let dry = dry_run && own;
+        handed.borrow_mut().insert(r.transcript_path.clone());
         let run_started = Instant::now();
         let result = run_once(ctx, &r, dry);
+        if let (Err(e), false) = (&result, dry) {
+            record_failure(&root.state_dir, &r, e);
+        }
         if let Some(t) = telemetry.as_ref().filter(|_| !dry) {
             match &result {
                 Ok(o) => {
@@ -376,6 +407,28 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
             })
         }
     }
+}
+
+/// The trigger of a run that retries an earlier failure.
+pub const RETRY_TRIGGER: &str = "retry";
+
+/// Keeps a failed run in the cursor file, so `status` shows it and the next run retries it.
+/// The caller holds the run lock. Best effort: when even the state dir cannot be written, the
+/// failure is still returned to the caller, and the transcript's unread bytes stay unread.
+fn record_failure(state_dir: &Path, r: &QueuedRequest, e: &ExtractError) {
+    let mut cursors = Cursors::read(state_dir).unwrap_or_default();
+    cursors.failed(Failure {
+        at: store::now_iso(),
+        transcript_path: r.transcript_path.clone(),
+        session_id: r.session_id.clone(),
+        format: r.format.clone(),
+        strategy: r.strategy.clone(),
+        trigger: r.trigger.clone(),
+        error: e.to_string(),
+        attempts: 0,
+        retried_at: None,
+    });
+    let _ = cursors.write(state_dir);
 }
 
 fn emit(
@@ -526,16 +579,26 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     };
     let requested_format: Format = r.format.parse().unwrap_or_default();
 
-    let cursor = Cursor::read(&root.state_dir).unwrap_or_else(|e| {
+    let mut cursors = Cursors::read(&root.state_dir).unwrap_or_else(|e| {
         out.warnings
             .push(format!("{e}; reading the transcript from the start"));
-        Cursor::default()
+        Cursors::default()
     });
-    let start = cursor.start_for(&r.transcript_path, r.session_id.as_deref(), file_len, |n| {
-        cursor::hash_prefix(&path, n)
-    });
+    let cursor = cursors.get(&r.transcript_path).cloned();
+    let start = match &cursor {
+        Some(c) => c.start(r.session_id.as_deref(), file_len, |n| {
+            cursor::hash_prefix(&path, n)
+        }),
+        None => Start {
+            offset: 0,
+            reason: StartReason::Fresh,
+        },
+    };
     let read_format = match (requested_format, start.reason) {
-        (Format::Auto, StartReason::Resume) => cursor.format.unwrap_or(Format::Auto),
+        (Format::Auto, StartReason::Resume) => cursor
+            .as_ref()
+            .and_then(|c| c.format())
+            .unwrap_or(Format::Auto),
         (f, _) => f,
     };
     let read = transcript::read_transcript(&path, start.offset, read_format)?;
@@ -546,6 +609,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     out.bytes_read = read.end_offset.saturating_sub(start.offset);
     out.messages_read = read.messages.len();
     out.malformed_lines = read.malformed_lines;
+    out.oversized_lines = read.oversized_lines;
     out.format = read.format.as_str().to_string();
 
     let session = r
@@ -554,7 +618,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         .or(read.session_id.clone())
         .or_else(|| {
             (start.reason == StartReason::Resume)
-                .then(|| cursor.session_id.clone())
+                .then(|| cursor.as_ref().and_then(|c| c.session_id.clone()))
                 .flatten()
         })
         .or_else(|| {
@@ -589,9 +653,15 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         })
         .collect();
     out.user_messages = users.len();
-    let advance = |out: &mut RunOutcome| -> Result<(), ExtractError> {
+    let advance = |out: &mut RunOutcome, cursors: &mut Cursors| -> Result<(), ExtractError> {
+        let now = store::now_iso();
         if start.reason == StartReason::Resume && read.end_offset == start.offset {
-            return Ok(()); // nothing consumed: the cursor is already right
+            // Nothing consumed: the cursor is already right; only a pending failure ends.
+            if cursors.failures.contains_key(&r.transcript_path) {
+                cursors.succeeded(&r.transcript_path, &now);
+                cursors.write(&root.state_dir)?;
+            }
+            return Ok(());
         }
         let head =
             cursor::hash_prefix(&path, cursor::hashed_len(read.end_offset)).map_err(|source| {
@@ -601,19 +671,19 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
                 }
             })?;
         let format = (read.format != Format::Auto).then_some(read.format);
-        let next = cursor.advanced(
+        cursors.advance(
             &Advance {
                 session_id: &session,
                 transcript_path: &r.transcript_path,
                 byte_offset: read.end_offset,
                 head_hash: &head,
                 format,
+                messages_read: read.messages.len() as u64,
             },
-            start,
-            read.messages.len() as u64,
-            &store::now_iso(),
+            start.reason == StartReason::Resume,
+            &now,
         );
-        next.write(&root.state_dir)?;
+        cursors.write(&root.state_dir)?;
         out.cursor_advanced = true;
         Ok(())
     };
@@ -621,7 +691,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     // Step 3: nothing new said by the user.
     if users.is_empty() {
         if !dry_run {
-            advance(&mut out)?;
+            advance(&mut out, &mut cursors)?;
         }
         out.duration_ms = elapsed_ms(started);
         return Ok(out);
@@ -729,7 +799,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
             out.warnings.push(w);
         }
     }
-    advance(&mut out)?;
+    advance(&mut out, &mut cursors)?;
     out.timings.write_ms = ms_since(writing);
     out.duration_ms = elapsed_ms(started);
     Ok(out)

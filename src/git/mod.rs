@@ -142,7 +142,20 @@ pub struct LocalOutcome {
     pub driver_registered: bool,
     /// The memory directory was created.
     pub memory_dir: String,
+    /// `info/exclude` of the repository.
+    pub exclude_path: String,
+    /// Lines added to it this time (none when they were all there).
+    pub exclude_added: Vec<String>,
 }
+
+/// Qwen Code's own state files in its local mode: they sit next to the committed memory in the
+/// working tree, so `install --local` keeps them out of commits through `info/exclude` (a
+/// per-clone file: nothing committed changes).
+pub const QWEN_LOCAL_STATE_FILES: [&str; 3] = [
+    ".qwen/meta.json",
+    ".qwen/extract-cursor.json",
+    ".qwen/consolidation.lock",
+];
 
 /// Turns on local mode for the repository (SPEC §9.2): `qwen-memory.local=true` in the
 /// repository config, the `.gitattributes` line routing memory documents to the merge driver,
@@ -169,10 +182,45 @@ pub fn install_local(ctx: &Context) -> Result<LocalOutcome, GitError> {
     let attributes = workdir.join(".gitattributes");
     out.attributes_path = attributes.display().to_string();
     out.attributes_changed = ensure_attributes(&attributes)?;
+    let exclude = repo.commondir().join("info").join("exclude");
+    out.exclude_path = exclude.display().to_string();
+    out.exclude_added = ensure_excludes(&exclude, &QWEN_LOCAL_STATE_FILES)?;
     let root = &ctx.layout.repository;
     crate::root::RootWriter::lock(root)?.ensure_scaffold()?;
     out.memory_dir = root.path.display().to_string();
     Ok(out)
+}
+
+/// Adds each of `patterns` to the exclude file at `path` unless a line already says exactly
+/// that; keeps everything else byte for byte. Returns the lines added.
+pub fn ensure_excludes(path: &Path, patterns: &[&str]) -> Result<Vec<String>, GitError> {
+    let current = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(GitError::io(path, e)),
+    };
+    let text = String::from_utf8_lossy(&current);
+    let missing: Vec<String> = patterns
+        .iter()
+        .filter(|p| !text.lines().any(|l| l.trim() == **p))
+        .map(|p| p.to_string())
+        .collect();
+    if missing.is_empty() {
+        return Ok(missing);
+    }
+    let mut next = current.clone();
+    if !next.is_empty() && !next.ends_with(b"\n") {
+        next.push(b'\n');
+    }
+    next.extend_from_slice(
+        b"# Qwen Code's local-mode state files (git qwen-memory install --local).\n",
+    );
+    for p in &missing {
+        next.extend_from_slice(p.as_bytes());
+        next.push(b'\n');
+    }
+    crate::store::atomic_write(path, &next)?;
+    Ok(missing)
 }
 
 /// Adds the [`ATTRIBUTES_LINES`] a `.gitattributes` file lacks; keeps everything else byte

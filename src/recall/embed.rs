@@ -68,8 +68,12 @@ impl EmbeddingsConfig {
     /// servers need none) from `QWEN_MEMORY_EMBEDDINGS_API_KEY`, else `OPENAI_API_KEY`. `None`
     /// unless both settings are given: semantic matching is opt-in.
     pub fn from_settings(settings: &Settings) -> Option<EmbeddingsConfig> {
-        let base_url = settings.text(crate::settings::Key::RecallEmbeddingsBaseUrl)?.trim();
-        let model = settings.text(crate::settings::Key::RecallEmbeddingsModel)?.trim();
+        let base_url = settings
+            .text(crate::settings::Key::RecallEmbeddingsBaseUrl)?
+            .trim();
+        let model = settings
+            .text(crate::settings::Key::RecallEmbeddingsModel)?
+            .trim();
         if base_url.is_empty() || model.is_empty() {
             return None;
         }

@@ -81,8 +81,6 @@ impl Strategy {
     }
 }
 
-
-
 /// The `recall.limit` setting.
 pub fn limit_from_settings(settings: &crate::settings::Settings) -> usize {
     settings

@@ -759,3 +759,64 @@ fn throughput_50_mb() {
     );
     assert_eq!(tail.messages.len(), 1);
 }
+
+// ---------------------------------------------------------------- line cap
+
+#[test]
+fn next_line_holds_at_most_the_cap_and_skips_longer_lines() {
+    use std::io::BufReader;
+    let data = b"short\nabcdefghijklmnopqrstuvwxyz\nok\ntail-without-newline".to_vec();
+    // A tiny reader buffer so lines span several chunks.
+    let mut r = BufReader::with_capacity(4, &data[..]);
+    let mut buf = Vec::new();
+    assert_eq!(
+        next_line(&mut r, &mut buf, 10).unwrap(),
+        LineRead::Complete(6)
+    );
+    assert_eq!(buf, b"short\n");
+    buf.clear();
+    assert_eq!(
+        next_line(&mut r, &mut buf, 10).unwrap(),
+        LineRead::Oversized(27)
+    );
+    assert!(buf.capacity() <= 10, "never held the long line");
+    buf.clear();
+    assert_eq!(
+        next_line(&mut r, &mut buf, 10).unwrap(),
+        LineRead::Complete(3)
+    );
+    assert_eq!(buf, b"ok\n");
+    buf.clear();
+    assert_eq!(
+        next_line(&mut r, &mut buf, 10).unwrap(),
+        LineRead::Incomplete
+    );
+}
+
+#[test]
+fn an_oversized_line_is_skipped_counted_and_consumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.jsonl");
+    let before = json!({"role":"user","content":"We deploy only from release branches."});
+    let huge = json!({"role":"user","content":"x".repeat(MAX_LINE_BYTES)});
+    let after = json!({"role":"user","content":"The on-call runbook lives in the wiki."});
+    let body = format!("{before}\n{huge}\n{after}\n");
+    fs::write(&path, &body).unwrap();
+    let out = read_all(&path);
+    assert_eq!(out.oversized_lines, 1);
+    assert_eq!(out.malformed_lines, 0);
+    assert_eq!(
+        texts(&out, Role::User),
+        [
+            "We deploy only from release branches.",
+            "The on-call runbook lives in the wiki."
+        ]
+    );
+    assert_eq!(out.end_offset, body.len() as u64);
+    // The same line still being written (no newline yet) is not consumed.
+    let partial = format!("{before}\n{huge}");
+    fs::write(&path, &partial).unwrap();
+    let out = read_all(&path);
+    assert_eq!(out.oversized_lines, 0);
+    assert_eq!(out.end_offset, before.to_string().len() as u64 + 1);
+}

@@ -45,9 +45,7 @@ impl Sandbox {
 
     /// Runs `git` in `dir` with the sandbox environment; panics on failure.
     pub fn git(&self, dir: &Path, args: &[&str]) -> String {
-        let mut c = std::process::Command::new("git");
-        clear_env(&mut c);
-        let out = c
+        let out = clear_tool_env(&mut std::process::Command::new("git"))
             .args(args)
             .current_dir(dir)
             .envs(self.env())
@@ -94,7 +92,7 @@ impl Sandbox {
     pub fn std_cmd(&self, dir: &Path) -> std::process::Command {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("git-qwen-memory"));
         c.current_dir(dir);
-        clear_env(&mut c);
+        clear_tool_env(&mut c);
         c.envs(self.env());
         c
     }
@@ -128,13 +126,7 @@ impl Sandbox {
 /// Removes every variable the tool reads (one list, kept by the library) and Git's repository
 /// overrides, so the developer's shell cannot leak into a test; the sandbox then sets its own.
 pub fn clear_env(c: &mut std::process::Command) {
-    for var in qwen_memory::settings::ENV_VARS.iter().chain(&[
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-    ]) {
-        c.env_remove(var);
-    }
+    clear_tool_env(c);
 }
 
 pub fn assert_success(out: &Output, args: &[&str]) {
@@ -180,6 +172,20 @@ pub fn set_mtime(path: &Path, secs: i64) {
     f.set_modified(t).unwrap();
 }
 
+/// Clears every variable the tool reads (one list, shared with the code), so the developer's
+/// shell cannot change what a test sees; callers then set the sandbox's own (`Sandbox::env`).
+/// Applied to every process a test starts that may run the binary, including `git` (hooks).
+pub fn clear_tool_env(c: &mut std::process::Command) -> &mut std::process::Command {
+    for var in qwen_memory::settings::ENV_VARS.iter().chain(&[
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+    ]) {
+        c.env_remove(var);
+    }
+    c
+}
+
 /// The directory holding the built binary, so hook shims find `git-qwen-memory` on PATH.
 pub fn bin_dir() -> PathBuf {
     assert_cmd::cargo::cargo_bin("git-qwen-memory")
@@ -202,8 +208,8 @@ impl Sandbox {
     /// returns the output without asserting.
     pub fn git_hooked(&self, dir: &Path, args: &[&str], extra: &[(&str, &str)]) -> Output {
         let mut c = std::process::Command::new("git");
-        clear_env(&mut c);
-        c.args(args)
+        clear_tool_env(&mut c)
+            .args(args)
             .current_dir(dir)
             .envs(self.env())
             .env("PATH", path_with_bin());

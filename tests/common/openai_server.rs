@@ -38,6 +38,10 @@ pub enum Reply {
     Echo(u16),
     /// This status with this raw body (and a JSON content type).
     Raw(u16, String),
+    /// Hold the answer until this file exists (the test creates it), then answer like `Good`;
+    /// lets a test keep a client inside its model call for as long as it needs, without
+    /// guessing a duration.
+    Gate(std::path::PathBuf, String),
 }
 
 impl Reply {
@@ -210,6 +214,12 @@ fn handle(
             respond(&mut stream, status, &[], &echo)
         }
         Some(Reply::Raw(status, body)) => respond(&mut stream, status, &[], &body),
+        Some(Reply::Gate(file, content)) => {
+            while !file.exists() && !stop.load(Ordering::SeqCst) {
+                thread::sleep(Duration::from_millis(10));
+            }
+            respond(&mut stream, 200, &[], &completion(&content))
+        }
     }
 }
 
