@@ -1,4 +1,4 @@
-//! Agent integration (SPEC §10): hook entries merged into Qwen Code's and Claude Code's
+//! Agent integration (docs/DESIGN.md, "Agent integration"): hook entries merged into Qwen Code's and Claude Code's
 //! settings JSON, and removed again.
 //!
 //! Only our own handlers are touched: every other key, event and handler stays where it was,
@@ -493,7 +493,7 @@ pub fn manual_snippet(agent: Agent) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Where agents keep their transcripts (reference agent-hooks §3–§4)
+// Where agents keep their transcripts (docs/DESIGN.md, "Agent integration")
 
 /// Claude Code cuts project directory names longer than this and appends a hash of its own.
 const CLAUDE_NAME_LIMIT: usize = 200;

@@ -1,4 +1,4 @@
-//! Per-run backups and undo, shared by dream and forget (SPEC §5.5, §7).
+//! Per-run backups and undo, shared by dream and forget (docs/DESIGN.md, "Dream").
 //!
 //! Before a run changes anything it records, for every file it is about to rewrite or delete,
 //! the file's current bytes and the SHA-256 of what the file will hold afterwards (or that it

@@ -1,4 +1,4 @@
-//! Topic documents: YAML frontmatter plus a body of entries (SPEC §4.1, reference qwen-storage §3).
+//! Topic documents: YAML frontmatter plus a body of entries (docs/DESIGN.md, "Topic documents").
 
 use std::fmt;
 
@@ -398,8 +398,8 @@ enum Field {
     HowToApply,
 }
 
-/// Parses body entries as upstream's entries.ts does (reference qwen-storage §3.6), with one
-/// deliberate difference required by SPEC §4.1: the bold-colon form `**Why:** reason` gives
+/// Parses body entries as upstream's entries.ts does (docs/DESIGN.md, "Topic documents"), with one
+/// deliberate difference required by docs/DESIGN.md, "Topic documents": the bold-colon form `**Why:** reason` gives
 /// `reason` (upstream keeps `** reason`).
 ///
 /// Per line: blank lines, `_No entries yet._` and `# ` headings are skipped; an indented
@@ -468,7 +468,7 @@ fn indented_field(raw: &str) -> Option<(Field, &str)> {
     field_value(rest).map(|v| (field, v))
 }
 
-/// `Why: x`, `**Why**: x`, `**Why:** x` (SPEC deviation: no `**` in the value), on the trimmed
+/// `Why: x`, `**Why**: x`, `**Why:** x` (a deliberate difference, docs/DESIGN.md: no `**` in the value), on the trimmed
 /// line.
 fn top_level_field(line: &str) -> Option<(Field, &str)> {
     let (bold, rest) = match line.strip_prefix("**") {
@@ -714,7 +714,7 @@ mod tests {
     fn scalar_head_has_no_type() {
         assert_eq!(
             parse_document("---\njust some text\n---\nbody"),
-            Err(DocError::InvalidType)
+            Err(DocError::InvalidYaml)
         );
         // Not YAML at all, but the type line is there: a memory for Qwen Code, so for us.
         let d = doc("---\n[broken: yaml\ntype: user\n---\nbody");
@@ -808,7 +808,8 @@ mod tests {
         // Qwen Code only reads `type:` at the start of a line.
         assert_eq!(
             parse_document(include_str!("../tests/fixtures/docs/tabs_project.md")),
-            Err(DocError::InvalidType)
+            // Not a memory either way; the message says why: the YAML could not be read.
+            Err(DocError::InvalidYaml)
         );
         let d = doc("---\n\tname: Tabbed\ntype: project\n---\n");
         assert_eq!(d.title, "project");

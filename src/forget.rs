@@ -1,4 +1,4 @@
-//! Forget: removes precisely the entries a query (or exact ids) names (SPEC §7, reference §6).
+//! Forget: removes precisely the entries a query (or exact ids) names (docs/DESIGN.md, "Forget").
 //!
 //! Two steps, so the CLI can show what will go and ask before anything changes:
 //! [`select`] lists the matching entries, [`apply`] removes them. Candidates are the entries of

@@ -1,5 +1,5 @@
 //! Hook entry points (`git qwen-memory hook <name>`), called by the Git hook shims and by the
-//! agents' hook settings (SPEC §9.1, §10; reference agent-hooks §6).
+//! agents' hook settings (docs/DESIGN.md, "Git integration"; docs/DESIGN.md, "Agent integration").
 //!
 //! A hook must never get in the way: every path returns exit code 0 (except pre-commit's
 //! deliberate block), panics are caught and logged, nothing is written to stderr (Qwen Code
@@ -484,7 +484,7 @@ pub fn agent_hook(cwd: &Path, name: &str, agent: Option<Agent>, stdin: &[u8]) ->
 }
 
 /// The transcript of a session: the payload's path, else `<session>.jsonl` where the agent
-/// keeps it (reference agent-hooks §6), when that file exists.
+/// keeps it (docs/DESIGN.md, "Agent integration"), when that file exists.
 pub fn transcript_path(ctx: &Context, agent: Option<Agent>, payload: &Payload) -> Option<PathBuf> {
     if !payload.transcript_path.is_empty() {
         return Some(PathBuf::from(&payload.transcript_path));

@@ -11,13 +11,12 @@
 //! collation, as JavaScript's `localeCompare`); the team root lists the first 200 by path,
 //! grouped by description; the repository root lists the first 200 by path, one per line.
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::OnceLock;
 
 use crate::doc::MemoryType;
-use crate::scan::ScannedDoc;
+pub use crate::scan::{cmp_utf16, locale_compare, IndexOrder};
+use crate::scan::{sort_docs, ScannedDoc};
 use crate::secrets;
 use crate::text::{is_js_whitespace, utf16_len};
 
@@ -44,17 +43,6 @@ pub const WARNING_NOTICE: &str = "\n\n> WARNING: MEMORY.md is too large; only pa
 written. Keep index entries concise and move detail into topic files.";
 /// The index never ends with a newline (Qwen Code writes it that way).
 pub const ENDS_WITH_NEWLINE: bool = false;
-
-/// How documents are ordered in an index (and in scans that reuse this order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IndexOrder {
-    /// Private and user roots: newest mtime first; ties by file name in ICU root collation
-    /// (JavaScript `localeCompare`), then by relative path in UTF-16 code-unit order.
-    NewestFirst,
-    /// Team and repository roots: relative path in UTF-16 code-unit order (JavaScript's `<`),
-    /// so the index depends only on the committed files and is identical on every clone.
-    ByPath,
-}
 
 /// Which indexer a root uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,45 +184,6 @@ pub fn assemble(lines: &[String]) -> String {
     }
     text.push_str(WARNING_NOTICE);
     text
-}
-
-/// The file name (last path segment) of a relative path.
-fn file_name(relative_path: &str) -> &str {
-    relative_path.rsplit('/').next().unwrap_or(relative_path)
-}
-
-/// JavaScript's `<` on strings: UTF-16 code-unit order.
-pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
-    a.encode_utf16().cmp(b.encode_utf16())
-}
-
-/// JavaScript's `a.localeCompare(b)` in the C and English locales: ICU root collation at
-/// tertiary strength (so strings differing only in ignorable characters compare equal).
-pub fn locale_compare(a: &str, b: &str) -> Ordering {
-    static COLLATOR: OnceLock<icu_collator::CollatorBorrowed<'static>> = OnceLock::new();
-    let collator = COLLATOR.get_or_init(|| {
-        icu_collator::Collator::try_new(Default::default(), Default::default())
-            .expect("compiled ICU root collation data is always present")
-    });
-    collator.compare(a, b)
-}
-
-fn compare_docs(a: &ScannedDoc, b: &ScannedDoc, order: IndexOrder) -> Ordering {
-    match order {
-        IndexOrder::ByPath => cmp_utf16(&a.relative_path, &b.relative_path),
-        IndexOrder::NewestFirst => b
-            .mtime_ms
-            .partial_cmp(&a.mtime_ms)
-            .unwrap_or(Ordering::Equal)
-            .then_with(|| locale_compare(file_name(&a.relative_path), file_name(&b.relative_path)))
-            .then_with(|| cmp_utf16(&a.relative_path, &b.relative_path)),
-    }
-}
-
-/// Sorts documents in place by `order`. Scans and recall reuse this so every list of
-/// documents is ordered the same way.
-pub fn sort_docs(docs: &mut [ScannedDoc], order: IndexOrder) {
-    docs.sort_by(|a, b| compare_docs(a, b, order));
 }
 
 /// The whole MEMORY.md text of a root of this kind, from all its documents (any order).
@@ -531,7 +480,10 @@ mod tests {
         let mut docs = vec![doc("z/a\u{200b}.md", "", "", 1.0), doc("a.md", "", "", 1.0)];
         sort_docs(&mut docs, IndexOrder::NewestFirst);
         assert_eq!(docs[0].relative_path, "a.md");
-        assert_eq!(locale_compare("a\u{200b}.md", "a.md"), Ordering::Equal);
+        assert_eq!(
+            locale_compare("a\u{200b}.md", "a.md"),
+            std::cmp::Ordering::Equal
+        );
     }
 
     #[test]

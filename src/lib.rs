@@ -12,6 +12,7 @@ pub mod check;
 pub mod context;
 pub mod doc;
 pub mod dream;
+pub mod entries;
 pub mod extract;
 pub mod forget;
 pub mod git;

@@ -1,4 +1,4 @@
-//! Project identity and paths (SPEC §3.1–3.2).
+//! Project identity and paths (docs/DESIGN.md, "Roots and paths").
 //!
 //! A project is the working tree of the Git repository around the current directory (a linked
 //! worktree is its own project). Its key is the root path with every UTF-16 unit outside
@@ -140,16 +140,6 @@ pub fn sanitize_key(path: &str) -> String {
     out
 }
 
-/// Resolves the memory base directory as Qwen Code does: `QWEN_CODE_MEMORY_BASE_DIR` when
-/// `env_value` is non-empty (tilde expanded, relative resolved against `cwd`), else Qwen Code's
-/// runtime base (see [`crate::qwen_env::QwenDirs`]).
-pub fn base_dir(env_value: Option<&str>, cwd: &Path) -> Result<PathBuf, ProjectError> {
-    match env_value {
-        Some(v) if !v.is_empty() => Ok(expand_path(v, cwd)),
-        _ => Ok(crate::qwen_env::QwenDirs::resolve(cwd)?.runtime_base),
-    }
-}
-
 /// Tilde expansion (`~`, `~/rest`) and resolution against `cwd`, lexically normalized.
 pub fn expand_path(value: &str, cwd: &Path) -> PathBuf {
     let home = dirs::home_dir();
@@ -250,7 +240,7 @@ impl Root {
     }
 }
 
-/// Every root of a project (SPEC §3.2).
+/// Every root of a project (docs/DESIGN.md, "Roots and paths").
 #[derive(Debug, Clone)]
 pub struct Layout {
     pub base: PathBuf,

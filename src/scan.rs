@@ -1,8 +1,10 @@
-//! Scanning memory roots for topic documents (reference qwen-storage §4).
+//! Scanning memory roots for topic documents (docs/DESIGN.md, "Topic documents").
 
+use std::cmp::Ordering;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use crate::doc::{self, DocError, MemoryType};
 
@@ -196,7 +198,7 @@ pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
             }),
         }
     }
-    crate::index::sort_docs(&mut out.docs, crate::index::IndexOrder::NewestFirst);
+    sort_docs(&mut out.docs, IndexOrder::NewestFirst);
     out.skipped
         .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
     Ok(out)
@@ -317,4 +319,56 @@ pub fn scan_roots(roots: &[(Scope, &Path)]) -> (Vec<ScannedDoc>, Vec<ScanError>)
         }
     }
     (docs, errors)
+}
+
+// ---- The order of scanned documents (scan order, index order, recall input order) ----
+
+/// How documents are ordered in an index (and in scans that reuse this order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexOrder {
+    /// Private and user roots: newest mtime first; ties by file name in ICU root collation
+    /// (JavaScript `localeCompare`), then by relative path in UTF-16 code-unit order.
+    NewestFirst,
+    /// Team and repository roots: relative path in UTF-16 code-unit order (JavaScript's `<`),
+    /// so the index depends only on the committed files and is identical on every clone.
+    ByPath,
+}
+
+/// The file name (last path segment) of a relative path.
+fn file_name(relative_path: &str) -> &str {
+    relative_path.rsplit('/').next().unwrap_or(relative_path)
+}
+
+/// JavaScript's `<` on strings: UTF-16 code-unit order.
+pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// JavaScript's `a.localeCompare(b)` in the C and English locales: ICU root collation at
+/// tertiary strength (so strings differing only in ignorable characters compare equal).
+pub fn locale_compare(a: &str, b: &str) -> Ordering {
+    static COLLATOR: OnceLock<icu_collator::CollatorBorrowed<'static>> = OnceLock::new();
+    let collator = COLLATOR.get_or_init(|| {
+        icu_collator::Collator::try_new(Default::default(), Default::default())
+            .expect("compiled ICU root collation data is always present")
+    });
+    collator.compare(a, b)
+}
+
+fn compare_docs(a: &ScannedDoc, b: &ScannedDoc, order: IndexOrder) -> Ordering {
+    match order {
+        IndexOrder::ByPath => cmp_utf16(&a.relative_path, &b.relative_path),
+        IndexOrder::NewestFirst => b
+            .mtime_ms
+            .partial_cmp(&a.mtime_ms)
+            .unwrap_or(Ordering::Equal)
+            .then_with(|| locale_compare(file_name(&a.relative_path), file_name(&b.relative_path)))
+            .then_with(|| cmp_utf16(&a.relative_path, &b.relative_path)),
+    }
+}
+
+/// Sorts documents in place by `order`. Scans and recall reuse this so every list of
+/// documents is ordered the same way.
+pub fn sort_docs(docs: &mut [ScannedDoc], order: IndexOrder) {
+    docs.sort_by(|a, b| compare_docs(a, b, order));
 }

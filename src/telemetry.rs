@@ -1,4 +1,4 @@
-//! Telemetry events and the hook log (SPEC §12).
+//! Telemetry events and the hook log (docs/DESIGN.md, "Telemetry and logs").
 //!
 //! Telemetry is a local JSON-lines file, `<state_dir>/telemetry.jsonl`, read back by `stats`.
 //! It must never contain memory content, queries or paths: callers pass only counts, durations

@@ -1,4 +1,4 @@
-//! The one place YAML is parsed: frontmatter values (reference qwen-storage §3.5).
+//! The one place YAML is parsed: frontmatter values (docs/DESIGN.md, "Topic documents").
 //!
 //! Frontmatter is read in two passes, as upstream does: a strict YAML parse (serde_yaml), and,
 //! when that rejects the text or yields something other than a map, a lenient line parser that

@@ -1,5 +1,5 @@
 //! Agent integration: settings install/uninstall on existing files, and the hook entry points
-//! fed the payloads of reference/agent-hooks.md (Qwen Code and Claude Code).
+//! fed the payloads of docs/DESIGN.md, "Agent integration" (Qwen Code and Claude Code).
 
 mod common;
 
@@ -207,7 +207,7 @@ fn qwen_own_memory_off(sb: &Sandbox) {
 }
 
 fn qwen_payload(sb: &Sandbox, session: &str) -> String {
-    // The UserPromptSubmit payload of reference/agent-hooks.md §1.5, for this sandbox.
+    // The UserPromptSubmit payload of docs/DESIGN.md, "Agent integration", for this sandbox.
     json!({
         "session_id": session,
         "transcript_path": format!("{}/.qwen/projects/{}/chats/{session}.jsonl", sb.home.display(), sanitize(&sb.repo.display().to_string())),
@@ -276,7 +276,7 @@ fn recall_hook_answers_qwen_with_additional_context_once_per_session() {
 fn recall_hook_answers_claude_and_prints_nothing_when_nothing_is_relevant() {
     let sb = Sandbox::new();
     seed(&sb);
-    // The UserPromptSubmit payload of reference/agent-hooks.md §2.4.
+    // The UserPromptSubmit payload of docs/DESIGN.md, "Agent integration".
     let payload = json!({
         "session_id": "3f9a1c52-0d4e-4b7a-8f61-5e2d9c0b7a44",
         "prompt_id": "a1b2c3d4-0000-4000-8000-000000000001",
@@ -373,7 +373,7 @@ fn extract_hook_detaches_with_the_transcript_and_session() {
     let sb = Sandbox::new();
     let (script, rec) = recorder(&sb);
     let transcript = sb.home.join(".claude/projects/x/3f9a1c52.jsonl");
-    // The SessionEnd payload of reference/agent-hooks.md §2.4.
+    // The SessionEnd payload of docs/DESIGN.md, "Agent integration".
     let payload = json!({
         "session_id": "3f9a1c52-0d4e-4b7a-8f61-5e2d9c0b7a44",
         "transcript_path": transcript.display().to_string(),

@@ -1,4 +1,4 @@
-//! `extract`: arguments and rendering (SPEC §8).
+//! `extract`: arguments and rendering (docs/DESIGN.md, "Extract").
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,4 +1,4 @@
-//! `install` / `uninstall`: Git hook shims, local mode and agent hooks (SPEC §9, §10).
+//! `install` / `uninstall`: Git hook shims, local mode and agent hooks (docs/DESIGN.md, "Git integration").
 
 use std::process::ExitCode;
 

@@ -1,4 +1,4 @@
-//! Dream scheduling gates (SPEC §5.1, reference §1): evaluated in the order `disabled` →
+//! Dream scheduling gates (docs/DESIGN.md, "Dream"): evaluated in the order `disabled` →
 //! `same_session` → `min_hours` → `scan_throttled` → `min_sessions` → `locked`; the first that
 //! fails ends the run with its reason.
 //!
@@ -273,7 +273,7 @@ fn persist_scan_time(root: &Root, now_ms: f64) -> Result<(), RootError> {
     w.write_meta(&meta)
 }
 
-/// Sessions since the last dream (SPEC §5.1): `recentSessionIdsSinceDream` ∪ Qwen Code chat
+/// Sessions since the last dream (docs/DESIGN.md, "Dream"): `recentSessionIdsSinceDream` ∪ Qwen Code chat
 /// files ∪ Claude Code transcripts modified after `since_ms`, without the current session.
 pub fn sessions_since(
     ctx: &Context,

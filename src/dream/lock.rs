@@ -1,4 +1,4 @@
-//! The dream lock `consolidation.lock` (SPEC §5.2, reference §1.2).
+//! The dream lock `consolidation.lock` (docs/DESIGN.md, "Dream").
 //!
 //! The file holds the holder's PID as decimal digits without a newline, the format Qwen Code
 //! writes, so either tool sees the other's dream. It is stale, and removed, when older than one

@@ -1,4 +1,4 @@
-//! Mechanical consolidation (SPEC §5.3): the offline, deterministic default.
+//! Mechanical consolidation (docs/DESIGN.md, "Dream"): the offline, deterministic default.
 //!
 //! 1. Per file: entries deduplicated by their key (whitespace collapsed, lowercased), the first
 //!    occurrence keeping its summary and the first non-empty `Why` / `How to apply` winning, then

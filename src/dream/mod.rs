@@ -1,4 +1,4 @@
-//! Dream: gated, locked, lossless consolidation of the writable root (SPEC §5).
+//! Dream: gated, locked, lossless consolidation of the writable root (docs/DESIGN.md, "Dream").
 //!
 //! A run goes: gates ([`gates`]) → dream lock ([`lock`]) → snapshot → plan (model [`plan`] when
 //! configured, else or on any failure [`mechanical`]) → backup of every file the plan touches

@@ -1,4 +1,4 @@
-//! Model consolidation (SPEC §5.4): the model reads a bounded manifest of the documents and
+//! Model consolidation (docs/DESIGN.md, "Dream"): the model reads a bounded manifest of the documents and
 //! answers with a JSON plan of operations, which is validated in full before anything changes.
 //!
 //! Plan shape:
@@ -10,7 +10,7 @@
 //!   {"op": "delete", "path": "project/d.md", "reason": "…"}
 //! ]}
 //! ```
-//! Validation (reference §3.3, SPEC §5.4): every path relative, inside the root, no `..`, not
+//! Validation (docs/DESIGN.md, "Dream"): every path relative, inside the root, no `..`, not
 //! absolute, `.md`, not under `pinned/`, not `MEMORY.md`, not through a symlink, and present in
 //! the snapshot; each path in one operation only; merged files of one type; every new body parses
 //! into at least one entry, renders into a document that parses, and passes the secret scan. New

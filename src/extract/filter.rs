@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Patch;
+pub use crate::entries::unique_slug;
 use crate::text::{collapse_whitespace, is_js_whitespace, truncate_utf16, utf16_len};
 
 /// Summaries shorter than this (UTF-16 units) carry too little to be a memory.
@@ -23,7 +24,6 @@ pub const MAX_SLUG_LEN: usize = 80;
 /// Longest slug, in bytes (80 CJK characters are 240).
 const MAX_SLUG_BYTES: usize = 200;
 /// Numbered suffixes tried before falling back to a timestamp, as upstream.
-const MAX_NUMBERED_SUFFIX: u32 = 100;
 
 /// Words that mark a statement as being about the moment rather than durable. ASCII-only word
 /// boundaries and ASCII-only case folding, as JS `/\b…\b/i` without the `u` flag: `know`,
@@ -68,7 +68,7 @@ fn strip_bullet_and_collapse(s: &str) -> String {
     collapse_whitespace(stripped)
 }
 
-/// Normalizes a planned patch and drops it when it cannot be a durable memory (SPEC §8.2
+/// Normalizes a planned patch and drops it when it cannot be a durable memory (docs/DESIGN.md, "Extract"
 /// step 5): a summary under 12 units ([`summary_len`]: CJK counts double), ending in `?`, or speaking about the moment
 /// ([`is_temporary`]). `why` and `howToApply` are whitespace-collapsed but not judged; one that
 /// is empty after collapsing becomes `None`. The secret check is the caller's.
@@ -130,36 +130,6 @@ pub fn slugify(text: &str) -> String {
         "memory".to_string()
     } else {
         slug.to_string()
-    }
-}
-
-/// `base` if free, else the first free `base-2` … `base-100`, then `base-<unix millis>`, as
-/// upstream; past that (a pathological `exists`) numbering continues from 101.
-pub fn unique_slug(base: &str, exists: impl Fn(&str) -> bool) -> String {
-    if !exists(base) {
-        return base.to_string();
-    }
-    for n in 2..=MAX_NUMBERED_SUFFIX {
-        let candidate = format!("{base}-{n}");
-        if !exists(&candidate) {
-            return candidate;
-        }
-    }
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
-    let stamped = format!("{base}-{millis}");
-    if !exists(&stamped) {
-        return stamped;
-    }
-    let mut n = u64::from(MAX_NUMBERED_SUFFIX) + 1;
-    loop {
-        let candidate = format!("{base}-{n}");
-        if !exists(&candidate) {
-            return candidate;
-        }
-        n += 1;
     }
 }
 

@@ -1,4 +1,4 @@
-//! Extract: durable facts from transcripts into topic documents (SPEC §8).
+//! Extract: durable facts from transcripts into topic documents (docs/DESIGN.md, "Extract").
 
 pub mod cursor;
 pub mod filter;
@@ -9,7 +9,7 @@ pub mod run;
 
 use crate::doc::MemoryType;
 
-/// One planned memory write (SPEC §8.2 step 4): a fact, its topic, and the byte offset of the
+/// One planned memory write (docs/DESIGN.md, "Extract"): a fact, its topic, and the byte offset of the
 /// user message it came from. Serialized as upstream's patch JSON
 /// (`topic, summary, why?, howToApply?, sourceOffset`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

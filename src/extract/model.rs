@@ -1,4 +1,4 @@
-//! The model planner (SPEC §8.2 step 4; reference qwen-extract §3.3): the unread transcript
+//! The model planner (docs/DESIGN.md, "Extract"; docs/DESIGN.md, "Extract"): the unread transcript
 //! slice goes to an OpenAI-compatible model as `- offset=N role=… text=…` lines together with
 //! the current topic summaries, and the answer must be JSON patches that pass validation (known
 //! topic, non-empty summary, `sourceOffset` of a user message of the slice). Secrets are
@@ -30,7 +30,7 @@ pub const MAX_MODEL_CALLS: usize = 4;
 /// Most documents described in the topic summaries.
 pub const MAX_SUMMARY_DOCS: usize = 200;
 
-/// What the model is told. Written for this tool; the rules mirror SPEC §8.2 step 4.
+/// What the model is told. Written for this tool; the rules mirror docs/DESIGN.md, "Extract".
 pub const SYSTEM_PROMPT: &str = "\
 You curate the long-term memory of an AI coding assistant for one software project. \
 You receive a slice of a chat transcript and the memories that already exist. \

@@ -1,4 +1,4 @@
-//! One `extract` invocation end to end (SPEC §8.2): find the transcript, take the root's turn
+//! One `extract` invocation end to end (docs/DESIGN.md, "Extract"): find the transcript, take the root's turn
 //! (or queue), read the unread bytes, skip when the agent already wrote memory itself, plan
 //! patches (model or heuristic), filter them, apply them through the shared write path, bump
 //! meta, and only then advance the cursor. Every run emits one telemetry event.
@@ -18,9 +18,9 @@ use super::queue::{self, QueueError, QueuedRequest, Scheduled};
 use super::{filter, heuristic, Patch, UserText};
 use crate::context::Context;
 use crate::doc::{Entry, MemoryType};
+use crate::entries::{self as remember, Change, ChangeKind, NewEntry, Provenance, RememberError};
 use crate::model::{ModelClient, ModelConfig};
 use crate::project::{self, Root};
-use crate::remember::{self, Change, ChangeKind, NewEntry, Provenance, RememberError};
 use crate::root::{self, RootError, RootWriter};
 use crate::secrets::{self, Origin};
 use crate::store::{self, StoreError};
@@ -266,7 +266,7 @@ pub enum ExtractError {
     },
 }
 
-/// Runs `extract` for `req` in `ctx` (SPEC §8.2).
+/// Runs `extract` for `req` in `ctx` (docs/DESIGN.md, "Extract").
 pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, ExtractError> {
     let root = ctx.layout.writable();
     let telemetry = (!req.dry_run).then(|| Telemetry::new(&root.state_dir));
@@ -750,9 +750,14 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     let (user_entries, entries): (Vec<NewEntry>, Vec<NewEntry>) = out
         .patches
         .iter()
-        .map(|p| NewEntry {
-            memory_type: p.topic,
-            entry: entry_of(p),
+        .map(|p| {
+            let title = filter::title_for(&p.summary);
+            NewEntry {
+                memory_type: p.topic,
+                slug: filter::slugify(&title),
+                title,
+                entry: entry_of(p),
+            }
         })
         .partition(|e| e.memory_type == MemoryType::User);
     let provenance = Provenance {
@@ -805,8 +810,8 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     Ok(out)
 }
 
-/// In local mode with `autoCommit` on, commits the memory directory's changes (SPEC §8.2 step
-/// 7, §9.3) after the files are written and before the cursor advances. A failed commit does
+/// In local mode with `autoCommit` on, commits the memory directory's changes (docs/DESIGN.md, "Extract" step
+/// 7, ) after the files are written and before the cursor advances. A failed commit does
 /// not undo the extraction: its message comes back as a warning.
 fn after_write_autocommit(ctx: &Context, changes: &[Change]) -> Option<String> {
     if changes.iter().all(|c| c.kind == ChangeKind::Unchanged) {

@@ -1,4 +1,4 @@
-//! The commit helper (SPEC §9.3): commits only the repository memory directory's additions,
+//! The commit helper (docs/DESIGN.md, "Git integration"): commits only the repository memory directory's additions,
 //! edits and deletions, with a generated message, leaving every other staged and unstaged
 //! change exactly as it was.
 //!
@@ -504,7 +504,7 @@ fn run_git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
 }
 
 /// Commits the memory directory's changes when local mode and `qwen-memory.autoCommit` are
-/// both on (SPEC §9.3); `None` when auto-commit does not apply. Writers call this after they
+/// both on (docs/DESIGN.md, "Git integration"); `None` when auto-commit does not apply. Writers call this after they
 /// changed files, and report a failure without undoing their write.
 pub fn auto_commit(ctx: &Context) -> Option<Result<CommitOutcome, GitError>> {
     let applies = ctx.layout.local

@@ -1,4 +1,4 @@
-//! Installing and removing the Git hook shims (SPEC §9.1).
+//! Installing and removing the Git hook shims (docs/DESIGN.md, "Git integration").
 //!
 //! Each shim is a marked block (`# >>> git-qwen-memory >>>` … `# <<< git-qwen-memory <<<`)
 //! placed right after the shebang line of an existing shell hook, so it runs even when the

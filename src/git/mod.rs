@@ -1,4 +1,4 @@
-//! Git integration (SPEC §9): hook shims in the hooks directory Git really uses, local mode
+//! Git integration (docs/DESIGN.md, "Git integration"): hook shims in the hooks directory Git really uses, local mode
 //! (repository memory shared through commits), the commit helper and the merge driver.
 //!
 //! Everything here talks to Git through git2, except where only the `git` CLI can do the job
@@ -157,7 +157,7 @@ pub const QWEN_LOCAL_STATE_FILES: [&str; 3] = [
     ".qwen/consolidation.lock",
 ];
 
-/// Turns on local mode for the repository (SPEC §9.2): `qwen-memory.local=true` in the
+/// Turns on local mode for the repository (docs/DESIGN.md, "Git integration"): `qwen-memory.local=true` in the
 /// repository config, the `.gitattributes` line routing memory documents to the merge driver,
 /// the driver itself in the repository config, and the memory directory with an empty index.
 pub fn install_local(ctx: &Context) -> Result<LocalOutcome, GitError> {

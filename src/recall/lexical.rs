@@ -1,4 +1,4 @@
-//! Deterministic lexical recall (SPEC §6, reference qwen-dream-recall-forget §4): the query
+//! Deterministic lexical recall (docs/DESIGN.md, "Recall"): the query
 //! tokenizer, per-document scoring and the stable ranking.
 //!
 //! Scoring runs once per document per query, over up to tens of thousands of documents, so each
@@ -624,7 +624,7 @@ mod tests {
         ]
     }
 
-    // ---- reference §9 "Recall / tokenizer / scoring" ----
+    // ---- "Recall / tokenizer / scoring" ----
 
     #[test]
     fn latency_dashboard_query_selects_reference_doc_and_unrelated_selects_nothing() {

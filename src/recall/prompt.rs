@@ -1,9 +1,9 @@
-//! The "## Relevant memory" prompt block (SPEC §6, reference qwen-dream-recall-forget §5.2) and
-//! the age / freshness wording it uses (reference qwen-storage §6.1).
+//! The "## Relevant memory" prompt block (docs/DESIGN.md, "Recall") and
+//! the age / freshness wording it uses (docs/DESIGN.md, "State files").
 //!
 //! The block is part of the compatibility surface with Qwen Code, so its fixed lines are kept
 //! byte for byte. Its opening instruction fences the memories as data: use them only when
-//! relevant and verify claims before relying on them (SPEC §11).
+//! relevant and verify claims before relying on them (docs/DESIGN.md, "Security").
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! Model-based selection among recall candidates (SPEC §6, reference §5 and §5.1).
+//! Model-based selection among recall candidates (docs/DESIGN.md, "Recall").
 //!
 //! The flow is: [`preselect`] narrows the scanned documents to at most
 //! [`MAX_MODEL_CANDIDATES`] (lexical hits interleaved with the most recent documents),

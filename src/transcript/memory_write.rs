@@ -1,4 +1,4 @@
-//! Did the latest turn write into a memory root itself? (reference qwen-extract §1.4, SPEC §8.2
+//! Did the latest turn write into a memory root itself? (docs/DESIGN.md, "Extract"
 //! step 1). If it did, extraction skips with `memory_tool`.
 
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! Removing context that an agent or this tool injected into a user message, so extraction
-//! never re-learns its own memories or harness boilerplate (SPEC §8.1).
+//! never re-learns its own memories or harness boilerplate (docs/DESIGN.md, "Extract").
 
 use std::borrow::Cow;
 

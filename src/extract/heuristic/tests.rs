@@ -115,7 +115,7 @@ mod unit {
 
     #[test]
     fn huge_message_is_handled() {
-        // §10 case 15: a 5 MB single message. Its one durable line is still found.
+        // case 15: a 5 MB single message. Its one durable line is still found.
         let mut text = "x".repeat(5 * 1024 * 1024);
         text.push_str("\nWe deploy only from release branches.\n");
         text.push_str(&"lorem ipsum dolor sit amet ".repeat(100_000));
