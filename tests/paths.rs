@@ -124,3 +124,77 @@ fn dash_c_runs_the_command_for_another_directory() {
     let relative: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(relative, from_repo);
 }
+
+/// Human output with the sandbox's paths, its project key and commit ids masked.
+fn masked(sb: &Sandbox, text: &str) -> String {
+    let root = sb.root().display().to_string();
+    let key = sanitize(&sb.repo.display().to_string());
+    let text = text.replace(&key, "<KEY>").replace(&root, "<ROOT>");
+    let mut out = String::new();
+    let mut run = String::new();
+    for c in text.chars().chain(std::iter::once('\n')) {
+        if c.is_ascii_hexdigit() {
+            run.push(c);
+            continue;
+        }
+        if run.len() == 40 {
+            out.push_str("<COMMIT>");
+        } else {
+            out.push_str(&run);
+        }
+        run.clear();
+        out.push(c);
+    }
+    out.pop();
+    out
+}
+
+#[test]
+fn human_output_of_status_list_and_check() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "Releases are cut on Tuesdays",
+    ]);
+    sb.ok(&[
+        "remember",
+        "--type",
+        "feedback",
+        "--why",
+        "CI is slow",
+        "Never push directly to main",
+    ]);
+    assert_eq!(
+        masked(&sb, &sb.ok(&["status"])),
+        "\
+project   <ROOT>/repo
+key       <KEY>
+mode      private
+state     <ROOT>/base/projects/<KEY>
+ repository  <ROOT>/repo/.qwen/memory  (absent)
+*private     <ROOT>/base/projects/<KEY>/memory  (2 docs)
+ team        <ROOT>/repo/.qwen/team-memory  (absent)
+*user        <ROOT>/base/memories  (absent)
+hooks     none (git qwen-memory install)
+qwen      Qwen Code's own memory on; it recalls private, user; our hook adds repository, team; extraction by qwen
+dream     not due (min_sessions)
+  ok disabled        hooks.enabled=true
+  ok same_session    current git:<COMMIT>, last dream never
+  ok min_hours       never dreamed
+  ok scan_throttled  never scanned
+  no min_sessions    0 of 5 sessions since last dream
+  ok locked          free
+extract   0 transcript(s) with a cursor
+"
+    );
+    assert_eq!(
+        masked(&sb, &sb.ok(&["list"])),
+        "\
+private    feedback  feedback/never-push-directly-to-main.md  Never push directly to main — Never push directly to main
+private    project   project/releases-are-cut-on-tuesdays.md  Releases are cut on Tuesdays — Releases are cut on Tuesdays
+"
+    );
+    assert_eq!(sb.ok(&["check"]), "all memory files are valid\n");
+}
