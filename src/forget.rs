@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::backup::{self, BackupError, PlannedChange, RunKind, UndoOutcome};
 use crate::context::Context;
@@ -580,11 +580,11 @@ pub fn apply(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetErro
         out
     };
     out.duration_ms = t0.elapsed().as_millis() as u64;
-    let mut fields = Map::new();
-    fields.insert("removed_entries".into(), json!(out.removed_entries));
-    fields.insert("strategy".into(), json!(out.strategy.as_str()));
-    fields.insert("duration_ms".into(), json!(out.duration_ms));
-    Telemetry::new(&root.state_dir).emit(telemetry::EVENT_FORGET, fields);
+    Telemetry::new(&root.state_dir).record(&telemetry::ForgetEvent {
+        removed_entries: out.removed_entries,
+        strategy: out.strategy.as_str(),
+        duration_ms: out.duration_ms,
+    });
     Ok(out)
 }
 

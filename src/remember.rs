@@ -93,14 +93,11 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         }
         changes.pop().ok_or(RememberError::Empty)?
     };
-    let mut fields = serde_json::Map::new();
-    fields.insert(
-        "status".into(),
-        format!("{:?}", change.kind).to_lowercase().into(),
-    );
-    fields.insert("scope".into(), root.scope.as_str().into());
-    crate::telemetry::Telemetry::new(ctx.state_dir())
-        .emit(crate::telemetry::EVENT_REMEMBER, fields);
+    let status = format!("{:?}", change.kind).to_lowercase();
+    crate::telemetry::Telemetry::new(ctx.state_dir()).record(&crate::telemetry::RememberEvent {
+        status: &status,
+        scope: root.scope.as_str(),
+    });
     Ok(RememberOutcome {
         scope: root.scope.as_str().to_string(),
         root: root.path.display().to_string(),

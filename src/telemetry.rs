@@ -123,6 +123,92 @@ impl Telemetry {
     }
 }
 
+/// One kind of telemetry record: a fixed event name and a fixed set of fields. Each field is a
+/// count, a duration, a flag or an enum-like word, so the type itself says what may be recorded
+/// (no memory content, query text or path); `try_emit`'s value filter stays as a backstop.
+pub trait Event: serde::Serialize {
+    const NAME: &'static str;
+}
+
+/// `qwen-code.memory.extract`: one extraction run.
+#[derive(Debug, serde::Serialize)]
+pub struct ExtractEvent<'a> {
+    pub trigger: &'a str,
+    pub status: &'a str,
+    pub skipped_reason: Option<&'a str>,
+    pub patches_count: usize,
+    /// Topic names (`user,project`), never file paths.
+    pub touched_topics: String,
+    pub duration_ms: u64,
+}
+
+/// `qwen-code.memory.dream`: one consolidation (or its failure).
+#[derive(Debug, serde::Serialize)]
+pub struct DreamEvent<'a> {
+    pub trigger: &'a str,
+    pub status: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<&'a str>,
+    pub deduped_entries: usize,
+    /// Topic names; absent when the dream failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub touched_topics: Option<String>,
+    pub touched_topics_count: usize,
+    pub duration_ms: u64,
+}
+
+/// `qwen-code.memory.recall`: one recall; the query only as its length.
+#[derive(Debug, serde::Serialize)]
+pub struct RecallEvent<'a> {
+    pub query_length: usize,
+    pub docs_scanned: usize,
+    pub docs_selected: usize,
+    pub strategy: &'a str,
+    pub semantic: bool,
+    pub trigger: &'a str,
+    pub duration_ms: u64,
+}
+
+/// `qwen-code.memory.forget`: one forget run.
+#[derive(Debug, serde::Serialize)]
+pub struct ForgetEvent<'a> {
+    pub removed_entries: usize,
+    pub strategy: &'a str,
+    pub duration_ms: u64,
+}
+
+/// `qwen-code.memory.remember`: one explicit remember.
+#[derive(Debug, serde::Serialize)]
+pub struct RememberEvent<'a> {
+    pub status: &'a str,
+    pub scope: &'a str,
+}
+
+impl Event for ExtractEvent<'_> {
+    const NAME: &'static str = EVENT_EXTRACT;
+}
+impl Event for DreamEvent<'_> {
+    const NAME: &'static str = EVENT_DREAM;
+}
+impl Event for RecallEvent<'_> {
+    const NAME: &'static str = EVENT_RECALL;
+}
+impl Event for ForgetEvent<'_> {
+    const NAME: &'static str = EVENT_FORGET;
+}
+impl Event for RememberEvent<'_> {
+    const NAME: &'static str = EVENT_REMEMBER;
+}
+
+impl Telemetry {
+    /// Appends one typed event, swallowing any error like [`Telemetry::emit`].
+    pub fn record<E: Event>(&self, event: &E) {
+        if let Ok(Value::Object(fields)) = serde_json::to_value(event) {
+            self.emit(E::NAME, fields);
+        }
+    }
+}
+
 /// `QWEN_MEMORY_TELEMETRY` semantics: `0` (and the obvious spellings of "off") disable.
 fn enabled_by_env(value: Option<&str>) -> bool {
     match value.map(str::trim) {
@@ -276,6 +362,137 @@ fn log_line_with_rotation(state_dir: &Path, message: &str, rotate_bytes: u64) {
 
 #[cfg(test)]
 mod tests {
+
+    fn field_names<E: Event>(e: &E) -> Vec<String> {
+        match serde_json::to_value(e).unwrap() {
+            Value::Object(m) => m.keys().cloned().collect(),
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    #[test]
+    fn typed_events_serialize_to_the_documented_fields_only() {
+        let extract = ExtractEvent {
+            trigger: "hook",
+            status: "updated",
+            skipped_reason: None,
+            patches_count: 2,
+            touched_topics: "user,project".into(),
+            duration_ms: 5,
+        };
+        assert_eq!(ExtractEvent::NAME, "qwen-code.memory.extract");
+        let mut f = field_names(&extract);
+        f.sort();
+        assert_eq!(
+            f,
+            [
+                "duration_ms",
+                "patches_count",
+                "skipped_reason",
+                "status",
+                "touched_topics",
+                "trigger"
+            ]
+        );
+        let dream = DreamEvent {
+            trigger: "manual",
+            status: "updated",
+            strategy: Some("mechanical"),
+            deduped_entries: 1,
+            touched_topics: Some("project".into()),
+            touched_topics_count: 1,
+            duration_ms: 3,
+        };
+        let mut f = field_names(&dream);
+        f.sort();
+        assert_eq!(
+            f,
+            [
+                "deduped_entries",
+                "duration_ms",
+                "status",
+                "strategy",
+                "touched_topics",
+                "touched_topics_count",
+                "trigger"
+            ]
+        );
+        let failed = DreamEvent {
+            strategy: None,
+            touched_topics: None,
+            status: "failed",
+            ..dream
+        };
+        assert!(!field_names(&failed).contains(&"strategy".to_string()));
+        let recall = RecallEvent {
+            query_length: 12,
+            docs_scanned: 3,
+            docs_selected: 1,
+            strategy: "auto",
+            semantic: false,
+            trigger: "cli",
+            duration_ms: 1,
+        };
+        let mut f = field_names(&recall);
+        f.sort();
+        assert_eq!(
+            f,
+            [
+                "docs_scanned",
+                "docs_selected",
+                "duration_ms",
+                "query_length",
+                "semantic",
+                "strategy",
+                "trigger"
+            ]
+        );
+        let mut f = field_names(&ForgetEvent {
+            removed_entries: 1,
+            strategy: "model",
+            duration_ms: 2,
+        });
+        f.sort();
+        assert_eq!(f, ["duration_ms", "removed_entries", "strategy"]);
+        let mut f = field_names(&RememberEvent {
+            status: "created",
+            scope: "private",
+        });
+        f.sort();
+        assert_eq!(f, ["scope", "status"]);
+    }
+
+    #[test]
+    fn recorded_events_never_carry_content_queries_or_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = Telemetry::with_enabled(dir.path(), true);
+        // Even if a caller put a path or a sentence into an enum-like field, the backstop drops it.
+        t.record(&RecallEvent {
+            query_length: 30,
+            docs_scanned: 1,
+            docs_selected: 1,
+            strategy: "/home/me/secret query",
+            semantic: false,
+            trigger: "cli",
+            duration_ms: 1,
+        });
+        t.record(&ForgetEvent {
+            removed_entries: 1,
+            strategy: "heuristic",
+            duration_ms: 2,
+        });
+        let text = std::fs::read_to_string(t.path()).unwrap();
+        assert!(
+            !text.contains("/home/me") && !text.contains("secret query"),
+            "{text}"
+        );
+        let events = read_events(dir.path());
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0]["event"], EVENT_RECALL);
+        assert_eq!(events[0]["query_length"], 30);
+        assert_eq!(events[1]["event"], EVENT_FORGET);
+        assert_eq!(events[1]["strategy"], "heuristic");
+    }
     use super::*;
     use serde_json::json;
 

@@ -348,17 +348,34 @@ fn model_plan_is_validated_and_applied() {
 
 #[test]
 fn invalid_model_plans_and_failures_fall_back_to_mechanical() {
-    for reply in [
-        Reply::good_json(json!({"operations": [{"op": "delete", "path": "pinned/short.md"}]})),
-        Reply::good_json(json!({"operations": [{"op": "delete", "path": "../../outside.md"}]})),
-        Reply::good_json(json!({"operations": [{"op": "delete", "path": "MEMORY.md"}]})),
-        Reply::good_json(
-            json!({"operations": [{"op": "rewrite", "path": "project/deploy.md",
-            "body": "token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}]}),
+    // (reply, requests the server must have seen, the reason the fallback must give)
+    for (reply, calls, why) in [
+        (
+            Reply::good_json(json!({"operations": [{"op": "delete", "path": "pinned/short.md"}]})),
+            1,
+            "pinned/short.md",
         ),
-        Reply::good_json(json!({"plan": "nope"})),
-        Reply::Malformed,
-        Reply::Status(500),
+        (
+            Reply::good_json(json!({"operations": [{"op": "delete", "path": "../../outside.md"}]})),
+            1,
+            "../../outside.md",
+        ),
+        (
+            Reply::good_json(json!({"operations": [{"op": "delete", "path": "MEMORY.md"}]})),
+            1,
+            "MEMORY.md",
+        ),
+        (
+            Reply::good_json(
+                json!({"operations": [{"op": "rewrite", "path": "project/deploy.md",
+                "body": "token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}]}),
+            ),
+            1,
+            "secret",
+        ),
+        (Reply::good_json(json!({"plan": "nope"})), 1, "schema"),
+        (Reply::Malformed, 1, "JSON"),
+        (Reply::Status(500), 2, "HTTP 500"),
     ] {
         let sb = Sandbox::new();
         let root = seed(&sb);
@@ -366,7 +383,9 @@ fn invalid_model_plans_and_failures_fall_back_to_mechanical() {
         let server = OpenAiServer::start(vec![reply.clone(), reply.clone()]);
         let out = dream_with(&sb, &model_env(&server), &["--force"]);
         assert_eq!(out["strategy"], "mechanical", "{reply:?}: {out}");
-        assert!(out["fallbackReason"].is_string(), "{reply:?}");
+        assert_eq!(server.requests().len(), calls, "{reply:?}: {out}");
+        let reason = out["fallbackReason"].as_str().unwrap_or_default();
+        assert!(reason.contains(why), "{reply:?}: reason {reason:?}");
         assert_eq!(out["status"], "updated");
         assert_eq!(fs::read(root.join("pinned/short.md")).unwrap(), pinned);
         assert!(root.join("project/deploy.md").exists());

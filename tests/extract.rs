@@ -943,27 +943,34 @@ fn model_patches_are_validated_and_applied() {
 
 #[test]
 fn model_failures_fall_back_to_the_heuristic() {
-    let cases: Vec<(&str, Reply)> = vec![
-        ("garbage", Reply::Malformed),
-        ("server error", Reply::Status(500)),
+    // (case, reply, requests the server must have seen, the reason the fallback must give)
+    let cases: Vec<(&str, Reply, usize, &str)> = vec![
+        ("garbage", Reply::Malformed, 1, "not JSON"),
+        ("server error", Reply::Status(500), 2, "not JSON"),
         (
             "bad offset",
             Reply::good_json(json!({"patches": [
                 {"topic": "project", "summary": "Staging is reset every Sunday night.", "sourceOffset": 1}
             ]})),
+            1,
+            "sourceOffset",
         ),
         (
             "unknown topic",
             Reply::good_json(json!({"patches": [
                 {"topic": "misc", "summary": "Staging is reset every Sunday night.", "sourceOffset": 0}
             ]})),
+            1,
+            "unknown topic",
         ),
         (
             "timeout",
             Reply::Slow(Duration::from_secs(4), json!({"patches": []}).to_string()),
+            1,
+            "timed out",
         ),
     ];
-    for (name, reply) in cases {
+    for (name, reply, calls, why) in cases {
         let sb = Sandbox::new();
         let t = place(&sb, "claude.jsonl", "claude.jsonl");
         // A 5xx is retried once; give the retry a garbage answer too.
@@ -974,7 +981,11 @@ fn model_failures_fall_back_to_the_heuristic() {
             &["extract", "--transcript", t.to_str().unwrap()],
         );
         assert_eq!(r["planner"], "heuristic", "{name}: {r}");
-        assert!(r["modelFallback"].is_string(), "{name}");
+        // The model was really asked, and the fallback names the cause, so a run that ignored
+        // the model configuration could not pass.
+        assert_eq!(server.requests().len(), calls, "{name}: {r}");
+        let reason = r["modelFallback"].as_str().unwrap_or_default();
+        assert!(reason.contains(why), "{name}: reason {reason:?}");
         assert_eq!(
             topic_files(&sb.private_root()),
             vec![

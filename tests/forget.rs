@@ -258,7 +258,10 @@ fn run_model(sb: &Sandbox, server: &OpenAiServer, args: &[&str]) -> Value {
         .output()
         .unwrap();
     assert_success(&out, args);
-    serde_json::from_slice(&out.stdout).unwrap()
+    let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The CLI gives the fallback reason as a note on stderr; keep it for the assertions.
+    v["stderr"] = Value::String(String::from_utf8_lossy(&out.stderr).into_owned());
+    v
 }
 
 #[test]
@@ -286,6 +289,13 @@ fn model_selection_is_validated_with_heuristic_fallback() {
     )]);
     let out = run_model(&sb, &server, &["keep answers", "--yes"]);
     assert_eq!(out["strategy"], "heuristic");
+    assert_eq!(server.requests().len(), 1, "the model was asked: {out}");
+    let note = out["stderr"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("model selection not used ("),
+        "stderr {note:?}"
+    );
+    assert!(note.contains("unknown id"), "stderr {note:?}");
     assert_eq!(out["removedEntries"], 1);
     assert!(!root.join("feedback/short.md").exists());
     assert!(root.join("project/deploys.md").exists());
@@ -296,6 +306,13 @@ fn model_selection_is_validated_with_heuristic_fallback() {
     let server = OpenAiServer::start(vec![Reply::Status(500), Reply::Status(500)]);
     let out = run_model(&sb, &server, &["keep answers", "--dry-run"]);
     assert_eq!(out["strategy"], "heuristic");
+    assert_eq!(server.requests().len(), 2, "asked, and retried once: {out}");
+    let note = out["stderr"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("model selection not used ("),
+        "stderr {note:?}"
+    );
+    assert!(note.contains("HTTP 500"), "stderr {note:?}");
     let quiet = OpenAiServer::start(vec![]);
     let out = run_model(
         &sb,

@@ -239,10 +239,15 @@ fn model_selection_keeps_the_model_order() {
 
 #[test]
 fn model_failures_fall_back_to_the_heuristic() {
-    for reply in [
-        Reply::Malformed,
-        Reply::Status(500),
-        Reply::good_json(serde_json::json!({"selected_memories": ["/etc/passwd"]})),
+    // (reply, requests the server must have seen, the reason the fallback must give)
+    for (reply, calls, why) in [
+        (Reply::Malformed, 1, "JSON"),
+        (Reply::Status(500), 2, "HTTP 500"),
+        (
+            Reply::good_json(serde_json::json!({"selected_memories": ["/etc/passwd"]})),
+            1,
+            "unknown file path",
+        ),
     ] {
         let sb = model_sandbox();
         let server = OpenAiServer::start(vec![reply.clone(), reply]);
@@ -255,7 +260,9 @@ fn model_failures_fall_back_to_the_heuristic() {
         assert_success(&out, &["recall model fallback"]);
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["strategy"], "auto", "{v}");
-        assert!(v["fallback"].is_string());
+        assert_eq!(server.requests().len(), calls, "{v}");
+        let reason = v["fallback"].as_str().unwrap_or_default();
+        assert!(reason.contains(why), "reason {reason:?}");
         assert_eq!(v["documents"][0]["relativePath"], "project/a.md");
         assert!(!String::from_utf8_lossy(&out.stderr).contains("sk-test-never-printed"));
     }

@@ -25,7 +25,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::backup::{self, BackupError, PlannedChange, RunKind, UndoOutcome};
 use crate::context::Context;
@@ -422,13 +422,15 @@ pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamErro
             Ok(outcome)
         }
         Err(e) => {
-            let mut fields = Map::new();
-            fields.insert("trigger".into(), json!(opts.trigger));
-            fields.insert("status".into(), json!("failed"));
-            fields.insert("deduped_entries".into(), json!(0));
-            fields.insert("touched_topics_count".into(), json!(0));
-            fields.insert("duration_ms".into(), json!(t0.elapsed().as_millis() as u64));
-            telemetry.emit(telemetry::EVENT_DREAM, fields);
+            telemetry.record(&telemetry::DreamEvent {
+                trigger: &opts.trigger,
+                status: "failed",
+                strategy: None,
+                deduped_entries: 0,
+                touched_topics: None,
+                touched_topics_count: 0,
+                duration_ms: t0.elapsed().as_millis() as u64,
+            });
             Err(e)
         }
     }
@@ -436,23 +438,18 @@ pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamErro
 }
 
 fn emit(telemetry: &Telemetry, opts: &DreamOptions, o: &DreamOutcome) {
-    let mut fields = Map::new();
-    fields.insert("trigger".into(), json!(opts.trigger));
-    fields.insert(
-        "status".into(),
-        json!(match o.status {
+    telemetry.record(&telemetry::DreamEvent {
+        trigger: &opts.trigger,
+        status: match o.status {
             DreamStatus::Updated => "updated",
             _ => "noop",
-        }),
-    );
-    if let Some(s) = o.strategy {
-        fields.insert("strategy".into(), json!(s.as_str()));
-    }
-    fields.insert("deduped_entries".into(), json!(o.deduped_entries));
-    fields.insert("touched_topics".into(), json!(o.touched_topics.join(",")));
-    fields.insert("touched_topics_count".into(), json!(o.touched_topics.len()));
-    fields.insert("duration_ms".into(), json!(o.duration_ms));
-    telemetry.emit(telemetry::EVENT_DREAM, fields);
+        },
+        strategy: o.strategy.map(|s| s.as_str()),
+        deduped_entries: o.deduped_entries,
+        touched_topics: Some(o.touched_topics.join(",")),
+        touched_topics_count: o.touched_topics.len(),
+        duration_ms: o.duration_ms,
+    });
 }
 
 /// Picks the strategy and, for the model, asks it outside the mutation lock.

@@ -24,7 +24,7 @@ use crate::project::{self, Root};
 use crate::root::{self, RootError, RootWriter};
 use crate::secrets::{self, Origin};
 use crate::store::{self, StoreError};
-use crate::telemetry::{Telemetry, EVENT_EXTRACT};
+use crate::telemetry::{ExtractEvent, Telemetry};
 use crate::transcript::{self, Format, Message, Role, TranscriptError};
 
 /// How patches are planned.
@@ -440,17 +440,14 @@ fn emit(
     touched: &[String],
     duration_ms: u64,
 ) {
-    let mut fields = serde_json::Map::new();
-    fields.insert("trigger".into(), trigger.into());
-    fields.insert("status".into(), status.into());
-    fields.insert(
-        "skipped_reason".into(),
-        reason.map_or(serde_json::Value::Null, |r| r.as_str().into()),
-    );
-    fields.insert("patches_count".into(), patches.into());
-    fields.insert("touched_topics".into(), touched.join(",").into());
-    fields.insert("duration_ms".into(), duration_ms.into());
-    t.emit(EVENT_EXTRACT, fields);
+    t.record(&ExtractEvent {
+        trigger,
+        status,
+        skipped_reason: reason.map(|r| r.as_str()),
+        patches_count: patches,
+        touched_topics: touched.join(","),
+        duration_ms,
+    });
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

@@ -418,16 +418,13 @@ fn is_excluded(d: &ScannedDoc, exclude: &[String]) -> bool {
 }
 
 fn emit(ctx: &Context, req: &RecallRequest, out: &RecallOutput, started: Instant) {
-    let mut fields = serde_json::Map::new();
-    fields.insert("query_length".into(), req.query.chars().count().into());
-    fields.insert("docs_scanned".into(), out.docs_scanned.into());
-    fields.insert("docs_selected".into(), out.documents.len().into());
-    fields.insert("strategy".into(), out.strategy.into());
-    fields.insert("semantic".into(), out.semantic.into());
-    fields.insert("trigger".into(), req.trigger.into());
-    fields.insert(
-        "duration_ms".into(),
-        (started.elapsed().as_millis() as u64).into(),
-    );
-    Telemetry::new(ctx.state_dir()).emit(telemetry::EVENT_RECALL, fields);
+    Telemetry::new(ctx.state_dir()).record(&telemetry::RecallEvent {
+        query_length: req.query.chars().count(),
+        docs_scanned: out.docs_scanned,
+        docs_selected: out.documents.len(),
+        strategy: out.strategy,
+        semantic: out.semantic,
+        trigger: req.trigger,
+        duration_ms: started.elapsed().as_millis() as u64,
+    });
 }
