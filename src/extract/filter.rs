@@ -23,7 +23,6 @@ pub const TITLE_CUT: usize = 69;
 pub const MAX_SLUG_LEN: usize = 80;
 /// Longest slug, in bytes (80 CJK characters are 240).
 const MAX_SLUG_BYTES: usize = 200;
-/// Numbered suffixes tried before falling back to a timestamp, as upstream.
 
 /// Words that mark a statement as being about the moment rather than durable. ASCII-only word
 /// boundaries and ASCII-only case folding, as JS `/\b…\b/i` without the `u` flag: `know`,
