@@ -331,6 +331,10 @@ fn env_description(name: &str) -> Option<&'static str> {
         "OPENAI_BASE_URL" | "OPENAI_MODEL" => "Fill in model.baseUrl / model.name once model use is on; never turn it on by themselves.",
         "QWEN_MEMORY_HOOK_EXEC" => "The program hooks start for detached work instead of this executable.",
         "QWEN_MEMORY_TELEMETRY" => "0 writes no telemetry file.",
+        "QWEN_CODE_MEMORY_TEAM" => "Qwen Code's team-memory switch (0 off, 1 on); status and the Qwen hooks read it to know what Qwen Code shows.",
+        "QWEN_MEMORY_EMBEDDINGS_API_KEY" => "The embeddings endpoint's API key (else OPENAI_API_KEY), used only once recall.embeddings.* is set.",
+        "GIT_DIR" | "GIT_WORK_TREE" | "GIT_INDEX_FILE" => "As for git: which repository, working tree and index the Git operations use.",
+        "GIT_SSH_COMMAND" => "Used by sync's pull and push; when unset, sync runs ssh in batch mode so it never prompts.",
         _ => return None,
     })
 }
