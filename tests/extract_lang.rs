@@ -52,8 +52,8 @@ const TURNS: &[(&str, &str)] = &[
 fn model_cmd(sb: &Sandbox, server: &OpenAiServer, args: &[&str]) -> Value {
     let out = sb
         .cmd()
-        .env("OPENAI_BASE_URL", server.base_url())
-        .env("OPENAI_MODEL", "test-model")
+        .env("QWEN_MEMORY_MODEL_BASE_URL", server.base_url())
+        .env("QWEN_MEMORY_MODEL_NAME", "test-model")
         .env("OPENAI_API_KEY", "sk-test-key-not-a-secret")
         .env("QWEN_MEMORY_MODEL_TIMEOUT_MS", "1500")
         .args(args)

@@ -192,8 +192,8 @@ extract   0 transcript(s) with a cursor
     assert_eq!(
         masked(&sb, &sb.ok(&["list"])),
         "\
-private    feedback  feedback/never-push-directly-to-main.md  Never push directly to main — Never push directly to main
-private    project   project/releases-are-cut-on-tuesdays.md  Releases are cut on Tuesdays — Releases are cut on Tuesdays
+private    feedback  feedback/never-push-directly-to-main.md  Never push directly to main
+private    project   project/releases-are-cut-on-tuesdays.md  Releases are cut on Tuesdays
 "
     );
     assert_eq!(sb.ok(&["check"]), "all memory files are valid\n");

@@ -463,7 +463,9 @@ fn install_adds_the_compaction_hook_for_both_agents() {
         assert_eq!(groups[0]["matcher"], "compact");
         assert_eq!(
             groups[0]["hooks"][0]["command"],
-            format!("git qwen-memory hook session-start --agent {agent}")
+            format!(
+                "command -v git-qwen-memory >/dev/null 2>&1 && git-qwen-memory hook session-start --agent {agent} || true"
+            )
         );
     }
     let out = sb

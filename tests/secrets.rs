@@ -229,8 +229,8 @@ fn extract_drops_secrets_from_a_transcript_and_reports_the_count() {
 
 fn model_env(server: &OpenAiServer) -> Vec<(&'static str, String)> {
     vec![
-        ("OPENAI_BASE_URL", server.base_url()),
-        ("OPENAI_MODEL", "test-model".into()),
+        ("QWEN_MEMORY_MODEL_BASE_URL", server.base_url()),
+        ("QWEN_MEMORY_MODEL_NAME", "test-model".into()),
         ("OPENAI_API_KEY", "test-key-not-a-secret".into()),
         ("QWEN_MEMORY_MODEL_TIMEOUT_MS", "2000".into()),
     ]
