@@ -226,22 +226,37 @@ pub trait Source {
 /// includes the global and system files).
 pub struct SystemSource {
     config: Option<git2::Config>,
+    env: EnvReader,
+}
+
+/// Reads one environment variable: the process environment, or a stand-in (unit tests that must
+/// not see the developer's shell).
+pub type EnvReader = fn(&str) -> Option<String>;
+
+/// The process environment.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
 }
 
 impl SystemSource {
     pub fn new(repo_git_dir: Option<&std::path::Path>) -> SystemSource {
+        SystemSource::with_env(repo_git_dir, process_env)
+    }
+
+    /// [`SystemSource::new`] with the environment read through `env`.
+    pub fn with_env(repo_git_dir: Option<&std::path::Path>, env: EnvReader) -> SystemSource {
         let config = repo_git_dir
             .and_then(|d| git2::Repository::open(d).ok())
             .and_then(|r| r.config().ok())
             .or_else(|| git2::Config::open_default().ok())
             .and_then(|mut c| c.snapshot().ok());
-        SystemSource { config }
+        SystemSource { config, env }
     }
 }
 
 impl Source for SystemSource {
     fn env(&self, name: &str) -> Option<String> {
-        std::env::var(name).ok()
+        (self.env)(name)
     }
 
     fn git_config(&self, key: &str) -> Option<String> {
