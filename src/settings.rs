@@ -177,6 +177,12 @@ pub const ENV_VARS: &[&str] = &[
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
     "GIT_SSH_COMMAND",
+    // who the tool's own commits are by (as Git takes them); the merge driver also reads
+    // `GITHEAD_<sha>`, which Git sets for that one process
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
 ];
 
 /// A bad setting, named with its key and origin.
