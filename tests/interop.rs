@@ -367,3 +367,154 @@ fn our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls() {
     let log = fs::read_to_string(world.sb.private_state().join("hook.log")).unwrap_or_default();
     assert!(!log.contains("panicked"), "{log}");
 }
+
+/// The two tools' extraction cursors live side by side in the project's state dir and neither
+/// ever writes the other's: Qwen rewrites `extract-cursor.json` whole after each of its
+/// extractions, we keep ours in `transcript-cursors.json`, and no turn is read twice by us.
+#[test]
+fn cursor_files_qwen_rewrites_its_own_and_ours_survives() {
+    if !qwen::enabled("cursor_files_qwen_rewrites_its_own_and_ours_survives") {
+        return;
+    }
+    let world = World::new();
+    let session = "3b1f6c2e-8d4a-4f7e-9c11-0a2b3c4d5e6f";
+    let state = world.sb.private_state();
+    let qwen_cursor = state.join("extract-cursor.json");
+    let our_cursor = state.join("transcript-cursors.json");
+    let private = world.private_root();
+    let first_prompt = "Remember: the checkout test needs TZ=UTC on CI.";
+    let second_prompt = "Remember: we always squash-merge pull requests into main.";
+    // Qwen's extraction agent writes one document per turn, as its prompt tells it to; which
+    // one is decided by the conversation it is shown, never by timing.
+    let doc_a = private.join("project/ci-timezone.md");
+    let doc_b = private.join("project/squash-merges.md");
+    let server = {
+        let (doc_a, doc_b) = (doc_a.clone(), doc_b.clone());
+        ModelServer::start(move |req: &Request| {
+            if !req.is_extraction_agent() {
+                return Answer::Text("Understood.".into());
+            }
+            if req.tool_results() > 0 {
+                return Answer::Text("Memory updated.".into());
+            }
+            let (path, name) = if req.all_text().contains("squash-merge") {
+                (&doc_b, "Squash merges only")
+            } else {
+                (&doc_a, "CI needs UTC")
+            };
+            let content = format!(
+                "---\nname: {name}\ndescription: {name} (written by QWENAGENT)\ntype: project\n---\n\n\
+                 {name}.\n\n**Why:** said in chat.\n\n**How to apply:** follow it.\n"
+            );
+            Answer::Tools(vec![(
+                "write_file".into(),
+                json!({"file_path": path.display().to_string(), "content": content}),
+            )])
+        })
+    };
+    let extract = |what: &str| -> serde_json::Value {
+        let out = run_ours(&world, &["extract", "--json"]);
+        assert_success(&out, &["extract", "--json", what]);
+        serde_json::from_slice(&out.stdout).expect("extract --json output")
+    };
+
+    // 1. Qwen's first turn: its agent writes, and it writes its cursor.
+    world.qwen_ok(&server, first_prompt, &["--yolo", "--session-id", session]);
+    assert!(doc_a.is_file(), "Qwen's agent did not write {}", doc_a.display());
+    let qwen_after_first = fs::read(&qwen_cursor).expect("Qwen wrote extract-cursor.json");
+    let parsed: serde_json::Value = serde_json::from_slice(&qwen_after_first).unwrap();
+    assert_eq!(parsed["sessionId"], session, "{parsed}");
+    let first_offset = parsed["processedOffset"].as_u64().expect("processedOffset");
+    assert!(first_offset > 0, "{parsed}");
+    assert!(!our_cursor.exists(), "nothing of ours ran yet");
+
+    // 2. Our extract of the same chat: our own cursor, Qwen's file byte for byte as it was.
+    let run1 = extract("first");
+    let transcript = run1["transcript"].as_str().expect("transcript").to_string();
+    assert!(
+        transcript.ends_with(&format!("/chats/{session}.jsonl")),
+        "picked {transcript}"
+    );
+    assert_eq!(run1["startReason"], "fresh", "{run1}");
+    let end1 = run1["endOffset"].as_u64().unwrap();
+    assert_eq!(end1, fs::metadata(&transcript).unwrap().len(), "{run1}");
+    let summaries = |run: &serde_json::Value| -> String {
+        run["patches"]
+            .as_array()
+            .map(|ps| {
+                ps.iter()
+                    .filter_map(|p| p["summary"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_default()
+    };
+    assert!(summaries(&run1).contains("TZ=UTC"), "{run1}");
+    assert_eq!(fs::read(&qwen_cursor).unwrap(), qwen_after_first);
+    let ours_after_first: serde_json::Value =
+        serde_json::from_slice(&fs::read(&our_cursor).expect("our cursor file")).unwrap();
+    assert_eq!(
+        ours_after_first["transcripts"][&transcript]["byteOffset"], end1,
+        "{ours_after_first}"
+    );
+    let ours_bytes = fs::read(&our_cursor).unwrap();
+    // Nothing new: nothing read again.
+    let again = extract("again");
+    assert_eq!(again["startOffset"], end1, "{again}");
+    assert_eq!(again["messagesRead"], 0, "{again}");
+    assert_eq!(fs::read(&qwen_cursor).unwrap(), qwen_after_first);
+
+    // 3. Qwen resumes the session: it rewrites its own cursor, ours is left alone.
+    world.qwen_ok(&server, second_prompt, &["--yolo", "--resume", session]);
+    assert!(doc_b.is_file(), "Qwen's agent did not write {}", doc_b.display());
+    let qwen_after_second = fs::read(&qwen_cursor).unwrap();
+    let parsed: serde_json::Value = serde_json::from_slice(&qwen_after_second).unwrap();
+    let mut keys: Vec<&String> = parsed.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["processedOffset", "sessionId", "updatedAt"], "{parsed}");
+    assert_eq!(parsed["sessionId"], session);
+    assert!(
+        parsed["processedOffset"].as_u64().unwrap() > first_offset,
+        "Qwen's cursor did not move: {parsed}"
+    );
+    assert_eq!(fs::read(&our_cursor).unwrap(), ours_bytes, "Qwen touched our cursor");
+
+    // 4. Our extract reads only what the resumed session added.
+    let run2 = extract("second");
+    assert_eq!(run2["transcript"], transcript.as_str(), "{run2}");
+    assert_eq!(run2["startReason"], "resume", "{run2}");
+    assert_eq!(run2["startOffset"], end1, "{run2}");
+    let second = summaries(&run2);
+    assert!(second.contains("squash"), "{run2}");
+    assert!(!second.contains("TZ=UTC"), "the first turn was extracted twice: {run2}");
+    assert_eq!(fs::read(&qwen_cursor).unwrap(), qwen_after_second);
+
+    // Each fact is in our memory once, next to what Qwen's agent wrote, and all of it passes.
+    let docs: Vec<String> = walk_md(&private)
+        .into_iter()
+        .filter(|p| !p.ends_with("MEMORY.md"))
+        .map(|p| read(&p))
+        .collect();
+    let holding = |needle: &str| docs.iter().filter(|d| d.contains(needle)).count();
+    assert_eq!(holding("TZ=UTC"), 1, "{docs:#?}");
+    assert_eq!(holding("squash-merge pull requests"), 1, "{docs:#?}");
+    assert_eq!(holding("QWENAGENT"), 2, "{docs:#?}");
+    assert_success(&run_ours(&world, &["check"]), &["check"]);
+    assert_success(&run_ours(&world, &["index", "--check"]), &["index", "--check"]);
+}
+
+fn walk_md(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk_md(&p));
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
