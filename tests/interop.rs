@@ -307,6 +307,42 @@ fn our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls() {
     if !qwen::enabled("our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls") {
         return;
     }
+    each_memory_once(false);
+}
+
+/// The same with Qwen's own team memory switched on by `install --team`: Qwen then shows the
+/// team index in its system prompt, our hook still brings the team documents themselves, once.
+#[test]
+fn with_install_team_qwen_shows_the_team_index_and_each_memory_arrives_once() {
+    if !qwen::enabled("with_install_team_qwen_shows_the_team_index_and_each_memory_arrives_once") {
+        return;
+    }
+    each_memory_once(true);
+}
+
+/// The selector side query Qwen sends with a configured model: answered by picking every
+/// memory it offers, so the private memory arrives once whether Qwen takes the model's choice
+/// or its lexical fallback (both pick it).
+fn select_all_memories(req: &Request) -> Option<Answer> {
+    if !req.system().contains("You are selecting memories") {
+        return None;
+    }
+    let offered: Vec<String> = req
+        .user_texts()
+        .iter()
+        .flat_map(|t| t.lines().map(str::to_string).collect::<Vec<_>>())
+        .filter_map(|line| {
+            let rest = line.strip_prefix("- [")?;
+            let (_, rest) = rest.split_once("] ")?;
+            Some(rest.rsplit_once(" (").map_or(rest, |(p, _)| p).to_string())
+        })
+        .collect();
+    Some(Answer::Text(
+        json!({ "selected_memories": offered }).to_string(),
+    ))
+}
+
+fn each_memory_once(team: bool) {
     let world = World::new();
     let doc = |title: &str, marker: &str| {
         format!(
@@ -316,23 +352,32 @@ fn our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls() {
     };
     let private = world.private_root().join("project/ci-timezone.md");
     let repo = world.sb.repo.join(".qwen/memory/project/ci-timezone.md");
-    let team = world
+    let team_doc = world
         .sb
         .repo
         .join(".qwen/team-memory/project/ci-timezone.md");
     for (path, title, marker) in [
         (&private, "CI timezone private", "PRIVATEMARK"),
         (&repo, "CI timezone repository", "REPOMARK"),
-        (&team, "CI timezone team", "TEAMMARK"),
+        (&team_doc, "CI timezone team", "TEAMMARK"),
     ] {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, doc(title, marker)).unwrap();
     }
-    assert_success(
-        &run_ours(&world, &["install", "--hooks", "none", "--agent", "qwen"]),
-        &["install --agent qwen"],
+    let mut install = vec!["install", "--hooks", "none", "--agent", "qwen"];
+    if team {
+        install.push("--team");
+    }
+    assert_success(&run_ours(&world, &install), &install);
+    let project_settings = fs::read_to_string(world.project_settings_path()).unwrap_or_default();
+    assert_eq!(
+        project_settings.contains("enableTeamMemory"),
+        team,
+        "{project_settings}"
     );
-    let server = ModelServer::always("The timezone.");
+    let server = ModelServer::start(|req: &Request| {
+        select_all_memories(req).unwrap_or_else(|| Answer::Text("The timezone.".into()))
+    });
     world.qwen_ok(
         &server,
         "Why does the checkout test fail on CI? Is it the timezone?",
@@ -343,9 +388,8 @@ fn our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls() {
         .main_requests()
         .into_iter()
         .find(|r| {
-            let t = r.all_text();
-            t.contains("Why does the checkout test fail")
-                && !t.contains("You are selecting memories")
+            r.all_text().contains("Why does the checkout test fail")
+                && !r.system().contains("You are selecting memories")
         })
         .expect("Qwen sent no main request");
     let text = first.all_text();
@@ -359,11 +403,18 @@ fn our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls() {
         1,
         "team memory exactly once:\n{text}"
     );
-    assert!(
-        text.matches("PRIVATEMARK").count() <= 1,
-        "private memory never twice (Qwen recalls it itself; our hook must not add it):\n{text}"
+    assert_eq!(
+        text.matches("PRIVATEMARK").count(),
+        1,
+        "private memory exactly once (Qwen recalls it itself; our hook must not add it):\n{text}"
     );
-    // Our hook's own log says which roots it read; no extraction of Qwen's turns by us.
+    // Qwen's own view of team memory is its index in the system prompt, only when it is on.
+    assert_eq!(
+        first.system().contains("[CI timezone team](project/ci-timezone.md)"),
+        team,
+        "team index in Qwen's system prompt:\n{}",
+        first.system()
+    );
     let log = fs::read_to_string(world.sb.private_state().join("hook.log")).unwrap_or_default();
     assert!(!log.contains("panicked"), "{log}");
 }
