@@ -64,6 +64,10 @@ fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
 
+/// Memories written by Qwen's own extraction agent, the way its prompt tells it to work (read
+/// first, then write new files, `edit` an existing one and update `MEMORY.md` itself), pass
+/// our `check` and `index --check`, and our index rebuild leaves Qwen's bytes alone. The
+/// existing document it edits was written by us.
 #[test]
 fn qwen_written_memories_pass_our_check_and_index_check() {
     if !qwen::enabled("qwen_written_memories_pass_our_check_and_index_check") {
@@ -72,50 +76,137 @@ fn qwen_written_memories_pass_our_check_and_index_check() {
     let world = World::new();
     let root = world.private_root();
     let user_root = world.user_root();
-    let project_doc = root.join("project/deploy-branches.md");
-    let user_doc = user_root.join("user/terse-answers.md");
-    let server = extraction_writes(
-        "Noted.",
-        vec![
-            (
-                project_doc.clone(),
-                "---\nname: Deploy only from release branches\ndescription: Production deploys \
-                 are cut from release/* branches, never from main\ntype: project\n---\n\n\
-                 Deploy only from release branches.\n\nWhy: main is not always green.\n"
-                    .into(),
-            ),
-            (
-                user_doc.clone(),
-                "---\nname: Terse answers\ndescription: The user wants short answers\ntype: \
-                 user\n---\n\nKeep answers short.\n"
-                    .into(),
-            ),
+    let remembered = run_ours(
+        &world,
+        &[
+            "remember",
+            "--json",
+            "--type",
+            "project",
+            "Deploy only from release branches, because main is not always green.",
         ],
     );
+    assert_success(&remembered, &["remember"]);
+    let remembered: serde_json::Value = serde_json::from_slice(&remembered.stdout).unwrap();
+    let our_doc = root.join(
+        remembered["change"]["relativePath"]
+            .as_str()
+            .expect("relativePath"),
+    );
+    let our_text = read(&our_doc);
+    let our_body_line = "Why: main is not always green.";
+    assert!(our_text.contains(our_body_line), "{our_text}");
+    let project_index = root.join("MEMORY.md");
+    let index_before = read(&project_index);
+
+    let freeze_doc = root.join("project/release-freeze.md");
+    let user_doc = user_root.join("user/terse-answers.md");
+    let cjk_doc = user_root.join("feedback/\u{56de}\u{7b54}\u{8981}\u{7b80}\u{6d01}.md");
+    let writes = {
+        let (our_doc, freeze_doc, user_doc, cjk_doc, project_index) = (
+            our_doc.clone(),
+            freeze_doc.clone(),
+            user_doc.clone(),
+            cjk_doc.clone(),
+            project_index.clone(),
+        );
+        let index_before = index_before.clone();
+        let p = |p: &PathBuf| p.display().to_string();
+        move || -> Vec<(String, serde_json::Value)> {
+            vec![
+                (
+                    "write_file".into(),
+                    json!({"file_path": p(&freeze_doc), "content":
+                        "---\nname: Release freeze: no merges after 2026-03-05\n\
+                         description: Non-critical merges stop on 2026-03-05 for the mobile release cut\n\
+                         type: project\n---\n\n\
+                         Merge freeze begins 2026-03-05 for the mobile release cut.\n\n\
+                         **Why:** the mobile team is cutting a release branch.\n\n\
+                         **How to apply:** flag any non-critical PR scheduled after that date.\n"}),
+                ),
+                (
+                    "write_file".into(),
+                    json!({"file_path": p(&user_doc), "content":
+                        "---\nname: Terse answers\ndescription: The user wants short answers \
+                         without trailing summaries\ntype: user\n---\n\nKeep answers short.\n"}),
+                ),
+                (
+                    "write_file".into(),
+                    json!({"file_path": p(&cjk_doc), "content":
+                        "---\nname: \u{56de}\u{7b54}\u{8981}\u{7b80}\u{6d01}\n\
+                         description: \u{7528}\u{6237}\u{559c}\u{6b22}\u{7b80}\u{77ed}\u{7684}\u{56de}\u{7b54}\n\
+                         type: feedback\n---\n\n\u{56de}\u{7b54}\u{8981}\u{7b80}\u{6d01}\u{3002}\n\n\
+                         **Why:** \u{7528}\u{6237}\u{8bf4}\u{8fc7}\u{3002}\n"}),
+                ),
+                (
+                    "edit".into(),
+                    json!({"file_path": p(&our_doc), "old_string": our_body_line, "new_string":
+                        format!("{our_body_line}\n\n**How to apply:** cut hotfixes from the release branch too.")}),
+                ),
+                (
+                    "edit".into(),
+                    json!({"file_path": p(&project_index), "old_string": index_before.clone(),
+                        "new_string": format!("{index_before}\n- [Release freeze](project/release-freeze.md) \u{2014} merge freeze")}),
+                ),
+            ]
+        }
+    };
+    let reads = {
+        let (our_doc, project_index) = (our_doc.clone(), project_index.clone());
+        move || -> Vec<(String, serde_json::Value)> {
+            [our_doc.clone(), project_index.clone()]
+                .iter()
+                .map(|f| ("read_file".to_string(), json!({"file_path": f.display().to_string()})))
+                .collect()
+        }
+    };
+    let server = ModelServer::start(move |req: &Request| {
+        if !req.is_extraction_agent() {
+            return Answer::Text("Noted.".into());
+        }
+        match req.tool_results() {
+            0 => Answer::Tools(reads()),
+            2 => Answer::Tools(writes()),
+            _ => Answer::Text("Memory updated.".into()),
+        }
+    });
     world.qwen_ok(
         &server,
-        "We only deploy from release branches, and I like terse answers.",
+        "Merges freeze on 2026-03-05 for the mobile release cut. I like terse answers. \u{56de}\u{7b54}\u{8981}\u{7b80}\u{6d01}\u{3002}",
         &["--yolo"],
     );
+    let agent_requests: Vec<Request> = server
+        .requests()
+        .into_iter()
+        .filter(Request::is_extraction_agent)
+        .collect();
+    assert_eq!(agent_requests.len(), 3, "Qwen's agent did not run all three turns");
+    // Every tool call of the agent succeeded inside Qwen (the edits needed the reads first).
+    let last = agent_requests.last().unwrap();
+    for m in last.messages().iter().filter(|m| m["role"] == "tool") {
+        let t = server::content_text(m);
+        let t = t.to_lowercase();
+        assert!(
+            !t.contains("error") && !t.contains("fail"),
+            "a tool call failed in Qwen: {t}"
+        );
+    }
+    for doc in [&freeze_doc, &user_doc, &cjk_doc] {
+        assert!(doc.is_file(), "Qwen did not write {}", doc.display());
+    }
     assert!(
-        server.requests().iter().any(Request::is_extraction_agent),
-        "Qwen never ran its extraction agent"
+        read(&our_doc).contains("**How to apply:** cut hotfixes"),
+        "Qwen's edit of our document did not land:\n{}",
+        read(&our_doc)
     );
+    // Qwen rebuilt both indexes after its agent (its own line from the `edit` is gone).
+    let qwen_index = read(&project_index);
     assert!(
-        project_doc.is_file(),
-        "Qwen did not write {}",
-        project_doc.display()
+        qwen_index.contains("[Release freeze: no merges after 2026-03-05](project/release-freeze.md)"),
+        "{qwen_index}"
     );
-    assert!(
-        user_doc.is_file(),
-        "Qwen did not write {}",
-        user_doc.display()
-    );
-    let qwen_index = read(&root.join("MEMORY.md"));
-    assert!(
-        qwen_index.contains("deploy-branches.md"),
-        "Qwen's index lacks the new file:\n{qwen_index}"
-    );
+    let qwen_user_index = read(&user_root.join("MEMORY.md"));
+    assert!(qwen_user_index.contains("%E5%9B%9E"), "{qwen_user_index}");
 
     let check = run_ours(&world, &["check"]);
     assert_success(&check, &["check"]);
@@ -123,8 +214,13 @@ fn qwen_written_memories_pass_our_check_and_index_check() {
     assert_success(&index_check, &["index", "--check"]);
     // Our own rebuild must leave Qwen's bytes exactly as they were.
     assert_success(&run_ours(&world, &["index"]), &["index"]);
-    assert_eq!(read(&root.join("MEMORY.md")), qwen_index);
-    assert!(read(&user_root.join("MEMORY.md")).contains("terse-answers.md"));
+    assert_eq!(read(&project_index), qwen_index);
+    assert_eq!(read(&user_root.join("MEMORY.md")), qwen_user_index);
+    // And we read Qwen's title as Qwen does: unquoted, colon and all.
+    let list = run_ours(&world, &["list", "--json"]);
+    assert_success(&list, &["list", "--json"]);
+    let list = String::from_utf8_lossy(&list.stdout);
+    assert!(list.contains("Release freeze: no merges after 2026-03-05"), "{list}");
 }
 
 /// Writes a document with an explicit frontmatter block.
