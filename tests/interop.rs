@@ -665,3 +665,48 @@ fn walk_md(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// "Both extract": in our local mode we extract into `.qwen/memory/` while Qwen's own agent
+/// extracts into its private root. The user root is shared, so the `user` facts of a Qwen chat
+/// are written once, by Qwen's agent; our extract of the same chat writes only the rest.
+#[test]
+fn both_extracting_writes_each_user_fact_once() {
+    if !qwen::enabled("both_extracting_writes_each_user_fact_once") {
+        return;
+    }
+    let world = World::new();
+    world.sb.git(&world.sb.repo, &["config", "qwen-memory.local", "true"]);
+    let user_doc = world.user_root().join("user/terse-answers.md");
+    let server = extraction_writes(
+        "Noted.",
+        vec![(
+            user_doc.clone(),
+            "---\nname: Terse answers\ndescription: The user prefers terse answers\ntype: user\n\
+             ---\n\nThe user prefers terse answers.\n"
+                .into(),
+        )],
+    );
+    world.qwen_ok(
+        &server,
+        "I prefer terse answers. Remember: we deploy only from release branches.",
+        &["--yolo"],
+    );
+    assert!(user_doc.is_file(), "Qwen's agent did not write {}", user_doc.display());
+
+    let out = run_ours(&world, &["extract", "--json"]);
+    assert_success(&out, &["extract", "--json"]);
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(run["format"], "qwen", "{run}");
+    assert_eq!(run["userFactsLeftToQwen"], 1, "{run}");
+    let repo_docs: String = walk_md(&world.sb.repo.join(".qwen/memory"))
+        .iter()
+        .map(|p| read(p))
+        .collect();
+    assert!(repo_docs.contains("release branches"), "{repo_docs}");
+    let user_docs: Vec<PathBuf> = walk_md(&world.user_root())
+        .into_iter()
+        .filter(|p| !p.ends_with("MEMORY.md"))
+        .collect();
+    assert_eq!(user_docs, vec![user_doc], "one copy of the user fact");
+    assert_success(&run_ours(&world, &["check"]), &["check"]);
+}
