@@ -876,7 +876,11 @@ fn both_extract_mode_leaves_the_user_facts_of_qwen_chats_to_qwen() {
         r["patches"]
     );
     assert_eq!(r["touchedTopics"], json!(["project", "reference"]));
-    assert!(topic_files(&user_root).is_empty(), "{:?}", topic_files(&user_root));
+    assert!(
+        topic_files(&user_root).is_empty(),
+        "{:?}",
+        topic_files(&user_root)
+    );
     assert_eq!(
         topic_files(&sb.repo.join(".qwen/memory")),
         vec![
@@ -889,7 +893,8 @@ fn both_extract_mode_leaves_the_user_facts_of_qwen_chats_to_qwen() {
     let other = sb.root().join("transcripts/other-agent.jsonl");
     fs::write(
         &other,
-        json!({"role": "user", "content": "I prefer answers in British English."}).to_string() + "\n",
+        json!({"role": "user", "content": "I prefer answers in British English."}).to_string()
+            + "\n",
     )
     .unwrap();
     let r = extract(&sb, &other, &[]);

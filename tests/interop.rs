@@ -156,7 +156,12 @@ fn qwen_written_memories_pass_our_check_and_index_check() {
         move || -> Vec<(String, serde_json::Value)> {
             [our_doc.clone(), project_index.clone()]
                 .iter()
-                .map(|f| ("read_file".to_string(), json!({"file_path": f.display().to_string()})))
+                .map(|f| {
+                    (
+                        "read_file".to_string(),
+                        json!({"file_path": f.display().to_string()}),
+                    )
+                })
                 .collect()
         }
     };
@@ -180,7 +185,11 @@ fn qwen_written_memories_pass_our_check_and_index_check() {
         .into_iter()
         .filter(Request::is_extraction_agent)
         .collect();
-    assert_eq!(agent_requests.len(), 3, "Qwen's agent did not run all three turns");
+    assert_eq!(
+        agent_requests.len(),
+        3,
+        "Qwen's agent did not run all three turns"
+    );
     // Every tool call of the agent succeeded inside Qwen (the edits needed the reads first).
     let last = agent_requests.last().unwrap();
     for m in last.messages().iter().filter(|m| m["role"] == "tool") {
@@ -202,7 +211,8 @@ fn qwen_written_memories_pass_our_check_and_index_check() {
     // Qwen rebuilt both indexes after its agent (its own line from the `edit` is gone).
     let qwen_index = read(&project_index);
     assert!(
-        qwen_index.contains("[Release freeze: no merges after 2026-03-05](project/release-freeze.md)"),
+        qwen_index
+            .contains("[Release freeze: no merges after 2026-03-05](project/release-freeze.md)"),
         "{qwen_index}"
     );
     let qwen_user_index = read(&user_root.join("MEMORY.md"));
@@ -220,7 +230,10 @@ fn qwen_written_memories_pass_our_check_and_index_check() {
     let list = run_ours(&world, &["list", "--json"]);
     assert_success(&list, &["list", "--json"]);
     let list = String::from_utf8_lossy(&list.stdout);
-    assert!(list.contains("Release freeze: no merges after 2026-03-05"), "{list}");
+    assert!(
+        list.contains("Release freeze: no merges after 2026-03-05"),
+        "{list}"
+    );
 }
 
 /// Writes a document with an explicit frontmatter block.
@@ -506,7 +519,9 @@ fn each_memory_once(team: bool) {
     );
     // Qwen's own view of team memory is its index in the system prompt, only when it is on.
     assert_eq!(
-        first.system().contains("[CI timezone team](project/ci-timezone.md)"),
+        first
+            .system()
+            .contains("[CI timezone team](project/ci-timezone.md)"),
         team,
         "team index in Qwen's system prompt:\n{}",
         first.system()
@@ -567,7 +582,11 @@ fn cursor_files_qwen_rewrites_its_own_and_ours_survives() {
 
     // 1. Qwen's first turn: its agent writes, and it writes its cursor.
     world.qwen_ok(&server, first_prompt, &["--yolo", "--session-id", session]);
-    assert!(doc_a.is_file(), "Qwen's agent did not write {}", doc_a.display());
+    assert!(
+        doc_a.is_file(),
+        "Qwen's agent did not write {}",
+        doc_a.display()
+    );
     let qwen_after_first = fs::read(&qwen_cursor).expect("Qwen wrote extract-cursor.json");
     let parsed: serde_json::Value = serde_json::from_slice(&qwen_after_first).unwrap();
     assert_eq!(parsed["sessionId"], session, "{parsed}");
@@ -613,18 +632,30 @@ fn cursor_files_qwen_rewrites_its_own_and_ours_survives() {
 
     // 3. Qwen resumes the session: it rewrites its own cursor, ours is left alone.
     world.qwen_ok(&server, second_prompt, &["--yolo", "--resume", session]);
-    assert!(doc_b.is_file(), "Qwen's agent did not write {}", doc_b.display());
+    assert!(
+        doc_b.is_file(),
+        "Qwen's agent did not write {}",
+        doc_b.display()
+    );
     let qwen_after_second = fs::read(&qwen_cursor).unwrap();
     let parsed: serde_json::Value = serde_json::from_slice(&qwen_after_second).unwrap();
     let mut keys: Vec<&String> = parsed.as_object().unwrap().keys().collect();
     keys.sort();
-    assert_eq!(keys, ["processedOffset", "sessionId", "updatedAt"], "{parsed}");
+    assert_eq!(
+        keys,
+        ["processedOffset", "sessionId", "updatedAt"],
+        "{parsed}"
+    );
     assert_eq!(parsed["sessionId"], session);
     assert!(
         parsed["processedOffset"].as_u64().unwrap() > first_offset,
         "Qwen's cursor did not move: {parsed}"
     );
-    assert_eq!(fs::read(&our_cursor).unwrap(), ours_bytes, "Qwen touched our cursor");
+    assert_eq!(
+        fs::read(&our_cursor).unwrap(),
+        ours_bytes,
+        "Qwen touched our cursor"
+    );
 
     // 4. Our extract reads only what the resumed session added.
     let run2 = extract("second");
@@ -633,7 +664,10 @@ fn cursor_files_qwen_rewrites_its_own_and_ours_survives() {
     assert_eq!(run2["startOffset"], end1, "{run2}");
     let second = summaries(&run2);
     assert!(second.contains("squash"), "{run2}");
-    assert!(!second.contains("TZ=UTC"), "the first turn was extracted twice: {run2}");
+    assert!(
+        !second.contains("TZ=UTC"),
+        "the first turn was extracted twice: {run2}"
+    );
     assert_eq!(fs::read(&qwen_cursor).unwrap(), qwen_after_second);
 
     // Each fact is in our memory once, next to what Qwen's agent wrote, and all of it passes.
@@ -647,7 +681,10 @@ fn cursor_files_qwen_rewrites_its_own_and_ours_survives() {
     assert_eq!(holding("squash-merge pull requests"), 1, "{docs:#?}");
     assert_eq!(holding("QWENAGENT"), 2, "{docs:#?}");
     assert_success(&run_ours(&world, &["check"]), &["check"]);
-    assert_success(&run_ours(&world, &["index", "--check"]), &["index", "--check"]);
+    assert_success(
+        &run_ours(&world, &["index", "--check"]),
+        &["index", "--check"],
+    );
 }
 
 fn walk_md(dir: &Path) -> Vec<PathBuf> {
@@ -675,7 +712,9 @@ fn both_extracting_writes_each_user_fact_once() {
         return;
     }
     let world = World::new();
-    world.sb.git(&world.sb.repo, &["config", "qwen-memory.local", "true"]);
+    world
+        .sb
+        .git(&world.sb.repo, &["config", "qwen-memory.local", "true"]);
     let user_doc = world.user_root().join("user/terse-answers.md");
     let server = extraction_writes(
         "Noted.",
@@ -691,7 +730,11 @@ fn both_extracting_writes_each_user_fact_once() {
         "I prefer terse answers. Remember: we deploy only from release branches.",
         &["--yolo"],
     );
-    assert!(user_doc.is_file(), "Qwen's agent did not write {}", user_doc.display());
+    assert!(
+        user_doc.is_file(),
+        "Qwen's agent did not write {}",
+        user_doc.display()
+    );
 
     let out = run_ours(&world, &["extract", "--json"]);
     assert_success(&out, &["extract", "--json"]);
