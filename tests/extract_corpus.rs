@@ -197,8 +197,11 @@ fn table(set: &str) -> BTreeMap<(String, String), (Score, Vec<String>)> {
         ));
     }
     eprintln!("{}", lines.join("\n"));
+    // The mistakes on a held-out set are not printed unless asked for: reading them invites
+    // tuning on them. Held-out v1 was inspected after its first measurement; v2 never was.
+    let show = set == "dev" || std::env::var_os("CORPUS_SHOW_HELDOUT_MISTAKES").is_some();
     for ((lang, format), (_, bad)) in &out {
-        if format == "qwen" && !bad.is_empty() {
+        if show && format == "qwen" && !bad.is_empty() {
             eprintln!("{set} {lang} mistakes:\n  {}", bad.join("\n  "));
         }
     }
@@ -207,7 +210,8 @@ fn table(set: &str) -> BTreeMap<(String, String), (Score, Vec<String>)> {
 
 /// Every format must see the same messages and give the same verdicts: the format only changes
 /// how a message is read, never what the rules say about it.
-fn assert_formats_agree(t: &BTreeMap<(String, String), (Score, Vec<String>)>) {
+fn assert_formats_agree(set: &str, t: &BTreeMap<(String, String), (Score, Vec<String>)>) {
+    let show = set != "heldout2";
     for lang in LANGS {
         let q = &t[&(lang.to_string(), "qwen".to_string())];
         for format in &FORMATS[1..] {
@@ -215,9 +219,9 @@ fn assert_formats_agree(t: &BTreeMap<(String, String), (Score, Vec<String>)>) {
             assert_eq!(
                 (q.0.tp, q.0.fp, q.0.typed),
                 (o.0.tp, o.0.fp, o.0.typed),
-                "{lang}: qwen and {format} disagree:\n{:#?}\n{:#?}",
-                q.1,
-                o.1
+                "{set} {lang}: qwen and {format} disagree:\n{:#?}\n{:#?}",
+                if show { &q.1[..] } else { &[] },
+                if show { &o.1[..] } else { &[] },
             );
         }
     }
@@ -251,7 +255,7 @@ fn corpora_have_the_promised_sizes() {
 #[test]
 fn dev_corpora() {
     let t = table("dev");
-    assert_formats_agree(&t);
+    assert_formats_agree("dev", &t);
     for ((lang, format), (s, bad)) in &t {
         assert!(
             s.precision() >= 0.95 && s.recall() >= 0.90 && s.type_accuracy() >= 0.90,
@@ -274,7 +278,7 @@ fn heldout_floor(lang: &str) -> (f64, f64, f64) {
 #[test]
 fn heldout_corpora() {
     let t = table("heldout");
-    assert_formats_agree(&t);
+    assert_formats_agree("heldout", &t);
     for ((lang, format), (s, bad)) in &t {
         let (p, r, ty) = heldout_floor(lang);
         assert!(
@@ -324,5 +328,23 @@ fn no_secret_from_the_corpora_is_written() {
         for s in &secrets {
             assert!(!text.contains(s.as_str()), "{name} holds {s}");
         }
+    }
+}
+
+/// Held-out v2: written and committed (2c2e667) before this round's rule changes and never used
+/// to change a rule. The bar of issue 12 is asserted as it stands.
+#[test]
+fn heldout2_corpora() {
+    let t = table("heldout2");
+    assert_formats_agree("heldout2", &t);
+    // Only the figures on failure: the mistakes themselves stay unread (see `table`).
+    for ((lang, format), (s, _)) in &t {
+        assert!(
+            s.precision() >= 0.95 && s.recall() >= 0.90 && s.type_accuracy() >= 0.90,
+            "held-out v2 {lang} {format}: precision {:.3} recall {:.3} type {:.3}",
+            s.precision(),
+            s.recall(),
+            s.type_accuracy()
+        );
     }
 }
