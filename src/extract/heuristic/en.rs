@@ -337,6 +337,13 @@ fn rejected(s: &Masked) -> bool {
 
 /// Requests and questions by their opening words.
 fn rejected_opening(m: &str) -> bool {
+    // "I know Go well": what the user knows, not "I know, …".
+    static KNOWS: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"^i know [\w.+#-]+(?:\s+and\s+[\w.+#-]+)? (?:well|pretty well|very well|inside out|quite well)\b")
+    });
+    if KNOWS.is_match(m) {
+        return false;
+    }
     static OPENING: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         [
             r"^(?:please\s+)?(?:let's|lets|let us|let me|can you|could you|would you|will you|won't you|can't you|can we|could we|should we|shall we|would it|is it|are you|do you|did you|have you|i'll|i will|i'm going to|i am going to|we're going to|we are going to|we'll|we will|you'll|go ahead|try|now|next|then|first|finally|afterwards|after that|okay|ok|i think|i guess|i believe|i feel|i hope|i wonder|i mean|i meant|i see|i know|it's|it is|that's|that is|this is|there's|there is|there are|here's|here is|what|why|how|where|who|which|whose|when|is|are|do (?:you|we|i|it|they|this|that|these|those|the|our|your|my|he|she|there|any)|does|did|was|were|has|had|have|am|if|once|hmm|hm|wow|oops|sorry|lol|never mind|nevermind|not sure|i'm not sure|no idea)\b",
@@ -395,7 +402,12 @@ fn rejected_body(m: &str) -> bool {
     static VERSION_RANGE: LazyLock<Regex> = LazyLock::new(|| {
         rei(r"(\d[\w.]*)\s+(?:and|or)\s+(?:later|newer|higher|above|up)\b")
     });
+    // "I'm still learning Rust", "we're using Postgres 15": standing, not the moment.
+    static STANDING_PROGRESSIVE: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i:\b(?:i'm|i am) still (?:learning|new to|getting used to)\b)|(?i:^(?:we're|we are) (?:using|running|on) (?:\w+ ){0,2}?)(?-i:[A-Z0-9])")
+    });
     let m = VERSION_RANGE.replace_all(m, "$1 plus");
+    let m = STANDING_PROGRESSIVE.replace(&m, "standing ");
     BODY.iter().any(|r| r.is_match(&m)) || filter::is_temporary(&m)
 }
 
@@ -472,7 +484,7 @@ fn classify(s: &Masked) -> Option<MemoryType> {
 }
 
 /// Nouns naming places where knowledge lives.
-const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials)";
+const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials|questions|requests|bug reports|feature requests|support tickets|access requests)";
 
 fn reference(s: &Masked) -> Option<MemoryType> {
     static URL_LINK: LazyLock<Regex> = LazyLock::new(|| {
@@ -495,7 +507,18 @@ fn reference(s: &Masked) -> Option<MemoryType> {
             r"^(?:for|about) (?:[\w-]+\s+){{0,4}}?\w+,\s*(?:see|check|read|consult|look at) (?:the |our )?(?:[\w/.-]+\s+){{0,3}}?(?:{RESOURCE}|URLx+)"
         ))
     });
+    // "See docs/architecture.md for how the modules fit together".
+    static SEE_PATH: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"^(?:please\s+)?(?:see|check|read|consult|refer to)\s+(?:the\s+)?(?:[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|org))\s+(?:for|about|when|whenever|before)\b")
+    });
+    // "Ask Maria about anything related to billing": a person to go to.
+    static ASK_PERSON: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i:^(?:please\s+)?(?:ask|ping|talk to|check with))\s+(?-i:@?[A-Z][\w-]+)(?i:\s+(?:about|for|on|with)\s+(?:anything|everything|all|any|questions)\b)")
+    });
     let m = s.mask.trim();
+    if SEE_PATH.is_match(m) || ASK_PERSON.is_match(m) {
+        return Some(MemoryType::Reference);
+    }
     if s.has_url() {
         if ONE_OFF_URL.is_match(&s.orig) || starts_with_work_verb(m) {
             return None;
@@ -508,7 +531,7 @@ fn reference(s: &Masked) -> Option<MemoryType> {
 /// "I prefer that you …": a preference about the assistant's behaviour.
 static FEEDBACK_VIA_USER: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
-        r"^i(?:'d| would)?(?: really| strongly| much)? (?:prefer|like|love|hate|dislike|don't like|do not like|can't stand|cannot stand|appreciate|want|expect)(?: it)? (?:(?:when|if|that) )?you\b",
+        r"^i(?:'d| would)?(?: really| strongly| much)? (?:prefer|rather|like|love|hate|dislike|don't like|do not like|can't stand|cannot stand|appreciate|want|expect)(?: it)? (?:(?:when|if|that) )?you\b",
         r"^i (?:want|need|'d like|would like|expect) you to (?:always|never)\b",
         r"^(?:it's|it is) (?:important|essential|crucial) (?:to me )?that you (?:always|never)\b",
     ]
@@ -526,6 +549,7 @@ fn user_fact(s: &Masked) -> bool {
             r"^my (?:preferred|favou?rite|main|primary|usual|default|go-to|native|first|daily) [\w .+#/-]{1,40}?\b(?:is|are)\b",
             r"^my (?:name|role|title|job|job title|timezone|time zone|background|pronouns|github (?:handle|username)|username|handle|team|native language|first language|os|operating system|editor|ide|shell|terminal|keyboard layout|setup|laptop|machine|workstation|employer|company|manager|expertise|specialty|focus) (?:is|are)\b",
             &format!(r"^i(?:'m| am) (?:a|an|the|one of the)\s+(?:[\w-]+\s+){{0,3}}?{ROLE}s?\b"),
+            &format!(r"^i(?:'m| am) (?:more of|mostly|mainly|primarily|really) (?:a|an)\s+(?:[\w-]+\s+){{0,2}}?(?:{ROLE}|person|guy|type)s?\b"),
             r"^i(?:'m| am) (?:(?:very|quite|pretty|fairly|really|not|not very|not really|more|mostly|an?)\s+)*(?:new to|familiar with|comfortable with|experienced (?:with|in)|fluent in|proficient (?:with|in)|expert in|beginner (?:with|in|at)|colou?r[- ]?blind|left-handed|based in|located in|on the [\w -]+ team|in charge of|responsible for|the (?:maintainer|owner|author|lead|tech lead) of|visually impaired|dyslexic|deaf|blind|using a screen reader|allergic to|vegetarian|vegan)\b",
             r"^i (?:work|live|code|program|develop) (?:on|in|at|for|as|with|from|mostly|mainly|primarily|remotely|part-time|full-time)\b",
             r"^i (?:mostly|mainly|primarily|usually|normally|typically|generally|always|never|rarely|often|only|tend to|prefer to|like to)\s+(?P<next>\w+)",
@@ -535,6 +559,10 @@ fn user_fact(s: &Masked) -> bool {
             r"^i(?:'ve| have) been (?:\w+ing) [\w .+#/-]{2,40}? for (?:\w+ )?(?:years|decades|months)\b",
             r"^i (?:don't|do not|never|rarely) (?:use|like|read|write|speak|enjoy|code in|work (?:on|with|in))\b",
             r"^call me [A-Z]\w*\b",
+            r"^i come from an? [\w.+#-]+(?:\s+[\w.+#-]+)? background\b",
+            r"^i(?:'ve| have) never (?:used|worked with|worked in|written|touched|deployed|programmed in|coded in|set up)\b",
+            r"^i know [\w.+#-]+(?:\s+and\s+[\w.+#-]+)? (?:well|pretty well|very well|inside out|quite well)\b",
+            r"^i(?:'m| am) still (?:learning|new to|getting used to)\b",
             // What the user looks after: "I maintain the Android app", "I own the billing service".
             r"^i (?:maintain|own|lead|manage|look after|am responsible for)\s+(?:the|our|both|all|most of)\s+\w",
             r"^i do (?:most|all|much|the bulk) of my (?:work|coding|editing|development|programming|reviews?|reviewing|debugging)\b",
@@ -709,7 +737,29 @@ fn instruction(m: &str) -> bool {
             r"^(?:please\s+)?(?:always\s+)?(?:use|write in|stick to)\s+(?:british|american|us|uk|canadian|australian|plain|simple) english\b",
         )
     });
-    if NO_IN_CODE.is_match(m) || PLACEMENT.is_match(m) || SPELLING.is_match(m) {
+    static STANDING_ASK: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+        [
+            // "Please stop adding type: ignore comments", "Refrain from using globals".
+            r"^(?:please\s+)?(?:stop|quit)\s+\w+ing\s+\S",
+            r"^(?:please\s+)?(?:refrain|abstain) from\s+\w+ing\b",
+            // "No need to explain basic Git commands to me".
+            r"^(?:there's\s+|there is\s+)?no need to\s+(?:explain|ask|add|write|mention|summari[sz]e|repeat|apologi[sz]e|confirm|include|comment|document|tell|show|recap|restate|list)\b",
+            // "Make sure every new endpoint has a test".
+            r"^(?:please\s+)?(?:make sure|ensure|be sure)\s+(?:that\s+)?(?:every|each|all|any|no)\b",
+            // "Feel free to refactor anything in utils/ without asking".
+            r"^(?:please\s+)?feel free to\s+\w+.*\b(?:without (?:asking|checking)|anything|anywhere|any time|anytime|whenever|always)\b",
+            // "You don't need to ask before running the tests".
+            r"^you (?:don't|do not|never) (?:need|have) to\s+(?:ask|check with me|confirm|explain|wait|add|write|mention|summari[sz]e|apologi[sz]e|repeat|include|recap)\b",
+        ]
+        .into_iter()
+        .map(rei)
+        .collect()
+    });
+    if NO_IN_CODE.is_match(m)
+        || PLACEMENT.is_match(m)
+        || SPELLING.is_match(m)
+        || STANDING_ASK.iter().any(|r| r.is_match(m))
+    {
         return true;
     }
     if let Some(c) = ALWAYS_NEVER.captures(m) {
@@ -824,6 +874,26 @@ fn project_rule(s: &Masked) -> bool {
     static SOURCE_OF_TRUTH: LazyLock<Regex> = LazyLock::new(|| {
         rei(r"^the (?:single |only |one )?source of truth for (?:[\w.+#/-]+\s+){1,5}?(?:is|are)\s+\S")
     });
+    // "We're on Node 18", "We've standardized on Terraform": the team's stack.
+    static WE_ON: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i:^we(?:'re| are) (?:still |all |currently )?(?:on|using|running)\s+(?:\w+\s+){0,2}?)(?-i:[A-Z0-9])|(?i:^we(?:'ve| have) (?:standardi[sz]ed|settled|agreed|converged) on\b)")
+    });
+    // "Postgres is our primary database": a named thing in a role of the stack.
+    static OUR_ROLE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"^[\w.+#/-]+(?:\s+[\w.+#/-]+)?\s+(?:is|are)\s+(?:still\s+)?our\s+(?:(?:main|primary|only|default|standard|preferred|go-to|single|official|internal)\s+)?(?:[\w-]+\s+)?(?:database|db|datastore|store|cache|queue|broker|language|framework|ci|cloud|cloud provider|provider|orm|test runner|build tool|build system|package manager|linter|formatter|web server|server|proxy|load balancer|registry|host|hosting|monitoring|logging|tracing|issue tracker|tracker|cdn|dns|auth provider|identity provider|runtime|platform|stack|message bus|event bus|search engine|scheduler|deploy tool|vcs|editor|ide|toolchain|compiler|bundler)\b")
+    });
+    // "Anything under legacy/ is frozen": a rule for everything in a place.
+    static EVERYTHING_IN: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"^(?:anything|everything|nothing|all code|all files|every file|no file|no code)\s+(?:under|in|inside|below|within)\s+\S+(?:\s+\S+)?\s+(?:is|are|must|should|gets?|belongs|goes|stays|can|may)\b")
+    });
+    // "Nginx handles TLS termination in front of every service": what a named part does for all
+    // of a kind.
+    static FOR_ALL: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"^[\w.+#/-]+\s+(?:handles|manages|runs|serves|owns|terminates|routes|proxies|schedules|stores|caches|builds|deploys|signs|validates|checks|generates|sends|collects|backs up|takes care of)\s+(?:[\w.+#/-]+\s+){0,5}?(?:all|every|each)\s+(?:of\s+)?(?:our\s+|the\s+)?[\w-]+")
+    });
+    if WE_ON.is_match(m) || OUR_ROLE.is_match(m) || EVERYTHING_IN.is_match(m) {
+        return true;
+    }
     if ACTIVE.is_match(m)
         || SOURCE_OF_TRUTH.is_match(m)
         || next_word_ok(&IDENTITY, m, NOT_IDENTITY)
@@ -857,6 +927,7 @@ fn project_rule(s: &Masked) -> bool {
         || NO_RULE.is_match(m)
         || ONLY_RULE.is_match(m)
         || PLURAL_ACTIVE.is_match(m)
+        || FOR_ALL.is_match(m)
     {
         return true;
     }
