@@ -276,8 +276,11 @@ fn recurring_imperative(whole: &Masked, main: &Masked) -> Option<MemoryType> {
             r"^(?:when|whenever|every time|each time|any time|anytime|before|after)\s+(?:you\s+|we\s+|i\s+|someone\s+|anyone\s+)?(?:\w+ing|add|adds|change|changes|touch|touches|write|writes|create|creates|open|opens|edit|edits|modify|modifies|remove|removes|delete|deletes|rename|renames|bump|bumps|upgrade|upgrades|release|releases|deploy|deploys|commit|commits|push|pushes|merge|merges|fix|fixes|update|updates|introduce|introduces|review|reviews|publish|publishes|generate|generates)\b[^,]*,",
         )
     });
-    static POINTER: LazyLock<Regex> =
-        LazyLock::new(|| rei(r"\b(?:it|this|that|these|those|them)\b|\bthe (?:pr|pull request|branch|ticket|fix|change|migration|build|deploy|release|patch|commit|issue|bug|test)\b"));
+    static POINTER: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:it|this|that|these|those|them)\b|\bthe (?:pr|pull request|branch|ticket|fix|change|migration|build|deploy|release|patch|commit|issue|bug|test)\b",
+        )
+    });
     static TRAILING_TOO: LazyLock<Regex> =
         LazyLock::new(|| rei(r"\s+(?:as well|too|also)\s*[.!]?$"));
     let lead = RECURRING_LEAD.find(&whole.mask)?;
@@ -339,7 +342,9 @@ fn rejected(s: &Masked) -> bool {
 fn rejected_opening(m: &str) -> bool {
     // "I know Go well": what the user knows, not "I know, …".
     static KNOWS: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"^i know [\w.+#-]+(?:\s+and\s+[\w.+#-]+)? (?:well|pretty well|very well|inside out|quite well)\b")
+        rei(
+            r"^i know [\w.+#-]+(?:\s+and\s+[\w.+#-]+)? (?:well|pretty well|very well|inside out|quite well)\b",
+        )
     });
     if KNOWS.is_match(m) {
         return false;
@@ -399,12 +404,13 @@ fn rejected_body(m: &str) -> bool {
         .map(rei)
         .collect()
     });
-    static VERSION_RANGE: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"(\d[\w.]*)\s+(?:and|or)\s+(?:later|newer|higher|above|up)\b")
-    });
+    static VERSION_RANGE: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"(\d[\w.]*)\s+(?:and|or)\s+(?:later|newer|higher|above|up)\b"));
     // "I'm still learning Rust", "we're using Postgres 15": standing, not the moment.
     static STANDING_PROGRESSIVE: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i:\b(?:i'm|i am) still (?:learning|new to|getting used to)\b)|(?i:^(?:we're|we are) (?:using|running|on) (?:\w+ ){0,2}?)(?-i:[A-Z0-9])")
+        re(
+            r"(?i:\b(?:i'm|i am) still (?:learning|new to|getting used to)\b)|(?i:^(?:we're|we are) (?:using|running|on) (?:\w+ ){0,2}?)(?-i:[A-Z0-9])",
+        )
     });
     let m = VERSION_RANGE.replace_all(m, "$1 plus");
     let m = STANDING_PROGRESSIVE.replace(&m, "standing ");
@@ -509,11 +515,15 @@ fn reference(s: &Masked) -> Option<MemoryType> {
     });
     // "See docs/architecture.md for how the modules fit together".
     static SEE_PATH: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"^(?:please\s+)?(?:see|check|read|consult|refer to)\s+(?:the\s+)?(?:[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|org))\s+(?:for|about|when|whenever|before)\b")
+        rei(
+            r"^(?:please\s+)?(?:see|check|read|consult|refer to)\s+(?:the\s+)?(?:[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|org))\s+(?:for|about|when|whenever|before)\b",
+        )
     });
     // "Ask Maria about anything related to billing": a person to go to.
     static ASK_PERSON: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i:^(?:please\s+)?(?:ask|ping|talk to|check with))\s+(?-i:@?[A-Z][\w-]+)(?i:\s+(?:about|for|on|with)\s+(?:anything|everything|all|any|questions)\b)")
+        re(
+            r"(?i:^(?:please\s+)?(?:ask|ping|talk to|check with))\s+(?-i:@?[A-Z][\w-]+)(?i:\s+(?:about|for|on|with)\s+(?:anything|everything|all|any|questions)\b)",
+        )
     });
     let m = s.mask.trim();
     if SEE_PATH.is_match(m) || ASK_PERSON.is_match(m) {
@@ -609,7 +619,10 @@ const OBJECT_PRONOUNS: &[&str] = &["it", "this", "that", "them", "these", "those
 /// that again"): the work at hand.
 fn object_is_pronoun(m: &str) -> bool {
     m.split(' ')
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase())
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_ascii_lowercase()
+        })
         .filter(|w| !matches!(w.as_str(), "please" | "just" | "also"))
         .nth(1)
         .is_some_and(|w| OBJECT_PRONOUNS.contains(&w.as_str()))
@@ -872,38 +885,48 @@ fn project_rule(s: &Masked) -> bool {
         "blocker",
     ];
     static SOURCE_OF_TRUTH: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"^the (?:single |only |one )?source of truth for (?:[\w.+#/-]+\s+){1,5}?(?:is|are)\s+\S")
+        rei(
+            r"^the (?:single |only |one )?source of truth for (?:[\w.+#/-]+\s+){1,5}?(?:is|are)\s+\S",
+        )
     });
     // "We're on Node 18", "We've standardized on Terraform": the team's stack.
     static WE_ON: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i:^we(?:'re| are) (?:still |all |currently )?(?:on|using|running)\s+(?:\w+\s+){0,2}?)(?-i:[A-Z0-9])|(?i:^we(?:'ve| have) (?:standardi[sz]ed|settled|agreed|converged) on\b)")
+        re(
+            r"(?i:^we(?:'re| are) (?:still |all |currently )?(?:on|using|running)\s+(?:\w+\s+){0,2}?)(?-i:[A-Z0-9])|(?i:^we(?:'ve| have) (?:standardi[sz]ed|settled|agreed|converged) on\b)",
+        )
     });
     // "Postgres is our primary database": a named thing in a role of the stack.
     static OUR_ROLE: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"^[\w.+#/-]+(?:\s+[\w.+#/-]+)?\s+(?:is|are)\s+(?:still\s+)?our\s+(?:(?:main|primary|only|default|standard|preferred|go-to|single|official|internal)\s+)?(?:[\w-]+\s+)?(?:database|db|datastore|store|cache|queue|broker|language|framework|ci|cloud|cloud provider|provider|orm|test runner|build tool|build system|package manager|linter|formatter|web server|server|proxy|load balancer|registry|host|hosting|monitoring|logging|tracing|issue tracker|tracker|cdn|dns|auth provider|identity provider|runtime|platform|stack|message bus|event bus|search engine|scheduler|deploy tool|vcs|editor|ide|toolchain|compiler|bundler)\b")
+        rei(
+            r"^[\w.+#/-]+(?:\s+[\w.+#/-]+)?\s+(?:is|are)\s+(?:still\s+)?our\s+(?:(?:main|primary|only|default|standard|preferred|go-to|single|official|internal)\s+)?(?:[\w-]+\s+)?(?:database|db|datastore|store|cache|queue|broker|language|framework|ci|cloud|cloud provider|provider|orm|test runner|build tool|build system|package manager|linter|formatter|web server|server|proxy|load balancer|registry|host|hosting|monitoring|logging|tracing|issue tracker|tracker|cdn|dns|auth provider|identity provider|runtime|platform|stack|message bus|event bus|search engine|scheduler|deploy tool|vcs|editor|ide|toolchain|compiler|bundler)\b",
+        )
     });
     // "Anything under legacy/ is frozen": a rule for everything in a place.
     static EVERYTHING_IN: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"^(?:anything|everything|nothing|all code|all files|every file|no file|no code)\s+(?:under|in|inside|below|within)\s+\S+(?:\s+\S+)?\s+(?:is|are|must|should|gets?|belongs|goes|stays|can|may)\b")
+        rei(
+            r"^(?:anything|everything|nothing|all code|all files|every file|no file|no code)\s+(?:under|in|inside|below|within)\s+\S+(?:\s+\S+)?\s+(?:is|are|must|should|gets?|belongs|goes|stays|can|may)\b",
+        )
     });
     // "Nginx handles TLS termination in front of every service": what a named part does for all
     // of a kind.
     static FOR_ALL: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"^[\w.+#/-]+\s+(?:handles|manages|runs|serves|owns|terminates|routes|proxies|schedules|stores|caches|builds|deploys|signs|validates|checks|generates|sends|collects|backs up|takes care of)\s+(?:[\w.+#/-]+\s+){0,5}?(?:all|every|each)\s+(?:of\s+)?(?:our\s+|the\s+)?[\w-]+")
+        rei(
+            r"^[\w.+#/-]+\s+(?:handles|manages|runs|serves|owns|terminates|routes|proxies|schedules|stores|caches|builds|deploys|signs|validates|checks|generates|sends|collects|backs up|takes care of)\s+(?:[\w.+#/-]+\s+){0,5}?(?:all|every|each)\s+(?:of\s+)?(?:our\s+|the\s+)?[\w-]+",
+        )
     });
     if WE_ON.is_match(m) || OUR_ROLE.is_match(m) || EVERYTHING_IN.is_match(m) {
         return true;
     }
-    if ACTIVE.is_match(m)
-        || SOURCE_OF_TRUTH.is_match(m)
-        || next_word_ok(&IDENTITY, m, NOT_IDENTITY)
+    if ACTIVE.is_match(m) || SOURCE_OF_TRUTH.is_match(m) || next_word_ok(&IDENTITY, m, NOT_IDENTITY)
     {
         return true;
     }
     // "Release branches are cut …", "Build artifacts are stored …": a verb-looking noun that is
     // followed straight by its verb is a subject, not an imperative.
     static NOUN_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"^[\w-]+\s+(?:[\w-]+\s+)?[\w-]+\s+(?:is|are|get|gets|go|goes|must|should|need|needs|live|lives|stay|stays|belong|belongs)\s")
+        rei(
+            r"^[\w-]+\s+(?:[\w-]+\s+)?[\w-]+\s+(?:is|are|get|gets|go|goes|must|should|need|needs|live|lives|stay|stays|belong|belongs)\s",
+        )
     });
     if PRONOUN_SUBJECT.is_match(m) || (starts_with_work_verb(m) && !NOUN_SUBJECT.is_match(m)) {
         return false;

@@ -47,13 +47,39 @@ const MOMENT: &[&str] = &[
 
 /// Reports about the work at hand: something fails, is slow or broken.
 const REPORT: &[&str] = &[
-    "失敗", "エラー", "通りません", "通らない", "動きません", "動かない", "遅い", "落ちて", "落ちる",
-    "壊れ", "まだ", "問題", "バグ", "おかしい", "原因", "結果", "以下", "上記", "下記", "完了",
+    "失敗",
+    "エラー",
+    "通りません",
+    "通らない",
+    "動きません",
+    "動かない",
+    "遅い",
+    "落ちて",
+    "落ちる",
+    "壊れ",
+    "まだ",
+    "問題",
+    "バグ",
+    "おかしい",
+    "原因",
+    "結果",
+    "以下",
+    "上記",
+    "下記",
+    "完了",
 ];
 
 /// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
 const CHANNEL: &[&str] = &[
-    "チャンネル", "Slack", "slack", "Jira", "JIRA", "Issues", "Teams", "Backlog", "Redmine",
+    "チャンネル",
+    "Slack",
+    "slack",
+    "Jira",
+    "JIRA",
+    "Issues",
+    "Teams",
+    "Backlog",
+    "Redmine",
 ];
 
 const AT_HAND: &[&str] = &["この", "その", "あの", "ここ", "こちら", "これ", "それ"];

@@ -49,12 +49,30 @@ const MOMENT: &[&str] = &[
 /// Demonstratives pointing at the work at hand (as separate words).
 /// Reports about the work at hand: something fails, is slow or broken.
 const REPORT: &[&str] = &[
-    "실패", "에러", "오류", "안 돼", "안 되", "안돼", "느려", "깨져", "깨졌", "문제", "버그", "이상해",
-    "원인", "결과", "아래", "다음과", "위와", "완료",
+    "실패",
+    "에러",
+    "오류",
+    "안 돼",
+    "안 되",
+    "안돼",
+    "느려",
+    "깨져",
+    "깨졌",
+    "문제",
+    "버그",
+    "이상해",
+    "원인",
+    "결과",
+    "아래",
+    "다음과",
+    "위와",
+    "완료",
 ];
 
 /// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
-const CHANNEL: &[&str] = &["채널", "Slack", "slack", "Jira", "JIRA", "Issues", "Teams", "위키"];
+const CHANNEL: &[&str] = &[
+    "채널", "Slack", "slack", "Jira", "JIRA", "Issues", "Teams", "위키",
+];
 
 const AT_HAND: &[&str] = &[
     "이", "그", "저", "이거", "그거", "저거", "여기", "거기", "이걸", "그걸",

@@ -550,7 +550,16 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     // "commit 之前记得跑 lint": remember to, at a recurring moment.
     if s.has(&["记得", "記得"])
-        && s.has(&["之前", "之后", "之後", "以后", "以後", "每次", "的时候", "的時候"])
+        && s.has(&[
+            "之前",
+            "之后",
+            "之後",
+            "以后",
+            "以後",
+            "每次",
+            "的时候",
+            "的時候",
+        ])
     {
         return Some(MemoryType::Feedback);
     }
@@ -585,10 +594,20 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
 /// "前端的 state management 用 Zustand", "API gateway 现在是 Kong", "老的后台还是 jQuery 写的":
 /// a part of the project named before 用/是/还是 and a named tool (an ASCII word) after it.
 fn names_tool(m: &str) -> bool {
-    const VERBS: &[&str] = &["用的是", "用", "还是", "還是", "是", "走", "跑在", "基于", "基於"];
+    const VERBS: &[&str] = &[
+        "用的是",
+        "用",
+        "还是",
+        "還是",
+        "是",
+        "走",
+        "跑在",
+        "基于",
+        "基於",
+    ];
     const NOT_SUBJECT: &[&str] = &[
-        "我", "你", "您", "帮", "幫", "把", "将", "將", "请", "請", "用", "先", "再", "改", "换", "換",
-        "它", "他", "她", "这", "這", "那",
+        "我", "你", "您", "帮", "幫", "把", "将", "將", "请", "請", "用", "先", "再", "改", "换",
+        "換", "它", "他", "她", "这", "這", "那",
     ];
     // What went wrong and why: a report about the work at hand.
     const REPORT: &[&str] = &[
@@ -610,7 +629,9 @@ fn names_tool(m: &str) -> bool {
                 .collect();
             before.chars().filter(|c| c.is_alphanumeric()).count() >= 2
                 && name.starts_with(|c: char| c.is_ascii_alphabetic())
-                && name.chars().any(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+                && name
+                    .chars()
+                    .any(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
                 && !before.ends_with(['，', ',', '、'])
         })
     })
