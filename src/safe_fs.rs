@@ -657,24 +657,83 @@ impl FileLock {
         let (dir, name) = split(path)?;
         let dir = Dir::open_trusted(dir, true)?;
         let file = dir.open_lock_file(name)?;
-        let op = if wait {
-            libc::LOCK_EX
-        } else {
-            libc::LOCK_EX | libc::LOCK_NB
-        };
-        match flock(&file, op) {
-            Ok(true) => Ok(Some(FileLock {
-                _file: file,
-                path: path.to_path_buf(),
-            })),
-            Ok(false) => Ok(None),
-            Err(e) => Err(FsError::io(path, e)),
+        let barrier = lock_barrier::from_env();
+        // Try without blocking first, so a wait can be told apart from an uncontended take.
+        let free = flock(&file, libc::LOCK_EX | libc::LOCK_NB).map_err(|e| FsError::io(path, e))?;
+        if !free {
+            if let Some(b) = &barrier {
+                b.record("busy", path);
+            }
+            if !wait {
+                return Ok(None);
+            }
+            flock(&file, libc::LOCK_EX).map_err(|e| FsError::io(path, e))?;
         }
+        if let Some(b) = &barrier {
+            b.record("held", path);
+            b.pause_while_holding(name);
+        }
+        Ok(Some(FileLock {
+            _file: file,
+            path: path.to_path_buf(),
+        }))
     }
 
     /// The lock file's path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+/// The test seam that makes lock contention observable, so a race test can prove that two
+/// processes really overlapped instead of hoping they did. Inert unless
+/// [`ENV_TEST_LOCK_BARRIER`] names a directory; nothing in the product sets it.
+pub const ENV_TEST_LOCK_BARRIER: &str = "QWEN_MEMORY_TEST_LOCK_BARRIER";
+
+mod lock_barrier {
+    //! With `QWEN_MEMORY_TEST_LOCK_BARRIER=<dir>`, every lock taken by [`super::FileLock`]
+    //! appends `<pid> busy <lock path>` to `<dir>/events` when it found the lock held by
+    //! someone else (before waiting, or before giving up for a try-lock) and
+    //! `<pid> held <lock path>` once it has it. While `<dir>/hold-<lock file name>` exists, a
+    //! process that took a lock of that name keeps it (polling for the file's removal, at most
+    //! two minutes so a forgotten file cannot hang anything), so a test can line the others up
+    //! behind it and then let go.
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+    use std::time::{Duration, Instant};
+
+    const MAX_HOLD: Duration = Duration::from_secs(120);
+
+    pub(super) struct Barrier(PathBuf);
+
+    pub(super) fn from_env() -> Option<Barrier> {
+        std::env::var_os(super::ENV_TEST_LOCK_BARRIER)
+            .filter(|v| !v.is_empty())
+            .map(|v| Barrier(PathBuf::from(v)))
+    }
+
+    impl Barrier {
+        pub(super) fn record(&self, event: &str, lock: &Path) {
+            let line = format!("{} {event} {}\n", std::process::id(), lock.display());
+            // One append per line, so lines from several processes never interleave.
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.0.join("events"))
+            {
+                let _ = f.write_all(line.as_bytes());
+            }
+        }
+
+        pub(super) fn pause_while_holding(&self, lock_name: &std::ffi::OsStr) {
+            let mut hold = std::ffi::OsString::from("hold-");
+            hold.push(lock_name);
+            let hold = self.0.join(hold);
+            let started = Instant::now();
+            while hold.symlink_metadata().is_ok() && started.elapsed() < MAX_HOLD {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
     }
 }
 

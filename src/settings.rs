@@ -171,6 +171,7 @@ pub const ENV_VARS: &[&str] = &[
     "QWEN_MEMORY_TELEMETRY",
     "QWEN_MEMORY_TEST_DREAM_PAUSE_MS",
     "QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS",
+    "QWEN_MEMORY_TEST_LOCK_BARRIER",
     // also read
     "GIT_DIR",
     "GIT_WORK_TREE",
@@ -510,6 +511,7 @@ mod tests {
             crate::sharing::ENV_QWEN_LOCAL,
             crate::dream::ENV_TEST_PAUSE,
             crate::dream::ENV_TEST_PAUSE_MID,
+            crate::safe_fs::ENV_TEST_LOCK_BARRIER,
         ] {
             assert!(ENV_VARS.contains(&var), "{var} missing from ENV_VARS");
         }

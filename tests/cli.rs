@@ -295,12 +295,20 @@ fn remember_user_scope_and_local_mode_roots() {
     assert_eq!(only_user.as_array().unwrap().len(), 1);
 }
 
+/// Six `remember`s at once: the first to take the root's lock keeps it (the library's lock test
+/// seam) until the five others are seen waiting for it, so the race really happens; then every
+/// entry is kept.
 #[test]
 fn concurrent_remember_keeps_every_entry() {
     let sb = Sandbox::new();
+    let barrier = LockBarrier::new(&sb);
+    barrier.hold("memory.lock");
+    let lock = sb.private_state().join("memory.lock");
+    let (var, dir) = barrier.env();
     let children: Vec<_> = (0..6)
         .map(|i| {
             sb.std_cmd(&sb.repo)
+                .env(var, &dir)
                 .args([
                     "remember",
                     "--type",
@@ -311,9 +319,28 @@ fn concurrent_remember_keeps_every_entry() {
                 .unwrap()
         })
         .collect();
+    let pids: std::collections::BTreeSet<u32> = children.iter().map(|c| c.id()).collect();
+    barrier.wait_until("one remember holding the lock while five wait", |b| {
+        b.pids("held", &lock).len() == 1 && b.pids("busy", &lock).len() == 5
+    });
+    // The overlap, as the processes recorded it: one held the root's lock while each of the
+    // five others found it taken and waited.
+    let holder = barrier.pids("held", &lock);
+    let waiters = barrier.pids("busy", &lock);
+    assert!(holder.is_disjoint(&waiters), "{:#?}", barrier.events());
+    assert_eq!(
+        holder
+            .union(&waiters)
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>(),
+        pids
+    );
+    barrier.release("memory.lock");
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
+    // Each waiter then took the lock in turn.
+    assert!(pids.is_subset(&barrier.pids("held", &lock)));
     let list = sb.json(&["list"]);
     assert_eq!(list.as_array().unwrap().len(), 6);
     let index = fs::read_to_string(sb.private_root().join("MEMORY.md")).unwrap();
