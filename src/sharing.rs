@@ -113,9 +113,12 @@ impl QwenSharing {
         (self.extracts == "qwen").then_some("qwen_extracts")
     }
 
-    /// Whether our extraction should leave `user` facts to Qwen (it writes the user root itself).
-    pub fn qwen_writes_user_root(&self) -> bool {
-        self.managed_auto_memory
+    /// Whether our extraction of a Qwen Code chat leaves its `user` facts to Qwen: true when
+    /// both extract, since Qwen's agent writes that chat's user facts into the user root we
+    /// share. When only we extract there is no one to leave them to; when only Qwen extracts,
+    /// our hook does not run and a hand-run `extract` does what it was asked.
+    pub fn leaves_qwen_chat_user_facts_to_qwen(&self) -> bool {
+        self.extracts == "both"
     }
 }
 
@@ -141,6 +144,7 @@ mod tests {
         let s = decide(&settings("{}"), false, None, true);
         assert_eq!(s.extracts, "both");
         assert_eq!(s.extract_skip_reason(), None);
+        assert!(s.leaves_qwen_chat_user_facts_to_qwen());
     }
 
     #[test]
@@ -157,6 +161,7 @@ mod tests {
             vec!["repository", "private", "team", "user"]
         );
         assert_eq!(s.extracts, "git-qwen-memory");
+        assert!(!s.leaves_qwen_chat_user_facts_to_qwen());
     }
 
     #[test]
@@ -165,6 +170,7 @@ mod tests {
         assert_eq!(s.qwen_recalls, vec!["repository", "user"]);
         assert_eq!(s.hook_injects, vec!["private", "team"]);
         assert_eq!(s.extracts, "qwen");
+        assert!(!s.leaves_qwen_chat_user_facts_to_qwen());
         assert!(s.team_memory);
     }
 }

@@ -855,6 +855,73 @@ fn local_mode_writes_into_the_repository_and_keeps_state_in_the_git_dir() {
     assert!(!sb.private_state().exists());
 }
 
+/// When both tools extract (ours into the repository root in local mode, Qwen Code's own agent
+/// into its private root), Qwen's agent also writes the `user` facts of its chats into the user
+/// root both share; our extract of a Qwen chat leaves those to it and says so. With Qwen's
+/// extraction switched off, or for another agent's transcript, we write them.
+#[test]
+fn both_extract_mode_leaves_the_user_facts_of_qwen_chats_to_qwen() {
+    let sb = Sandbox::new();
+    sb.git(&sb.repo, &["config", "qwen-memory.local", "true"]);
+    let status = sb.json(&["status"]);
+    assert_eq!(status["agents"]["qwen"]["extracts"], "both", "{status}");
+    let user_root = sb.base.join("memories");
+    let t = place(&sb, "qwen.jsonl", "qwen.jsonl");
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["format"], "qwen");
+    assert_eq!(r["userFactsLeftToQwen"], 1, "{r}");
+    assert!(
+        !r["patches"].to_string().contains("terse"),
+        "{}",
+        r["patches"]
+    );
+    assert_eq!(r["touchedTopics"], json!(["project", "reference"]));
+    assert!(
+        topic_files(&user_root).is_empty(),
+        "{:?}",
+        topic_files(&user_root)
+    );
+    assert_eq!(
+        topic_files(&sb.repo.join(".qwen/memory")),
+        vec![
+            "project/we-deploy-only-from-release-branches.md",
+            "reference/the-on-call-runbook-is-at-https-wiki-example-com-runbooks-checkout.md",
+        ]
+    );
+
+    // Another agent's transcript: Qwen never sees it, so its user facts are ours to write.
+    let other = sb.root().join("transcripts/other-agent.jsonl");
+    fs::write(
+        &other,
+        json!({"role": "user", "content": "I prefer answers in British English."}).to_string()
+            + "\n",
+    )
+    .unwrap();
+    let r = extract(&sb, &other, &[]);
+    assert_eq!(r["format"], "jsonl");
+    assert_eq!(r["userFactsLeftToQwen"], 0, "{r}");
+    let written = topic_files(&user_root);
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert!(written[0].contains("british-english"), "{written:?}");
+    fs::remove_file(user_root.join(&written[0])).unwrap();
+
+    // Qwen's own extraction off: nobody else writes the user fact, so we do.
+    let settings = sb.home.join(".qwen/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    fs::write(
+        &settings,
+        r#"{"memory": {"enableManagedAutoMemory": false}}"#,
+    )
+    .unwrap();
+    let t2 = place(&sb, "qwen.jsonl", "qwen-again.jsonl");
+    let r = extract(&sb, &t2, &[]);
+    assert_eq!(r["userFactsLeftToQwen"], 0, "{r}");
+    assert_eq!(
+        topic_files(&user_root),
+        vec!["user/i-prefer-terse-answers-without-a-closing-summary.md"]
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Model planner
 

@@ -123,6 +123,12 @@ fn render(cli: &Cli, o: &RunOutcome) {
     if let Some(reason) = &o.model_fallback {
         eprintln!("note: model not used for every part: {reason}");
     }
+    if o.user_facts_left_to_qwen > 0 {
+        eprintln!(
+            "note: left {} user fact(s) to Qwen Code's own extraction, which writes them for its chats",
+            o.user_facts_left_to_qwen
+        );
+    }
     if o.dropped_secrets > 0 {
         eprintln!(
             "dropped {} patch(es) that look like secrets ({})",

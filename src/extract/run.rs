@@ -158,6 +158,9 @@ pub struct RunOutcome {
     pub dropped_secrets: usize,
     /// Rule ids that caused those drops (never the values).
     pub dropped_secret_rules: Vec<String>,
+    /// `user` facts of a Qwen Code chat not written because Qwen Code's own extraction writes
+    /// them into the same user root (the "both extract" sharing mode).
+    pub user_facts_left_to_qwen: usize,
     pub changes: Vec<Change>,
     pub touched_topics: Vec<String>,
     pub cursor_advanced: bool,
@@ -194,6 +197,7 @@ impl RunOutcome {
             filtered_patches: 0,
             dropped_secrets: 0,
             dropped_secret_rules: Vec::new(),
+            user_facts_left_to_qwen: 0,
             changes: Vec::new(),
             touched_topics: Vec::new(),
             cursor_advanced: false,
@@ -732,6 +736,17 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         kept.push(p);
     }
     out.patches = filter::dedupe(kept);
+    // When both tools extract (each into its own project root), Qwen Code's agent still writes
+    // the `user` facts of its own chats into the one user root both share; a second copy from us
+    // would be a duplicate in other words (docs/DESIGN.md, "Sharing with Qwen Code").
+    if read.format == Format::Qwen
+        && out.patches.iter().any(|p| p.topic == MemoryType::User)
+        && crate::sharing::qwen(ctx).leaves_qwen_chat_user_facts_to_qwen()
+    {
+        let before = out.patches.len();
+        out.patches.retain(|p| p.topic != MemoryType::User);
+        out.user_facts_left_to_qwen = before - out.patches.len();
+    }
     out.timings.plan_ms = ms_since(planning);
 
     if dry_run {
