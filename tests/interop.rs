@@ -532,7 +532,11 @@ fn each_memory_once(team: bool) {
     assert!(!log.contains("panicked"), "{log}");
     assert!(log.contains("skipped (qwen_extracts)"), "hook.log:\n{log}");
     assert!(
-        !world.sb.private_state().join("transcript-cursors.json").exists(),
+        !world
+            .sb
+            .private_state()
+            .join("transcript-cursors.json")
+            .exists(),
         "we extracted a turn Qwen extracts"
     );
 }
