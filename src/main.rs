@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
-use qwen_memory::context::Context;
-use qwen_memory::scan::Scope;
-use qwen_memory::settings::Key;
-use qwen_memory::{check, remember, telemetry};
+use qwen_memory::storage::context::Context;
+use qwen_memory::storage::scan::Scope;
+use qwen_memory::storage::settings::Key;
+use qwen_memory::{integrations::telemetry, ops::check, ops::remember};
 
 mod cli;
 use cli::{print_json, ScopeArg, TypeArg};

@@ -159,9 +159,9 @@ fn remember_writes_a_document_the_index_and_provenance() {
     assert!(text.contains("\ntype: feedback\n"));
     assert!(text.contains("\ncreated: "));
     let head = sb.git(&sb.repo, &["rev-parse", "HEAD"]);
-    let parsed = qwen_memory::doc::parse_document(&text).unwrap();
+    let parsed = qwen_memory::formats::doc::parse_document(&text).unwrap();
     assert_eq!(
-        qwen_memory::doc::frontmatter_value(&parsed, "commit"),
+        qwen_memory::formats::doc::frontmatter_value(&parsed, "commit"),
         Some(head.trim())
     );
     assert!(text.contains(

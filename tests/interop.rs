@@ -387,10 +387,11 @@ fn memory_md_is_byte_identical_whichever_tool_rebuilt_it_last() {
     assert_success(&run_ours(&world, &["index"]), &["index"]);
     assert_eq!(read(&private.join("MEMORY.md")), qwen_private);
     assert_eq!(read(&user.join("MEMORY.md")), qwen_user);
-    let scanned = qwen_memory::scan::scan_root(&team, qwen_memory::scan::Scope::Team)
-        .expect("scan team root");
+    let scanned =
+        qwen_memory::storage::scan::scan_root(&team, qwen_memory::storage::scan::Scope::Team)
+            .expect("scan team root");
     assert_eq!(
-        qwen_memory::index::build_team_index(&scanned.docs),
+        qwen_memory::storage::index::build_team_index(&scanned.docs),
         qwen_team
     );
 

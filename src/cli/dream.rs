@@ -4,10 +4,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use qwen_memory::context::Context;
-use qwen_memory::dream::{self, DreamOptions, DreamOutcome, DreamStatus, StrategyChoice};
-use qwen_memory::settings::Key;
-use qwen_memory::status::Status;
+use qwen_memory::ops::dream::{self, DreamOptions, DreamOutcome, DreamStatus, StrategyChoice};
+use qwen_memory::ops::status::Status;
+use qwen_memory::storage::context::Context;
+use qwen_memory::storage::settings::Key;
 
 use super::print_json;
 use crate::Cli;

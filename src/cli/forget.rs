@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use qwen_memory::context::Context;
-use qwen_memory::forget::{self, ForgetError, ForgetOutcome, StrategyChoice};
+use qwen_memory::ops::forget::{self, ForgetError, ForgetOutcome, StrategyChoice};
+use qwen_memory::storage::context::Context;
 
 use super::print_json;
 use crate::Cli;

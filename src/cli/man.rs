@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Command;
-use qwen_memory::settings;
+use qwen_memory::storage::settings;
 
 /// The name pages are filed under (`git-qwen-memory.1`, `git-qwen-memory-status.1`, …).
 pub const PAGE_NAME: &str = "git-qwen-memory";

@@ -10,11 +10,11 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use qwen_memory::context::Context;
-use qwen_memory::doc::MemoryType;
-use qwen_memory::root;
-use qwen_memory::scan::Scope;
-use qwen_memory::{browse, status};
+use qwen_memory::formats::doc::MemoryType;
+use qwen_memory::storage::context::Context;
+use qwen_memory::storage::root_writer;
+use qwen_memory::storage::scan::Scope;
+use qwen_memory::{ops::browse, ops::status};
 
 use crate::Cli;
 
@@ -276,10 +276,10 @@ pub fn cmd_index(cli: &Cli, ctx: &Context, check_only: bool) -> Result<ExitCode>
     let mut rebuilt = Vec::new();
     for r in roots {
         if check_only {
-            if root::index_is_stale(r)? {
+            if root_writer::index_is_stale(r)? {
                 stale.push(r.path.join("MEMORY.md").display().to_string());
             }
-        } else if root::rebuild_index(r)? {
+        } else if root_writer::rebuild_index(r)? {
             rebuilt.push(r.path.join("MEMORY.md").display().to_string());
         }
     }
@@ -305,7 +305,7 @@ pub fn cmd_index(cli: &Cli, ctx: &Context, check_only: bool) -> Result<ExitCode>
 
 /// Runs the auto-commit after a command changed memory files, and says what happened.
 pub fn report_auto_commit(cli: &Cli, ctx: &Context) {
-    match qwen_memory::git::commit::auto_commit(ctx) {
+    match qwen_memory::integrations::git::commit::auto_commit(ctx) {
         None => {}
         Some(Ok(outcome)) => {
             if let (Some(id), false) = (&outcome.commit, cli.quiet || cli.json) {
@@ -321,7 +321,11 @@ pub fn report_auto_commit(cli: &Cli, ctx: &Context) {
 }
 
 /// Renders the result of `dream --undo` / `forget --undo` (`what` names the run kind).
-pub fn render_undo(cli: &Cli, what: &str, out: &qwen_memory::backup::UndoOutcome) -> Result<()> {
+pub fn render_undo(
+    cli: &Cli,
+    what: &str,
+    out: &qwen_memory::storage::backup::UndoOutcome,
+) -> Result<()> {
     if let Some(e) = &out.index_error {
         eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
     }

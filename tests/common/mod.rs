@@ -176,7 +176,7 @@ pub fn set_mtime(path: &Path, secs: i64) {
 /// shell cannot change what a test sees; callers then set the sandbox's own (`Sandbox::env`).
 /// Applied to every process a test starts that may run the binary, including `git` (hooks).
 pub fn clear_tool_env(c: &mut std::process::Command) -> &mut std::process::Command {
-    for var in qwen_memory::settings::ENV_VARS.iter().chain(&[
+    for var in qwen_memory::storage::settings::ENV_VARS.iter().chain(&[
         "GIT_DIR",
         "GIT_WORK_TREE",
         "GIT_INDEX_FILE",
