@@ -789,3 +789,69 @@ fn base_dir_is_resolved_as_qwen_code_resolves_it() {
         mem
     );
 }
+
+#[test]
+fn each_changing_operation_reports_its_own_auto_commit() {
+    // The policy lives in the operation: its JSON report carries the commit it made.
+    let sb = Sandbox::new();
+    sb.git(&sb.repo, &["config", "qwen-memory.local", "true"]);
+    sb.git(&sb.repo, &["config", "qwen-memory.autoCommit", "true"]);
+    let head = |sb: &Sandbox| sb.git(&sb.repo, &["rev-parse", "HEAD"]).trim().to_string();
+
+    let saved = sb.json(&[
+        "remember",
+        "--type",
+        "project",
+        "Nightly builds run at 02:00 UTC",
+    ]);
+    assert_eq!(
+        saved["autoCommit"]["commit"].as_str(),
+        Some(head(&sb).as_str())
+    );
+    assert!(saved["autoCommit"]["subject"]
+        .as_str()
+        .unwrap()
+        .starts_with("memory:"));
+
+    let again = sb.json(&[
+        "remember",
+        "--type",
+        "project",
+        "Nightly builds run at 02:00 UTC",
+    ]);
+    assert!(
+        again.get("autoCommit").is_none(),
+        "nothing changed: {again}"
+    );
+
+    let forgot = sb.json(&["forget", "-y", "nightly builds"]);
+    assert_eq!(forgot["removedEntries"], 1, "{forgot}");
+    assert_eq!(
+        forgot["autoCommit"]["commit"].as_str(),
+        Some(head(&sb).as_str())
+    );
+
+    let undone = sb.json(&["forget", "--undo"]);
+    assert_eq!(undone["status"], "undone");
+    assert_eq!(
+        undone["autoCommit"]["commit"].as_str(),
+        Some(head(&sb).as_str())
+    );
+    let log = sb.git(&sb.repo, &["log", "--format=%s"]);
+    assert_eq!(
+        log.lines().count(),
+        4,
+        "init + remember + forget + undo: {log}"
+    );
+
+    // Without autoCommit the report has no autoCommit and nothing is committed.
+    sb.git(&sb.repo, &["config", "qwen-memory.autoCommit", "false"]);
+    let quiet = sb.json(&[
+        "remember",
+        "--type",
+        "project",
+        "Staging resets every Monday",
+    ]);
+    assert!(quiet.get("autoCommit").is_none(), "{quiet}");
+    assert_eq!(sb.git(&sb.repo, &["log", "--format=%s"]).lines().count(), 4);
+}

@@ -59,7 +59,6 @@ pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
     if args.undo {
         let out = forget::undo(ctx, args.scope.map(Into::into))?;
         super::render_undo(cli, "forget", &out)?;
-        super::report_auto_commit(cli, ctx);
         return Ok(ExitCode::SUCCESS);
     }
     let query = args.query.join(" ");
@@ -142,7 +141,7 @@ pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
     } else if !cli.quiet {
         render(&out);
     }
-    super::report_auto_commit(cli, ctx);
+    super::render_auto_commit(cli, &out.auto_commit);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -183,6 +183,15 @@ impl ModelClient {
         ModelClient { cfg, agent }
     }
 
+    /// The client when model use is on (`requested`: a `model` strategy was asked for) and a
+    /// model is configured; `None` otherwise.
+    pub fn from_settings(
+        settings: &crate::storage::settings::Settings,
+        requested: bool,
+    ) -> Option<ModelClient> {
+        ModelConfig::from_settings(settings, requested).map(ModelClient::new)
+    }
+
     /// The configuration this client uses.
     pub fn config(&self) -> &ModelConfig {
         &self.cfg

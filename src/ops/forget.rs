@@ -19,16 +19,19 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::formats::diff;
 use crate::formats::doc::{self, MemoryType};
 use crate::formats::secrets::{self, Origin, SecretError};
+use crate::integrations::git::commit::{auto_commit_report, AutoCommit};
 use crate::integrations::model::{ModelClient, ModelError};
 use crate::integrations::telemetry::{self, Telemetry};
-use crate::ops::dream::{self, diff, PINNED_DIR};
-use crate::storage::backup::{self, BackupError, PlannedChange, RunKind, UndoOutcome};
+use crate::ops::undo::Undone;
+use crate::storage::backup::{self, BackupError, PlannedChange, RunKind};
 use crate::storage::context::Context;
 use crate::storage::project::Root;
 use crate::storage::root_writer::{self, RootError, RootWriter};
 use crate::storage::scan::Scope;
+use crate::storage::scan::PINNED_DIR;
 use crate::storage::store::{self, StoreError};
 
 /// Most entries one run removes (upstream's unconfirmed-deletion cap).
@@ -344,7 +347,7 @@ pub fn select(
         (Some(q), true) => {
             let client = match strategy {
                 StrategyChoice::Heuristic => None,
-                _ => dream::model_client(ctx, strategy == StrategyChoice::Model),
+                _ => ModelClient::from_settings(&ctx.settings, strategy == StrategyChoice::Model),
             };
             match client {
                 Some(client) => match select_by_model(&client, &cands, q) {
@@ -484,6 +487,9 @@ pub struct ForgetOutcome {
     /// Why `MEMORY.md` could not be rebuilt after the files changed (they stay changed).
     pub index_error: Option<String>,
     pub duration_ms: u64,
+    /// The auto-commit that followed the change (local mode with `autoCommit` on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_commit: Option<AutoCommit>,
 }
 
 fn outcome_of(sel: &Selection, plans: &[FilePlan], dry_run: bool, t0: Instant) -> ForgetOutcome {
@@ -520,6 +526,7 @@ fn outcome_of(sel: &Selection, plans: &[FilePlan], dry_run: bool, t0: Instant) -
         diff: None,
         index_error: None,
         duration_ms: t0.elapsed().as_millis() as u64,
+        auto_commit: None,
     }
 }
 
@@ -580,6 +587,9 @@ pub fn apply(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetErro
         out
     };
     out.duration_ms = t0.elapsed().as_millis() as u64;
+    if out.run_id.is_some() {
+        out.auto_commit = auto_commit_report(ctx);
+    }
     Telemetry::new(&root.state_dir).record(&telemetry::ForgetEvent {
         removed_entries: out.removed_entries,
         strategy: out.strategy.as_str(),
@@ -589,8 +599,8 @@ pub fn apply(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetErro
 }
 
 /// Restores the files of the last forget of a root exactly (`forget --undo`).
-pub fn undo(ctx: &Context, scope: Option<Scope>) -> Result<UndoOutcome, BackupError> {
-    backup::undo_last(root_of(ctx, scope), RunKind::Forget)
+pub fn undo(ctx: &Context, scope: Option<Scope>) -> Result<Undone, BackupError> {
+    crate::ops::undo::undo_last(ctx, root_of(ctx, scope), RunKind::Forget)
 }
 
 /// The root forget works on: the asked scope's, else the writable root (the repository root in

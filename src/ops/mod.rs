@@ -11,3 +11,4 @@ pub mod hook_entry;
 pub mod recall;
 pub mod remember;
 pub mod status;
+pub mod undo;

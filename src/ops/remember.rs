@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use crate::formats::doc::{Entry, MemoryType};
 use crate::formats::secrets::{self, Origin};
+use crate::integrations::git::commit::{auto_commit_report, AutoCommit};
 use crate::ops::extract::filter;
 use crate::storage::context::Context;
 pub use crate::storage::entries::{
@@ -32,6 +33,9 @@ pub struct RememberOutcome {
     pub scope: String,
     pub root: String,
     pub change: Change,
+    /// The auto-commit that followed a change (local mode with `autoCommit` on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_commit: Option<AutoCommit>,
 }
 
 /// Writes one entry now (explicit "remember this"), through the same path extract uses.
@@ -100,10 +104,16 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
             scope: root.scope.as_str(),
         },
     );
+    let auto_commit = if change.kind == ChangeKind::Unchanged {
+        None
+    } else {
+        auto_commit_report(ctx)
+    };
     Ok(RememberOutcome {
         scope: root.scope.as_str().to_string(),
         root: root.path.display().to_string(),
         change,
+        auto_commit,
     })
 }
 

@@ -8,6 +8,9 @@ use std::sync::OnceLock;
 
 use crate::formats::doc::{self, DocError, MemoryType};
 
+/// Top-level directory of a root whose documents dream never touches.
+pub const PINNED_DIR: &str = "pinned";
+
 /// Which root a document came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scope {

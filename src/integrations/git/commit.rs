@@ -513,6 +513,37 @@ pub fn auto_commit(ctx: &Context) -> Option<Result<CommitOutcome, GitError>> {
     applies.then(|| commit_memory(ctx, None))
 }
 
+/// What the auto-commit after a change did, as the changing command reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoCommit {
+    /// The new commit id; `None` when there was nothing to commit or the commit failed.
+    pub commit: Option<String>,
+    /// The first line of its message.
+    pub subject: Option<String>,
+    /// Why the memory was saved but not committed.
+    pub error: Option<String>,
+}
+
+/// [`auto_commit`] as a report: `None` when auto-commit does not apply.
+pub fn auto_commit_report(ctx: &Context) -> Option<AutoCommit> {
+    Some(match auto_commit(ctx)? {
+        Ok(out) => AutoCommit {
+            subject: out
+                .commit
+                .as_ref()
+                .map(|_| out.message.lines().next().unwrap_or("").to_string()),
+            commit: out.commit,
+            error: None,
+        },
+        Err(e) => AutoCommit {
+            commit: None,
+            subject: None,
+            error: Some(e.to_string()),
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

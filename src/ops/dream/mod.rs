@@ -13,7 +13,6 @@
 //! the run is half applied. The reliability tests use them to hold the lock and to kill a run
 //! in the middle; neither changes what a run does.
 
-pub mod diff;
 pub mod gates;
 pub mod lock;
 pub mod mechanical;
@@ -27,14 +26,18 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::formats::diff;
 use crate::formats::doc::{self, Entry, MemoryType};
 use crate::formats::secrets::{self, Origin, SecretError};
-use crate::integrations::model::{ModelClient, ModelConfig};
+use crate::integrations::git::commit::{auto_commit_report, AutoCommit};
+use crate::integrations::model::ModelClient;
 use crate::integrations::telemetry::{self, Telemetry};
-use crate::storage::backup::{self, BackupError, PlannedChange, RunKind, UndoOutcome};
+use crate::ops::undo::Undone;
+use crate::storage::backup::{self, BackupError, PlannedChange, RunKind};
 use crate::storage::context::Context;
 use crate::storage::project::Root;
 use crate::storage::root_writer::{self, RootError, RootWriter};
+use crate::storage::scan::PINNED_DIR;
 use crate::storage::store::{self, StoreError};
 
 pub use gates::{GateReport, SkipReason};
@@ -45,9 +48,6 @@ pub const LOG_FILE: &str = "dream-log.jsonl";
 pub const ENV_TEST_PAUSE: &str = "QWEN_MEMORY_TEST_DREAM_PAUSE_MS";
 /// Test hook: pause after the first file of a run was written.
 pub const ENV_TEST_PAUSE_MID: &str = "QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS";
-
-/// Top-level directory whose documents dream never touches.
-pub const PINNED_DIR: &str = "pinned";
 
 /// How a plan is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -301,6 +301,9 @@ pub struct DreamOutcome {
     /// Why `MEMORY.md` could not be rebuilt after the files changed (they stay changed).
     pub index_error: Option<String>,
     pub duration_ms: u64,
+    /// The auto-commit that followed an update (local mode with `autoCommit` on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_commit: Option<AutoCommit>,
 }
 
 impl DreamOutcome {
@@ -321,6 +324,7 @@ impl DreamOutcome {
             gates,
             index_error: None,
             duration_ms: t0.elapsed().as_millis() as u64,
+            auto_commit: None,
         }
     }
 }
@@ -362,10 +366,8 @@ fn test_pause(var: &str) {
     }
 }
 
-/// The model client for dream and forget, when model use is on (`requested`: the `model`
-/// strategy was asked for) and a model is configured.
-pub fn model_client(ctx: &Context, requested: bool) -> Option<ModelClient> {
-    ModelConfig::from_settings(&ctx.settings, requested).map(ModelClient::new)
+fn model_client(ctx: &Context, requested: bool) -> Option<ModelClient> {
+    ModelClient::from_settings(&ctx.settings, requested)
 }
 
 /// What a plan changes, for the outcome and the dream log.
@@ -419,6 +421,12 @@ pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamErro
         Ok(mut outcome) => {
             outcome.gates = report;
             emit(&telemetry, opts, &outcome);
+            // After the lock is released: the commit's own post-commit hook may start a dream,
+            // which must find the lock free (and then finds nothing due).
+            drop(_lock);
+            if outcome.status == DreamStatus::Updated {
+                outcome.auto_commit = auto_commit_report(ctx);
+            }
             Ok(outcome)
         }
         Err(e) => {
@@ -564,6 +572,7 @@ fn consolidate(
             gates: None,
             index_error,
             duration_ms: t0.elapsed().as_millis() as u64,
+            auto_commit: None,
         };
         if status == DreamStatus::Updated {
             append_log(&root.state_dir, &outcome);
@@ -674,15 +683,16 @@ fn dry_run(ctx: &Context, opts: &DreamOptions, t0: Instant) -> Result<DreamOutco
         gates: None,
         index_error: None,
         duration_ms: t0.elapsed().as_millis() as u64,
+        auto_commit: None,
     })
 }
 
 /// Restores the files of the last dream exactly (`dream --undo`).
-pub fn undo(ctx: &Context) -> Result<UndoOutcome, BackupError> {
+pub fn undo(ctx: &Context) -> Result<Undone, BackupError> {
     let root = ctx.layout.writable();
-    let out = backup::undo_last(root, RunKind::Dream)?;
-    let line = json!({"ts": store::now_iso(), "undo": out.run_id, "restored": out.restored,
-                      "removed": out.removed});
+    let out = crate::ops::undo::undo_last(ctx, root, RunKind::Dream)?;
+    let line = json!({"ts": store::now_iso(), "undo": out.outcome.run_id,
+                      "restored": out.outcome.restored, "removed": out.outcome.removed});
     if let Ok(mut f) = store::open_append(&root.state_dir.join(LOG_FILE)) {
         let _ = writeln!(f, "{line}");
     }

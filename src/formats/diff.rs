@@ -1,4 +1,4 @@
-//! A small unified diff, for `dream --dry-run` and `forget --dry-run` previews.
+//! A small unified diff, for the `dream --dry-run` and `forget --dry-run` previews.
 
 /// Lines of context around each change.
 const CONTEXT: usize = 3;
