@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
-use qwen_memory::doc::MemoryType;
-use qwen_memory::recall::relevance::RelevanceQuery;
-use qwen_memory::recall::{rank_lexical, render_prompt, tokenize};
-use qwen_memory::scan::{ScannedDoc, Scope};
+use qwen_memory::formats::doc::MemoryType;
+use qwen_memory::ops::recall::relevance::RelevanceQuery;
+use qwen_memory::ops::recall::{rank_lexical, render_prompt, tokenize};
+use qwen_memory::storage::scan::{ScannedDoc, Scope};
 
 const WORDS: &[&str] = &[
     "deploy",

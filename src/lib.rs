@@ -1,38 +1,13 @@
 //! `qwen_memory`: persistent, file-based memory for AI coding assistants, one memory per Git
 //! project, file-compatible with Qwen Code's Managed Auto-Memory.
 //!
-//! Each module is one domain. Data flows one way: the CLI (`src/main.rs`) calls a domain module,
-//! which reads and writes through [`store`]. Domain modules never print; they return values the
-//! CLI renders.
+//! The folders are the layers, and data flows one way (docs/DESIGN.md, "Layers"): the CLI
+//! (`src/main.rs`, `src/cli/`) parses and renders; [`ops`] holds one module per command;
+//! [`integrations`] meets Git, the agents, transcripts and the model; [`storage`] owns roots,
+//! paths and the single write path; [`formats`] are pure functions over text. A module never
+//! depends on a layer above its own (`tests/layers.rs` checks it). Nothing in the library prints.
 
-pub mod agent;
-pub mod backup;
-pub mod browse;
-pub mod check;
-pub mod context;
-pub mod doc;
-pub mod dream;
-pub mod entries;
-pub mod extract;
-pub mod forget;
-pub mod git;
-pub mod hook;
-pub mod index;
-pub mod model;
-pub mod project;
-pub mod qwen_env;
-pub mod qwen_settings;
-pub mod recall;
-pub mod remember;
-pub mod root;
-pub mod safe_fs;
-pub mod scan;
-pub mod secrets;
-pub mod settings;
-pub mod sharing;
-pub mod status;
-pub mod store;
-pub mod telemetry;
-pub mod text;
-pub mod transcript;
-pub mod yaml;
+pub mod formats;
+pub mod integrations;
+pub mod ops;
+pub mod storage;

@@ -5,14 +5,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
-use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
-use qwen_memory::context::Context;
-use qwen_memory::scan::Scope;
-use qwen_memory::settings::Key;
-use qwen_memory::{check, remember, telemetry};
+use clap::{CommandFactory, Parser, Subcommand};
+use qwen_memory::storage::context::Context;
+use qwen_memory::storage::settings::Key;
 
 mod cli;
-use cli::{print_json, ScopeArg, TypeArg};
+use cli::{ScopeArg, TypeArg};
 
 /// Persistent, file-based memory for AI coding assistants, per Git project.
 ///
@@ -38,14 +36,6 @@ struct Cli {
     command: Command,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum RememberScope {
-    Project,
-    User,
-    /// `.qwen/team-memory/`, Qwen Code's shared tier, committed with the repository.
-    Team,
-}
-
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Project key, mode, roots and their document counts, meta.json, settings and their origins.
@@ -65,24 +55,7 @@ enum Command {
         id: String,
     },
     /// Write one entry now (an explicit "remember this").
-    Remember {
-        /// Memory type (default: guessed from the text, else project).
-        #[arg(long = "type", value_enum)]
-        memory_type: Option<TypeArg>,
-        /// Project memory (the default), user memory shared by all projects, or team memory
-        /// committed in `.qwen/team-memory/`. Facts of type `user` always go to user memory.
-        #[arg(long, value_enum, default_value = "project")]
-        scope: RememberScope,
-        /// Why this holds.
-        #[arg(long)]
-        why: Option<String>,
-        /// How to apply it.
-        #[arg(long)]
-        how: Option<String>,
-        /// The fact to remember.
-        #[arg(required = true, num_args = 1..)]
-        text: Vec<String>,
-    },
+    Remember(cli::remember::RememberArgs),
     /// Print the memories relevant to a query (the "## Relevant memory" prompt block).
     Recall(cli::recall::RecallArgs),
     /// Read new turns of a chat transcript and save the durable facts in them.
@@ -217,7 +190,7 @@ fn open_context(cli: &Cli) -> Result<Context> {
 /// they were started in.
 fn writes(command: &Command) -> bool {
     match command {
-        Command::Remember { .. }
+        Command::Remember(_)
         | Command::Extract(_)
         | Command::Dream(_)
         | Command::Forget(_)
@@ -272,112 +245,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Status => cli::cmd_status(&cli, &ctx),
         Command::List { memory_type, scope } => cli::cmd_list(&cli, &ctx, *memory_type, *scope),
         Command::Show { id } => cli::cmd_show(&cli, &ctx, id),
-        Command::Remember {
-            memory_type,
-            scope,
-            why,
-            how,
-            text,
-        } => {
-            let req = remember::RememberRequest {
-                text: text.join(" "),
-                memory_type: memory_type.map(Into::into),
-                scope: match scope {
-                    RememberScope::Project => ctx.layout.writable().scope,
-                    RememberScope::User => Scope::User,
-                    RememberScope::Team => Scope::Team,
-                },
-                why: why.clone(),
-                how_to_apply: how.clone(),
-            };
-            let outcome = remember::remember(&ctx, &req)?;
-            if outcome.change.kind != remember::ChangeKind::Unchanged {
-                cli::report_auto_commit(&cli, &ctx);
-            }
-            if cli.json {
-                print_json(&outcome)?;
-            } else if !cli.quiet {
-                let change = &outcome.change;
-                let verb = match change.kind {
-                    remember::ChangeKind::Created => "saved",
-                    remember::ChangeKind::Merged => "updated",
-                    remember::ChangeKind::Unchanged => "already known in",
-                };
-                let mut note = String::new();
-                if !change.filled.is_empty() {
-                    note.push_str(&format!("; added {}", change.filled.join(" and ")));
-                }
-                if !change.kept.is_empty() {
-                    note.push_str(&format!(
-                        "; kept its existing {} (the given text was not saved)",
-                        change.kept.join(" and ")
-                    ));
-                }
-                if change.kind == remember::ChangeKind::Unchanged && change.kept.is_empty() {
-                    note.push_str("; nothing changed");
-                }
-                println!(
-                    "{verb} {} ({} memory){note}",
-                    change.relative_path, outcome.scope
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Remember(args) => cli::remember::run(&cli, &ctx, args),
         Command::Recall(args) => cli::recall::run(&cli, &ctx, args),
         Command::Extract(args) => cli::extract::cmd_extract(&cli, &ctx, args),
         Command::Index { check } => cli::cmd_index(&cli, &ctx, *check),
         Command::Dream(args) => cli::dream::run(&cli, &ctx, args),
         Command::Forget(args) => cli::forget::run(&cli, &ctx, args),
-        Command::Check => {
-            let problems = check::check(&ctx);
-            if !problems.is_empty() {
-                CLOSED_PIPE_EXIT.store(1, std::sync::atomic::Ordering::Relaxed);
-            }
-            if cli.json {
-                print_json(&problems)?;
-            } else {
-                for p in &problems {
-                    if p.path.is_empty() {
-                        println!("{}: {}", p.kind, p.message);
-                    } else {
-                        println!("{}/{}: {}: {}", p.scope, p.path, p.kind, p.message);
-                    }
-                }
-                if problems.is_empty() && !cli.quiet {
-                    println!("all memory files are valid");
-                }
-            }
-            Ok(if problems.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
-        }
-        Command::Stats => {
-            let events = telemetry::read_events(ctx.state_dir());
-            let stats = telemetry::summarize(&events);
-            if cli.json {
-                print_json(&stats)?;
-            } else if stats.is_empty() {
-                println!("no telemetry events yet");
-            } else {
-                println!(
-                    "{:<28} {:>6} {:>8} {:>8}",
-                    "event", "count", "p50 ms", "p95 ms"
-                );
-                for s in &stats {
-                    let ms = |v: Option<u64>| v.map_or("-".to_string(), |n| n.to_string());
-                    println!(
-                        "{:<28} {:>6} {:>8} {:>8}",
-                        s.event,
-                        s.count,
-                        ms(s.p50_ms),
-                        ms(s.p95_ms)
-                    );
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Check => cli::cmd_check(&cli, &ctx),
+        Command::Stats => cli::cmd_stats(&cli, &ctx),
         Command::Install(args) => cli::install::run_install(&cli, &ctx, args),
         Command::Uninstall(args) => cli::install::run_uninstall(&cli, &ctx, args),
         Command::Commit(args) => cli::commit::run_commit(&cli, &ctx, args),

@@ -159,9 +159,9 @@ fn remember_writes_a_document_the_index_and_provenance() {
     assert!(text.contains("\ntype: feedback\n"));
     assert!(text.contains("\ncreated: "));
     let head = sb.git(&sb.repo, &["rev-parse", "HEAD"]);
-    let parsed = qwen_memory::doc::parse_document(&text).unwrap();
+    let parsed = qwen_memory::formats::doc::parse_document(&text).unwrap();
     assert_eq!(
-        qwen_memory::doc::frontmatter_value(&parsed, "commit"),
+        qwen_memory::formats::doc::frontmatter_value(&parsed, "commit"),
         Some(head.trim())
     );
     assert!(text.contains(
@@ -295,12 +295,20 @@ fn remember_user_scope_and_local_mode_roots() {
     assert_eq!(only_user.as_array().unwrap().len(), 1);
 }
 
+/// Six `remember`s at once: the first to take the root's lock keeps it (the library's lock test
+/// seam) until the five others are seen waiting for it, so the race really happens; then every
+/// entry is kept.
 #[test]
 fn concurrent_remember_keeps_every_entry() {
     let sb = Sandbox::new();
+    let barrier = LockBarrier::new(&sb);
+    barrier.hold("memory.lock");
+    let lock = sb.private_state().join("memory.lock");
+    let (var, dir) = barrier.env();
     let children: Vec<_> = (0..6)
         .map(|i| {
             sb.std_cmd(&sb.repo)
+                .env(var, &dir)
                 .args([
                     "remember",
                     "--type",
@@ -311,9 +319,28 @@ fn concurrent_remember_keeps_every_entry() {
                 .unwrap()
         })
         .collect();
+    let pids: std::collections::BTreeSet<u32> = children.iter().map(|c| c.id()).collect();
+    barrier.wait_until("one remember holding the lock while five wait", |b| {
+        b.pids("held", &lock).len() == 1 && b.pids("busy", &lock).len() == 5
+    });
+    // The overlap, as the processes recorded it: one held the root's lock while each of the
+    // five others found it taken and waited.
+    let holder = barrier.pids("held", &lock);
+    let waiters = barrier.pids("busy", &lock);
+    assert!(holder.is_disjoint(&waiters), "{:#?}", barrier.events());
+    assert_eq!(
+        holder
+            .union(&waiters)
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>(),
+        pids
+    );
+    barrier.release("memory.lock");
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
+    // Each waiter then took the lock in turn.
+    assert!(pids.is_subset(&barrier.pids("held", &lock)));
     let list = sb.json(&["list"]);
     assert_eq!(list.as_array().unwrap().len(), 6);
     let index = fs::read_to_string(sb.private_root().join("MEMORY.md")).unwrap();
@@ -761,4 +788,70 @@ fn base_dir_is_resolved_as_qwen_code_resolves_it() {
         ]),
         mem
     );
+}
+
+#[test]
+fn each_changing_operation_reports_its_own_auto_commit() {
+    // The policy lives in the operation: its JSON report carries the commit it made.
+    let sb = Sandbox::new();
+    sb.git(&sb.repo, &["config", "qwen-memory.local", "true"]);
+    sb.git(&sb.repo, &["config", "qwen-memory.autoCommit", "true"]);
+    let head = |sb: &Sandbox| sb.git(&sb.repo, &["rev-parse", "HEAD"]).trim().to_string();
+
+    let saved = sb.json(&[
+        "remember",
+        "--type",
+        "project",
+        "Nightly builds run at 02:00 UTC",
+    ]);
+    assert_eq!(
+        saved["autoCommit"]["commit"].as_str(),
+        Some(head(&sb).as_str())
+    );
+    assert!(saved["autoCommit"]["subject"]
+        .as_str()
+        .unwrap()
+        .starts_with("memory:"));
+
+    let again = sb.json(&[
+        "remember",
+        "--type",
+        "project",
+        "Nightly builds run at 02:00 UTC",
+    ]);
+    assert!(
+        again.get("autoCommit").is_none(),
+        "nothing changed: {again}"
+    );
+
+    let forgot = sb.json(&["forget", "-y", "nightly builds"]);
+    assert_eq!(forgot["removedEntries"], 1, "{forgot}");
+    assert_eq!(
+        forgot["autoCommit"]["commit"].as_str(),
+        Some(head(&sb).as_str())
+    );
+
+    let undone = sb.json(&["forget", "--undo"]);
+    assert_eq!(undone["status"], "undone");
+    assert_eq!(
+        undone["autoCommit"]["commit"].as_str(),
+        Some(head(&sb).as_str())
+    );
+    let log = sb.git(&sb.repo, &["log", "--format=%s"]);
+    assert_eq!(
+        log.lines().count(),
+        4,
+        "init + remember + forget + undo: {log}"
+    );
+
+    // Without autoCommit the report has no autoCommit and nothing is committed.
+    sb.git(&sb.repo, &["config", "qwen-memory.autoCommit", "false"]);
+    let quiet = sb.json(&[
+        "remember",
+        "--type",
+        "project",
+        "Staging resets every Monday",
+    ]);
+    assert!(quiet.get("autoCommit").is_none(), "{quiet}");
+    assert_eq!(sb.git(&sb.repo, &["log", "--format=%s"]).lines().count(), 4);
 }

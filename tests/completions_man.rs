@@ -203,7 +203,7 @@ fn man_pages_one_per_command_with_every_section_and_no_dangling_reference() {
     // The overview lists every variable the tool reads (test seams aside).
     let main = &pages["git-qwen-memory.1"];
     let env = &main[main.find(".SH ENVIRONMENT").unwrap()..main.find(".SH FILES").unwrap()];
-    for var in qwen_memory::settings::ENV_VARS {
+    for var in qwen_memory::storage::settings::ENV_VARS {
         if !var.contains("_TEST_") {
             assert!(env.contains(var), "{var} missing from ENVIRONMENT");
         }

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use openai_server::{OpenAiServer, Reply};
-use qwen_memory::doc;
-use qwen_memory::scan::{self, Scope};
+use qwen_memory::formats::doc;
+use qwen_memory::storage::scan::{self, Scope};
 use serde_json::{json, Value};
 
 /// The distinct (type, lowercased summary) pairs of every document of a root.
@@ -614,10 +614,10 @@ fn a_live_foreign_lock_is_a_locked_skip() {
 mod property {
     use super::*;
     use proptest::prelude::*;
-    use qwen_memory::backup;
-    use qwen_memory::dream::{self, mechanical};
-    use qwen_memory::project::Root;
-    use qwen_memory::root::RootWriter;
+    use qwen_memory::ops::dream::{self, mechanical};
+    use qwen_memory::storage::backup;
+    use qwen_memory::storage::project::Root;
+    use qwen_memory::storage::root_writer::RootWriter;
 
     fn root_in(dir: &Path) -> Root {
         Root::new(

@@ -855,6 +855,73 @@ fn local_mode_writes_into_the_repository_and_keeps_state_in_the_git_dir() {
     assert!(!sb.private_state().exists());
 }
 
+/// When both tools extract (ours into the repository root in local mode, Qwen Code's own agent
+/// into its private root), Qwen's agent also writes the `user` facts of its chats into the user
+/// root both share; our extract of a Qwen chat leaves those to it and says so. With Qwen's
+/// extraction switched off, or for another agent's transcript, we write them.
+#[test]
+fn both_extract_mode_leaves_the_user_facts_of_qwen_chats_to_qwen() {
+    let sb = Sandbox::new();
+    sb.git(&sb.repo, &["config", "qwen-memory.local", "true"]);
+    let status = sb.json(&["status"]);
+    assert_eq!(status["agents"]["qwen"]["extracts"], "both", "{status}");
+    let user_root = sb.base.join("memories");
+    let t = place(&sb, "qwen.jsonl", "qwen.jsonl");
+    let r = extract(&sb, &t, &[]);
+    assert_eq!(r["format"], "qwen");
+    assert_eq!(r["userFactsLeftToQwen"], 1, "{r}");
+    assert!(
+        !r["patches"].to_string().contains("terse"),
+        "{}",
+        r["patches"]
+    );
+    assert_eq!(r["touchedTopics"], json!(["project", "reference"]));
+    assert!(
+        topic_files(&user_root).is_empty(),
+        "{:?}",
+        topic_files(&user_root)
+    );
+    assert_eq!(
+        topic_files(&sb.repo.join(".qwen/memory")),
+        vec![
+            "project/we-deploy-only-from-release-branches.md",
+            "reference/the-on-call-runbook-is-at-https-wiki-example-com-runbooks-checkout.md",
+        ]
+    );
+
+    // Another agent's transcript: Qwen never sees it, so its user facts are ours to write.
+    let other = sb.root().join("transcripts/other-agent.jsonl");
+    fs::write(
+        &other,
+        json!({"role": "user", "content": "I prefer answers in British English."}).to_string()
+            + "\n",
+    )
+    .unwrap();
+    let r = extract(&sb, &other, &[]);
+    assert_eq!(r["format"], "jsonl");
+    assert_eq!(r["userFactsLeftToQwen"], 0, "{r}");
+    let written = topic_files(&user_root);
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert!(written[0].contains("british-english"), "{written:?}");
+    fs::remove_file(user_root.join(&written[0])).unwrap();
+
+    // Qwen's own extraction off: nobody else writes the user fact, so we do.
+    let settings = sb.home.join(".qwen/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    fs::write(
+        &settings,
+        r#"{"memory": {"enableManagedAutoMemory": false}}"#,
+    )
+    .unwrap();
+    let t2 = place(&sb, "qwen.jsonl", "qwen-again.jsonl");
+    let r = extract(&sb, &t2, &[]);
+    assert_eq!(r["userFactsLeftToQwen"], 0, "{r}");
+    assert_eq!(
+        topic_files(&user_root),
+        vec!["user/i-prefer-terse-answers-without-a-closing-summary.md"]
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Model planner
 
@@ -1199,38 +1266,60 @@ fn two_processes_at_once_one_runs_one_queues_both_slices_land_once() {
     ); // description, body (the title has no closing period)
 }
 
+/// Two extractions at once: the first to take the run lock keeps it (the library's lock test
+/// seam) until the other has found it busy, so the race really happens; the second's slice is
+/// queued and run by the first, and nothing is lost.
 #[test]
 fn simultaneous_processes_never_lose_a_slice() {
     let sb = Sandbox::new();
     let a = place(&sb, "qwen.jsonl", "a.jsonl");
     let b = place(&sb, "claude.jsonl", "b.jsonl");
+    let barrier = LockBarrier::new(&sb);
+    barrier.hold("extract.lock");
+    let lock = sb.private_state().join("extract.lock");
+    let (var, dir) = barrier.env();
     let spawn = |t: &Path| {
         sb.std_cmd(&sb.repo)
+            .env(var, &dir)
             .args(["extract", "--json", "--transcript", t.to_str().unwrap()])
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap()
     };
     let (ca, cb) = (spawn(&a), spawn(&b));
-    let outs = [
-        ca.wait_with_output().unwrap(),
-        cb.wait_with_output().unwrap(),
-    ];
-    for o in &outs {
-        assert_success(o, &["extract"]);
-    }
+    let pids = BTreeSet::from([ca.id(), cb.id()]);
+    barrier.wait_until(
+        "one extraction holding the run lock, the other finding it busy",
+        |b| b.pids("held", &lock).len() == 1 && !b.pids("busy", &lock).is_empty(),
+    );
+    let holder = barrier.pids("held", &lock);
+    let busy = barrier.pids("busy", &lock);
+    assert!(holder.is_disjoint(&busy), "{:#?}", barrier.events());
+    assert_eq!(holder.union(&busy).copied().collect::<BTreeSet<_>>(), pids);
+    let holder = *holder.first().unwrap();
+    // The one that found the lock busy queues its slice and leaves while the holder still runs.
+    let (queued_child, queued_t, holder_child) = if ca.id() == holder {
+        (cb, &b, ca)
+    } else {
+        (ca, &a, cb)
+    };
+    let queued_out = queued_child.wait_with_output().unwrap();
+    assert_success(&queued_out, &["extract (queued)"]);
+    let queued: Value = serde_json::from_slice(&queued_out.stdout).unwrap();
+    assert_eq!(queued["skippedReason"], "queued", "{queued}");
+    barrier.release("extract.lock");
+    let holder_out = holder_child.wait_with_output().unwrap();
+    assert_success(&holder_out, &["extract (holder)"]);
+    let ran: Value = serde_json::from_slice(&holder_out.stdout).unwrap();
+    assert_eq!(ran["status"], "updated", "{ran}");
+    let trailing = ran["trailing"].as_array().unwrap();
+    assert_eq!(trailing.len(), 1, "{ran}");
+    assert_eq!(trailing[0]["status"], "updated", "{ran}");
+    assert_eq!(trailing[0]["transcript"], queued_t.display().to_string());
+
     let topics = topic_files(&sb.private_root());
     assert_eq!(topics.len(), 4, "{topics:?}");
     assert_eq!(topic_files(&sb.base.join("memories")).len(), 1);
-    let reports: Vec<Value> = outs
-        .iter()
-        .map(|o| serde_json::from_slice(&o.stdout).unwrap())
-        .collect();
-    let runs: usize = reports
-        .iter()
-        .map(|r| usize::from(r["status"] == "updated") + r["trailing"].as_array().unwrap().len())
-        .sum();
-    assert_eq!(runs, 2, "{reports:?}");
 }
 
 #[test]
@@ -1431,12 +1520,17 @@ fn five_concurrent_sessions_are_all_saved() {
         &["config", "qwen-memory.model.timeoutMs", "120000"],
     );
 
+    // The lock test seam logs who found the run lock busy and who took it.
+    let barrier = LockBarrier::new(&sb);
+    let run_lock = sb.private_state().join("extract.lock");
+    let (var, barrier_dir) = barrier.env();
     let mut children: Vec<Option<std::process::Child>> = SESSION_FACTS
         .iter()
         .zip(&transcripts)
         .map(|((session, _), t)| {
             Some(
                 sb.std_cmd(&sb.repo)
+                    .env(var, &barrier_dir)
                     .args(["extract", "--json", "--session", session, "--transcript"])
                     .arg(t)
                     .stdout(std::process::Stdio::piped())
@@ -1449,13 +1543,16 @@ fn five_concurrent_sessions_are_all_saved() {
     // Four of the five finish while the fifth holds the root (hang detector: 60 s).
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut finished: Vec<Value> = Vec::new();
+    let mut finished_pids = BTreeSet::new();
     while finished.len() < 4 {
         for slot in children.iter_mut() {
             let done = slot
                 .as_mut()
                 .is_some_and(|c| c.try_wait().unwrap().is_some());
             if done {
-                let out = slot.take().unwrap().wait_with_output().unwrap();
+                let child = slot.take().unwrap();
+                finished_pids.insert(child.id());
+                let out = child.wait_with_output().unwrap();
                 assert_success(&out, &["extract (queued)"]);
                 finished.push(serde_json::from_slice(&out.stdout).unwrap());
             }
@@ -1488,6 +1585,20 @@ fn five_concurrent_sessions_are_all_saved() {
         .collect();
     assert_eq!(waiting.len(), 4, "{waiting:?}");
     assert_eq!(waiting, queued_sessions);
+    // As the processes logged it: the one still running holds the run lock, and each of the
+    // four that left found it busy.
+    let holder_pid = children.iter().flatten().next().unwrap().id();
+    assert_eq!(
+        barrier.pids("held", &run_lock),
+        BTreeSet::from([holder_pid]),
+        "{:#?}",
+        barrier.events()
+    );
+    assert!(
+        finished_pids.is_subset(&barrier.pids("busy", &run_lock)),
+        "{:#?}",
+        barrier.events()
+    );
 
     fs::write(&gate, "").unwrap();
     let holder = children.into_iter().flatten().next().unwrap();

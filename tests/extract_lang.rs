@@ -10,7 +10,7 @@ use std::fs;
 use std::path::Path;
 
 use common::{assert_success, Sandbox};
-use openai_server::{OpenAiServer, Reply};
+use openai_server::{OpenAiServer, Reply, CHAT_PATH};
 use serde_json::{json, Value};
 
 fn files(root: &Path) -> BTreeMap<String, String> {
@@ -123,7 +123,21 @@ fn without_a_working_model_chinese_falls_back_to_the_heuristic() {
         &["extract", "--transcript", t.to_str().unwrap()],
     );
     assert_eq!(r["planner"], "heuristic", "{r}");
-    assert!(r["modelFallback"].is_string());
+    // The model was really asked (after the 500, the retry got prose instead of JSON), with the
+    // Chinese turns, and the fallback names the cause: a run that ignored the model
+    // configuration could not pass.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{r}");
+    for req in &reqs {
+        assert_eq!(req.path, CHAT_PATH);
+        let body = req.json();
+        assert_eq!(body["model"], "test-model");
+        let user = body["messages"][1]["content"].as_str().unwrap();
+        assert!(user.contains(TURNS[1].0), "{user}");
+    }
+    assert_eq!(reqs[0].body, reqs[1].body, "the retry resends the request");
+    let reason = r["modelFallback"].as_str().unwrap_or_default();
+    assert_eq!(reason, "model answer content is not JSON", "{r}");
     let docs = files(&sb.private_root());
     let names: Vec<&str> = docs.keys().map(String::as_str).collect();
     assert_eq!(

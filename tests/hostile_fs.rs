@@ -255,10 +255,10 @@ fn fifo_targets(sb: &Sandbox) -> Vec<PathBuf> {
     vec![
         state.join("meta.json"),
         sb.private_root().join("MEMORY.md"),
-        state.join(qwen_memory::store::CURSOR_FILE),
-        state.join(qwen_memory::store::LOCK_FILE),
-        state.join(qwen_memory::extract::queue::RUN_LOCK_FILE),
-        state.join(qwen_memory::dream::lock::LOCK_FILE),
+        state.join(qwen_memory::storage::store::CURSOR_FILE),
+        state.join(qwen_memory::storage::store::ROOT_LOCK_FILE),
+        state.join(qwen_memory::ops::extract::queue::RUN_LOCK_FILE),
+        state.join(qwen_memory::ops::dream::lock::CONSOLIDATION_LOCK_FILE),
     ]
 }
 

@@ -64,6 +64,10 @@ fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
 
+/// Memories written by Qwen's own extraction agent, the way its prompt tells it to work (read
+/// first, then write new files, `edit` an existing one and update `MEMORY.md` itself), pass
+/// our `check` and `index --check`, and our index rebuild leaves Qwen's bytes alone. The
+/// existing document it edits was written by us.
 #[test]
 fn qwen_written_memories_pass_our_check_and_index_check() {
     if !qwen::enabled("qwen_written_memories_pass_our_check_and_index_check") {
@@ -72,50 +76,147 @@ fn qwen_written_memories_pass_our_check_and_index_check() {
     let world = World::new();
     let root = world.private_root();
     let user_root = world.user_root();
-    let project_doc = root.join("project/deploy-branches.md");
-    let user_doc = user_root.join("user/terse-answers.md");
-    let server = extraction_writes(
-        "Noted.",
-        vec![
-            (
-                project_doc.clone(),
-                "---\nname: Deploy only from release branches\ndescription: Production deploys \
-                 are cut from release/* branches, never from main\ntype: project\n---\n\n\
-                 Deploy only from release branches.\n\nWhy: main is not always green.\n"
-                    .into(),
-            ),
-            (
-                user_doc.clone(),
-                "---\nname: Terse answers\ndescription: The user wants short answers\ntype: \
-                 user\n---\n\nKeep answers short.\n"
-                    .into(),
-            ),
+    let remembered = run_ours(
+        &world,
+        &[
+            "remember",
+            "--json",
+            "--type",
+            "project",
+            "Deploy only from release branches, because main is not always green.",
         ],
     );
+    assert_success(&remembered, &["remember"]);
+    let remembered: serde_json::Value = serde_json::from_slice(&remembered.stdout).unwrap();
+    let our_doc = root.join(
+        remembered["change"]["relativePath"]
+            .as_str()
+            .expect("relativePath"),
+    );
+    let our_text = read(&our_doc);
+    let our_body_line = "Why: main is not always green.";
+    assert!(our_text.contains(our_body_line), "{our_text}");
+    let project_index = root.join("MEMORY.md");
+    let index_before = read(&project_index);
+
+    let freeze_doc = root.join("project/release-freeze.md");
+    let user_doc = user_root.join("user/terse-answers.md");
+    let cjk_doc = user_root.join("feedback/\u{56de}\u{7b54}\u{8981}\u{7b80}\u{6d01}.md");
+    let writes = {
+        let (our_doc, freeze_doc, user_doc, cjk_doc, project_index) = (
+            our_doc.clone(),
+            freeze_doc.clone(),
+            user_doc.clone(),
+            cjk_doc.clone(),
+            project_index.clone(),
+        );
+        let index_before = index_before.clone();
+        let p = |p: &PathBuf| p.display().to_string();
+        move || -> Vec<(String, serde_json::Value)> {
+            vec![
+                (
+                    "write_file".into(),
+                    json!({"file_path": p(&freeze_doc), "content":
+                        "---\nname: Release freeze: no merges after 2026-03-05\n\
+                         description: Non-critical merges stop on 2026-03-05 for the mobile release cut\n\
+                         type: project\n---\n\n\
+                         Merge freeze begins 2026-03-05 for the mobile release cut.\n\n\
+                         **Why:** the mobile team is cutting a release branch.\n\n\
+                         **How to apply:** flag any non-critical PR scheduled after that date.\n"}),
+                ),
+                (
+                    "write_file".into(),
+                    json!({"file_path": p(&user_doc), "content":
+                        "---\nname: Terse answers\ndescription: The user wants short answers \
+                         without trailing summaries\ntype: user\n---\n\nKeep answers short.\n"}),
+                ),
+                (
+                    "write_file".into(),
+                    json!({"file_path": p(&cjk_doc), "content":
+                        "---\nname: \u{56de}\u{7b54}\u{8981}\u{7b80}\u{6d01}\n\
+                         description: \u{7528}\u{6237}\u{559c}\u{6b22}\u{7b80}\u{77ed}\u{7684}\u{56de}\u{7b54}\n\
+                         type: feedback\n---\n\n\u{56de}\u{7b54}\u{8981}\u{7b80}\u{6d01}\u{3002}\n\n\
+                         **Why:** \u{7528}\u{6237}\u{8bf4}\u{8fc7}\u{3002}\n"}),
+                ),
+                (
+                    "edit".into(),
+                    json!({"file_path": p(&our_doc), "old_string": our_body_line, "new_string":
+                        format!("{our_body_line}\n\n**How to apply:** cut hotfixes from the release branch too.")}),
+                ),
+                (
+                    "edit".into(),
+                    json!({"file_path": p(&project_index), "old_string": index_before.clone(),
+                        "new_string": format!("{index_before}\n- [Release freeze](project/release-freeze.md) \u{2014} merge freeze")}),
+                ),
+            ]
+        }
+    };
+    let reads = {
+        let (our_doc, project_index) = (our_doc.clone(), project_index.clone());
+        move || -> Vec<(String, serde_json::Value)> {
+            [our_doc.clone(), project_index.clone()]
+                .iter()
+                .map(|f| {
+                    (
+                        "read_file".to_string(),
+                        json!({"file_path": f.display().to_string()}),
+                    )
+                })
+                .collect()
+        }
+    };
+    let server = ModelServer::start(move |req: &Request| {
+        if !req.is_extraction_agent() {
+            return Answer::Text("Noted.".into());
+        }
+        match req.tool_results() {
+            0 => Answer::Tools(reads()),
+            2 => Answer::Tools(writes()),
+            _ => Answer::Text("Memory updated.".into()),
+        }
+    });
     world.qwen_ok(
         &server,
-        "We only deploy from release branches, and I like terse answers.",
+        "Merges freeze on 2026-03-05 for the mobile release cut. I like terse answers. \u{56de}\u{7b54}\u{8981}\u{7b80}\u{6d01}\u{3002}",
         &["--yolo"],
     );
-    assert!(
-        server.requests().iter().any(Request::is_extraction_agent),
-        "Qwen never ran its extraction agent"
+    let agent_requests: Vec<Request> = server
+        .requests()
+        .into_iter()
+        .filter(Request::is_extraction_agent)
+        .collect();
+    assert_eq!(
+        agent_requests.len(),
+        3,
+        "Qwen's agent did not run all three turns"
     );
+    // Every tool call of the agent succeeded inside Qwen (the edits needed the reads first).
+    let last = agent_requests.last().unwrap();
+    for m in last.messages().iter().filter(|m| m["role"] == "tool") {
+        let t = server::content_text(m);
+        let t = t.to_lowercase();
+        assert!(
+            !t.contains("error") && !t.contains("fail"),
+            "a tool call failed in Qwen: {t}"
+        );
+    }
+    for doc in [&freeze_doc, &user_doc, &cjk_doc] {
+        assert!(doc.is_file(), "Qwen did not write {}", doc.display());
+    }
     assert!(
-        project_doc.is_file(),
-        "Qwen did not write {}",
-        project_doc.display()
+        read(&our_doc).contains("**How to apply:** cut hotfixes"),
+        "Qwen's edit of our document did not land:\n{}",
+        read(&our_doc)
     );
+    // Qwen rebuilt both indexes after its agent (its own line from the `edit` is gone).
+    let qwen_index = read(&project_index);
     assert!(
-        user_doc.is_file(),
-        "Qwen did not write {}",
-        user_doc.display()
+        qwen_index
+            .contains("[Release freeze: no merges after 2026-03-05](project/release-freeze.md)"),
+        "{qwen_index}"
     );
-    let qwen_index = read(&root.join("MEMORY.md"));
-    assert!(
-        qwen_index.contains("deploy-branches.md"),
-        "Qwen's index lacks the new file:\n{qwen_index}"
-    );
+    let qwen_user_index = read(&user_root.join("MEMORY.md"));
+    assert!(qwen_user_index.contains("%E5%9B%9E"), "{qwen_user_index}");
 
     let check = run_ours(&world, &["check"]);
     assert_success(&check, &["check"]);
@@ -123,8 +224,16 @@ fn qwen_written_memories_pass_our_check_and_index_check() {
     assert_success(&index_check, &["index", "--check"]);
     // Our own rebuild must leave Qwen's bytes exactly as they were.
     assert_success(&run_ours(&world, &["index"]), &["index"]);
-    assert_eq!(read(&root.join("MEMORY.md")), qwen_index);
-    assert!(read(&user_root.join("MEMORY.md")).contains("terse-answers.md"));
+    assert_eq!(read(&project_index), qwen_index);
+    assert_eq!(read(&user_root.join("MEMORY.md")), qwen_user_index);
+    // And we read Qwen's title as Qwen does: unquoted, colon and all.
+    let list = run_ours(&world, &["list", "--json"]);
+    assert_success(&list, &["list", "--json"]);
+    let list = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        list.contains("Release freeze: no merges after 2026-03-05"),
+        "{list}"
+    );
 }
 
 /// Writes a document with an explicit frontmatter block.
@@ -278,10 +387,11 @@ fn memory_md_is_byte_identical_whichever_tool_rebuilt_it_last() {
     assert_success(&run_ours(&world, &["index"]), &["index"]);
     assert_eq!(read(&private.join("MEMORY.md")), qwen_private);
     assert_eq!(read(&user.join("MEMORY.md")), qwen_user);
-    let scanned = qwen_memory::scan::scan_root(&team, qwen_memory::scan::Scope::Team)
-        .expect("scan team root");
+    let scanned =
+        qwen_memory::storage::scan::scan_root(&team, qwen_memory::storage::scan::Scope::Team)
+            .expect("scan team root");
     assert_eq!(
-        qwen_memory::index::build_team_index(&scanned.docs),
+        qwen_memory::storage::index::build_team_index(&scanned.docs),
         qwen_team
     );
 
@@ -307,6 +417,42 @@ fn our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls() {
     if !qwen::enabled("our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls") {
         return;
     }
+    each_memory_once(false);
+}
+
+/// The same with Qwen's own team memory switched on by `install --team`: Qwen then shows the
+/// team index in its system prompt, our hook still brings the team documents themselves, once.
+#[test]
+fn with_install_team_qwen_shows_the_team_index_and_each_memory_arrives_once() {
+    if !qwen::enabled("with_install_team_qwen_shows_the_team_index_and_each_memory_arrives_once") {
+        return;
+    }
+    each_memory_once(true);
+}
+
+/// The selector side query Qwen sends with a configured model: answered by picking every
+/// memory it offers, so the private memory arrives once whether Qwen takes the model's choice
+/// or its lexical fallback (both pick it).
+fn select_all_memories(req: &Request) -> Option<Answer> {
+    if !req.system().contains("You are selecting memories") {
+        return None;
+    }
+    let offered: Vec<String> = req
+        .user_texts()
+        .iter()
+        .flat_map(|t| t.lines().map(str::to_string).collect::<Vec<_>>())
+        .filter_map(|line| {
+            let rest = line.strip_prefix("- [")?;
+            let (_, rest) = rest.split_once("] ")?;
+            Some(rest.rsplit_once(" (").map_or(rest, |(p, _)| p).to_string())
+        })
+        .collect();
+    Some(Answer::Text(
+        json!({ "selected_memories": offered }).to_string(),
+    ))
+}
+
+fn each_memory_once(team: bool) {
     let world = World::new();
     let doc = |title: &str, marker: &str| {
         format!(
@@ -316,23 +462,32 @@ fn our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls() {
     };
     let private = world.private_root().join("project/ci-timezone.md");
     let repo = world.sb.repo.join(".qwen/memory/project/ci-timezone.md");
-    let team = world
+    let team_doc = world
         .sb
         .repo
         .join(".qwen/team-memory/project/ci-timezone.md");
     for (path, title, marker) in [
         (&private, "CI timezone private", "PRIVATEMARK"),
         (&repo, "CI timezone repository", "REPOMARK"),
-        (&team, "CI timezone team", "TEAMMARK"),
+        (&team_doc, "CI timezone team", "TEAMMARK"),
     ] {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, doc(title, marker)).unwrap();
     }
-    assert_success(
-        &run_ours(&world, &["install", "--hooks", "none", "--agent", "qwen"]),
-        &["install --agent qwen"],
+    let mut install = vec!["install", "--hooks", "none", "--agent", "qwen"];
+    if team {
+        install.push("--team");
+    }
+    assert_success(&run_ours(&world, &install), &install);
+    let project_settings = fs::read_to_string(world.project_settings_path()).unwrap_or_default();
+    assert_eq!(
+        project_settings.contains("enableTeamMemory"),
+        team,
+        "{project_settings}"
     );
-    let server = ModelServer::always("The timezone.");
+    let server = ModelServer::start(|req: &Request| {
+        select_all_memories(req).unwrap_or_else(|| Answer::Text("The timezone.".into()))
+    });
     world.qwen_ok(
         &server,
         "Why does the checkout test fail on CI? Is it the timezone?",
@@ -343,9 +498,8 @@ fn our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls() {
         .main_requests()
         .into_iter()
         .find(|r| {
-            let t = r.all_text();
-            t.contains("Why does the checkout test fail")
-                && !t.contains("You are selecting memories")
+            r.all_text().contains("Why does the checkout test fail")
+                && !r.system().contains("You are selecting memories")
         })
         .expect("Qwen sent no main request");
     let text = first.all_text();
@@ -359,11 +513,255 @@ fn our_hooks_add_repository_and_team_memory_once_and_never_what_qwen_recalls() {
         1,
         "team memory exactly once:\n{text}"
     );
-    assert!(
-        text.matches("PRIVATEMARK").count() <= 1,
-        "private memory never twice (Qwen recalls it itself; our hook must not add it):\n{text}"
+    assert_eq!(
+        text.matches("PRIVATEMARK").count(),
+        1,
+        "private memory exactly once (Qwen recalls it itself; our hook must not add it):\n{text}"
     );
-    // Our hook's own log says which roots it read; no extraction of Qwen's turns by us.
+    // Qwen's own view of team memory is its index in the system prompt, only when it is on.
+    assert_eq!(
+        first
+            .system()
+            .contains("[CI timezone team](project/ci-timezone.md)"),
+        team,
+        "team index in Qwen's system prompt:\n{}",
+        first.system()
+    );
+    // Qwen awaits its Stop hook: ours ran and left the turn to Qwen's own extraction, so the
+    // turn is extracted once, by Qwen.
     let log = fs::read_to_string(world.sb.private_state().join("hook.log")).unwrap_or_default();
     assert!(!log.contains("panicked"), "{log}");
+    assert!(log.contains("skipped (qwen_extracts)"), "hook.log:\n{log}");
+    assert!(
+        !world
+            .sb
+            .private_state()
+            .join("transcript-cursors.json")
+            .exists(),
+        "we extracted a turn Qwen extracts"
+    );
+}
+
+/// The two tools' extraction cursors live side by side in the project's state dir and neither
+/// ever writes the other's: Qwen rewrites `extract-cursor.json` whole after each of its
+/// extractions, we keep ours in `transcript-cursors.json`, and no turn is read twice by us.
+#[test]
+fn cursor_files_qwen_rewrites_its_own_and_ours_survives() {
+    if !qwen::enabled("cursor_files_qwen_rewrites_its_own_and_ours_survives") {
+        return;
+    }
+    let world = World::new();
+    let session = "3b1f6c2e-8d4a-4f7e-9c11-0a2b3c4d5e6f";
+    let state = world.sb.private_state();
+    let qwen_cursor = state.join("extract-cursor.json");
+    let our_cursor = state.join("transcript-cursors.json");
+    let private = world.private_root();
+    let first_prompt = "Remember: the checkout test needs TZ=UTC on CI.";
+    let second_prompt = "Remember: we always squash-merge pull requests into main.";
+    // Qwen's extraction agent writes one document per turn, as its prompt tells it to; which
+    // one is decided by the conversation it is shown, never by timing.
+    let doc_a = private.join("project/ci-timezone.md");
+    let doc_b = private.join("project/squash-merges.md");
+    let server = {
+        let (doc_a, doc_b) = (doc_a.clone(), doc_b.clone());
+        ModelServer::start(move |req: &Request| {
+            if !req.is_extraction_agent() {
+                return Answer::Text("Understood.".into());
+            }
+            if req.tool_results() > 0 {
+                return Answer::Text("Memory updated.".into());
+            }
+            let (path, name) = if req.all_text().contains("squash-merge") {
+                (&doc_b, "Squash merges only")
+            } else {
+                (&doc_a, "CI needs UTC")
+            };
+            let content = format!(
+                "---\nname: {name}\ndescription: {name} (written by QWENAGENT)\ntype: project\n---\n\n\
+                 {name}.\n\n**Why:** said in chat.\n\n**How to apply:** follow it.\n"
+            );
+            Answer::Tools(vec![(
+                "write_file".into(),
+                json!({"file_path": path.display().to_string(), "content": content}),
+            )])
+        })
+    };
+    let extract = |what: &str| -> serde_json::Value {
+        let out = run_ours(&world, &["extract", "--json"]);
+        assert_success(&out, &["extract", "--json", what]);
+        serde_json::from_slice(&out.stdout).expect("extract --json output")
+    };
+
+    // 1. Qwen's first turn: its agent writes, and it writes its cursor.
+    world.qwen_ok(&server, first_prompt, &["--yolo", "--session-id", session]);
+    assert!(
+        doc_a.is_file(),
+        "Qwen's agent did not write {}",
+        doc_a.display()
+    );
+    let qwen_after_first = fs::read(&qwen_cursor).expect("Qwen wrote extract-cursor.json");
+    let parsed: serde_json::Value = serde_json::from_slice(&qwen_after_first).unwrap();
+    assert_eq!(parsed["sessionId"], session, "{parsed}");
+    let first_offset = parsed["processedOffset"].as_u64().expect("processedOffset");
+    assert!(first_offset > 0, "{parsed}");
+    assert!(!our_cursor.exists(), "nothing of ours ran yet");
+
+    // 2. Our extract of the same chat: our own cursor, Qwen's file byte for byte as it was.
+    let run1 = extract("first");
+    let transcript = run1["transcript"].as_str().expect("transcript").to_string();
+    assert!(
+        transcript.ends_with(&format!("/chats/{session}.jsonl")),
+        "picked {transcript}"
+    );
+    assert_eq!(run1["startReason"], "fresh", "{run1}");
+    let end1 = run1["endOffset"].as_u64().unwrap();
+    assert_eq!(end1, fs::metadata(&transcript).unwrap().len(), "{run1}");
+    let summaries = |run: &serde_json::Value| -> String {
+        run["patches"]
+            .as_array()
+            .map(|ps| {
+                ps.iter()
+                    .filter_map(|p| p["summary"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_default()
+    };
+    assert!(summaries(&run1).contains("TZ=UTC"), "{run1}");
+    assert_eq!(fs::read(&qwen_cursor).unwrap(), qwen_after_first);
+    let ours_after_first: serde_json::Value =
+        serde_json::from_slice(&fs::read(&our_cursor).expect("our cursor file")).unwrap();
+    assert_eq!(
+        ours_after_first["transcripts"][&transcript]["byteOffset"], end1,
+        "{ours_after_first}"
+    );
+    let ours_bytes = fs::read(&our_cursor).unwrap();
+    // Nothing new: nothing read again.
+    let again = extract("again");
+    assert_eq!(again["startOffset"], end1, "{again}");
+    assert_eq!(again["messagesRead"], 0, "{again}");
+    assert_eq!(fs::read(&qwen_cursor).unwrap(), qwen_after_first);
+
+    // 3. Qwen resumes the session: it rewrites its own cursor, ours is left alone.
+    world.qwen_ok(&server, second_prompt, &["--yolo", "--resume", session]);
+    assert!(
+        doc_b.is_file(),
+        "Qwen's agent did not write {}",
+        doc_b.display()
+    );
+    let qwen_after_second = fs::read(&qwen_cursor).unwrap();
+    let parsed: serde_json::Value = serde_json::from_slice(&qwen_after_second).unwrap();
+    let mut keys: Vec<&String> = parsed.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["processedOffset", "sessionId", "updatedAt"],
+        "{parsed}"
+    );
+    assert_eq!(parsed["sessionId"], session);
+    assert!(
+        parsed["processedOffset"].as_u64().unwrap() > first_offset,
+        "Qwen's cursor did not move: {parsed}"
+    );
+    assert_eq!(
+        fs::read(&our_cursor).unwrap(),
+        ours_bytes,
+        "Qwen touched our cursor"
+    );
+
+    // 4. Our extract reads only what the resumed session added.
+    let run2 = extract("second");
+    assert_eq!(run2["transcript"], transcript.as_str(), "{run2}");
+    assert_eq!(run2["startReason"], "resume", "{run2}");
+    assert_eq!(run2["startOffset"], end1, "{run2}");
+    let second = summaries(&run2);
+    assert!(second.contains("squash"), "{run2}");
+    assert!(
+        !second.contains("TZ=UTC"),
+        "the first turn was extracted twice: {run2}"
+    );
+    assert_eq!(fs::read(&qwen_cursor).unwrap(), qwen_after_second);
+
+    // Each fact is in our memory once, next to what Qwen's agent wrote, and all of it passes.
+    let docs: Vec<String> = walk_md(&private)
+        .into_iter()
+        .filter(|p| !p.ends_with("MEMORY.md"))
+        .map(|p| read(&p))
+        .collect();
+    let holding = |needle: &str| docs.iter().filter(|d| d.contains(needle)).count();
+    assert_eq!(holding("TZ=UTC"), 1, "{docs:#?}");
+    assert_eq!(holding("squash-merge pull requests"), 1, "{docs:#?}");
+    assert_eq!(holding("QWENAGENT"), 2, "{docs:#?}");
+    assert_success(&run_ours(&world, &["check"]), &["check"]);
+    assert_success(
+        &run_ours(&world, &["index", "--check"]),
+        &["index", "--check"],
+    );
+}
+
+fn walk_md(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk_md(&p));
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// "Both extract": in our local mode we extract into `.qwen/memory/` while Qwen's own agent
+/// extracts into its private root. The user root is shared, so the `user` facts of a Qwen chat
+/// are written once, by Qwen's agent; our extract of the same chat writes only the rest.
+#[test]
+fn both_extracting_writes_each_user_fact_once() {
+    if !qwen::enabled("both_extracting_writes_each_user_fact_once") {
+        return;
+    }
+    let world = World::new();
+    world
+        .sb
+        .git(&world.sb.repo, &["config", "qwen-memory.local", "true"]);
+    let user_doc = world.user_root().join("user/terse-answers.md");
+    let server = extraction_writes(
+        "Noted.",
+        vec![(
+            user_doc.clone(),
+            "---\nname: Terse answers\ndescription: The user prefers terse answers\ntype: user\n\
+             ---\n\nThe user prefers terse answers.\n"
+                .into(),
+        )],
+    );
+    world.qwen_ok(
+        &server,
+        "I prefer terse answers. Remember: we deploy only from release branches.",
+        &["--yolo"],
+    );
+    assert!(
+        user_doc.is_file(),
+        "Qwen's agent did not write {}",
+        user_doc.display()
+    );
+
+    let out = run_ours(&world, &["extract", "--json"]);
+    assert_success(&out, &["extract", "--json"]);
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(run["format"], "qwen", "{run}");
+    assert_eq!(run["userFactsLeftToQwen"], 1, "{run}");
+    let repo_docs: String = walk_md(&world.sb.repo.join(".qwen/memory"))
+        .iter()
+        .map(|p| read(p))
+        .collect();
+    assert!(repo_docs.contains("release branches"), "{repo_docs}");
+    let user_docs: Vec<PathBuf> = walk_md(&world.user_root())
+        .into_iter()
+        .filter(|p| !p.ends_with("MEMORY.md"))
+        .collect();
+    assert_eq!(user_docs, vec![user_doc], "one copy of the user fact");
+    assert_success(&run_ours(&world, &["check"]), &["check"]);
 }

@@ -1,59 +1,22 @@
-//! The layers of docs/DESIGN.md ("Layers") as a test: data flows one way, so no top-level module
-//! of the library depends on a module of a higher layer, and no two modules depend on each other
-//! (directly or through others). A new module must be given a layer here.
+//! The layers of docs/DESIGN.md ("Layers") as a test: the folders of `src/` are the layers and
+//! data flows one way, so no module (`src/<layer>/<module>`) depends on a module of a higher
+//! layer, and no two modules depend on each other (directly or through others).
 //!
-//! Dependencies are read from the source: every `crate::<module>` path outside comments,
-//! including `use crate::{a, b}` groups.
+//! Dependencies are read from the source: every `crate::<layer>::<module>` path outside
+//! comments, including the ones inside `use crate::{…}` groups.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Every top-level module and its layer: formats (pure functions over text) < storage (where
-/// things are, the single write path) < integrations (git, agents, transcripts, model,
-/// telemetry) < operations (one command each).
-const LAYERS: &[(&str, &[&str])] = &[
-    ("formats", &["text", "yaml", "doc", "secrets"]),
-    (
-        "storage",
-        &[
-            "safe_fs",
-            "store",
-            "project",
-            "qwen_settings",
-            "qwen_env",
-            "scan",
-            "index",
-            "root",
-            "entries",
-            "backup",
-            "settings",
-            "context",
-        ],
-    ),
-    (
-        "integrations",
-        &[
-            "transcript",
-            "model",
-            "telemetry",
-            "agent",
-            "git",
-            "sharing",
-        ],
-    ),
-    (
-        "operations",
-        &[
-            "remember", "recall", "extract", "dream", "forget", "check", "status", "browse", "hook",
-        ],
-    ),
-];
+/// The layers, lowest first: formats (pure functions over text) < storage (where things are, the
+/// single write path) < integrations (git, agents, transcripts, model, telemetry) < ops (one
+/// command each). The binary (`main.rs`, `cli/`) sits above them all.
+const LAYERS: &[&str] = &["formats", "storage", "integrations", "ops"];
 
 fn layer_of(module: &str) -> Option<usize> {
-    LAYERS
-        .iter()
-        .position(|(_, modules)| modules.contains(&module))
+    let layer = module.split("::").next()?;
+    LAYERS.iter().position(|l| *l == layer)
 }
 
 /// The code of a file without `//` comments (doc links are not dependencies) and without its
@@ -72,91 +35,152 @@ fn code_only(text: &str) -> String {
         .join("\n")
 }
 
+/// Every `crate::a::b` path in `code` as `a::b` (`a` alone when the path stops there), expanding
+/// `use` groups: `crate::{formats::doc, storage::{scan, store}}` names `formats::doc`,
+/// `storage::scan` and `storage::store`.
 fn deps_of(code: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let ident = |s: &str| -> String {
-        s.chars()
-            .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
-            .collect()
-    };
-    for (i, _) in code.match_indices("crate::") {
-        let rest = &code[i + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // Top-level items of the group only: `crate::{a::{b, c}, d}` names `a` and `d`.
-            let mut depth = 0;
-            let mut start = true;
-            for (j, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => start = true,
-                    c if c.is_whitespace() => {}
-                    _ if start && depth == 0 => {
-                        start = false;
-                        let name = ident(&group[j..]);
-                        if !name.is_empty() && name != "self" {
-                            out.insert(name);
-                        }
+    fn ident(s: &str) -> &str {
+        let end = s
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(s.len());
+        &s[..end]
+    }
+    /// Parses one use tree at the start of `s` below `prefix`; returns the bytes consumed.
+    fn tree(s: &str, prefix: &[String], out: &mut BTreeSet<String>) -> usize {
+        let mut path = prefix.to_vec();
+        let mut i = 0;
+        loop {
+            let rest = &s[i..];
+            let trimmed = rest.trim_start();
+            i += rest.len() - trimmed.len();
+            if let Some(group) = trimmed.strip_prefix('{') {
+                i += 1;
+                let mut consumed = 0;
+                loop {
+                    let inner = &group[consumed..];
+                    let t = inner.trim_start();
+                    consumed += inner.len() - t.len();
+                    if t.starts_with('}') || t.is_empty() {
+                        consumed += 1.min(t.len());
+                        break;
                     }
-                    _ => {}
+                    let used = tree(&group[consumed..], &path, out);
+                    // Something that is not a path (`*`, a glob): step over it.
+                    consumed += used.max(t.chars().next().map_or(1, char::len_utf8));
+                    let inner = &group[consumed..];
+                    let t = inner.trim_start();
+                    consumed += inner.len() - t.len();
+                    if t.starts_with(',') {
+                        consumed += 1;
+                    }
                 }
+                i += consumed;
+                return i;
             }
-        } else {
-            let name = ident(rest);
-            if !name.is_empty() {
-                out.insert(name);
+            let name = ident(trimmed);
+            if name.is_empty() || name == "self" {
+                break;
+            }
+            path.push(name.to_string());
+            i += name.len();
+            if s[i..].starts_with("::") {
+                i += 2;
+            } else {
+                break;
             }
         }
+        if !path.is_empty() {
+            out.insert(path.iter().take(2).cloned().collect::<Vec<_>>().join("::"));
+        }
+        i
+    }
+    let mut out = BTreeSet::new();
+    for (i, _) in code.match_indices("crate::") {
+        tree(&code[i + "crate::".len()..], &[], &mut out);
     }
     out
 }
 
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
-        for entry in fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, files);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
+fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
         }
     }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The module a file belongs to: `src/storage/scan.rs` and `src/ops/recall/embed.rs` give
+/// `storage::scan` and `ops::recall`; `None` for the binary (`main.rs`, `cli/`) and `lib.rs`.
+fn module_of(file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src()).unwrap();
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| {
+            c.as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string()
+        })
+        .collect();
+    match parts.as_slice() {
+        [one] if one == "main" || one == "lib" => None,
+        [first, ..] if first == "cli" => None,
+        [layer, module, ..] => Some(format!("{layer}::{module}")),
+        [other] => Some(other.clone()),
+        [] => None,
+    }
+}
+
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
-    walk(&src, &mut files);
+    rust_files(&src(), &mut files);
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in files {
-        let rel = file.strip_prefix(&src).unwrap();
-        let top = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
-        // The binary and its CLI are above every layer.
-        if matches!(top.as_str(), "main" | "lib" | "cli") {
+        let Some(module) = module_of(&file) else {
+            continue;
+        };
+        // A layer's own `mod.rs` only declares its modules.
+        if module.ends_with("::mod") {
             continue;
         }
         let deps = deps_of(&code_only(&fs::read_to_string(&file).unwrap()));
-        let entry = g.entry(top.clone()).or_default();
-        entry.extend(deps.into_iter().filter(|d| *d != top));
+        let entry = g.entry(module.clone()).or_default();
+        entry.extend(deps.into_iter().filter(|d| *d != module));
     }
     g
 }
 
 #[test]
-fn every_module_has_a_layer() {
-    let missing: Vec<String> = graph()
+fn every_module_lives_in_a_layer_folder() {
+    let misplaced: Vec<String> = graph()
         .into_keys()
-        .filter(|m| layer_of(m).is_none())
+        .filter(|m| layer_of(m).is_none() || !m.contains("::"))
         .collect();
     assert!(
-        missing.is_empty(),
-        "give these modules a layer in tests/layers.rs and docs/DESIGN.md: {missing:?}"
+        misplaced.is_empty(),
+        "put these modules in a layer folder (docs/DESIGN.md, \"Layers\"): {misplaced:?}"
+    );
+}
+
+#[test]
+fn one_module_style_a_folder_with_mod_rs() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let pairs: Vec<String> = files
+        .iter()
+        .filter(|f| f.with_extension("").is_dir())
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        pairs.is_empty(),
+        "a module with children is a folder with mod.rs, not a file beside a folder: {pairs:?}"
     );
 }
 
@@ -172,7 +196,7 @@ fn no_module_depends_on_a_higher_layer() {
                 if theirs > own {
                     upward.push(format!(
                         "{module} ({}) -> {dep} ({})",
-                        LAYERS[own].0, LAYERS[theirs].0
+                        LAYERS[own], LAYERS[theirs]
                     ));
                 }
             }
@@ -221,12 +245,36 @@ fn no_dependency_cycle_between_modules() {
 #[test]
 fn the_dependency_reader_sees_groups_and_ignores_comments() {
     let code = code_only(
-        "use crate::{doc, scan::{Scope, x}};\n// crate::hook in a comment\nlet x = crate::store::now();",
+        "use crate::{formats::doc, storage::{scan::{Scope, x}, store}};\n// crate::ops::hook_entry in a comment\nlet x = crate::integrations::model::Client::new();\nuse crate::ops;",
     );
     let deps = deps_of(&code);
-    let expected: BTreeSet<String> = ["doc", "scan", "store"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let expected: BTreeSet<String> = [
+        "formats::doc",
+        "storage::scan",
+        "storage::store",
+        "integrations::model",
+        "ops",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     assert_eq!(deps, expected);
+}
+
+#[test]
+fn an_upward_dependency_is_seen() {
+    // The check must be able to fail: a storage module naming an operation is upward.
+    let deps = deps_of("use crate::ops::recall::Query;");
+    let own = layer_of("storage::scan").unwrap();
+    assert!(deps.iter().any(|d| layer_of(d).unwrap() > own));
+}
+
+#[test]
+fn the_graph_holds_the_real_dependencies() {
+    // Guards the reader against silently seeing nothing: known edges of the real tree.
+    let g = graph();
+    assert!(g["storage::root_writer"].contains("storage::safe_fs"));
+    assert!(g["ops::recall"].contains("formats::doc"));
+    assert!(g["ops::extract"].contains("integrations::transcript"));
+    assert!(g.len() >= 30, "{} modules", g.len());
 }

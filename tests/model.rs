@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use openai_server::{OpenAiServer, Reply, CHAT_PATH};
-use qwen_memory::doc::MemoryType;
-use qwen_memory::model::{ModelClient, ModelConfig, ModelError};
-use qwen_memory::recall::select::{select_by_model, SelectError};
-use qwen_memory::scan::{ScannedDoc, Scope};
+use qwen_memory::formats::doc::MemoryType;
+use qwen_memory::integrations::model::{ModelClient, ModelConfig, ModelError};
+use qwen_memory::ops::recall::select::{select_by_model, SelectError};
+use qwen_memory::storage::scan::{ScannedDoc, Scope};
 use serde_json::json;
 
 const KEY: &str = "sk-test-UNIQUE-7f3c9a1e-do-not-leak";

@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use qwen_memory::doc::MemoryType;
-use qwen_memory::recall::{rank_offline, Strategy};
-use qwen_memory::scan::{ScannedDoc, Scope};
+use qwen_memory::formats::doc::MemoryType;
+use qwen_memory::ops::recall::{rank_offline, Strategy};
+use qwen_memory::storage::scan::{ScannedDoc, Scope};
 use serde_json::Value;
 
 pub struct Set {

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
-use qwen_memory::context::Context;
-use qwen_memory::git::{commit, merge};
+use qwen_memory::integrations::git::{commit, merge};
+use qwen_memory::storage::context::Context;
 
 use crate::{cli::print_json, Cli};
 
@@ -73,7 +73,7 @@ pub fn run_merge_file(args: &MergeFileArgs) -> Result<ExitCode> {
 
 /// `sync`: pull --ff-only, commit the memory directories, push when it is safe.
 pub fn run_sync(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
-    let out = qwen_memory::git::sync::sync(ctx)?;
+    let out = qwen_memory::integrations::git::sync::sync(ctx)?;
     if cli.json {
         print_json(&out)?;
     } else if !cli.quiet {

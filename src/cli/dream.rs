@@ -4,10 +4,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use qwen_memory::context::Context;
-use qwen_memory::dream::{self, DreamOptions, DreamOutcome, DreamStatus, StrategyChoice};
-use qwen_memory::settings::Key;
-use qwen_memory::status::Status;
+use qwen_memory::ops::dream::{self, DreamOptions, DreamOutcome, DreamStatus, StrategyChoice};
+use qwen_memory::ops::status::Status;
+use qwen_memory::storage::context::Context;
+use qwen_memory::storage::settings::Key;
 
 use super::print_json;
 use crate::Cli;
@@ -61,7 +61,6 @@ pub fn run(cli: &Cli, ctx: &Context, args: &DreamArgs) -> Result<ExitCode> {
     if args.undo {
         let out = dream::undo(ctx)?;
         super::render_undo(cli, "dream", &out)?;
-        super::report_auto_commit(cli, ctx);
         return Ok(ExitCode::SUCCESS);
     }
     let opts = DreamOptions {
@@ -77,9 +76,7 @@ pub fn run(cli: &Cli, ctx: &Context, args: &DreamArgs) -> Result<ExitCode> {
     } else if !cli.quiet {
         render(cli, &out);
     }
-    if out.status == DreamStatus::Updated {
-        super::report_auto_commit(cli, ctx);
-    }
+    super::render_auto_commit(cli, &out.auto_commit);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use qwen_memory::context::Context;
-use qwen_memory::extract::run::{self, ExtractRequest, RunOutcome, RunStatus, Strategy};
-use qwen_memory::settings::Key;
-use qwen_memory::telemetry;
-use qwen_memory::transcript::Format;
+use qwen_memory::integrations::telemetry;
+use qwen_memory::integrations::transcript::Format;
+use qwen_memory::ops::extract::run::{self, ExtractRequest, RunOutcome, RunStatus, Strategy};
+use qwen_memory::storage::context::Context;
+use qwen_memory::storage::settings::Key;
 
 use super::print_json;
 use crate::Cli;
@@ -123,6 +123,12 @@ fn render(cli: &Cli, o: &RunOutcome) {
     if let Some(reason) = &o.model_fallback {
         eprintln!("note: model not used for every part: {reason}");
     }
+    if o.user_facts_left_to_qwen > 0 {
+        eprintln!(
+            "note: left {} user fact(s) to Qwen Code's own extraction, which writes them for its chats",
+            o.user_facts_left_to_qwen
+        );
+    }
     if o.dropped_secrets > 0 {
         eprintln!(
             "dropped {} patch(es) that look like secrets ({})",
@@ -169,9 +175,9 @@ fn render(cli: &Cli, o: &RunOutcome) {
         RunStatus::Updated | RunStatus::Noop => {
             for c in &o.changes {
                 let verb = match c.kind {
-                    qwen_memory::remember::ChangeKind::Created => "created",
-                    qwen_memory::remember::ChangeKind::Merged => "merged ",
-                    qwen_memory::remember::ChangeKind::Unchanged => "known  ",
+                    qwen_memory::ops::remember::ChangeKind::Created => "created",
+                    qwen_memory::ops::remember::ChangeKind::Merged => "merged ",
+                    qwen_memory::ops::remember::ChangeKind::Unchanged => "known  ",
                 };
                 println!("{verb} {}", c.relative_path);
             }
@@ -201,7 +207,7 @@ fn render(cli: &Cli, o: &RunOutcome) {
         println!(
             "skipped {} line(s) longer than {} MiB",
             o.oversized_lines,
-            qwen_memory::transcript::MAX_LINE_BYTES >> 20
+            qwen_memory::integrations::transcript::MAX_LINE_BYTES >> 20
         );
     }
 }

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use qwen_memory::context::Context;
-use qwen_memory::forget::{self, ForgetError, ForgetOutcome, StrategyChoice};
+use qwen_memory::ops::forget::{self, ForgetError, ForgetOutcome, StrategyChoice};
+use qwen_memory::storage::context::Context;
 
 use super::print_json;
 use crate::Cli;
@@ -59,7 +59,6 @@ pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
     if args.undo {
         let out = forget::undo(ctx, args.scope.map(Into::into))?;
         super::render_undo(cli, "forget", &out)?;
-        super::report_auto_commit(cli, ctx);
         return Ok(ExitCode::SUCCESS);
     }
     let query = args.query.join(" ");
@@ -142,7 +141,7 @@ pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
     } else if !cli.quiet {
         render(&out);
     }
-    super::report_auto_commit(cli, ctx);
+    super::render_auto_commit(cli, &out.auto_commit);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Args;
-use qwen_memory::agent::Agent;
-use qwen_memory::hook::{self, HookRun};
+use qwen_memory::integrations::agent::Agent;
+use qwen_memory::ops::hook_entry::{self, HookRun};
 
 /// Arguments of `hook`.
 #[derive(Debug, Args)]
@@ -28,7 +28,7 @@ pub struct HookArgs {
 /// Runs a hook in `cwd` and renders its result.
 pub fn run(cwd: &Path, args: &HookArgs) -> ExitCode {
     let name = args.name.clone();
-    let run = hook::guarded(&name, || match name.as_str() {
+    let run = hook_entry::guarded(&name, || match name.as_str() {
         "recall" | "extract" | "session-start" => {
             let mut stdin = Vec::new();
             // A hook without stdin (run by hand) just has an empty payload.
@@ -36,9 +36,9 @@ pub fn run(cwd: &Path, args: &HookArgs) -> ExitCode {
                 .take(16 * 1024 * 1024)
                 .read_to_end(&mut stdin);
             let agent = args.agent.as_deref().and_then(Agent::parse);
-            hook::agent_hook(cwd, &name, agent, &stdin)
+            hook_entry::agent_hook(cwd, &name, agent, &stdin)
         }
-        _ => hook::git_hook(cwd, &name, &args.args),
+        _ => hook_entry::git_hook(cwd, &name, &args.args),
     });
     render(&run)
 }

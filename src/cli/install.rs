@@ -4,9 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use qwen_memory::agent::{self, Agent, SettingsScope};
-use qwen_memory::context::Context;
-use qwen_memory::git::{self, hooks};
+use qwen_memory::integrations::agent::{self, Agent, SettingsScope};
+use qwen_memory::integrations::git::{self, shims};
+use qwen_memory::storage::context::Context;
 use serde_json::{json, Value};
 
 use crate::{cli::print_json, Cli};
@@ -99,7 +99,7 @@ impl InstallArgs {
 }
 
 pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitCode> {
-    let names = hooks::parse_hook_list(args.git_hooks()).map_err(anyhow::Error::msg)?;
+    let names = shims::parse_hook_list(args.git_hooks()).map_err(anyhow::Error::msg)?;
     let agents = args.agent.map(AgentArg::agents).unwrap_or_default();
     if args.manual {
         return manual(ctx, &names, &agents, args.project);
@@ -131,7 +131,7 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
         report.insert("local".into(), serde_json::to_value(&out)?);
     }
     if args.team {
-        let changed = qwen_memory::qwen_settings::enable_team_memory(&ctx.project.root)?;
+        let changed = qwen_memory::storage::qwen_settings::enable_team_memory(&ctx.project.root)?;
         if !cli.json && !cli.quiet {
             println!(
                 "Qwen Code team memory {} in {}",
@@ -143,14 +143,14 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
     }
     if !names.is_empty() {
         let result = if args.config_hooks {
-            hooks::install_config_hooks(ctx, &names, git::git_version()).map(|written| {
+            shims::install_config_hooks(ctx, &names, git::git_version()).map(|written| {
                 if !cli.json && !cli.quiet {
                     println!("config-based hooks registered: {}", written.join(", "));
                 }
                 json!({ "config": written })
             })
         } else {
-            hooks::install(ctx, &names).map(|out| {
+            shims::install(ctx, &names).map(|out| {
                 if !cli.json && !cli.quiet {
                     println!("git hooks in {}:", out.hooks_dir.path.display());
                     for h in &out.hooks {
@@ -222,14 +222,14 @@ fn manual(
 ) -> Result<ExitCode> {
     if !names.is_empty() {
         let dir = git::open_repo(ctx)
-            .and_then(|r| hooks::resolve_hooks_dir(&r))
+            .and_then(|r| shims::resolve_hooks_dir(&r))
             .map(|d| d.path.display().to_string())
             .unwrap_or_else(|_| "your hooks directory".into());
         println!("# Add each block to the hook of that name in {dir}");
         println!(
             "# (after the shebang line of a shell script), or to your hook manager's config.\n"
         );
-        print!("{}", hooks::manual_snippet(names));
+        print!("{}", shims::manual_snippet(names));
     }
     for a in agents {
         let path = agent::settings_path(*a, scope(project), &ctx.project.root)?;
@@ -264,14 +264,14 @@ pub fn run_uninstall(cli: &Cli, ctx: &Context, args: &UninstallArgs) -> Result<E
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let out = hooks::uninstall(ctx)?;
+    let out = shims::uninstall(ctx)?;
     if cli.json {
         print_json(&out)?;
     } else if !cli.quiet {
         for h in out
             .hooks
             .iter()
-            .filter(|h| h.action != hooks::HookAction::NotInstalled)
+            .filter(|h| h.action != shims::HookAction::NotInstalled)
         {
             print_hook_line(h);
         }
@@ -281,7 +281,7 @@ pub fn run_uninstall(cli: &Cli, ctx: &Context, args: &UninstallArgs) -> Result<E
         if out
             .hooks
             .iter()
-            .all(|h| h.action == hooks::HookAction::NotInstalled)
+            .all(|h| h.action == shims::HookAction::NotInstalled)
             && out.warnings.is_empty()
         {
             println!(
@@ -294,7 +294,7 @@ pub fn run_uninstall(cli: &Cli, ctx: &Context, args: &UninstallArgs) -> Result<E
 }
 
 /// One line of `install`/`uninstall` output: the hook and what was done to it.
-fn print_hook_line(h: &hooks::HookReport) {
+fn print_hook_line(h: &shims::HookReport) {
     let action = serde_json::to_value(h.action).unwrap_or(Value::Null);
     println!("  {:<14} {}", h.hook, action.as_str().unwrap_or(""));
 }

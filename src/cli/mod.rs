@@ -10,11 +10,12 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use qwen_memory::context::Context;
-use qwen_memory::doc::MemoryType;
-use qwen_memory::root;
-use qwen_memory::scan::Scope;
-use qwen_memory::{browse, status};
+use qwen_memory::formats::doc::MemoryType;
+use qwen_memory::integrations::git::commit::AutoCommit;
+use qwen_memory::storage::context::Context;
+use qwen_memory::storage::root_writer;
+use qwen_memory::storage::scan::Scope;
+use qwen_memory::{ops::browse, ops::status};
 
 use crate::Cli;
 
@@ -23,6 +24,7 @@ pub mod extract;
 pub mod forget;
 pub mod man;
 pub mod recall;
+pub mod remember;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum TypeArg {
@@ -276,10 +278,10 @@ pub fn cmd_index(cli: &Cli, ctx: &Context, check_only: bool) -> Result<ExitCode>
     let mut rebuilt = Vec::new();
     for r in roots {
         if check_only {
-            if root::index_is_stale(r)? {
+            if root_writer::index_is_stale(r)? {
                 stale.push(r.path.join("MEMORY.md").display().to_string());
             }
-        } else if root::rebuild_index(r)? {
+        } else if root_writer::rebuild_index(r)? {
             rebuilt.push(r.path.join("MEMORY.md").display().to_string());
         }
     }
@@ -303,30 +305,30 @@ pub fn cmd_index(cli: &Cli, ctx: &Context, check_only: bool) -> Result<ExitCode>
     })
 }
 
-/// Runs the auto-commit after a command changed memory files, and says what happened.
-pub fn report_auto_commit(cli: &Cli, ctx: &Context) {
-    match qwen_memory::git::commit::auto_commit(ctx) {
-        None => {}
-        Some(Ok(outcome)) => {
-            if let (Some(id), false) = (&outcome.commit, cli.quiet || cli.json) {
-                println!(
-                    "committed {} ({})",
-                    &id[..id.len().min(12)],
-                    outcome.message.lines().next().unwrap_or("")
-                );
-            }
-        }
-        Some(Err(e)) => eprintln!("warning: memory saved but not committed: {e}"),
+/// Says what the auto-commit that followed a command's change did (the operation ran it).
+pub fn render_auto_commit(cli: &Cli, auto_commit: &Option<AutoCommit>) {
+    let Some(done) = auto_commit else {
+        return;
+    };
+    if let Some(e) = &done.error {
+        eprintln!("warning: memory saved but not committed: {e}");
+    } else if let (Some(id), false) = (&done.commit, cli.quiet || cli.json) {
+        println!(
+            "committed {} ({})",
+            &id[..id.len().min(12)],
+            done.subject.as_deref().unwrap_or("")
+        );
     }
 }
 
 /// Renders the result of `dream --undo` / `forget --undo` (`what` names the run kind).
-pub fn render_undo(cli: &Cli, what: &str, out: &qwen_memory::backup::UndoOutcome) -> Result<()> {
+pub fn render_undo(cli: &Cli, what: &str, undone: &qwen_memory::ops::undo::Undone) -> Result<()> {
+    let out = &undone.outcome;
     if let Some(e) = &out.index_error {
         eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
     }
     if cli.json {
-        let mut v = serde_json::to_value(out)?;
+        let mut v = serde_json::to_value(undone)?;
         v["status"] = "undone".into();
         print_json(&v)?;
     } else if !cli.quiet {
@@ -344,5 +346,60 @@ pub fn render_undo(cli: &Cli, what: &str, out: &qwen_memory::backup::UndoOutcome
             }
         }
     }
+    render_auto_commit(cli, &undone.auto_commit);
     Ok(())
+}
+
+/// `check`: every problem on its own line; exit 1 when there is one.
+pub fn cmd_check(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
+    let problems = qwen_memory::ops::check::check(ctx);
+    if !problems.is_empty() {
+        crate::CLOSED_PIPE_EXIT.store(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    if cli.json {
+        print_json(&problems)?;
+    } else {
+        for p in &problems {
+            if p.path.is_empty() {
+                println!("{}: {}", p.kind, p.message);
+            } else {
+                println!("{}/{}: {}: {}", p.scope, p.path, p.kind, p.message);
+            }
+        }
+        if problems.is_empty() && !cli.quiet {
+            println!("all memory files are valid");
+        }
+    }
+    Ok(if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `stats`: counts and latency percentiles per telemetry event.
+pub fn cmd_stats(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
+    use qwen_memory::integrations::telemetry;
+    let stats = telemetry::summarize(&telemetry::read_events(ctx.state_dir()));
+    if cli.json {
+        print_json(&stats)?;
+    } else if stats.is_empty() {
+        println!("no telemetry events yet");
+    } else {
+        println!(
+            "{:<28} {:>6} {:>8} {:>8}",
+            "event", "count", "p50 ms", "p95 ms"
+        );
+        for s in &stats {
+            let ms = |v: Option<u64>| v.map_or("-".to_string(), |n| n.to_string());
+            println!(
+                "{:<28} {:>6} {:>8} {:>8}",
+                s.event,
+                s.count,
+                ms(s.p50_ms),
+                ms(s.p95_ms)
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

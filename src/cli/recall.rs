@@ -4,10 +4,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use qwen_memory::context::Context;
-use qwen_memory::recall::{self, RecallRequest, Strategy};
-use qwen_memory::settings::Key;
-use qwen_memory::store;
+use qwen_memory::ops::recall::{self, RecallRequest, Strategy};
+use qwen_memory::storage::context::Context;
+use qwen_memory::storage::settings::Key;
+use qwen_memory::storage::store;
 
 use super::print_json;
 use crate::Cli;

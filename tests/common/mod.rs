@@ -176,7 +176,7 @@ pub fn set_mtime(path: &Path, secs: i64) {
 /// shell cannot change what a test sees; callers then set the sandbox's own (`Sandbox::env`).
 /// Applied to every process a test starts that may run the binary, including `git` (hooks).
 pub fn clear_tool_env(c: &mut std::process::Command) -> &mut std::process::Command {
-    for var in qwen_memory::settings::ENV_VARS.iter().chain(&[
+    for var in qwen_memory::storage::settings::ENV_VARS.iter().chain(&[
         "GIT_DIR",
         "GIT_WORK_TREE",
         "GIT_INDEX_FILE",
@@ -258,4 +258,81 @@ pub fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         .into_iter()
         .map(|(path, (bytes, _mode))| (path, bytes))
         .collect()
+}
+
+/// One line of the library's lock test seam (`QWEN_MEMORY_TEST_LOCK_BARRIER`): process `pid`
+/// found `lock` held by someone else (`busy`) or took it (`held`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockEvent {
+    pub pid: u32,
+    pub kind: String,
+    pub lock: PathBuf,
+}
+
+/// Makes lock contention between the binary's processes observable, so a race test asserts
+/// that the race happened: processes started with [`LockBarrier::env`] log every lock they find
+/// busy or take, and the first to take a lock named in [`LockBarrier::hold`] keeps it until
+/// [`LockBarrier::release`], so the others line up behind it.
+pub struct LockBarrier {
+    pub dir: PathBuf,
+}
+
+impl LockBarrier {
+    pub fn new(sb: &Sandbox) -> LockBarrier {
+        let dir = sb.root().join("lock-barrier");
+        fs::create_dir_all(&dir).unwrap();
+        LockBarrier { dir }
+    }
+
+    /// The variable to set on every process that takes part.
+    pub fn env(&self) -> (&'static str, PathBuf) {
+        ("QWEN_MEMORY_TEST_LOCK_BARRIER", self.dir.clone())
+    }
+
+    /// Whoever takes a lock file named `lock_name` keeps it until [`LockBarrier::release`].
+    pub fn hold(&self, lock_name: &str) {
+        fs::write(self.dir.join(format!("hold-{lock_name}")), "").unwrap();
+    }
+
+    pub fn release(&self, lock_name: &str) {
+        fs::remove_file(self.dir.join(format!("hold-{lock_name}"))).unwrap();
+    }
+
+    pub fn events(&self) -> Vec<LockEvent> {
+        let text = fs::read_to_string(self.dir.join("events")).unwrap_or_default();
+        text.lines()
+            .map(|line| {
+                let mut parts = line.splitn(3, ' ');
+                let (pid, kind, lock) = (parts.next(), parts.next(), parts.next());
+                LockEvent {
+                    pid: pid.and_then(|p| p.parse().ok()).expect(line),
+                    kind: kind.expect(line).to_string(),
+                    lock: PathBuf::from(lock.expect(line)),
+                }
+            })
+            .collect()
+    }
+
+    /// The processes that logged `kind` for `lock`.
+    pub fn pids(&self, kind: &str, lock: &Path) -> std::collections::BTreeSet<u32> {
+        self.events()
+            .into_iter()
+            .filter(|e| e.kind == kind && e.lock == lock)
+            .map(|e| e.pid)
+            .collect()
+    }
+
+    /// Polls the log until `done` holds; panics after 60 s (a hang detector, not a speed
+    /// bound), showing the log.
+    pub fn wait_until(&self, what: &str, done: impl Fn(&LockBarrier) -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !done(self) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "never saw {what}: {:#?}",
+                self.events()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
 }

@@ -3,7 +3,7 @@
 //! Every secret is GENERATED when the tests run, from short fragments and a seeded generator,
 //! so no real-looking credential is ever committed (push protection and other scanners must not
 //! trip on this repository). Shared by the scanner's unit tests
-//! (`#[path]`-included from `src/secrets/tests.rs`) and the integration tests.
+//! (`#[path]`-included from `src/formats/secrets/tests.rs`) and the integration tests.
 //!
 //! The benign list was written before the scanner's rules were tuned, from the look-alikes named
 //! in the issue (a password policy, URLs without a password, placeholders, SHAs, UUIDs, base64

@@ -1,0 +1,148 @@
+//! Browsing memories: `list` and `show`.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::formats::doc::{self, MemoryType};
+use crate::storage::context::Context;
+use crate::storage::scan::{self, ScanError, ScannedDoc, Scope};
+
+/// A listed document.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Listed {
+    pub scope: &'static str,
+    #[serde(rename = "type")]
+    pub memory_type: &'static str,
+    /// The id `forget` and `show` accept: the relative path inside its root.
+    pub id: String,
+    pub path: PathBuf,
+    pub title: String,
+    pub description: String,
+    pub entries: usize,
+    pub mtime_ms: f64,
+    pub created: Option<String>,
+    pub commit: Option<String>,
+}
+
+impl Listed {
+    fn from_doc(d: &ScannedDoc) -> Listed {
+        let extra = |k: &str| {
+            d.extra
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+        };
+        Listed {
+            scope: d.scope.as_str(),
+            memory_type: d.memory_type.as_str(),
+            id: d.relative_path.clone(),
+            path: d.path.clone(),
+            title: d.title.clone(),
+            description: d.description.clone(),
+            entries: doc::parse_entries(&d.body).len(),
+            mtime_ms: d.mtime_ms,
+            created: extra("created"),
+            commit: extra("commit"),
+        }
+    }
+}
+
+/// Every document of every readable root (the recall universe), filtered.
+pub fn list(
+    ctx: &Context,
+    memory_type: Option<MemoryType>,
+    scope: Option<Scope>,
+) -> (Vec<Listed>, Vec<ScanError>) {
+    let (docs, errors) = scan::scan_roots(&ctx.layout.recall_roots());
+    let listed = docs
+        .iter()
+        .filter(|d| memory_type.is_none_or(|t| d.memory_type == t))
+        .filter(|d| scope.is_none_or(|s| d.scope == s))
+        .map(Listed::from_doc)
+        .collect();
+    (listed, errors)
+}
+
+/// A shown document: its listing plus the file text and provenance age.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Shown {
+    #[serde(flatten)]
+    pub listed: Listed,
+    pub content: String,
+    /// Commits between the memory's `commit` and HEAD, when both are known.
+    pub commits_behind_head: Option<usize>,
+}
+
+/// Failures of `show`.
+#[derive(Debug, thiserror::Error)]
+pub enum ShowError {
+    #[error("no memory with id or path {0:?} (try `git qwen-memory list`)")]
+    NotFound(String),
+    #[error("{0:?} matches documents in several roots; pass the file path instead")]
+    Ambiguous(String),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Finds a document by id (relative path, optionally `:<entry>`), `scope:id`, or file path.
+pub fn show(ctx: &Context, wanted: &str) -> Result<Shown, ShowError> {
+    let (docs, _) = scan::scan_roots(&ctx.layout.recall_roots());
+    let id = strip_entry_suffix(wanted);
+    let as_path = ctx.cwd.join(wanted);
+    let matches: Vec<&ScannedDoc> = docs
+        .iter()
+        .filter(|d| {
+            d.relative_path == id
+                || format!("{}:{}", d.scope.as_str(), d.relative_path) == id
+                || d.path == as_path
+                || std::fs::canonicalize(&as_path)
+                    .ok()
+                    .zip(std::fs::canonicalize(&d.path).ok())
+                    .is_some_and(|(a, b)| a == b)
+        })
+        .collect();
+    let doc = match matches.as_slice() {
+        [] => return Err(ShowError::NotFound(wanted.to_string())),
+        [one] => *one,
+        [first, ..] => {
+            // The writable root wins when an id exists in several roots.
+            let writable = ctx.layout.writable().scope;
+            match matches.iter().find(|d| d.scope == writable) {
+                Some(d) => *d,
+                None if matches.iter().all(|d| d.scope == first.scope) => *first,
+                None => return Err(ShowError::Ambiguous(wanted.to_string())),
+            }
+        }
+    };
+    let content = String::from_utf8_lossy(&std::fs::read(&doc.path)?).into_owned();
+    let listed = Listed::from_doc(doc);
+    let commits_behind_head = listed
+        .commit
+        .as_deref()
+        .and_then(|c| commits_behind(ctx, c));
+    Ok(Shown {
+        listed,
+        content,
+        commits_behind_head,
+    })
+}
+
+/// `path:3` → `path`; a plain path is returned as is.
+fn strip_entry_suffix(id: &str) -> &str {
+    match id.rsplit_once(':') {
+        Some((path, n)) if path.ends_with(".md") && n.parse::<usize>().is_ok() => path,
+        _ => id,
+    }
+}
+
+fn commits_behind(ctx: &Context, commit: &str) -> Option<usize> {
+    let repo = git2::Repository::open(ctx.project.git_dir.as_ref()?).ok()?;
+    let head = repo.head().ok()?.target()?;
+    let from = git2::Oid::from_str(commit).ok()?;
+    repo.graph_ahead_behind(head, from)
+        .ok()
+        .map(|(ahead, _)| ahead)
+}

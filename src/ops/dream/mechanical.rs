@@ -1,0 +1,312 @@
+//! Mechanical consolidation (docs/DESIGN.md, "Dream"): the offline, deterministic default.
+//!
+//! 1. Per file: entries deduplicated by their key (whitespace collapsed, lowercased), the first
+//!    occurrence keeping its summary and the first non-empty `Why` / `How to apply` winning, then
+//!    sorted by summary (case-insensitive, then byte order).
+//! 2. Across files: documents of one type whose first entry has the same key are merged into the
+//!    first in scan order (the newest). Every entry of the duplicate that the canonical does not
+//!    already hold is carried over before the duplicate is deleted, so no entry is ever lost
+//!    (upstream's mechanical dream kept only the first entry here).
+//! 3. Documents under a top-level `pinned/` directory take no part at all.
+//!
+//! Planning is pure: it works on a [`Snapshot`] and returns a [`Plan`]; nothing is written here.
+
+use std::collections::HashMap;
+
+use crate::formats::doc::{self, Entry, MemoryType};
+
+use super::{Action, FileChange, MergeRecord, Plan, Snapshot, SnapshotDoc, Strategy};
+
+/// Sort order of entries: case-insensitive summary, then byte order.
+pub fn compare_entries(a: &Entry, b: &Entry) -> std::cmp::Ordering {
+    a.summary
+        .to_lowercase()
+        .cmp(&b.summary.to_lowercase())
+        .then_with(|| a.summary.cmp(&b.summary))
+}
+
+/// Fills `into`'s missing `Why` / `How to apply` from `from`; `into` keeps its summary.
+fn absorb(into: &mut Entry, from: &Entry) {
+    let empty = |v: &Option<String>| v.as_deref().is_none_or(|s| s.trim().is_empty());
+    if empty(&into.why) && !empty(&from.why) {
+        into.why = from.why.clone();
+    }
+    if empty(&into.how_to_apply) && !empty(&from.how_to_apply) {
+        into.how_to_apply = from.how_to_apply.clone();
+    }
+}
+
+/// Adds `entries` to `list`: an entry whose key is already there only fills missing fields.
+fn merge_into(list: &mut Vec<Entry>, keys: &mut HashMap<String, usize>, entries: &[Entry]) {
+    for e in entries {
+        let key = doc::entry_key(&e.summary);
+        match keys.get(&key) {
+            Some(&i) => absorb(&mut list[i], e),
+            None => {
+                keys.insert(key, list.len());
+                list.push(e.clone());
+            }
+        }
+    }
+}
+
+/// Step 1 on one file: dedupe and sort.
+pub fn dedupe_and_sort(entries: &[Entry]) -> Vec<Entry> {
+    let mut out = Vec::with_capacity(entries.len());
+    let mut keys = HashMap::with_capacity(entries.len());
+    merge_into(&mut out, &mut keys, entries);
+    out.sort_by(compare_entries);
+    out
+}
+
+/// Plans a mechanical consolidation of `snapshot` (documents in scan order).
+pub fn plan(snapshot: &Snapshot) -> Plan {
+    let docs = &snapshot.docs;
+    // Working entry lists; `None` for documents that take no part.
+    let mut work: Vec<Option<Vec<Entry>>> = docs
+        .iter()
+        .map(|d| (!d.pinned && !d.entries.is_empty()).then(|| dedupe_and_sort(&d.entries)))
+        .collect();
+    let mut canonical: HashMap<(MemoryType, String), usize> = HashMap::new();
+    let mut absorbed: Vec<Vec<usize>> = vec![Vec::new(); docs.len()];
+    let mut deleted_into: Vec<Option<usize>> = vec![None; docs.len()];
+    for i in 0..docs.len() {
+        let Some(first) = work[i].as_ref().and_then(|w| w.first()) else {
+            continue;
+        };
+        let key = (docs[i].memory_type, doc::entry_key(&first.summary));
+        match canonical.get(&key) {
+            None => {
+                canonical.insert(key, i);
+            }
+            Some(&c) => {
+                let dup = work[i].take().unwrap_or_default();
+                if let Some(target) = work[c].as_mut() {
+                    let mut keys: HashMap<String, usize> = target
+                        .iter()
+                        .enumerate()
+                        .map(|(n, e)| (doc::entry_key(&e.summary), n))
+                        .collect();
+                    merge_into(target, &mut keys, &dup);
+                    target.sort_by(compare_entries);
+                }
+                absorbed[c].push(i);
+                deleted_into[i] = Some(c);
+            }
+        }
+    }
+
+    let mut plan = Plan::new(Strategy::Mechanical);
+    let mut before_total = 0usize;
+    let mut after_total = 0usize;
+    let mut deletes = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        if d.pinned || d.entries.is_empty() {
+            continue;
+        }
+        before_total += d.entries.len();
+        if let Some(c) = deleted_into[i] {
+            let carried = d
+                .entries
+                .iter()
+                .filter(|e| {
+                    let k = doc::entry_key(&e.summary);
+                    !docs[c]
+                        .entries
+                        .iter()
+                        .any(|x| doc::entry_key(&x.summary) == k)
+                })
+                .count();
+            deletes.push(FileChange {
+                relative_path: d.relative_path.clone(),
+                memory_type: d.memory_type,
+                before: d.raw.clone(),
+                after: None,
+                action: Action::Delete,
+                reason: format!(
+                    "duplicate of {}; {carried} entr{} carried over",
+                    docs[c].relative_path,
+                    if carried == 1 { "y" } else { "ies" }
+                ),
+            });
+            continue;
+        }
+        let Some(entries) = work[i].as_ref() else {
+            continue;
+        };
+        after_total += entries.len();
+        if *entries == d.entries {
+            continue;
+        }
+        let reason = change_reason(d, entries, &absorbed[i], docs);
+        plan.changes.push(FileChange {
+            relative_path: d.relative_path.clone(),
+            memory_type: d.memory_type,
+            before: d.raw.clone(),
+            after: Some(doc::render_document(&d.frontmatter, entries)),
+            action: Action::Rewrite,
+            reason,
+        });
+        if !absorbed[i].is_empty() {
+            plan.merges.push(MergeRecord {
+                target: d.relative_path.clone(),
+                sources: absorbed[i]
+                    .iter()
+                    .map(|&j| docs[j].relative_path.clone())
+                    .collect(),
+                reason: "same type and first entry".to_string(),
+            });
+        }
+    }
+    // A canonical whose entries did not change (the duplicate held nothing new) is still the
+    // target of a merge.
+    for (i, sources) in absorbed.iter().enumerate() {
+        if !sources.is_empty()
+            && !plan
+                .merges
+                .iter()
+                .any(|m| m.target == docs[i].relative_path)
+        {
+            plan.merges.push(MergeRecord {
+                target: docs[i].relative_path.clone(),
+                sources: sources
+                    .iter()
+                    .map(|&j| docs[j].relative_path.clone())
+                    .collect(),
+                reason: "same type and first entry".to_string(),
+            });
+        }
+    }
+    // Rewrites first, deletions last: a run stopped half way has carried entries over before
+    // any duplicate is gone.
+    plan.changes.extend(deletes);
+    plan.deduped_entries = before_total.saturating_sub(after_total);
+    plan
+}
+
+fn change_reason(
+    d: &SnapshotDoc,
+    entries: &[Entry],
+    absorbed: &[usize],
+    docs: &[SnapshotDoc],
+) -> String {
+    let mut parts = Vec::new();
+    let unique_before = dedupe_and_sort(&d.entries).len();
+    let removed = d.entries.len() - unique_before;
+    if removed > 0 {
+        parts.push(format!(
+            "removed {removed} duplicate entr{}",
+            if removed == 1 { "y" } else { "ies" }
+        ));
+    }
+    if !absorbed.is_empty() {
+        let names: Vec<&str> = absorbed
+            .iter()
+            .map(|&j| docs[j].relative_path.as_str())
+            .collect();
+        parts.push(format!("merged {}", names.join(", ")));
+    }
+    if parts.is_empty() && entries.len() == d.entries.len() {
+        parts.push("sorted entries".to_string());
+    }
+    parts.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(s: &str) -> Entry {
+        Entry {
+            summary: s.into(),
+            why: None,
+            how_to_apply: None,
+        }
+    }
+
+    fn sdoc(rel: &str, t: MemoryType, entries: Vec<Entry>) -> SnapshotDoc {
+        let fm = format!("name: {rel}\ndescription: d\ntype: {t}");
+        let raw = doc::render_document(&fm, &entries);
+        SnapshotDoc {
+            relative_path: rel.into(),
+            memory_type: t,
+            raw: raw.into_bytes(),
+            frontmatter: fm,
+            entries,
+            pinned: rel.starts_with("pinned/"),
+        }
+    }
+
+    #[test]
+    fn per_file_dedupe_merges_fields_and_sorts() {
+        let mut a = e("Use Tabs");
+        a.why = Some("".into());
+        let mut b = e("use  tabs");
+        b.why = Some("team style".into());
+        b.how_to_apply = Some("in Go".into());
+        let out = dedupe_and_sort(&[e("zeta"), a, e("Alpha"), b, e("alpha")]);
+        let sums: Vec<_> = out.iter().map(|x| x.summary.as_str()).collect();
+        assert_eq!(sums, vec!["Alpha", "Use Tabs", "zeta"]);
+        assert_eq!(out[1].why.as_deref(), Some("team style"));
+        assert_eq!(out[1].how_to_apply.as_deref(), Some("in Go"));
+    }
+
+    #[test]
+    fn cross_file_merge_carries_every_entry() {
+        let snap = Snapshot {
+            docs: vec![
+                sdoc("feedback/new.md", MemoryType::Feedback, vec![e("a rule")]),
+                sdoc(
+                    "feedback/old.md",
+                    MemoryType::Feedback,
+                    vec![e("a rule"), e("b second"), e("c third")],
+                ),
+                sdoc("project/other.md", MemoryType::Project, vec![e("a rule")]),
+                sdoc("pinned/keep.md", MemoryType::Feedback, vec![e("a rule")]),
+            ],
+        };
+        let plan = plan(&snap);
+        assert_eq!(plan.changes.len(), 2);
+        let rewrite = &plan.changes[0];
+        assert_eq!(rewrite.relative_path, "feedback/new.md");
+        let after = doc::parse_document(rewrite.after.as_deref().unwrap()).unwrap();
+        let sums: Vec<_> = doc::parse_entries(&after.body)
+            .into_iter()
+            .map(|x| x.summary)
+            .collect();
+        assert_eq!(sums, vec!["a rule", "b second", "c third"]);
+        assert_eq!(plan.changes[1].relative_path, "feedback/old.md");
+        assert_eq!(plan.changes[1].action, Action::Delete);
+        assert!(plan.changes[1].reason.contains("2 entries carried over"));
+        assert_eq!(plan.deduped_entries, 1);
+        assert_eq!(plan.merges.len(), 1);
+    }
+
+    #[test]
+    fn nothing_to_do_is_an_empty_plan() {
+        let snap = Snapshot {
+            docs: vec![
+                sdoc("a.md", MemoryType::User, vec![e("one"), e("two")]),
+                sdoc("b.md", MemoryType::User, vec![]),
+            ],
+        };
+        let plan = plan(&snap);
+        assert!(plan.changes.is_empty());
+        assert_eq!(plan.deduped_entries, 0);
+    }
+
+    #[test]
+    fn duplicate_with_nothing_new_is_deleted_and_canonical_untouched() {
+        let snap = Snapshot {
+            docs: vec![
+                sdoc("a.md", MemoryType::User, vec![e("one"), e("two")]),
+                sdoc("b.md", MemoryType::User, vec![e("One")]),
+            ],
+        };
+        let plan = plan(&snap);
+        assert_eq!(plan.changes.len(), 1);
+        assert_eq!(plan.changes[0].action, Action::Delete);
+        assert_eq!(plan.merges[0].target, "a.md");
+        assert_eq!(plan.deduped_entries, 1);
+    }
+}

@@ -1,0 +1,962 @@
+//! English rules: the shapes of durable statements and of the noise around them.
+
+use std::sync::LazyLock;
+
+use super::mask::{re, rei, Masked, Regex};
+use super::segment::{MAX_SENTENCE_LEN, MAX_SENTENCE_WORDS};
+use super::Candidate;
+use crate::formats::doc::MemoryType;
+use crate::formats::text::{collapse_whitespace, utf16_len};
+use crate::ops::extract::filter;
+
+pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
+    let text = collapse_whitespace(raw);
+    let len = utf16_len(&text);
+    if !(filter::MIN_SUMMARY_LEN..=MAX_SENTENCE_LEN).contains(&len)
+        || text.split(' ').count() > MAX_SENTENCE_WORDS
+    {
+        return None;
+    }
+    let s = Masked::new(&text);
+    if looks_like_machine_text(&s) {
+        return None;
+    }
+    let s = strip_fillers(s);
+    if let Some(c) = state_fact(&s) {
+        return Some(c);
+    }
+    if let Some(c) = explicit_request(&s) {
+        return c;
+    }
+    statement(&s)
+}
+
+/// "The team currently uses Redis 7", "The web app is still on React 17": a temporal adverb that
+/// qualifies a standing state of the project, not the moment. The sentence is judged without
+/// the adverb and kept only as a fact of the project. "currently" and "now" leave the summary —
+/// a memory states the present state anyway, and the patch filter drops any summary with them —
+/// while "still" stays, since it tells that something old is kept on purpose.
+fn state_fact(s: &Masked) -> Option<Candidate> {
+    static ADVERB: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"(?P<pre>\b[\w'-]+ )(?P<adv>currently|still|now) (?P<next>[\w'-]+)"));
+    static PERSON: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"^(?:i|i'm|i've|you|you're|we're|it|it's|this|that|there)\b"));
+    const NOT_BEFORE: &[&str] = &[
+        "right", "for", "just", "until", "by", "from", "as", "and", "but", "even", "only", "not",
+    ];
+    let mut found = ADVERB.captures_iter(&s.mask);
+    let caps = found.next()?;
+    if found.next().is_some() || PERSON.is_match(&s.mask) {
+        return None;
+    }
+    let (pre, adv) = (caps.name("pre")?, caps.name("adv")?);
+    if NOT_BEFORE.contains(&pre.as_str().trim().to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let cut = |t: &str| format!("{}{}", &t[..adv.start()], &t[adv.end() + 1..]);
+    let stripped = Masked {
+        orig: cut(&s.orig),
+        mask: cut(&s.mask),
+    };
+    let c = explicit_request(&stripped)
+        .flatten()
+        .or_else(|| statement(&stripped))?;
+    if c.topic != MemoryType::Project {
+        return None;
+    }
+    let mut summary = c.summary;
+    if adv.as_str().eq_ignore_ascii_case("still") {
+        let next = caps.name("next")?.as_str();
+        let joined = format!("{}{next}", pre.as_str());
+        let restored = format!("{}{} {next}", pre.as_str(), &s.orig[adv.start()..adv.end()]);
+        summary = summary.replacen(&joined, &restored, 1);
+    }
+    Some(Candidate {
+        topic: c.topic,
+        summary,
+        why: c.why,
+    })
+}
+
+/// Log fragments, paths with line numbers, addresses, dense symbols: not a person's statement.
+pub(super) fn looks_like_machine_text(s: &Masked) -> bool {
+    static MACHINE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+        [
+            r"panicked at",
+            r"\b\w+(?:Error|Exception)\b:",
+            r"\b[\w/.-]+\.[a-z]{1,5}:\d+",
+            r"\b0x[0-9a-fA-F]{4,}\b",
+            r"\[(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL)\]",
+            r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}",
+            r"^\s*\$ ",
+            r"(?:&&|\|\||::|->|=>|==|!=|\+=|\$\(|\$\{)",
+        ]
+        .into_iter()
+        .map(re)
+        .collect()
+    });
+    if MACHINE.iter().any(|r| r.is_match(&s.mask)) {
+        return true;
+    }
+    let visible = s.mask.chars().filter(|c| !c.is_whitespace()).count();
+    let symbols = s
+        .mask
+        .chars()
+        .filter(|c| "{}[]<>=;|\\$&^~#@%+*".contains(*c))
+        .count();
+    symbols * 10 > visible
+}
+
+/// Conversational lead-ins ("ok,", "also", "btw") are dropped from the summary as well.
+fn strip_fillers(s: Masked) -> Masked {
+    static FILLER: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:(?:(?:ok|okay|yes|yeah|yep|no|nope|great|cool|nice|thanks|thank you|right|well|alright|all right|hey|hi|hello|oh|actually|one more thing|another thing|got it|understood|perfect|sure)\s*[,:!.;-]|(?:also|and|but|so|btw|by the way|plus|oh and|and also)\s*,?)\s+)+",
+        )
+    });
+    match FILLER.find(&s.mask) {
+        Some(m) => s.tail(m.end()).unwrap_or(s),
+        None => s,
+    }
+}
+
+// --- explicit requests ---------------------------------------------------------------------
+
+static EXPLICIT: LazyLock<Regex> = LazyLock::new(|| {
+    rei(
+        r"^(?P<ask>(?:can|could|would|will) you\s+)?(?:please\s+)?(?:also\s+)?(?P<verb>remember|keep in mind|bear in mind|memori[sz]e|note|save|make a note|take note|don't forget|do not forget|for future reference|for the record|fyi|for your information|just so you know)\b(?P<that>\s+that\b|\s*:|\s*,|\s+(?:to|in) (?:your )?memory(?: that)?\b\s*:?)?\s*[:,\-–—]?\s*",
+    )
+});
+
+/// `remember to …` is a standing instruction only when it names a recurring situation.
+static RECURRENCE: LazyLock<Regex> = LazyLock::new(|| {
+    rei(
+        r"\b(?:always|never|every|each time|whenever|by default|in general|at all times|anymore|ever|(?:before|after|when|while) (?:each|every|any|you (?:commit|push|merge|release|deploy|open|create|add|change|edit|touch|write|answer|reply|respond)|(?:committing|pushing|merging|releasing|deploying|publishing|shipping|tagging|submitting|opening|creating|sending|answering|responding|replying|editing|changing|deleting|removing|installing|upgrading|adding|touching|modifying|renaming|writing|making)\b))",
+    )
+});
+
+/// `Some(None)`: an explicit request that yields nothing; `None`: not an explicit request.
+fn explicit_request(s: &Masked) -> Option<Option<Candidate>> {
+    let caps = EXPLICIT.captures(&s.mask)?;
+    let verb = caps.name("verb")?.as_str().to_ascii_lowercase();
+    let has_that = caps.name("that").is_some();
+    let end = caps.get(0)?.end();
+    let rest_mask = s.mask.get(end..)?;
+    let asked = caps.name("ask").is_some();
+    let needs_marker = matches!(verb.as_str(), "note" | "save" | "make a note" | "take note");
+    if needs_marker && !has_that {
+        return None; // "note the error", "save the file": work at hand
+    }
+    if !has_that && rest_mask.to_ascii_lowercase().starts_with("to ") {
+        // "remember to …", "don't forget to …": keep the whole instruction as feedback.
+        if asked || !matches!(verb.as_str(), "remember" | "don't forget" | "do not forget") {
+            return Some(None);
+        }
+        if s.mask.contains('?') || !RECURRENCE.is_match(rest_mask) || rejected(s) {
+            return Some(None);
+        }
+        let (main, why) = split_why(s);
+        return Some(Some(Candidate {
+            topic: MemoryType::Feedback,
+            summary: main.orig.trim().to_string(),
+            why,
+        }));
+    }
+    let mut rest = s.tail(end)?;
+    if asked {
+        // "Can you remember that my name is Dana?" asks to store the statement.
+        if let Some(stripped) = rest.orig.strip_suffix('?') {
+            let n = stripped.len();
+            rest = rest.head(n)?;
+        }
+    }
+    if rest.mask.contains('?') || rest.mask.trim().split(' ').count() < 3 || rejected(&rest) {
+        return Some(None);
+    }
+    let rest = strip_time_phrases(rest);
+    let (main, why) = split_why(&rest);
+    let topic = classify(&main).or_else(|| default_topic(&main));
+    Some(topic.map(|topic| Candidate {
+        topic,
+        summary: main.orig.trim().to_string(),
+        why,
+    }))
+}
+
+/// For an explicitly requested statement no rule recognized: who it is about.
+fn default_topic(s: &Masked) -> Option<MemoryType> {
+    static ABOUT_USER: LazyLock<Regex> = LazyLock::new(|| rei(r"^(?:i|i'm|i've|i'd|my|me)\b"));
+    static ABOUT_YOU: LazyLock<Regex> = LazyLock::new(|| rei(r"^(?:you|your)\b"));
+    static STATEMENT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:is|are|am|was|were|has|have|do|does|don't|doesn't|can|can't|cannot|must|should|will|won't|[a-z]{3,}s)\b",
+        )
+    });
+    let m = s.mask.trim();
+    if starts_with_work_verb(m) {
+        return None;
+    }
+    if ABOUT_USER.is_match(m) {
+        Some(MemoryType::User)
+    } else if ABOUT_YOU.is_match(m) {
+        Some(MemoryType::Feedback)
+    } else if STATEMENT.is_match(m) {
+        Some(MemoryType::Project)
+    } else {
+        None
+    }
+}
+
+// --- statements ----------------------------------------------------------------------------
+
+fn statement(s: &Masked) -> Option<Candidate> {
+    if s.mask.contains('?') {
+        return None;
+    }
+    let before = s.mask.len();
+    let s = strip_time_phrases(s.clone());
+    // "Going forward, keep handlers thin": the phrase itself makes the imperative standing.
+    let standing = s.mask.len() < before;
+    if let Some(c) = conditional(&s) {
+        return c;
+    }
+    if rejected(&s) {
+        return None;
+    }
+    let (main, why) = split_why(&s);
+    if main.mask.trim().split(' ').count() < 3 {
+        return None;
+    }
+    let topic = classify(&main).or_else(|| {
+        let m = main.mask.trim();
+        (standing && starts_with_work_verb(m) && !object_is_pronoun(m))
+            .then_some(MemoryType::Feedback)
+    })?;
+    Some(Candidate {
+        topic,
+        summary: main.orig.trim().to_string(),
+        why,
+    })
+}
+
+/// "When writing SQL, always use parameterized queries.": a leading condition followed by a
+/// durable main clause. The summary keeps the condition. `None` when there is no such lead.
+fn conditional(s: &Masked) -> Option<Option<Candidate>> {
+    static LEAD: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:when|whenever|if|while|for|in|on|before|after|outside|inside|within|across|every time|each time|any time|anytime)\s+[^,]{3,60},\s+",
+        )
+    });
+    let m = LEAD.find(&s.mask)?;
+    let main = s.tail(m.end())?;
+    if rejected_body(s.mask.trim()) || rejected_opening(main.mask.trim()) {
+        return Some(None);
+    }
+    let (whole, why) = split_why(s);
+    let (main_only, _) = split_why(&main);
+    if main_only.mask.trim().split(' ').count() < 3 {
+        return Some(None);
+    }
+    let topic = classify(&main_only).or_else(|| recurring_imperative(s, &main_only))?;
+    Some(Some(Candidate {
+        topic,
+        summary: whole.orig.trim().to_string(),
+        why,
+    }))
+}
+
+/// "When you change a public API, update the changelog as well": the lead names a situation
+/// that comes back (the user doing a kind of work, not a moment of this task), so a plain
+/// imperative after it is a standing instruction.
+fn recurring_imperative(whole: &Masked, main: &Masked) -> Option<MemoryType> {
+    static RECURRING_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:when|whenever|every time|each time|any time|anytime|before|after)\s+(?:you\s+|we\s+|i\s+|someone\s+|anyone\s+)?(?:\w+ing|add|adds|change|changes|touch|touches|write|writes|create|creates|open|opens|edit|edits|modify|modifies|remove|removes|delete|deletes|rename|renames|bump|bumps|upgrade|upgrades|release|releases|deploy|deploys|commit|commits|push|pushes|merge|merges|fix|fixes|update|updates|introduce|introduces|review|reviews|publish|publishes|generate|generates)\b[^,]*,",
+        )
+    });
+    static POINTER: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:it|this|that|these|those|them)\b|\bthe (?:pr|pull request|branch|ticket|fix|change|migration|build|deploy|release|patch|commit|issue|bug|test)\b",
+        )
+    });
+    static TRAILING_TOO: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"\s+(?:as well|too|also)\s*[.!]?$"));
+    let lead = RECURRING_LEAD.find(&whole.mask)?;
+    let main_mask = main.mask.trim();
+    if POINTER.is_match(lead.as_str())
+        || !starts_with_work_verb(main_mask)
+        || main_mask.contains('?')
+        || rejected_opening(main_mask)
+        || rejected_body(&TRAILING_TOO.replace(main_mask, "."))
+        || object_is_pronoun(main_mask)
+    {
+        return None;
+    }
+    Some(MemoryType::Feedback)
+}
+
+/// "From now on, …" / "… going forward." mark a standing rule; the phrase itself is dropped
+/// (it would also trip the `now` filter).
+fn strip_time_phrases(s: Masked) -> Masked {
+    static LEAD: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:from now on|going forward|moving forward|in (?:the )?future|henceforth|from here on(?: out)?)\s*,?\s+",
+        )
+    });
+    static TRAIL: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r",?\s+(?:from now on|going forward|moving forward|in (?:the )?future|henceforth|from here on(?: out)?)(?P<end>[.!]?)$",
+        )
+    });
+    let s = match LEAD.find(&s.mask) {
+        Some(m) => s.tail(m.end()).unwrap_or(s),
+        None => s,
+    };
+    let Some(caps) = TRAIL.captures(&s.mask) else {
+        return s;
+    };
+    let (Some(all), Some(end)) = (caps.get(0), caps.name("end")) else {
+        return s;
+    };
+    let end = end.as_str().to_string();
+    match s.head(all.start()) {
+        Some(mut h) => {
+            h.orig.push_str(&end);
+            h.mask.push_str(&end);
+            h
+        }
+        None => s,
+    }
+}
+
+/// Rejections that hold whatever the shape: requests, questions, the moment, the work at hand,
+/// narration, hedging, reports of state.
+fn rejected(s: &Masked) -> bool {
+    let m = s.mask.trim();
+    rejected_opening(m) || rejected_body(m)
+}
+
+/// Requests and questions by their opening words.
+fn rejected_opening(m: &str) -> bool {
+    // "I know Go well": what the user knows, not "I know, …".
+    static KNOWS: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i know [\w.+#-]+(?:\s+and\s+[\w.+#-]+)? (?:well|pretty well|very well|inside out|quite well)\b",
+        )
+    });
+    if KNOWS.is_match(m) {
+        return false;
+    }
+    static OPENING: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+        [
+            r"^(?:please\s+)?(?:let's|lets|let us|let me|can you|could you|would you|will you|won't you|can't you|can we|could we|should we|shall we|would it|is it|are you|do you|did you|have you|i'll|i will|i'm going to|i am going to|we're going to|we are going to|we'll|we will|you'll|go ahead|try|now|next|then|first|finally|afterwards|after that|okay|ok|i think|i guess|i believe|i feel|i hope|i wonder|i mean|i meant|i see|i know|it's|it is|that's|that is|this is|there's|there is|there are|here's|here is|what|why|how|where|who|which|whose|when|is|are|do (?:you|we|i|it|they|this|that|these|those|the|our|your|my|he|she|there|any)|does|did|was|were|has|had|have|am|if|once|hmm|hm|wow|oops|sorry|lol|never mind|nevermind|not sure|i'm not sure|no idea)\b",
+            r"^(?:please\s+)?(?:i|we) (?:need|have|got) to\s+(?P<next>\w+)",
+            r"^(?:please\s+)?i(?: really)? (?:want|need|'d like|would like|'d love|would love) (?:you )?to\s+(?P<next>\w+)",
+            r"^(?:please\s+)?i(?: really)? (?:want|need|'d like|would like) (?:a|an|the|some|to see|to know)\b",
+            r"^you (?:need|have|should|must|can|could|might|may|will|would)(?:\s+to)?\s+(?P<next>\w+)",
+            // "We should talk about …": a suggestion unless a marker makes it a rule.
+            r"^(?:we|the team|everyone) (?:should|could|might|would|can|may|ought to)\s+(?P<next>\w+)",
+        ]
+        .into_iter()
+        .map(rei)
+        .collect()
+    });
+    OPENING.iter().any(|r| match r.captures(m) {
+        // "we need to always …", "you should never …": a standing rule, judged later.
+        Some(c) => !c.name("next").is_some_and(|w| {
+            matches!(
+                w.as_str().to_ascii_lowercase().as_str(),
+                "always" | "never" | "not" | "only"
+            )
+        }),
+        None => false,
+    })
+}
+
+/// The moment, the work at hand, narration, hedging, reports of state — anywhere in the text.
+fn rejected_body(m: &str) -> bool {
+    static BODY: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+        [
+            // The moment (a superset of the filter's words).
+            r"\b(?:today|tonight|tomorrow|yesterday|now|currently|current|temporary|temporarily|for this task|this session|at the moment|for the moment|for the time being|just now|so far|this time|last time|next time|earlier|later|again|yet|soon|at this point|this (?:week|morning|afternoon|evening|sprint|month|release)|right away|asap|immediately|still)\b",
+            // Pointers into the work at hand.
+            r"\b(?:this|that|these|those) (?:file|files|function|functions|method|methods|class|test|tests|bug|bugs|error|errors|issue|issues|pr|prs|pull request|commit|commits|diff|patch|change|changes|line|lines|snippet|code|output|log|logs|message|task|one|ones|step|page|component|module|script|query|endpoint|variable|loop|case|failure|warning|warnings|problem|approach|solution|fix|version|part|section|thing|things|stuff|run|build|branch|command|call|example|point|idea|feature|refactor|migration|ticket|job|folder|directory|way|mess|screen|window|tab|crate|package|dependency)\b",
+            r"\b(?:the|your|my|our) (?:failing|broken|above|previous|last|latest|next|same|new|current|following|other|remaining|old|second|third|earlier|original) (?-i:[^A-Z])",
+            r"\b(?:above|below|here|there|instead of it|as well)$",
+            r"\b(?:above|below|here)\b",
+            r"\b(?:when|once|after) (?:you're|you are|you've|you have|it's|it is|that's|we're|we are|i'm) (?:done|finished|ready|through|back)\b",
+            // Narration of what just happened.
+            r"\b(?:you|i|we) (?:just|already|recently)\b",
+            r"\byou(?:'ve| have)? (?:did|made|wrote|changed|broke|added|removed|forgot|missed|deleted|introduced|used|got|said|told|ran)\b",
+            r"^(?:i|we|you|it|they|he|she) (?:\w*[^e\W]ed|was|were|had|did|got|made|saw|ran|wrote|found|tried|went|said|told|broke|forgot|thought|knew|took|gave|put|set|left|sent|built|came|began|chose|fell|heard|lost|meant|paid|read|sat|sold|spent|stood|understood|won)\b",
+            r"^(?:i'm|i am|we're|we are|you're|you are|it's|they're|he's|she's) \w+ing\b",
+            // Hedging.
+            r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|i wonder|kind of|sort of|somehow)\b",
+            // Reports of state.
+            r"\b(?:is|are|was|were|seems?|looks?|keeps?|got|gets|getting|been|became|becomes)\s+(?:\w+\s+)?(?:failing|broken|flaky|down|red|green|slow|stuck|wrong|outdated|missing|fixed|done|working|hanging|crashing|timing out|empty|gone|weird|off|fine|great|good|bad|better|worse|annoying|confusing|unclear|nice)\b",
+            r"\b(?:fails|failed|crashed|crashes|broke|hangs|hung|timed out|times out|doesn't work|does not work|didn't work|isn't working|won't compile|doesn't compile|does not compile)\b",
+            r"\b(?:no worries|looks good|sounds good|makes sense|good job|great job|well done|thank you|thanks)\b",
+            r"\b(?:never mind|nevermind)\b",
+        ]
+        .into_iter()
+        .map(rei)
+        .collect()
+    });
+    static VERSION_RANGE: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"(\d[\w.]*)\s+(?:and|or)\s+(?:later|newer|higher|above|up)\b"));
+    // "I'm still learning Rust", "we're using Postgres 15": standing, not the moment.
+    static STANDING_PROGRESSIVE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:\b(?:i'm|i am) still (?:learning|new to|getting used to)\b)|(?i:^(?:we're|we are) (?:using|running|on) (?:\w+ ){0,2}?)(?-i:[A-Z0-9])",
+        )
+    });
+    let m = VERSION_RANGE.replace_all(m, "$1 plus");
+    let m = STANDING_PROGRESSIVE.replace(&m, "standing ");
+    BODY.iter().any(|r| r.is_match(&m)) || filter::is_temporary(&m)
+}
+
+/// Splits off a `because …` / `since …` reason: `(main clause, why)`. The main clause keeps the
+/// sentence's closing `.`/`!`.
+pub(super) fn split_why(s: &Masked) -> (Masked, Option<String>) {
+    static LEAD: LazyLock<Regex> = LazyLock::new(|| rei(r"^(?:because|since) [^,]{6,}?, "));
+    static MID: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"(?:,?\s+because(?: of)?\s+|,\s*since\s+|\s+since\s+(?:the|it|its|it's|we|we're|our|they|they're|their|these|those|a|an|all|most|many|some|you|your|i|i'm|my|he|she|everyone|nobody|no|every|each|any|other|both|only|one)\b)",
+        )
+    });
+    // "Run fmt before committing; CI rejects unformatted code": a clause after a semicolon
+    // that states a fact explains the rule before it.
+    static SEMI: LazyLock<Regex> = LazyLock::new(|| re(r";\s+"));
+    let terminal = s
+        .orig
+        .trim_end()
+        .chars()
+        .last()
+        .filter(|c| matches!(c, '.' | '!'));
+    if let Some(m) = LEAD.find(&s.mask) {
+        let lead_word = s.mask.find(' ').unwrap_or(0);
+        if let (Some(main), Some(why)) = (s.tail(m.end()), s.orig.get(lead_word + 1..m.end() - 2)) {
+            if main.mask.split(' ').count() >= 3 {
+                return (main, Some(why.trim().to_string()));
+            }
+        }
+    }
+    let Some(m) = MID.find(&s.mask).or_else(|| SEMI.find(&s.mask)) else {
+        return (s.clone(), None);
+    };
+    if let (Some(mut main), Some(why_start)) = (s.head(m.start()), s.tail(m.end())) {
+        let why = why_start.orig.trim().to_string();
+        let lead = main
+            .orig
+            .trim_end_matches([',', ';', ':', ' ', '-', '–', '—'])
+            .len();
+        if why.split(' ').count() >= 2 && lead > 0 {
+            if let Some(mut trimmed) = main.head(lead) {
+                if let Some(t) = terminal {
+                    trimmed.orig.push(t);
+                    trimmed.mask.push(t);
+                }
+                main = trimmed;
+                return (main, Some(why));
+            }
+        }
+    }
+    (s.clone(), None)
+}
+
+// --- topic rules ---------------------------------------------------------------------------
+
+/// The topic of a durable statement, or `None` when the sentence has no durable shape.
+fn classify(s: &Masked) -> Option<MemoryType> {
+    let m = s.mask.trim();
+    if let Some(t) = reference(s) {
+        return Some(t);
+    }
+    if FEEDBACK_VIA_USER.iter().any(|r| r.is_match(m)) {
+        return Some(MemoryType::Feedback);
+    }
+    if user_fact(s) {
+        return Some(MemoryType::User);
+    }
+    if instruction(m) {
+        return Some(MemoryType::Feedback);
+    }
+    if project_rule(s) {
+        return Some(MemoryType::Project);
+    }
+    None
+}
+
+/// Nouns naming places where knowledge lives.
+const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials|questions|requests|bug reports|feature requests|support tickets|access requests)";
+
+fn reference(s: &Masked) -> Option<MemoryType> {
+    static URL_LINK: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:is|are|lives?|sits?|can be found|located|hosted|kept|documented|tracked|published|available|reported|filed|collected|shown|listed|described|explained|stored|at|under|via)\b|:\s*URLx|^(?:see|check) URLx|\bsee URLx",
+        )
+    });
+    static ONE_OFF_URL: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"/(?:pull|pulls|merge_requests|commit|commits|compare|runs|jobs|builds|pipelines|actions/runs|blob/[0-9a-f]{7,})/",
+        )
+    });
+    static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"^(?:(?:the|our|all|team|every|each|any|most)\s+)?(?:[\w-]+\s+){{0,3}}?{RESOURCE}\b.*?\b(?:is|are|live|lives|sit|sits|can be found|is kept|are kept|is documented|are documented|is tracked|are tracked|is filed|are filed|is reported|are reported|go|goes|get filed|get reported|is hosted|are hosted|is stored|are stored|is published|are published|is collected|are collected|is listed|are listed)\s+(?:only\s+)?(?:at|in|on|under|to|through|via|inside)\b"
+        ))
+    });
+    static SEE_FOR: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"^(?:for|about) (?:[\w-]+\s+){{0,4}}?\w+,\s*(?:see|check|read|consult|look at) (?:the |our )?(?:[\w/.-]+\s+){{0,3}}?(?:{RESOURCE}|URLx+)"
+        ))
+    });
+    // "See docs/architecture.md for how the modules fit together".
+    static SEE_PATH: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:see|check|read|consult|refer to)\s+(?:the\s+)?(?:[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|org))\s+(?:for|about|when|whenever|before)\b",
+        )
+    });
+    // "Ask Maria about anything related to billing": a person to go to.
+    static ASK_PERSON: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:^(?:please\s+)?(?:ask|ping|talk to|check with))\s+(?-i:@?[A-Z][\w-]+)(?i:\s+(?:about|for|on|with)\s+(?:anything|everything|all|any|questions)\b)",
+        )
+    });
+    let m = s.mask.trim();
+    if SEE_PATH.is_match(m) || ASK_PERSON.is_match(m) {
+        return Some(MemoryType::Reference);
+    }
+    if s.has_url() {
+        if ONE_OFF_URL.is_match(&s.orig) || starts_with_work_verb(m) {
+            return None;
+        }
+        return URL_LINK.is_match(m).then_some(MemoryType::Reference);
+    }
+    (LOCATION.is_match(m) || SEE_FOR.is_match(m)).then_some(MemoryType::Reference)
+}
+
+/// "I prefer that you …": a preference about the assistant's behaviour.
+static FEEDBACK_VIA_USER: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"^i(?:'d| would)?(?: really| strongly| much)? (?:prefer|rather|like|love|hate|dislike|don't like|do not like|can't stand|cannot stand|appreciate|want|expect)(?: it)? (?:(?:when|if|that) )?you\b",
+        r"^i (?:want|need|'d like|would like|expect) you to (?:always|never)\b",
+        r"^(?:it's|it is) (?:important|essential|crucial) (?:to me )?that you (?:always|never)\b",
+    ]
+    .into_iter()
+    .map(rei)
+    .collect()
+});
+
+const ROLE: &str = r"(?:engineer|developer|dev|programmer|designer|student|researcher|scientist|manager|maintainer|lead|architect|admin|administrator|sre|devops|beginner|newcomer|novice|contractor|consultant|intern|founder|cto|ceo|analyst|writer|tester|hobbyist|expert|teacher|professor|freelancer|owner|mathematician|physicist|statistician|specialist|user|fan)";
+
+fn user_fact(s: &Masked) -> bool {
+    static USER: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+        [
+            r"^i(?:'d| would)?(?: really| strongly| generally| usually| much)? (?:prefer|like|love|enjoy|hate|dislike|don't like|do not like|can't stand|cannot stand)\s+(?P<next>\w+(?:\s+\w+)?)",
+            r"^my (?:preferred|favou?rite|main|primary|usual|default|go-to|native|first|daily) [\w .+#/-]{1,40}?\b(?:is|are)\b",
+            r"^my (?:name|role|title|job|job title|timezone|time zone|background|pronouns|github (?:handle|username)|username|handle|team|native language|first language|os|operating system|editor|ide|shell|terminal|keyboard layout|setup|laptop|machine|workstation|employer|company|manager|expertise|specialty|focus) (?:is|are)\b",
+            &format!(r"^i(?:'m| am) (?:a|an|the|one of the)\s+(?:[\w-]+\s+){{0,3}}?{ROLE}s?\b"),
+            &format!(r"^i(?:'m| am) (?:more of|mostly|mainly|primarily|really) (?:a|an)\s+(?:[\w-]+\s+){{0,2}}?(?:{ROLE}|person|guy|type)s?\b"),
+            r"^i(?:'m| am) (?:(?:very|quite|pretty|fairly|really|not|not very|not really|more|mostly|an?)\s+)*(?:new to|familiar with|comfortable with|experienced (?:with|in)|fluent in|proficient (?:with|in)|expert in|beginner (?:with|in|at)|colou?r[- ]?blind|left-handed|based in|located in|on the [\w -]+ team|in charge of|responsible for|the (?:maintainer|owner|author|lead|tech lead) of|visually impaired|dyslexic|deaf|blind|using a screen reader|allergic to|vegetarian|vegan)\b",
+            r"^i (?:work|live|code|program|develop) (?:on|in|at|for|as|with|from|mostly|mainly|primarily|remotely|part-time|full-time)\b",
+            r"^i (?:mostly|mainly|primarily|usually|normally|typically|generally|always|never|rarely|often|only|tend to|prefer to|like to)\s+(?P<next>\w+)",
+            r"^i (?:use|run) [\w .+#/-]{2,40}? (?:as my|for (?:all|every|most|my))\b",
+            r"^i (?:speak|read|write) (?:english|french|german|spanish|portuguese|italian|dutch|polish|russian|chinese|mandarin|japanese|korean|hindi|arabic|turkish|swedish)\b",
+            r"^i have (?:\w+ )?(?:years?|decades?|months?) of (?:[\w-]+ )?experience\b",
+            r"^i(?:'ve| have) been (?:\w+ing) [\w .+#/-]{2,40}? for (?:\w+ )?(?:years|decades|months)\b",
+            r"^i (?:don't|do not|never|rarely) (?:use|like|read|write|speak|enjoy|code in|work (?:on|with|in))\b",
+            r"^call me [A-Z]\w*\b",
+            r"^i come from an? [\w.+#-]+(?:\s+[\w.+#-]+)? background\b",
+            r"^i(?:'ve| have) never (?:used|worked with|worked in|written|touched|deployed|programmed in|coded in|set up)\b",
+            r"^i know [\w.+#-]+(?:\s+and\s+[\w.+#-]+)? (?:well|pretty well|very well|inside out|quite well)\b",
+            r"^i(?:'m| am) still (?:learning|new to|getting used to)\b",
+            // What the user looks after: "I maintain the Android app", "I own the billing service".
+            r"^i (?:maintain|own|lead|manage|look after|am responsible for)\s+(?:the|our|both|all|most of)\s+\w",
+            r"^i do (?:most|all|much|the bulk) of my (?:work|coding|editing|development|programming|reviews?|reviewing|debugging)\b",
+            // "Python isn't my strongest language", "CSS is not my strong suit".
+            r"^[\w.+#/-]+(?:\s+[\w.+#/-]+)?\s+(?:is|isn't|is not|are|aren't|are not)\s+(?:really\s+|exactly\s+)?my\s+(?:strongest|weakest|strong|main|primary|first|native|best|favou?rite|daily)\s+(?:language|languages|skill|skills|area|suit|point|tool|editor|stack)\b",
+            r"^i(?:'m| am) on (?:macos|mac|a mac|osx|linux|windows|wsl|ubuntu|debian|fedora|arch|nixos|an? (?:mac|macbook|linux|windows|chromebook|thinkpad))\b",
+        ]
+        .into_iter()
+        .map(rei)
+        .collect()
+    });
+    // "I like the version with the early return better": a choice among alternatives at hand.
+    static CHOICE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i\b.*\b(?:better|best|the (?:[\w-]+ )?(?:version|one|option|approach|variant|draft|proposal|suggestion|solution|alternative))\b",
+        )
+    });
+    let m = s.mask.trim();
+    if CHOICE.is_match(m) {
+        return false;
+    }
+    USER.iter().any(|r| match r.captures(m) {
+        Some(c) => c
+            .name("next")
+            .is_none_or(|w| !is_deictic_or_past(w.as_str())),
+        None => false,
+    })
+}
+
+/// Imperatives that begin a one-off request unless a durable shape says otherwise.
+fn starts_with_work_verb(m: &str) -> bool {
+    static WORK: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:just\s+)?(?:fix|rename|look|run|rerun|re-run|retry|check|try|add|remove|delete|update|change|make|write|create|implement|refactor|show|tell|explain|help|open|read|move|revert|undo|commit|push|pull|install|build|test|debug|investigate|find|search|continue|go|proceed|stop|start|begin|do|give|send|put|set|replace|rewrite|clean|format|review|merge|rebase|bump|upgrade|downgrade|split|extract|inline|document|describe|summarize|summarise|list|print|log|deploy|release|generate|compile|port|convert|migrate|skip|ignore|disable|enable|wait|hold|use|keep|save|note|see|let|get|bring|pick|choose|call|copy|paste|draft|sketch|outline|plan|prepare|finish|complete|close|resolve|handle|patch|comment|uncomment|restart|reload|reset|clear|drop|edit|modify|adjust|tweak|improve|optimize|optimise|speed|simplify|cleanup|double-check|verify|confirm|ensure|compare|measure|profile|benchmark|trace|inspect|analyze|analyse|fetch|download|upload|grep|cat|ls|cd|npm|cargo|git|make sure|regenerate|rebuild|recompile|notify|ping|announce|attach|include|link|tag|label|assign|squash|sign|mention|bump|annotate|wrap|prefix|mark|flag|leave)\b",
+        )
+    });
+    WORK.is_match(m)
+}
+
+/// Objects that point at the work at hand ("run it", "use this").
+const OBJECT_PRONOUNS: &[&str] = &["it", "this", "that", "them", "these", "those"];
+
+/// Whether the imperative at the start of `m` takes a pronoun object ("fix it", "please run
+/// that again"): the work at hand.
+fn object_is_pronoun(m: &str) -> bool {
+    m.split(' ')
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_ascii_lowercase()
+        })
+        .filter(|w| !matches!(w.as_str(), "please" | "just" | "also"))
+        .nth(1)
+        .is_some_and(|w| OBJECT_PRONOUNS.contains(&w.as_str()))
+}
+
+/// Whether `re` matches and its `next` group is not one of `deny` (the regex crate has no
+/// lookahead, so the exclusion is done here).
+fn next_word_ok(re: &Regex, m: &str, deny: &[&str]) -> bool {
+    re.captures(m).is_some_and(|c| {
+        c.name("next")
+            .is_none_or(|w| !deny.contains(&w.as_str().to_ascii_lowercase().as_str()))
+    })
+}
+
+fn marked_imperative(re: &Regex, m: &str) -> bool {
+    static RELATIVE: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"\b(?:that|which|who|whose|where|so|until|sure)\b"));
+    re.captures(m).is_some_and(|c| {
+        let next = c
+            .name("next")
+            .map(|w| w.as_str().to_ascii_lowercase())
+            .unwrap_or_default();
+        let mid = c.name("mid").map_or("", |w| w.as_str());
+        !OBJECT_PRONOUNS.contains(&next.as_str())
+            && !RELATIVE.is_match(&next)
+            && !RELATIVE.is_match(mid)
+    })
+}
+
+/// For "I like …" / "I usually …": the next words point at the work at hand or narrate.
+fn is_deictic_or_past(next: &str) -> bool {
+    let lower = next.to_ascii_lowercase();
+    let mut words = lower.split_whitespace();
+    let first = words.next().unwrap_or_default();
+    let second = words.next().unwrap_or_default();
+    const DENY: &[&str] = &[
+        "it", "this", "that", "these", "those", "them", "just", "got", "did", "had", "was", "were",
+        "made", "saw", "went", "said", "told", "thought", "knew", "ran", "wrote", "where", "what",
+        "how", "when", "why", "which", "your", "yours", "how",
+    ];
+    DENY.contains(&first)
+        || (first == "to" && matches!(second, "see" | "know" | "have" | "get" | "try"))
+        || (first.len() > 3 && first.ends_with("ed") && !first.ends_with("eed"))
+}
+
+/// Standing instructions to the assistant.
+fn instruction(m: &str) -> bool {
+    static NOT_VERB: &[&str] = &[
+        "the", "a", "an", "this", "that", "these", "those", "my", "your", "our", "same", "mind",
+        "again", "before", "after", "it", "so", "too", "been", "had", "have", "has", "was", "is",
+        "are", "were", "true", "false", "ever", "forget", "once", "one", "more", "less", "less.",
+    ];
+    static ALWAYS_NEVER: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:(?:make sure|be sure|remember) (?:to |you )?)?(?:always|never)(?:\s+ever)?\s+(?P<verb>[\w'-]+)",
+        )
+    });
+    static DONT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:don't|do not|dont)\s+(?:ever\s+)?\w+.*?\b(?:ever|anymore|any more|unless|without (?:asking|checking|confirming|running|testing|telling|my)|by default|in general|at all|(?:to|into|on|in) (?:main|master|prod|production|the main branch|the master branch|release branches|shared branches)|in (?:any |all |our |the )?(?:[\w#+.-]+ )?(?:code|codebase|files|tests|test code|comments|commit messages|responses|answers|replies|docs|documentation|apis?|modules|scripts|examples|components|handlers|file|language))\b",
+        )
+    });
+    // "Don't add docstrings to private helpers", "Do not touch anything under vendor/": a
+    // prohibition is standing unless it points at the work at hand (rejected earlier).
+    static DONT_GENERIC: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"^(?:please\s+)?(?:don't|do not|dont)\s+(?P<next>[\w-]+)\s+(?P<obj>[\w-]+)\s+\S+")
+    });
+    static ENDS_WITH_PRONOUN: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"\b(?:it|this|that|them|these|those)\s*[.!]?$"));
+    static DONT_NOT_EVER: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"^(?:please\s+)?(?:don't|do not|dont)\s+ever\s+\w"));
+    static PREFER: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:prefer|favou?r)\s+\S.*\b(?:over|to|instead of|rather than|when|for|in|whenever)\b",
+        )
+    });
+    static AVOID: LazyLock<Regex> = LazyLock::new(|| rei(r"^(?:please\s+)?avoid\s+(?P<next>\w+)"));
+    // The marker must qualify the imperative itself: "use tabs, never spaces", "use pnpm instead
+    // of npm" — not a clause inside its object ("write a function that always returns true").
+    static MARKED_IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:use|write|keep|make|put|name|format|run|answer|respond|reply|add|include|call|pick|choose|go with|stick (?:to|with)|default to|wrap|indent|end|start|begin|sign|prefix|limit|leave|mark|ask|check|test|lint|squash|rebase|sort|document|explain|show|give|cite|link|mention|quote|spell|capitalize|capitalise|stop)\s+(?P<next>\w+)\b(?P<mid>.*?)(?:,\s*(?:and\s+)?(?:always|never)\b|\b(?:always|never)[.!]?$|\b(?:every time|each time|whenever|by default|in general|at all times|unless|instead of|rather than|over (?:\w+ )?\w+|anymore|any more)\b|,\s*(?:and\s+)?not\s+[\w.+#/-]+\s*(?:,|[.!]?$))",
+        )
+    });
+    static STYLE_NOUN: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:keep|write|make|format|phrase|end|start|begin|limit|sign|prefix|wrap|put|use|give|title|name)\s+(?:all\s+|your\s+|the\s+|my\s+|our\s+|any\s+)?(?:[\w-]+\s+)?(?:answers|responses|replies|explanations|summaries|commit messages|commit titles|commit subjects|comments|code comments|docstrings|doc comments|pr descriptions|pull request descriptions|pr titles|log messages|error messages|variable names|function names|branch names|test names|changelog entries|messages|output|code blocks|examples|headings|lists)\b",
+        )
+    });
+    static RECURRING_IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:run|check|update|format|lint|test|rebase|squash|ask|confirm|bump|add|regenerate|rebuild|sign|review|document|write|read|open|use)\s+(?P<next>\w+)\b.*?\b(?:before|after|when|whenever|on every|for every|for each|for all|for any)\s+(?:each\b|every\b|any\b|committing|pushing|merging|releasing|deploying|publishing|shipping|tagging|submitting|opening (?:a )?(?:pr|pull request)|creating (?:a )?(?:pr|pull request)|sending (?:a )?(?:pr|pull request)|answering|responding|replying|editing|changing|deleting|removing|installing|upgrading|adding (?:a |new |any )?dependenc\w+|running migrations|touching|modifying|renaming|making (?:changes|commits)|you (?:commit|push|merge|release|deploy|open|create|add|change|edit|touch|delete|remove|rename|install|upgrade))",
+        )
+    });
+    static ASK_FIRST: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:ask|check with|confirm with)\s+(?:me\s+)?(?:first\s+)?before\s+\w+ing\b",
+        )
+    });
+    static LANGUAGE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?(?:answer|respond|reply|talk|speak|write|communicate)(?: to me)?(?: only)? in (?:english|french|german|spanish|portuguese|italian|dutch|polish|russian|ukrainian|chinese|mandarin|japanese|korean|hindi|arabic|turkish|swedish|norwegian|danish|finnish|czech|greek|hebrew|vietnamese|indonesian|plain english|simple english|british english|american english)\b",
+        )
+    });
+    static YOU_SHOULD: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^you (?:should|must|need to|have to|are to|may|can)(?: always| never| not)\b|^you (?:always|never) (?:need to|have to|should|must)\b|^you (?:should|must|may) (?:only|always|never)\b|^you can (?:always )?assume\b|^you(?:'re| are) (?:not )?(?:allowed|permitted|expected|supposed) to\b",
+        )
+    });
+    // "No console.log calls in committed code": a ban on something written into code or text
+    // is an instruction on how to write it ("No direct pushes to main" stays a project rule).
+    static NO_IN_CODE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^no (?:[\w.+#/-]+\s+){0,3}?[\w.+#/()-]+\s+(?:in|inside|within) (?:(?:any|the|our|all|committed|new|production|shipped|merged|public|checked-in)\s+)*(?:[\w.+#-]+\s+)?(?:code|codebase|source|sources|files?|comments?|commit messages?|docs|documentation|tests?|test code|scripts?|templates?|modules?|libraries|library code|apis?|responses|answers|output|logs?|log messages|strings?|text)\b",
+        )
+    });
+    // "Put new components in src/components": where new things of a kind go.
+    static PLACEMENT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:put|place|keep|store)\s+(?:all\s+|any\s+|every\s+)?new\s+(?:[\w.+#-]+\s+){0,2}?[\w.+#-]+s\s+(?:in|under|into|inside|next to)\s+\S",
+        )
+    });
+    static SPELLING: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?(?:use|write in|stick to)\s+(?:british|american|us|uk|canadian|australian|plain|simple) english\b",
+        )
+    });
+    static STANDING_ASK: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+        [
+            // "Please stop adding type: ignore comments", "Refrain from using globals".
+            r"^(?:please\s+)?(?:stop|quit)\s+\w+ing\s+\S",
+            r"^(?:please\s+)?(?:refrain|abstain) from\s+\w+ing\b",
+            // "No need to explain basic Git commands to me".
+            r"^(?:there's\s+|there is\s+)?no need to\s+(?:explain|ask|add|write|mention|summari[sz]e|repeat|apologi[sz]e|confirm|include|comment|document|tell|show|recap|restate|list)\b",
+            // "Make sure every new endpoint has a test".
+            r"^(?:please\s+)?(?:make sure|ensure|be sure)\s+(?:that\s+)?(?:every|each|all|any|no)\b",
+            // "Feel free to refactor anything in utils/ without asking".
+            r"^(?:please\s+)?feel free to\s+\w+.*\b(?:without (?:asking|checking)|anything|anywhere|any time|anytime|whenever|always)\b",
+            // "You don't need to ask before running the tests".
+            r"^you (?:don't|do not|never) (?:need|have) to\s+(?:ask|check with me|confirm|explain|wait|add|write|mention|summari[sz]e|apologi[sz]e|repeat|include|recap)\b",
+        ]
+        .into_iter()
+        .map(rei)
+        .collect()
+    });
+    if NO_IN_CODE.is_match(m)
+        || PLACEMENT.is_match(m)
+        || SPELLING.is_match(m)
+        || STANDING_ASK.iter().any(|r| r.is_match(m))
+    {
+        return true;
+    }
+    if let Some(c) = ALWAYS_NEVER.captures(m) {
+        let verb = c
+            .name("verb")
+            .map(|v| v.as_str().to_ascii_lowercase())
+            .unwrap_or_default();
+        return !NOT_VERB.contains(&verb.as_str());
+    }
+    DONT.is_match(m)
+        || DONT_NOT_EVER.is_match(m)
+        || DONT_GENERIC.captures(m).is_some_and(|c| {
+            let next = c
+                .name("next")
+                .map_or(String::new(), |w| w.as_str().to_ascii_lowercase());
+            let obj = c
+                .name("obj")
+                .map_or(String::new(), |w| w.as_str().to_ascii_lowercase());
+            !matches!(
+                next.as_str(),
+                "worry"
+                    | "bother"
+                    | "forget"
+                    | "mind"
+                    | "hesitate"
+                    | "panic"
+                    | "be"
+                    | "stop"
+                    | "know"
+                    | "think"
+                    | "understand"
+                    | "see"
+                    | "get"
+                    | "need"
+                    | "want"
+                    | "have"
+            ) && !OBJECT_PRONOUNS.contains(&obj.as_str())
+                && !matches!(obj.as_str(), "until" | "till" | "before" | "yet" | "for")
+                && !ENDS_WITH_PRONOUN.is_match(m)
+        })
+        || PREFER.is_match(m)
+        || next_word_ok(
+            &AVOID,
+            m,
+            &["it", "this", "that", "those", "these", "them", "the"],
+        )
+        || marked_imperative(&MARKED_IMPERATIVE, m)
+        || STYLE_NOUN.is_match(m)
+        || next_word_ok(&RECURRING_IMPERATIVE, m, OBJECT_PRONOUNS)
+        || ASK_FIRST.is_match(m)
+        || LANGUAGE.is_match(m)
+        || YOU_SHOULD.is_match(m)
+}
+
+/// Rules and facts of the project or team.
+fn project_rule(s: &Masked) -> bool {
+    const SUBJECT: &str = r"(?:(?:most|all|much|parts?) of\s+)?(?:we|our(?:\s+[\w.+#/-]+){1,4}?|the team|the whole team|everyone|everybody|nobody|no one|this (?:repo|repository|project|codebase|service|app|application|library|crate|package|monorepo|team|company|org|organization|organisation|workspace)|the (?:[\w-]+\s+){0,2}?(?:repo|repository|project|codebase|build|ci|ci pipeline|pipeline|api|backend|frontend|monorepo|app|application|service|database|db|main branch|default branch|master branch|production|staging|staging environment|prod|test suite|server|client|cli|sdk|schema|docs site|website|team|release process|deploy process|deployment process|workspace|code base|dashboard|admin|warehouse|cluster|module|client|worker|workers|scheduler|queue|cache|gateway|proxy|monolith|library|site|portal|infra|infrastructure|code|tooling|broker|ui|mobile app|web app|ios app|android app|source of truth)|(?:all|every|each|any)(?:\s+[\w.+#/-]+){1,3}?|ci|production|prod|staging|releases|deploys|deployments|main|master)";
+    const VERB: &str = r"(?:use|uses|deploy|deploys|release|releases|ship|ships|target|targets|support|supports|require|requires|run|runs|follow|follows|prefer|prefers|avoid|avoids|keep|keeps|store|stores|host|hosts|build|builds|test|tests|pin|pins|write|writes|squash|squashes|squash-merge|squash-merges|rebase|rebases|merge|merges|tag|tags|publish|publishes|review|reviews|vendor|vendors|lint|lints|format|formats|rely|relies|depend|depends|live|lives|talk|talks|expect|expects|track|tracks|document|documents|generate|generates|serve|serves|own|owns|maintain|maintains|mirror|mirrors|cut|cuts|go through|goes through|go to|goes to|enforce|enforces|forbid|forbids|allow|allows|ban|bans|block|blocks|compile|compiles|bump|bumps|version|versions|backport|backports|sign|signs|freeze|freezes|speak|speaks|communicate|communicates|pair|pairs|need|needs|work in|work on|works in|works on|code in|program in|treat|treats|log|logs|handle|handles|name|names|prefix|prefixes|do code review|do reviews|deploy to|rotate|rotates|back up|backs up|return|returns|respond|responds|emit|emits|expose|exposes|accept|accepts|stay on|stays on|belong|belongs|happen|happens|occur|occurs|sit|sits)";
+    const PARTICIPLE: &str = r"(?:written|built|deployed|hosted|versioned|configured|managed|stored|owned|located|generated|based|maintained|released|tagged|published|served|licensed|structured|organized|organised|split|kept|tracked|documented|pinned|protected|required|forbidden|prohibited|banned|mandatory|allowed|not allowed|expected|handled|formatted|linted|tested|reset|backed up|mirrored|named|squashed|rebased|signed|reviewed|frozen|locked|compiled|bundled|packaged|distributed|shared|restricted|limited|encrypted|cached|rotated|wiped|refreshed|rebuilt|gated|enforced|checked|monitored|auto-generated|autogenerated|vendored|sharded|replicated|scheduled|triggered|capped|squash-merged|merged only|run|implemented|designed|used|read-only|append-only|immutable|public|private|internal|open source|open-source|deprecated|discouraged|encouraged|preferred|case-sensitive|case-insensitive|cut|created|opened|rolled out|promoted|archived|purged|provisioned|migrated|uploaded|pushed|copied|synced|exported|imported|written|sent)";
+    static ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"^(?:(?:in|for|on|across) (?:this|our|the) (?:repo|repository|project|codebase|team|company|monorepo|org|organization|organisation)\s*,?\s+)?{SUBJECT}\s+(?:(?:always|never|only|usually|generally|normally|typically|also|all|mostly|strictly|exclusively)\s+)*(?:(?:don't|do not|doesn't|does not|never|cannot|can't|won't|will not|must not|mustn't|should not|shouldn't|must|should|shall|may only|can only|have to|has to|need to|needs to)\s+(?:(?:always|never|only|ever)\s+)?)?{VERB}\b"
+        ))
+    });
+    static COPULA: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"^(?:(?:in|for|on|across) (?:this|our|the) (?:repo|repository|project|codebase|team|company|monorepo|org|organization|organisation)\s*,?\s+)?(?:{SUBJECT}|[\w.+#/-]+(?:\s+[\w.+#/-]+){{0,2}}?s)\s+(?:is|are|must be|must never be|must not be|should always be|should never be|should be|shall be|can only be|may only be|cannot be|can't be|will always be|have to be|has to be|need to be|needs to be|get|gets)\s+(?:(?:always|never|only|not|all|strictly|automatically|exclusively)\s+)*{PARTICIPLE}\b"
+        ))
+    });
+    static IDENTITY: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"^(?:{SUBJECT})\s+(?:is|are)\s+(?:a|an)\s+(?P<next>\w+)"
+        ))
+    });
+    static MODAL_RULE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:(?:all|every|each|any|no)\s+)?(?:[\w.+#/-]+\s+){0,3}?[\w.+#/-]+\s+(?:must|mustn't|shall|shan't|must always|must never|should always|should never|may never|can never|are never|is never|are always|is always|may only|can only|are only|is only)\s+\w+",
+        )
+    });
+    static NO_RULE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^no (?:[\w.+#/-]+\s+){0,3}?[\w.+#/-]+\s+(?:in|on|to|into|without|before|after|outside|allowed|unless|during|from)\b",
+        )
+    });
+    static ONLY_RULE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^only (?:[\w.+#/-]+\s+){0,3}?[\w.+#/-]+\s+(?:can|may|are allowed to|is allowed to|get to|should)\s+\w+",
+        )
+    });
+    static PRONOUN_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"^(?:it|this|that|they|he|she|i|you|there|these|those|which|what|who)\b")
+    });
+    let m = s.mask.trim();
+    const NOT_IDENTITY: &[&str] = &[
+        "bit",
+        "little",
+        "lot",
+        "mess",
+        "problem",
+        "bug",
+        "pain",
+        "disaster",
+        "nightmare",
+        "joke",
+        "good",
+        "bad",
+        "great",
+        "typo",
+        "regression",
+        "blocker",
+    ];
+    static SOURCE_OF_TRUTH: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^the (?:single |only |one )?source of truth for (?:[\w.+#/-]+\s+){1,5}?(?:is|are)\s+\S",
+        )
+    });
+    // "We're on Node 18", "We've standardized on Terraform": the team's stack.
+    static WE_ON: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:^we(?:'re| are) (?:still |all |currently )?(?:on|using|running)\s+(?:\w+\s+){0,2}?)(?-i:[A-Z0-9])|(?i:^we(?:'ve| have) (?:standardi[sz]ed|settled|agreed|converged) on\b)",
+        )
+    });
+    // "Postgres is our primary database": a named thing in a role of the stack.
+    static OUR_ROLE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^[\w.+#/-]+(?:\s+[\w.+#/-]+)?\s+(?:is|are)\s+(?:still\s+)?our\s+(?:(?:main|primary|only|default|standard|preferred|go-to|single|official|internal)\s+)?(?:[\w-]+\s+)?(?:database|db|datastore|store|cache|queue|broker|language|framework|ci|cloud|cloud provider|provider|orm|test runner|build tool|build system|package manager|linter|formatter|web server|server|proxy|load balancer|registry|host|hosting|monitoring|logging|tracing|issue tracker|tracker|cdn|dns|auth provider|identity provider|runtime|platform|stack|message bus|event bus|search engine|scheduler|deploy tool|vcs|editor|ide|toolchain|compiler|bundler)\b",
+        )
+    });
+    // "Anything under legacy/ is frozen": a rule for everything in a place.
+    static EVERYTHING_IN: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:anything|everything|nothing|all code|all files|every file|no file|no code)\s+(?:under|in|inside|below|within)\s+\S+(?:\s+\S+)?\s+(?:is|are|must|should|gets?|belongs|goes|stays|can|may)\b",
+        )
+    });
+    // "Nginx handles TLS termination in front of every service": what a named part does for all
+    // of a kind.
+    static FOR_ALL: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^[\w.+#/-]+\s+(?:handles|manages|runs|serves|owns|terminates|routes|proxies|schedules|stores|caches|builds|deploys|signs|validates|checks|generates|sends|collects|backs up|takes care of)\s+(?:[\w.+#/-]+\s+){0,5}?(?:all|every|each)\s+(?:of\s+)?(?:our\s+|the\s+)?[\w-]+",
+        )
+    });
+    if WE_ON.is_match(m) || OUR_ROLE.is_match(m) || EVERYTHING_IN.is_match(m) {
+        return true;
+    }
+    if ACTIVE.is_match(m) || SOURCE_OF_TRUTH.is_match(m) || next_word_ok(&IDENTITY, m, NOT_IDENTITY)
+    {
+        return true;
+    }
+    // "Release branches are cut …", "Build artifacts are stored …": a verb-looking noun that is
+    // followed straight by its verb is a subject, not an imperative.
+    static NOUN_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^[\w-]+\s+(?:[\w-]+\s+)?[\w-]+\s+(?:is|are|get|gets|go|goes|must|should|need|needs|live|lives|stay|stays|belong|belongs)\s",
+        )
+    });
+    if PRONOUN_SUBJECT.is_match(m) || (starts_with_work_verb(m) && !NOUN_SUBJECT.is_match(m)) {
+        return false;
+    }
+    // "Tests live next to the code", "Releases go through QA": a generic plural subject.
+    static PLURAL_ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:(?:the|all|our)\s+)?(?:[\w.+#/-]+\s+){0,2}?[a-z][\w-]*s\s+(?:(?:always|never|only|usually|all|automatically|straight|directly)\s+)*(?:live|run|use|need|require|follow|go through|go to|stay|target|depend on|rely on|belong|get deployed|get reviewed|get merged|get tagged|get released|get squashed|expire|happen|land|go straight to|go directly to)\b",
+        )
+    });
+    // "Code review is mandatory for every change", "Documentation for the API is generated from
+    // docstrings": a named thing and how it is done, with a preposition saying from/by/where.
+    static RULE_COPULA: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"^(?:[\w.+#/-]+\s+){{0,5}}?[\w.+#/-]+\s+(?:is|are)\s+(?:(?:always|never|only|automatically|strictly)\s+)?(?:mandatory|required|compulsory|forbidden|prohibited|not allowed|banned|{PARTICIPLE}\s+(?:from|by|with|via|through|on|in|to|under|at))\b"
+        ))
+    });
+    if COPULA.is_match(m)
+        || RULE_COPULA.is_match(m)
+        || MODAL_RULE.is_match(m)
+        || NO_RULE.is_match(m)
+        || ONLY_RULE.is_match(m)
+        || PLURAL_ACTIVE.is_match(m)
+        || FOR_ALL.is_match(m)
+    {
+        return true;
+    }
+    // "Our CI is GitHub Actions", "The backend is in Go": a subject named by a proper noun.
+    static PROPER: LazyLock<Regex> = LazyLock::new(|| {
+        re(&format!(
+            r"(?i:^{SUBJECT}\s+(?:(?:still|also)\s+)?(?:is|are)(?:\s+(?:written\s+in|in|on|at|using|running|running on|built on|built with|based on))?(?:\s+(?:the|an?|old|new|legacy|same|our|[a-z]+-based))*)\s+[A-Z][\w.+#-]*"
+        ))
+    });
+    PROPER.is_match(m)
+}

@@ -1,0 +1,530 @@
+//! Unit tests of the heuristic; the labelled corpora live under `tests/corpus/extract/` and are
+//! measured by `tests/extract_corpus.rs`.
+
+mod unit {
+    use super::super::mask::{ascii_classes, is_non_prose_line, re, NON_PROSE_LINE};
+
+    #[test]
+    fn pattern_classes_are_ascii_and_dot_is_any_character() {
+        // ASCII semantics on purpose: `ï` is not a word character, `\s` is not U+3000.
+        assert!(re(r"\bcafe\b [•]").is_match("a cafe •"));
+        assert!(!re(r"^\w+$").is_match("naïve"));
+        assert!(!re(r"^a\sb$").is_match("a\u{3000}b"));
+        assert!(!re(r"(?i)^CAFÉ").is_match("café"));
+        assert!(re(r"^[^,]{2}$").is_match("日本"));
+        assert!(re(r"(?i)\bnow\b").is_match("Right NOW, please"));
+    }
+
+    #[test]
+    fn ascii_rewrite_for_the_regex_crate() {
+        assert_eq!(
+            ascii_classes(r"\bfoo\w+[\w.-]\d[^\d]\S\s[\s,]"),
+            r"(?-u:\b)foo[A-Za-z0-9_]+[A-Za-z0-9_.-][0-9][^0-9][^\t\n\x0B\x0C\r ][\t\n\x0B\x0C\r ][\t\n\x0B\x0C\r ,]"
+        );
+        assert_eq!(ascii_classes(r"[]\w]\w"), r"[]A-Za-z0-9_][A-Za-z0-9_]");
+        assert_eq!(ascii_classes(r"\\w"), r"\\w");
+    }
+
+    /// Long lines are judged by the `regex` crate: each line pattern must mean the same there.
+    #[test]
+    fn long_line_patterns_agree_with_the_short_line_ones() {
+        let set = regex::RegexSet::new(NON_PROSE_LINE.iter().map(|p| ascii_classes(p))).unwrap();
+        let lite: Vec<_> = NON_PROSE_LINE.iter().map(|p| re(p)).collect();
+        let lines = [
+            "  at foo (bar.js:1:2)",
+            "at\u{a0}foo (bar.js:1:2)",
+            "\u{3000}$ ls",
+            "❯ cargo test",
+            "λ ls",
+            "PS C:\\Users\\me> dir",
+            "me@host:~/src$ ls",
+            "File \"x.py\", line 3, in <module>",
+            "File \"日本.py\", line 3",
+            "thread 'main' panicked at src/main.rs:3:5",
+            "[INFO] started",
+            "naïveError: boom",
+            "ValueError: boom",
+            "error[E0382]: borrow of moved value",
+            "  12 | let x = 1;",
+            "2024-01-02 10:11 started",
+            "test foo::bar ... ok",
+            "E0102 10:11:12 x",
+            "we deploy from main => ",
+            "-v flag",
+            "We deploy only from release branches.",
+            "我们团队规定：不允许直接推送到主分支。",
+            "数据 { 很多",
+            "",
+        ];
+        for line in lines {
+            let got: Vec<bool> = lite.iter().map(|r| r.is_match(line)).collect();
+            let want: Vec<bool> = (0..lite.len())
+                .map(|i| set.matches(line).matched(i))
+                .collect();
+            assert_eq!(got, want, "{line:?}");
+        }
+        // And whole lines past the length limit are judged as before.
+        let long = format!("{} done", "word ".repeat(1000));
+        assert!(!is_non_prose_line(&long));
+        assert!(is_non_prose_line(&format!("{long} {{")));
+        assert!(is_non_prose_line(&format!("[INFO] {long}")));
+    }
+
+    use super::super::segment::split_sentences;
+    use super::super::*;
+    use crate::formats::text::utf16_len;
+    use MemoryType::{Feedback, Project, Reference, User};
+
+    fn plan(text: &str) -> Vec<Patch> {
+        plan_heuristic(&[UserText { offset: 0, text }])
+    }
+
+    fn one(text: &str) -> Option<(MemoryType, String, Option<String>)> {
+        let mut p = plan(text);
+        assert!(p.len() <= 1, "{text:?} gave {p:?}");
+        p.pop().map(|p| (p.topic, p.summary, p.why))
+    }
+
+    // --- upstream heuristic test vectors and edge cases ---------------------------------
+
+    #[test]
+    fn upstream_vectors_prefer_terse_is_user() {
+        assert_eq!(
+            one("I prefer terse responses."),
+            Some((User, "I prefer terse responses.".into(), None))
+        );
+    }
+
+    #[test]
+    fn upstream_vectors_dashboard_url_is_reference() {
+        let text = "The latency dashboard is https://grafana.internal/d/api-latency";
+        assert_eq!(one(text), Some((Reference, text.into(), None)));
+    }
+
+    #[test]
+    fn upstream_vectors_hello_is_nothing() {
+        assert_eq!(plan("hello"), vec![]);
+    }
+
+    #[test]
+    fn explicit_remember_strips_the_request_and_rechecks_length() {
+        // "please remember that: we use pnpm" yields "we use pnpm", 11 units: dropped by the
+        // filter's second look, as upstream.
+        assert_eq!(plan("please remember that: we use pnpm"), vec![]);
+        assert_eq!(
+            one("please remember that: we use pnpm workspaces"),
+            Some((Project, "we use pnpm workspaces".into(), None))
+        );
+        assert_eq!(
+            one("Remember - our CI runs on Buildkite."),
+            Some((Project, "our CI runs on Buildkite.".into(), None))
+        );
+        // A temporary word in the remainder drops it.
+        assert_eq!(plan("remember that we use pnpm today"), vec![]);
+    }
+
+    #[test]
+    fn source_offset_is_the_message_offset_and_order_is_kept() {
+        let msgs = [
+            UserText {
+                offset: 10,
+                text: "Please fix the failing test.",
+            },
+            UserText {
+                offset: 20,
+                text: "I prefer terse responses. Never push to main.",
+            },
+        ];
+        let got: Vec<_> = plan_heuristic(&msgs)
+            .into_iter()
+            .map(|p| (p.source_offset, p.topic))
+            .collect();
+        assert_eq!(got, vec![(20, User), (20, Feedback)]);
+    }
+
+    #[test]
+    fn duplicates_across_messages_keep_the_first() {
+        let msgs = [
+            UserText {
+                offset: 1,
+                text: "Never push to main.",
+            },
+            UserText {
+                offset: 2,
+                text: "never push to MAIN.",
+            },
+        ];
+        let got = plan_heuristic(&msgs);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].source_offset, 1);
+    }
+
+    #[test]
+    fn whitespace_only_and_empty_messages_yield_nothing() {
+        assert_eq!(plan(""), vec![]);
+        assert_eq!(plan(" \n\t \r\n "), vec![]);
+        assert_eq!(plan_heuristic(&[]), vec![]);
+    }
+
+    #[test]
+    fn huge_message_is_handled() {
+        // case 15: a 5 MB single message. Its one durable line is still found.
+        let mut text = "x".repeat(5 * 1024 * 1024);
+        text.push_str("\nWe deploy only from release branches.\n");
+        text.push_str(&"lorem ipsum dolor sit amet ".repeat(100_000));
+        let got = plan(&text);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].summary, "We deploy only from release branches.");
+    }
+
+    #[test]
+    fn output_passes_the_filter_unchanged() {
+        let text = "- Always run cargo fmt before committing.\n* Our CI runs on GitHub Actions.";
+        for p in plan(text) {
+            assert_eq!(filter::normalize_patch(p.clone()), Some(p));
+        }
+        assert_eq!(plan(text).len(), 2);
+    }
+
+    // --- the filter's words inside the heuristic --------------------------------------------
+
+    #[test]
+    fn temporary_words_only_on_word_boundaries() {
+        assert!(one("Nowhere in library code may we use unwrap.").is_none()); // no shape
+        assert_eq!(
+            one("Known issues are tracked in the wiki.").map(|c| c.0),
+            Some(Reference)
+        );
+        assert_eq!(
+            one("Snowfall metrics are stored in the weather bucket.").map(|c| c.0),
+            Some(Reference)
+        );
+        assert_eq!(plan("Now, we deploy only from release branches."), vec![]);
+        assert_eq!(
+            plan("We deploy only from release branches for now."),
+            vec![]
+        );
+        // A fact of the project stated "currently" is kept, without the word.
+        assert_eq!(
+            one("We currently deploy only from release branches."),
+            Some((
+                Project,
+                "We deploy only from release branches.".into(),
+                None
+            ))
+        );
+    }
+
+    #[test]
+    fn from_now_on_marks_a_rule_and_is_dropped_from_the_summary() {
+        assert_eq!(
+            one("From now on, always use tabs for indentation."),
+            Some((Feedback, "always use tabs for indentation.".into(), None))
+        );
+        assert_eq!(
+            one("Always answer in English from now on."),
+            Some((Feedback, "Always answer in English.".into(), None))
+        );
+    }
+
+    // --- why clauses -----------------------------------------------------------------------
+
+    #[test]
+    fn because_clause_becomes_why() {
+        assert_eq!(
+            one("We deploy only from release branches because main is unstable."),
+            Some((
+                Project,
+                "We deploy only from release branches.".into(),
+                Some("main is unstable.".into())
+            ))
+        );
+        assert_eq!(
+            one("Because the API is public, never change response shapes."),
+            Some((
+                Feedback,
+                "never change response shapes.".into(),
+                Some("the API is public".into())
+            ))
+        );
+        assert_eq!(
+            one("We pin Node 18, since our Lambda runtime ships it."),
+            Some((
+                Project,
+                "We pin Node 18.".into(),
+                Some("our Lambda runtime ships it.".into())
+            ))
+        );
+        // A temporal "since" is not a reason.
+        assert_eq!(one("We have used pnpm since 2021."), None,);
+        // A reason that speaks about the moment makes the rule suspect.
+        assert_eq!(plan("We use yarn because npm is currently broken."), vec![]);
+    }
+
+    // --- non-prose ---------------------------------------------------------------------------
+
+    #[test]
+    fn prose_around_code_blocks_is_still_read() {
+        let text = "Here is my config:\n```toml\n# always use tabs\nindent = \"tab\"\n```\nAlso, we use pnpm workspaces.";
+        assert_eq!(
+            plan(text)
+                .into_iter()
+                .map(|p| p.summary)
+                .collect::<Vec<_>>(),
+            vec!["we use pnpm workspaces.".to_string()]
+        );
+    }
+
+    #[test]
+    fn unclosed_fence_hides_the_rest() {
+        assert_eq!(
+            plan("```\nwe always deploy from main\nnever push to main"),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn code_spans_and_urls_hide_their_words() {
+        // The words inside backticks or a URL give no signal and no rejection.
+        assert_eq!(plan("Run `always-deploy --now` please."), vec![]);
+        assert_eq!(
+            one("Never run `git push --force origin this file` in CI scripts.").map(|c| c.0),
+            Some(Feedback)
+        );
+        // The filter itself reads the whole summary, code spans included (the patch filter).
+        assert_eq!(
+            plan("Never run `cargo publish --now` from a laptop."),
+            vec![]
+        );
+        assert_eq!(
+            one("The runbook is at https://wiki.example.com/today/now-runbook.").map(|c| c.0),
+            None, // the filter still sees `today` in the summary
+        );
+    }
+
+    #[test]
+    fn soft_wrapped_lines_are_one_sentence() {
+        assert_eq!(
+            one("We deploy only from\nrelease branches."),
+            Some((
+                Project,
+                "We deploy only from release branches.".into(),
+                None
+            ))
+        );
+    }
+
+    #[test]
+    fn long_sentences_are_ignored() {
+        let long = format!(
+            "We always deploy from release branches {}.",
+            "and staging ".repeat(30)
+        );
+        assert!(utf16_len(&long) > MAX_SENTENCE_LEN);
+        assert_eq!(plan(&long), vec![]);
+    }
+
+    // --- sentence splitting --------------------------------------------------------------------
+
+    #[test]
+    fn splitting_respects_versions_urls_code_and_abbreviations() {
+        assert_eq!(
+            split_sentences("We pin Node 18.2.1 in CI. Never use npm!"),
+            vec!["We pin Node 18.2.1 in CI.", "Never use npm!"]
+        );
+        assert_eq!(
+            split_sentences("Docs are at https://x.io/a.b?c=1. We use pnpm."),
+            vec!["Docs are at https://x.io/a.b?c=1.", "We use pnpm."]
+        );
+        assert_eq!(
+            split_sentences("Use `a. b? c!` for that. Ok."),
+            vec!["Use `a. b? c!` for that.", "Ok."]
+        );
+        assert_eq!(
+            split_sentences(
+                "Prefer small crates, e.g. itoa. Avoid big ones, i.e. tokio etc. for CLIs."
+            ),
+            vec![
+                "Prefer small crates, e.g. itoa.",
+                "Avoid big ones, i.e. tokio etc. for CLIs."
+            ]
+        );
+        assert_eq!(
+            split_sentences("Is it done? Yes!"),
+            vec!["Is it done?", "Yes!"]
+        );
+    }
+
+    #[test]
+    fn questions_anywhere_in_a_sentence_yield_nothing() {
+        assert_eq!(plan("We always deploy from main, right?"), vec![]);
+        assert_eq!(plan("Do we deploy only from release branches?"), vec![]);
+    }
+
+    #[test]
+    fn lists_are_read_item_by_item() {
+        let text = "Some rules:\n- Never push to main.\n- fix the login bug\n1. Our CI runs on GitHub Actions.";
+        let got: Vec<_> = plan(text)
+            .into_iter()
+            .map(|p| (p.topic, p.summary))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Feedback, "Never push to main.".to_string()),
+                (Project, "Our CI runs on GitHub Actions.".to_string())
+            ]
+        );
+    }
+}
+
+mod props {
+    use super::super::*;
+    use crate::formats::text::utf16_len;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn never_panics_and_output_is_filter_stable(
+            text in r"(?s)[ -~\n\t`é😀ſİ]{0,300}",
+            prefix in prop::sample::select(vec!["", "We always ", "Remember that ", "Because ", "```\n", "- ", "https://x.io/"]),
+        ) {
+            let text = format!("{prefix}{text}");
+            for p in plan_heuristic(&[UserText { offset: 3, text: &text }]) {
+                prop_assert_eq!(p.source_offset, 3);
+                prop_assert_eq!(filter::normalize_patch(p.clone()), Some(p.clone()));
+                prop_assert!(utf16_len(&p.summary) <= MAX_SENTENCE_LEN);
+            }
+        }
+    }
+}
+
+mod languages {
+    use super::super::segment::sentences;
+    use super::super::*;
+    use MemoryType::{Feedback, Project, Reference, User};
+
+    fn plan(text: &str) -> Vec<(MemoryType, String, Option<String>)> {
+        plan_heuristic(&[UserText { offset: 0, text }])
+            .into_iter()
+            .map(|p| (p.topic, p.summary, p.why))
+            .collect()
+    }
+
+    #[test]
+    fn cjk_sentences_split_at_full_width_marks() {
+        assert_eq!(
+            sentences("以后用中文回答。这次先不用跑测试！你觉得呢？好；行"),
+            vec![
+                "以后用中文回答。",
+                "这次先不用跑测试！",
+                "你觉得呢？",
+                "好；",
+                "行"
+            ]
+        );
+        // An ASCII mark right before CJK text ends a sentence; inside code it does not.
+        assert_eq!(
+            sentences("Never push to main.以后都要跑 `a.b;c` 检查。"),
+            vec!["Never push to main.", "以后都要跑 `a.b;c` 检查。"]
+        );
+        // A closing quote stays with its sentence.
+        assert_eq!(
+            sentences("他说「记住。」然后走了。"),
+            vec!["他说「记住。」", "然后走了。"]
+        );
+    }
+
+    #[test]
+    fn a_chinese_lead_in_never_hides_an_english_rule() {
+        assert_eq!(
+            plan("我们团队规定: never push to main."),
+            vec![(Project, "我们团队规定: never push to main.".into(), None)]
+        );
+        assert_eq!(
+            plan("记住：the staging cluster is in us-east-1."),
+            vec![(Project, "the staging cluster is in us-east-1.".into(), None)]
+        );
+    }
+
+    #[test]
+    fn durable_statements_in_each_language() {
+        assert_eq!(plan("以后回答我的时候请用中文。")[0].0, Feedback);
+        assert_eq!(plan("我是前端工程师。")[0].0, User);
+        assert_eq!(
+            plan("运维手册在 https://wiki.example.cn/ops 。")[0].0,
+            Reference
+        );
+        assert_eq!(plan("我們團隊規定不能在週五部署。")[0].0, Project);
+        assert_eq!(
+            plan("今後、コミットメッセージは英語で書いてください。")[0].0,
+            Feedback
+        );
+        assert_eq!(
+            plan("앞으로 커밋 메시지는 영어로 써 주세요.")[0].0,
+            Feedback
+        );
+    }
+
+    #[test]
+    fn one_off_requests_questions_and_thanks_yield_nothing() {
+        for text in [
+            "帮我把这个函数改成异步的。",
+            "这次先不用跑集成测试。",
+            "为什么这里会返回空指针？",
+            "谢谢，问题解决了！",
+            "把这个 PR 合并一下。",
+            "この関数を非同期に書き換えてください。",
+            "変数名を userId に変えてください。",
+            "이 함수를 비동기로 바꿔 주세요.",
+            "변수 이름을 userId로 바꿔 줘.",
+            "I like the version with the early return better.",
+        ] {
+            assert_eq!(plan(text), vec![], "{text}");
+        }
+    }
+
+    #[test]
+    fn temporal_words_do_not_sink_a_project_fact() {
+        assert_eq!(
+            plan("The team currently uses Redis 7 for session storage."),
+            vec![(
+                Project,
+                "The team uses Redis 7 for session storage.".into(),
+                None
+            )]
+        );
+        assert_eq!(
+            plan("The web app is still on React 17."),
+            vec![(Project, "The web app is still on React 17.".into(), None)]
+        );
+        assert_eq!(
+            plan("我们的前端 currently 用 Vite 打包。"),
+            vec![(Project, "我们的前端 用 Vite 打包。".into(), None)]
+        );
+        assert_eq!(plan("目前线上用的是 MySQL 8.0。")[0].0, Project);
+        // About the user or the task at hand, they still mark the moment.
+        assert_eq!(plan("I'm currently refactoring the parser."), vec![]);
+        assert_eq!(plan("我现在在调试支付回调的问题。"), vec![]);
+    }
+
+    #[test]
+    fn a_reason_in_the_same_sentence_becomes_why() {
+        assert_eq!(
+            plan("Run cargo fmt before every commit; CI rejects unformatted code."),
+            vec![(
+                Feedback,
+                "Run cargo fmt before every commit.".into(),
+                Some("CI rejects unformatted code.".into())
+            )]
+        );
+        assert_eq!(
+            plan("别在循环里查数据库，因为会很慢。"),
+            vec![(
+                Feedback,
+                "别在循环里查数据库。".into(),
+                Some("会很慢".into())
+            )]
+        );
+    }
+}

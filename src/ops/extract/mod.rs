@@ -1,0 +1,68 @@
+//! Extract: durable facts from transcripts into topic documents (docs/DESIGN.md, "Extract").
+
+pub mod cursor;
+pub mod filter;
+pub mod heuristic;
+pub mod queue;
+pub mod run;
+pub mod with_model;
+
+use crate::formats::doc::MemoryType;
+
+/// One planned memory write (docs/DESIGN.md, "Extract"): a fact, its topic, and the byte offset of the
+/// user message it came from. Serialized as upstream's patch JSON
+/// (`topic, summary, why?, howToApply?, sourceOffset`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Patch {
+    #[serde(serialize_with = "serialize_topic")]
+    pub topic: MemoryType,
+    pub summary: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub how_to_apply: Option<String>,
+    pub source_offset: u64,
+}
+
+// `MemoryType` lives in `doc` without serde; its on-disk spelling is the wire spelling.
+fn serialize_topic<S: serde::Serializer>(t: &MemoryType, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(t.as_str())
+}
+
+/// One user-authored message text, already stripped of injected context, with the offset the
+/// transcript reader assigned to it (carried into [`Patch::source_offset`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserText<'a> {
+    pub offset: u64,
+    pub text: &'a str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patch_serializes_with_upstream_field_names() {
+        let p = Patch {
+            topic: MemoryType::Feedback,
+            summary: "Keep answers short.".into(),
+            why: Some("Narrow terminal.".into()),
+            how_to_apply: Some("A few lines.".into()),
+            source_offset: 7,
+        };
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"topic":"feedback","summary":"Keep answers short.","why":"Narrow terminal.","howToApply":"A few lines.","sourceOffset":7}"#
+        );
+        let bare = Patch {
+            why: None,
+            how_to_apply: None,
+            ..p
+        };
+        assert_eq!(
+            serde_json::to_string(&bare).unwrap(),
+            r#"{"topic":"feedback","summary":"Keep answers short.","sourceOffset":7}"#
+        );
+    }
+}

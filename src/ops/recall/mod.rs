@@ -1,0 +1,430 @@
+//! Recall: picks the memories relevant to a query.
+//!
+//! Three strategies: `auto` (the default: [`relevance`], fused with [`embed`] when an
+//! embeddings endpoint is configured), `upstream` (alias `heuristic`: [`lexical`], Qwen Code's
+//! exact ranking) and `model` ([`select`], falling back to `auto`). [`prompt`] renders the
+//! "## Relevant memory" block. See docs/DESIGN.md, "Recall".
+
+pub mod embed;
+pub mod lexical;
+pub mod prompt;
+pub mod relevance;
+pub mod select;
+
+pub use lexical::{rank_lexical, rank_lexical_all, tokenize, LexicalQuery, Ranked};
+pub use prompt::{
+    age_days, memory_age, memory_freshness_note, memory_freshness_text, render_prompt,
+};
+
+/// Default number of documents recall returns (`recall.limit`).
+pub const MAX_RELEVANT_DOCS: usize = 5;
+
+/// Body window, in UTF-16 code units, used both for scoring and for the prompt block.
+pub const MAX_DOC_BODY_CHARS: usize = 1200;
+
+/// Most query tokens kept after deduplication (first half + rolling last half).
+pub const MAX_QUERY_TOKENS: usize = 64;
+
+/// The placeholder an entry-less body renders as; it counts as an empty body.
+pub const NO_ENTRIES_PLACEHOLDER: &str = "_No entries yet._";
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::formats::secrets::{self, Origin};
+use crate::integrations::model::{ModelClient, ModelConfig};
+use crate::integrations::telemetry::{self, Telemetry};
+use crate::storage::context::Context;
+use crate::storage::scan::{self, ScannedDoc};
+
+/// How recall chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// Relevance ranking (plus embeddings when configured); the default.
+    #[default]
+    Auto,
+    /// Qwen Code 0.24.4's exact lexical ranking (`heuristic` is an alias).
+    Upstream,
+    /// A configured chat model chooses; falls back to `Auto`.
+    Model,
+}
+
+impl Strategy {
+    /// Parses `auto` / `upstream` / `heuristic` / `model`.
+    pub fn parse(s: &str) -> Option<Strategy> {
+        match s {
+            "auto" => Some(Strategy::Auto),
+            "upstream" | "heuristic" => Some(Strategy::Upstream),
+            "model" => Some(Strategy::Model),
+            _ => None,
+        }
+    }
+
+    /// The `recall.strategy` setting (command-line flags arrive through the settings' flag
+    /// layer, so the CLI and the hook read the same value the same way).
+    pub fn from_settings(settings: &crate::storage::settings::Settings) -> Strategy {
+        settings
+            .text(crate::storage::settings::Key::RecallStrategy)
+            .and_then(Strategy::parse)
+            .unwrap_or(Strategy::Auto)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Auto => "auto",
+            Strategy::Upstream => "upstream",
+            Strategy::Model => "model",
+        }
+    }
+}
+
+/// The `recall.limit` setting.
+pub fn limit_from_settings(settings: &crate::storage::settings::Settings) -> usize {
+    settings
+        .number(crate::storage::settings::Key::RecallLimit)
+        .map(|n| n as usize)
+        .unwrap_or(MAX_RELEVANT_DOCS)
+}
+
+/// Ranks `docs` for `query` offline with `strategy` (`Model` ranks as `Auto`): indices into
+/// `docs` with scores, best first, at most `limit`. Upstream scores are its integer points;
+/// auto scores are relevance × 100, rounded. No secret filtering (callers do it).
+pub fn rank_offline(
+    strategy: Strategy,
+    query: &str,
+    docs: &[ScannedDoc],
+    limit: usize,
+) -> Vec<(usize, u32)> {
+    match strategy {
+        Strategy::Upstream => LexicalQuery::new(query)
+            .rank(docs, Some(limit))
+            .into_iter()
+            .map(|r| (r.index, r.score))
+            .collect(),
+        Strategy::Auto | Strategy::Model => relevance::RelevanceQuery::new(query)
+            .rank(docs)
+            .into_iter()
+            .take(limit)
+            .map(|s| (s.index, auto_points(s.score)))
+            .collect(),
+    }
+}
+
+fn auto_points(score: f64) -> u32 {
+    (score * 100.0).round().clamp(1.0, f64::from(u32::MAX)) as u32
+}
+
+/// A recall request.
+#[derive(Debug, Clone)]
+pub struct RecallRequest {
+    pub query: String,
+    pub limit: usize,
+    /// Documents not to return: relative paths, `scope:relative` ids or file paths.
+    pub exclude: Vec<String>,
+    pub strategy: Strategy,
+    /// Epoch milliseconds used for "Saved … ago".
+    pub now_ms: f64,
+    /// Longest prompt block wanted (characters): documents are dropped from the end until it
+    /// fits, and a single document is cut (agent hooks bound what they inject).
+    pub max_prompt_chars: Option<usize>,
+    /// What started the recall (`manual`, `hook`), for telemetry.
+    pub trigger: &'static str,
+    /// Longest time model and embeddings calls may take together; on expiry recall falls back
+    /// to the offline ranking. Agent hooks set it below the agent's hook timeout.
+    pub network_budget: Option<Duration>,
+}
+
+/// One recalled document.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recalled {
+    pub scope: &'static str,
+    pub relative_path: String,
+    pub path: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub memory_type: &'static str,
+    pub score: u32,
+    pub mtime_ms: f64,
+}
+
+/// The result of a recall.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallOutput {
+    /// `none` (nothing relevant), `auto`, `heuristic` (the upstream ranking) or `model`.
+    pub strategy: &'static str,
+    /// Whether embeddings took part (auto with `recall.embeddings.*`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub semantic: bool,
+    /// Why the model was not used although asked for (not configured, failed, timed out).
+    pub fallback: Option<String>,
+    pub docs_scanned: usize,
+    pub documents: Vec<Recalled>,
+    /// The "## Relevant memory" block ("" when nothing is relevant).
+    #[serde(skip)]
+    pub prompt: String,
+    /// Roots that could not be scanned.
+    #[serde(skip)]
+    pub root_errors: Vec<String>,
+}
+
+/// Recalls the memories relevant to `req.query` from every readable root. Documents failing
+/// the secret scan are never returned. Emits the recall telemetry event.
+pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
+    let started = Instant::now();
+    let mut out = RecallOutput {
+        strategy: "none",
+        semantic: false,
+        fallback: None,
+        docs_scanned: 0,
+        documents: Vec::new(),
+        prompt: String::new(),
+        root_errors: Vec::new(),
+    };
+    if req.query.trim().is_empty() || req.limit == 0 {
+        emit(ctx, req, &out, started);
+        return out;
+    }
+    let (mut docs, errors) = scan::scan_roots(&ctx.layout.recall_roots());
+    out.root_errors = errors.iter().map(|e| e.to_string()).collect();
+    docs.retain(|d| !is_excluded(d, &req.exclude));
+    out.docs_scanned = docs.len();
+    let deadline = Instant::now() + req.network_budget.unwrap_or(embed::DEFAULT_BUDGET);
+
+    let mut chosen: Vec<(usize, u32)> = match req.strategy {
+        Strategy::Model => match choose_by_model(ctx, req, &docs, deadline) {
+            Ok(chosen) => {
+                out.strategy = "model";
+                chosen
+            }
+            Err(reason) => {
+                out.fallback = Some(reason);
+                auto(ctx, req, &docs, deadline, &mut out)
+            }
+        },
+        Strategy::Auto => auto(ctx, req, &docs, deadline, &mut out),
+        Strategy::Upstream => {
+            let query = LexicalQuery::new(&req.query);
+            let chosen = upstream(&query, &docs, req.limit);
+            if !chosen.is_empty() {
+                out.strategy = "heuristic";
+            }
+            chosen
+        }
+    };
+    let mut selected: Vec<&ScannedDoc> = chosen.iter().map(|(i, _)| &docs[*i]).collect();
+    out.prompt = render_prompt(&selected, req.now_ms);
+    if let Some(max) = req.max_prompt_chars {
+        while out.prompt.chars().count() > max && selected.len() > 1 {
+            selected.pop();
+            chosen.pop();
+            out.prompt = render_prompt(&selected, req.now_ms);
+        }
+        if out.prompt.chars().count() > max {
+            out.prompt = out.prompt.chars().take(max).collect();
+        }
+    }
+    out.documents = chosen
+        .iter()
+        .map(|(i, score)| {
+            let d = &docs[*i];
+            Recalled {
+                scope: d.scope.as_str(),
+                relative_path: d.relative_path.clone(),
+                path: d.path.display().to_string(),
+                title: d.title.clone(),
+                memory_type: d.memory_type.as_str(),
+                score: *score,
+                mtime_ms: d.mtime_ms,
+            }
+        })
+        .collect();
+    if out.documents.is_empty() {
+        out.strategy = "none";
+    }
+    emit(ctx, req, &out, started);
+    out
+}
+
+/// The upstream lexical choice: ranked hits, skipping documents that fail the secret scan.
+fn upstream(query: &LexicalQuery, docs: &[ScannedDoc], limit: usize) -> Vec<(usize, u32)> {
+    query
+        .rank(docs, None)
+        .into_iter()
+        .filter(|r| !doc_has_secret(&docs[r.index]))
+        .take(limit)
+        .map(|r| (r.index, r.score))
+        .collect()
+}
+
+/// The auto choice: relevance ranking, fused with semantic similarity when an embeddings
+/// endpoint is configured and answers before `deadline`.
+fn auto(
+    ctx: &Context,
+    req: &RecallRequest,
+    docs: &[ScannedDoc],
+    deadline: Instant,
+    out: &mut RecallOutput,
+) -> Vec<(usize, u32)> {
+    let lexical: Vec<(usize, u32)> = relevance::RelevanceQuery::new(&req.query)
+        .rank(docs)
+        .into_iter()
+        .filter(|s| !doc_has_secret(&docs[s.index]))
+        .map(|s| (s.index, auto_points(s.score)))
+        .collect();
+    let semantic = embed::EmbeddingsConfig::from_settings(&ctx.settings).map(|cfg| {
+        // Sent to an endpoint: the strict scan, a reviewed allow marker does not count here.
+        let eligible: Vec<bool> = docs
+            .iter()
+            .map(|d| !secrets::contains_secret(&document_text(d)))
+            .collect();
+        embed::semantic_rank(
+            &cfg,
+            ctx.state_dir(),
+            &secrets::redact(&req.query),
+            docs,
+            &eligible,
+            deadline.saturating_duration_since(Instant::now()),
+        )
+    });
+    let chosen: Vec<(usize, u32)> = match semantic {
+        Some(sem) if sem.error.is_none() || !sem.ranked.is_empty() => {
+            out.semantic = true;
+            if let Some(e) = sem.error {
+                out.fallback = Some(format!("embeddings partly used: {e}"));
+            }
+            let lex: Vec<usize> = lexical.iter().map(|(i, _)| *i).collect();
+            let sem: Vec<usize> = sem.ranked.iter().map(|(i, _)| *i).collect();
+            embed::fuse(&[&lex, &sem])
+                .into_iter()
+                .take(req.limit)
+                .map(|(i, s)| (i, (s * 10_000.0).round() as u32))
+                .collect()
+        }
+        Some(sem) => {
+            out.fallback = Some(format!(
+                "embeddings not used: {}",
+                sem.error.unwrap_or_default()
+            ));
+            lexical.into_iter().take(req.limit).collect()
+        }
+        None => lexical.into_iter().take(req.limit).collect(),
+    };
+    if !chosen.is_empty() {
+        out.strategy = "auto";
+    }
+    chosen
+}
+
+/// Whether any part of a document that recall could print (path, name, description, other
+/// frontmatter values, body) fails the scan. These are files on disk, so a reviewed
+/// `qwen-memory:allow` line counts.
+pub fn doc_has_secret(d: &ScannedDoc) -> bool {
+    secrets::contains_secret_as(&document_text(d), Origin::Person)
+}
+
+/// The printable parts of a document, one per line (never joined into one line, so a marker
+/// cannot reach a secret on another line).
+pub fn document_text(d: &ScannedDoc) -> String {
+    let mut text = format!("{}\n{}\n{}\n", d.relative_path, d.title, d.description);
+    for (k, v) in &d.extra {
+        text.push_str(k);
+        text.push_str(": ");
+        text.push_str(v);
+        text.push('\n');
+    }
+    text.push_str(&d.body);
+    text
+}
+
+/// Runs `f` on a helper thread and waits for it until `deadline`; `None` when it is not done
+/// by then (the thread is abandoned: a hook must answer before the agent's timeout).
+pub fn within_deadline<T: Send + 'static>(
+    deadline: Instant,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok()
+}
+
+/// The model's choice among at most 200 candidates; `Err` carries the reason to fall back.
+fn choose_by_model(
+    ctx: &Context,
+    req: &RecallRequest,
+    docs: &[ScannedDoc],
+    deadline: Instant,
+) -> Result<Vec<(usize, u32)>, String> {
+    let mut config = ModelConfig::from_settings(&ctx.settings, true)
+        .ok_or_else(|| "no model configured (model.baseUrl and model.name)".to_string())?;
+    let relevance = relevance::RelevanceQuery::new(&req.query);
+    let upstream_query = LexicalQuery::new(&req.query);
+    // Relevance hits first, then the upstream hits it left out, so the model sees at least
+    // what upstream would show it.
+    let mut hits: Vec<usize> = relevance.rank(docs).iter().map(|s| s.index).collect();
+    for r in upstream_query.rank(docs, None) {
+        if !hits.contains(&r.index) {
+            hits.push(r.index);
+        }
+    }
+    let mut recent: Vec<usize> = (0..docs.len()).collect();
+    recent.sort_by(|a, b| docs[*b].mtime_ms.total_cmp(&docs[*a].mtime_ms));
+    let candidates: Vec<usize> = select::preselect(docs, &hits, &recent)
+        .into_iter()
+        .filter(|i| !doc_has_secret(&docs[*i]))
+        .collect();
+    // The model sees only the candidates; they go to the helper thread as owned copies.
+    let candidate_docs: Vec<ScannedDoc> = candidates.iter().map(|&i| docs[i].clone()).collect();
+    let local: Vec<usize> = (0..candidate_docs.len()).collect();
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err("model selection skipped: no time left in the budget".into());
+    }
+    config.timeout = config.timeout.min(left);
+    let query = secrets::redact(&req.query);
+    let limit = req.limit;
+    let picked = within_deadline(deadline, move || {
+        let client = ModelClient::new(config);
+        select::select_by_model(&client, &query, &candidate_docs, &local, limit)
+            .map_err(|e| e.to_string())
+    })
+    .ok_or_else(|| "model selection timed out (time budget)".to_string())?
+    .map_err(|e| format!("model selection failed: {e}"))?;
+    let relevance_scores: std::collections::HashMap<usize, u32> = relevance
+        .rank(docs)
+        .into_iter()
+        .map(|s| (s.index, auto_points(s.score)))
+        .collect();
+    Ok(picked
+        .into_iter()
+        .map(|local| candidates[local])
+        .map(|i| (i, relevance_scores.get(&i).copied().unwrap_or(0)))
+        .collect())
+}
+
+fn is_excluded(d: &ScannedDoc, exclude: &[String]) -> bool {
+    exclude.iter().any(|x| {
+        *x == d.relative_path
+            || *x == format!("{}:{}", d.scope.as_str(), d.relative_path)
+            || std::path::Path::new(x) == d.path
+    })
+}
+
+fn emit(ctx: &Context, req: &RecallRequest, out: &RecallOutput, started: Instant) {
+    Telemetry::new(ctx.state_dir()).record(&telemetry::RecallEvent {
+        query_length: req.query.chars().count(),
+        docs_scanned: out.docs_scanned,
+        docs_selected: out.documents.len(),
+        strategy: out.strategy,
+        semantic: out.semantic,
+        trigger: req.trigger,
+        duration_ms: started.elapsed().as_millis() as u64,
+    });
+}

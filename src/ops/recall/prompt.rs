@@ -1,0 +1,279 @@
+//! The "## Relevant memory" prompt block (docs/DESIGN.md, "Recall") and
+//! the age / freshness wording it uses (docs/DESIGN.md, "State files").
+//!
+//! The block is part of the compatibility surface with Qwen Code, so its fixed lines are kept
+//! byte for byte. Its opening instruction fences the memories as data: use them only when
+//! relevant and verify claims before relying on them (docs/DESIGN.md, "Security").
+
+use std::path::Path;
+
+use super::{MAX_DOC_BODY_CHARS, NO_ENTRIES_PLACEHOLDER};
+use crate::formats::text::{is_js_whitespace, truncate_utf16, utf16_len};
+use crate::storage::scan::ScannedDoc;
+
+/// First line of the block.
+pub const PROMPT_HEADING: &str = "## Relevant memory";
+
+/// The instruction under the heading (upstream wording, pinned byte for byte).
+pub const PROMPT_INSTRUCTION: &str = "Use the following memories only when they are directly relevant to the current request. Verify file/function claims before relying on them.";
+
+/// Appended after a body cut to the prompt budget.
+pub const TRUNCATION_NOTE: &str = "> NOTE: Relevant memory truncated for prompt budget.";
+
+/// Shown instead of an empty body.
+pub const EMPTY_BODY_TEXT: &str = "_No detailed entries yet._";
+
+const DAY_MS: f64 = 86_400_000.0;
+
+/// Whole days between `mtime_ms` and `now_ms`, never negative (a future mtime is `0`); a
+/// non-finite difference counts as `0` rather than producing a nonsense age.
+pub fn age_days(mtime_ms: f64, now_ms: f64) -> i64 {
+    let days = ((now_ms - mtime_ms) / DAY_MS).floor();
+    if !days.is_finite() || days <= 0.0 {
+        return 0;
+    }
+    // `as` saturates for values beyond i64.
+    days as i64
+}
+
+/// `today`, `yesterday` or `<n> days ago`.
+pub fn memory_age(mtime_ms: f64, now_ms: f64) -> String {
+    match age_days(mtime_ms, now_ms) {
+        0 => "today".to_string(),
+        1 => "yesterday".to_string(),
+        n => format!("{n} days ago"),
+    }
+}
+
+/// The staleness warning for memories two or more days old; empty for younger ones.
+pub fn memory_freshness_text(mtime_ms: f64, now_ms: f64) -> String {
+    let days = age_days(mtime_ms, now_ms);
+    if days <= 1 {
+        return String::new();
+    }
+    format!(
+        "This memory is {days} days old. Memories are point-in-time observations, not live state \u{2014} claims about code behavior or file:line citations may be outdated. Verify against current code before asserting as fact."
+    )
+}
+
+/// [`memory_freshness_text`] wrapped in a `<system-reminder>` element plus newline, or empty.
+pub fn memory_freshness_note(mtime_ms: f64, now_ms: f64) -> String {
+    let text = memory_freshness_text(mtime_ms, now_ms);
+    if text.is_empty() {
+        return text;
+    }
+    format!("<system-reminder>{text}</system-reminder>\n")
+}
+
+/// The body as shown in the prompt: trimmed, placeholder as empty, cut to 1200 UTF-16 units
+/// (then right-trimmed) with the truncation note.
+fn prompt_body(body: &str) -> String {
+    let trimmed = body.trim_matches(is_js_whitespace);
+    if trimmed.is_empty() || trimmed == NO_ENTRIES_PLACEHOLDER {
+        return EMPTY_BODY_TEXT.to_string();
+    }
+    if utf16_len(trimmed) <= MAX_DOC_BODY_CHARS {
+        return trimmed.to_string();
+    }
+    let cut = truncate_utf16(trimmed, MAX_DOC_BODY_CHARS).trim_end_matches(is_js_whitespace);
+    format!("{cut}\n\n{TRUNCATION_NOTE}")
+}
+
+/// What the heading shows as the document's location: its relative path, else its file name.
+fn display_path(doc: &ScannedDoc) -> String {
+    if !doc.relative_path.is_empty() {
+        return doc.relative_path.clone();
+    }
+    doc.path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| Path::new(&doc.path).to_string_lossy().into_owned())
+}
+
+/// Renders the selected documents as the "## Relevant memory" block, in the given order.
+/// No documents gives the empty string; otherwise the block ends with one newline.
+pub fn render_prompt(docs: &[&ScannedDoc], now_ms: f64) -> String {
+    if docs.is_empty() {
+        return String::new();
+    }
+    let mut lines: Vec<String> = vec![
+        PROMPT_HEADING.to_string(),
+        String::new(),
+        PROMPT_INSTRUCTION.to_string(),
+        String::new(),
+    ];
+    for doc in docs {
+        lines.push(format!("### {} ({})", doc.title, display_path(doc)));
+        lines.push(format!("Saved {}.", memory_age(doc.mtime_ms, now_ms)));
+        lines.push(doc.description.clone());
+        lines.push(String::new());
+        lines.push(prompt_body(&doc.body));
+        let freshness = memory_freshness_text(doc.mtime_ms, now_ms);
+        if !freshness.is_empty() {
+            lines.push(String::new());
+            lines.push(format!("> NOTE: {freshness}"));
+        }
+        lines.push(String::new());
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::formats::doc::MemoryType;
+    use crate::storage::scan::Scope;
+
+    const NOW: f64 = 1_750_000_000_000.0;
+
+    fn doc(rel: &str, title: &str, description: &str, body: &str, mtime_ms: f64) -> ScannedDoc {
+        ScannedDoc {
+            scope: Scope::Private,
+            memory_type: MemoryType::Feedback,
+            path: PathBuf::from("/home/u/.qwen/projects/p/memory").join(if rel.is_empty() {
+                "feedback/fallback.md"
+            } else {
+                rel
+            }),
+            relative_path: rel.to_string(),
+            title: title.to_string(),
+            description: description.to_string(),
+            body: body.to_string(),
+            mtime_ms,
+            extra: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn empty_selection_renders_nothing() {
+        assert_eq!(render_prompt(&[], NOW), "");
+    }
+
+    #[test]
+    fn single_fresh_doc_block_byte_for_byte() {
+        let d = doc(
+            "feedback/terse.md",
+            "Terse answers",
+            "The user wants short answers",
+            "Keep answers short.\n\nWhy: Narrow pane.",
+            NOW - 1_000.0,
+        );
+        let expected = concat!(
+            "## Relevant memory\n",
+            "\n",
+            "Use the following memories only when they are directly relevant to the current request. Verify file/function claims before relying on them.\n",
+            "\n",
+            "### Terse answers (feedback/terse.md)\n",
+            "Saved today.\n",
+            "The user wants short answers\n",
+            "\n",
+            "Keep answers short.\n",
+            "\n",
+            "Why: Narrow pane.\n",
+        );
+        let out = render_prompt(&[&d], NOW);
+        assert_eq!(out, expected);
+        assert!(!out.ends_with("\n\n"));
+    }
+
+    #[test]
+    fn old_docs_get_age_and_freshness_note_and_empty_parts_placeholders() {
+        let yesterday = doc(
+            "user/a.md",
+            "A",
+            "",
+            "_No entries yet._",
+            NOW - DAY_MS - 5.0,
+        );
+        let old = doc("", "B", "desc b", "", NOW - 3.0 * DAY_MS);
+        let expected = concat!(
+            "## Relevant memory\n",
+            "\n",
+            "Use the following memories only when they are directly relevant to the current request. Verify file/function claims before relying on them.\n",
+            "\n",
+            "### A (user/a.md)\n",
+            "Saved yesterday.\n",
+            "\n",
+            "\n",
+            "_No detailed entries yet._\n",
+            "\n",
+            "### B (fallback.md)\n",
+            "Saved 3 days ago.\n",
+            "desc b\n",
+            "\n",
+            "_No detailed entries yet._\n",
+            "\n",
+            "> NOTE: This memory is 3 days old. Memories are point-in-time observations, not live state \u{2014} claims about code behavior or file:line citations may be outdated. Verify against current code before asserting as fact.\n",
+        );
+        assert_eq!(render_prompt(&[&yesterday, &old], NOW), expected);
+    }
+
+    #[test]
+    fn long_body_is_cut_at_1200_and_right_trimmed_with_note() {
+        // 1195 chars, then spaces across the cut: the cut text loses its trailing spaces.
+        let body = format!("{}     tail that is cut", "y".repeat(1195));
+        let d = doc("project/long.md", "Long", "d", &body, NOW);
+        let expected = format!(
+            concat!(
+                "## Relevant memory\n",
+                "\n",
+                "Use the following memories only when they are directly relevant to the current request. Verify file/function claims before relying on them.\n",
+                "\n",
+                "### Long (project/long.md)\n",
+                "Saved today.\n",
+                "d\n",
+                "\n",
+                "{}\n",
+                "\n",
+                "> NOTE: Relevant memory truncated for prompt budget.\n",
+            ),
+            "y".repeat(1195)
+        );
+        assert_eq!(render_prompt(&[&d], NOW), expected);
+    }
+
+    #[test]
+    fn body_of_exactly_1200_units_is_not_truncated() {
+        let body = "z".repeat(1200);
+        let d = doc("project/x.md", "X", "", &body, NOW);
+        let out = render_prompt(&[&d], NOW);
+        assert!(out.contains(&format!("\n{body}\n")));
+        assert!(!out.contains(TRUNCATION_NOTE));
+    }
+
+    #[test]
+    fn body_cut_never_splits_a_surrogate_pair() {
+        let body = format!("{}😀rest", "a".repeat(1199));
+        let d = doc("project/x.md", "X", "", &body, NOW);
+        let out = render_prompt(&[&d], NOW);
+        assert!(out.contains(&format!("\n{}\n\n{TRUNCATION_NOTE}\n", "a".repeat(1199))));
+    }
+
+    #[test]
+    fn age_wording_and_clamping() {
+        assert_eq!(age_days(NOW, NOW), 0);
+        assert_eq!(age_days(NOW + 5.0 * DAY_MS, NOW), 0);
+        assert_eq!(age_days(NOW - DAY_MS + 1.0, NOW), 0);
+        assert_eq!(age_days(NOW - DAY_MS, NOW), 1);
+        assert_eq!(age_days(NOW - 400.0 * DAY_MS, NOW), 400);
+        assert_eq!(age_days(f64::NAN, NOW), 0);
+        assert_eq!(memory_age(NOW, NOW), "today");
+        assert_eq!(memory_age(NOW - DAY_MS, NOW), "yesterday");
+        assert_eq!(memory_age(NOW - 2.0 * DAY_MS, NOW), "2 days ago");
+        assert_eq!(memory_age(NOW - 90.0 * DAY_MS, NOW), "90 days ago");
+    }
+
+    #[test]
+    fn freshness_text_only_from_two_days() {
+        assert_eq!(memory_freshness_text(NOW - DAY_MS, NOW), "");
+        assert_eq!(memory_freshness_note(NOW, NOW), "");
+        let text = memory_freshness_text(NOW - 2.0 * DAY_MS, NOW);
+        assert!(text.starts_with("This memory is 2 days old. "));
+        assert_eq!(
+            memory_freshness_note(NOW - 2.0 * DAY_MS, NOW),
+            format!("<system-reminder>{text}</system-reminder>\n")
+        );
+    }
+}

@@ -1,0 +1,286 @@
+//! Writing entries into a root, shared by `remember` and extract (docs/DESIGN.md, "Extract"). An entry merges into an existing document of its type whose first entry has the same
+//! summary (existing why/how are never overwritten); otherwise it becomes a new
+//! `<type>/<slug>.md` with provenance keys.
+
+use serde::Serialize;
+
+use crate::formats::doc::{self, Entry, MemoryType};
+use crate::formats::secrets::{self, Origin, SecretError};
+use crate::storage::root_writer::{self, RootError, RootWriter};
+use crate::storage::store::{self, StoreError};
+
+/// An entry to write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEntry {
+    pub memory_type: MemoryType,
+    /// The `name` a new document gets (the caller's title rule: docs/DESIGN.md, "Topic
+    /// documents").
+    pub title: String,
+    /// The file name a new document gets, before numbering on collision.
+    pub slug: String,
+    pub entry: Entry,
+}
+
+/// Where a new memory came from; written as frontmatter keys `created`, `session`, `commit`.
+#[derive(Debug, Clone, Default)]
+pub struct Provenance {
+    pub created: String,
+    pub session: Option<String>,
+    pub commit: Option<String>,
+}
+
+/// What happened to one entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    Created,
+    Merged,
+    Unchanged,
+}
+
+/// One applied entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    pub kind: ChangeKind,
+    pub relative_path: String,
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// Fields (`why`, `how`) that were missing on the existing entry and were filled in.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub filled: Vec<&'static str>,
+    /// Fields given that differ from what the existing entry already says; the existing text
+    /// was kept.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<&'static str>,
+}
+
+/// Failures writing entries.
+#[derive(Debug, thiserror::Error)]
+pub enum RememberError {
+    #[error("refusing to save: the text looks like a secret ({})", rule_ids.join(", "))]
+    Secret { rule_ids: Vec<String> },
+    #[error("nothing to remember: the text is empty")]
+    Empty,
+    #[error(transparent)]
+    Root(#[from] RootError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl From<SecretError> for RememberError {
+    fn from(e: SecretError) -> Self {
+        RememberError::Secret {
+            rule_ids: e.rule_ids,
+        }
+    }
+}
+
+/// The rule ids the secret scanner finds in an entry, if any. The allow marker counts only for
+/// [`Origin::Person`] (text typed for `remember`); extract passes [`Origin::Machine`].
+pub fn secret_rules(entry: &Entry, origin: Origin) -> Vec<String> {
+    secrets::rule_ids_in(
+        [
+            Some(&entry.summary),
+            entry.why.as_ref(),
+            entry.how_to_apply.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::as_str),
+        origin,
+    )
+}
+
+/// The entry in the form the scanner sees and the store writes (see [`secrets::normalize`]).
+pub fn normalize_entry(entry: &Entry) -> Entry {
+    let n = |s: &str| secrets::normalize(s).into_owned();
+    Entry {
+        summary: n(&entry.summary),
+        why: entry.why.as_deref().map(n),
+        how_to_apply: entry.how_to_apply.as_deref().map(n),
+    }
+}
+
+/// Applies entries to the root `w` holds. The caller has filtered secrets out of the entries;
+/// every document written is scanned again as a whole (with its file name) and written in its
+/// normalized form, so a secret the entries alone did not show still refuses the write. The
+/// index is rebuilt when anything changed.
+pub fn apply_locked(
+    w: &RootWriter,
+    entries: &[NewEntry],
+    provenance: &Provenance,
+    origin: Origin,
+) -> Result<Vec<Change>, RememberError> {
+    let root = w.root();
+    store::check_root(&root.path)?;
+    let mut existing = root_writer::scan_strict(root)?.docs;
+    // (type, first-entry key, relative path) of every document, including ones created now.
+    let mut known: Vec<(MemoryType, String, String)> = existing
+        .iter()
+        .filter_map(|d| {
+            let first = doc::parse_entries(&d.body).into_iter().next()?;
+            Some((
+                d.memory_type,
+                doc::entry_key(&first.summary),
+                d.relative_path.clone(),
+            ))
+        })
+        .collect();
+    let mut changes = Vec::new();
+    for new in entries {
+        let key = doc::entry_key(&new.entry.summary);
+        let target = known
+            .iter()
+            .find(|(t, k, _)| *t == new.memory_type && *k == key)
+            .map(|(_, _, p)| p.clone());
+        let change = match target {
+            Some(relative) => merge_into(w, &relative, new, origin)?,
+            None => {
+                let relative = create(w, new, provenance, origin)?;
+                known.push((new.memory_type, key, relative.clone()));
+                Change {
+                    kind: ChangeKind::Created,
+                    relative_path: relative,
+                    memory_type: new.memory_type.to_string(),
+                    filled: Vec::new(),
+                    kept: Vec::new(),
+                }
+            }
+        };
+        changes.push(change);
+    }
+    if changes.iter().any(|c| c.kind != ChangeKind::Unchanged) {
+        // Index from the scan above plus the files just written, instead of scanning again.
+        for change in changes.iter().filter(|c| c.kind != ChangeKind::Unchanged) {
+            existing.retain(|d| d.relative_path != change.relative_path);
+            if let Some(doc) = root_writer::reread(root, &change.relative_path) {
+                existing.push(doc);
+            }
+        }
+        w.write_index(&existing)?;
+    }
+    Ok(changes)
+}
+
+fn merge_into(
+    w: &RootWriter,
+    relative: &str,
+    new: &NewEntry,
+    origin: Origin,
+) -> Result<Change, RememberError> {
+    let bytes = w
+        .read_doc(relative)?
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let mut unchanged = Change {
+        kind: ChangeKind::Unchanged,
+        relative_path: relative.to_string(),
+        memory_type: new.memory_type.to_string(),
+        filled: Vec::new(),
+        kept: Vec::new(),
+    };
+    let Ok(parsed) = doc::parse_document(&text) else {
+        return Ok(unchanged);
+    };
+    let mut entries = doc::parse_entries(&parsed.body);
+    let Some(first) = entries.first_mut() else {
+        return Ok(unchanged);
+    };
+    // Existing why/how win; only missing fields are filled in. Say which, either way.
+    let present = |v: &Option<String>| v.as_deref().is_some_and(|t| !t.is_empty());
+    for (name, old, given) in [
+        ("why", &first.why, &new.entry.why),
+        ("how", &first.how_to_apply, &new.entry.how_to_apply),
+    ] {
+        match (present(old), present(given)) {
+            (false, true) => unchanged.filled.push(name),
+            (true, true) if old != given => unchanged.kept.push(name),
+            _ => {}
+        }
+    }
+    let merged = doc::merge_entry(first, &new.entry);
+    let merged = Entry {
+        summary: first.summary.clone(),
+        ..merged
+    };
+    if merged == *first {
+        return Ok(unchanged);
+    }
+    *first = merged;
+    let rendered = doc::render_document(&parsed.frontmatter, &entries);
+    let checked = secrets::prepare_document(relative, &rendered, origin, Some(&text))?;
+    w.write_doc(relative, checked.as_bytes())?;
+    Ok(Change {
+        kind: ChangeKind::Merged,
+        ..unchanged
+    })
+}
+
+fn create(
+    w: &RootWriter,
+    new: &NewEntry,
+    provenance: &Provenance,
+    origin: Origin,
+) -> Result<String, RememberError> {
+    let root = w.root();
+    let dir = new.memory_type.as_str();
+    let title = new.title.clone();
+    let slug = unique_slug(&new.slug, |candidate| {
+        std::fs::symlink_metadata(root.path.join(dir).join(format!("{candidate}.md"))).is_ok()
+    });
+    let relative = format!("{dir}/{slug}.md");
+    let mut extra: Vec<(&str, &str)> = vec![("created", provenance.created.as_str())];
+    if let Some(s) = &provenance.session {
+        extra.push(("session", s));
+    }
+    if let Some(c) = &provenance.commit {
+        extra.push(("commit", c));
+    }
+    let summary = crate::formats::text::collapse_whitespace(&new.entry.summary);
+    let text = doc::new_document(
+        new.memory_type,
+        &title,
+        &summary,
+        &extra,
+        std::slice::from_ref(&new.entry),
+    );
+    let checked = secrets::prepare_document(&relative, &text, origin, None)?;
+    w.write_doc(&relative, checked.as_bytes())?;
+    Ok(relative)
+}
+
+/// Numbered suffixes tried before a timestamp.
+const MAX_NUMBERED_SUFFIX: u32 = 100;
+
+/// `base` if free, else the first free `base-2` … `base-100`, then `base-<unix millis>`, as
+/// upstream; past that (a pathological `exists`) numbering continues from 101.
+pub fn unique_slug(base: &str, exists: impl Fn(&str) -> bool) -> String {
+    if !exists(base) {
+        return base.to_string();
+    }
+    for n in 2..=MAX_NUMBERED_SUFFIX {
+        let candidate = format!("{base}-{n}");
+        if !exists(&candidate) {
+            return candidate;
+        }
+    }
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let stamped = format!("{base}-{millis}");
+    if !exists(&stamped) {
+        return stamped;
+    }
+    let mut n = u64::from(MAX_NUMBERED_SUFFIX) + 1;
+    loop {
+        let candidate = format!("{base}-{n}");
+        if !exists(&candidate) {
+            return candidate;
+        }
+        n += 1;
+    }
+}

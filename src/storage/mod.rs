@@ -1,0 +1,16 @@
+//! Storage: where memory lives and the single write path — project identity and roots, Qwen
+//! Code's folders and settings, safe file-system primitives, locks and state files, scanning, the
+//! MEMORY.md index, entry writes, backups and this tool's settings (docs/DESIGN.md, "Layers").
+
+pub mod backup;
+pub mod context;
+pub mod entries;
+pub mod index;
+pub mod project;
+pub mod qwen_env;
+pub mod qwen_settings;
+pub mod root_writer;
+pub mod safe_fs;
+pub mod scan;
+pub mod settings;
+pub mod store;

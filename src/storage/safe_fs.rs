@@ -1,0 +1,905 @@
+//! File-system primitives that never follow a symlink and never block on a special file.
+//!
+//! A memory root can sit inside a cloned repository, so every directory between a trusted
+//! anchor (the working tree, the state dir, a configured base) and a file is opened one
+//! component at a time with `openat(O_NOFOLLOW | O_DIRECTORY)`: a repository that commits
+//! `.qwen -> /elsewhere` or `feedback -> ../../x` is refused with an error naming the link,
+//! instead of being written through. Files are opened with `O_NOFOLLOW | O_NONBLOCK` and
+//! checked with `fstat` to be regular, so a FIFO or a device where a file is expected is an
+//! error rather than a hang. Writes are atomic: a temporary file in the same directory (named
+//! `.<name>.<pid>-<n>.tmp`, never `*.md`, so a scan never sees it), fsync, then `renameat`
+//! relative to the directory already opened. See docs/DESIGN.md, "Writes".
+
+use std::ffi::{CString, OsStr};
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Failures of the primitives, each naming the path involved.
+#[derive(Debug, thiserror::Error)]
+pub enum FsError {
+    /// A symlink where a directory or file was expected; it is never followed.
+    #[error("refusing to follow the symlink {0} (nothing is written or read through a link)")]
+    Symlink(PathBuf),
+    /// A FIFO, socket, device or directory where a regular file was expected.
+    #[error("{path}: not a regular file ({kind}); refusing to open it")]
+    NotRegular { path: PathBuf, kind: &'static str },
+    /// A file where a directory was expected.
+    #[error("{0}: not a directory")]
+    NotDirectory(PathBuf),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl FsError {
+    fn io(path: &Path, source: io::Error) -> FsError {
+        FsError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// Whether this is "the file does not exist".
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, FsError::Io { source, .. } if source.kind() == io::ErrorKind::NotFound)
+    }
+}
+
+/// What is at a name, without following a symlink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    Symlink,
+    /// A FIFO, socket or device.
+    Special(&'static str),
+}
+
+fn kind_of_mode(mode: libc::mode_t) -> Kind {
+    match mode & libc::S_IFMT {
+        libc::S_IFREG => Kind::File,
+        libc::S_IFDIR => Kind::Dir,
+        libc::S_IFLNK => Kind::Symlink,
+        libc::S_IFIFO => Kind::Special("a FIFO"),
+        libc::S_IFSOCK => Kind::Special("a socket"),
+        libc::S_IFCHR => Kind::Special("a character device"),
+        libc::S_IFBLK => Kind::Special("a block device"),
+        _ => Kind::Special("an unknown file type"),
+    }
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::File => "a regular file",
+        Kind::Dir => "a directory",
+        Kind::Symlink => "a symlink",
+        Kind::Special(k) => k,
+    }
+}
+
+fn last_os_error() -> io::Error {
+    io::Error::last_os_error()
+}
+
+fn c_name(name: &OsStr, path: &Path) -> Result<CString, FsError> {
+    let bytes = name.as_bytes();
+    let single = !bytes.is_empty() && bytes != b"." && bytes != b".." && !bytes.contains(&b'/');
+    if !single {
+        return Err(FsError::io(
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "not a single path component"),
+        ));
+    }
+    CString::new(bytes).map_err(|_| {
+        FsError::io(
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "NUL in name"),
+        )
+    })
+}
+
+fn c_path(path: &Path) -> Result<CString, FsError> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        FsError::io(
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"),
+        )
+    })
+}
+
+/// `fstat` on an open descriptor.
+fn fstat(fd: RawFd, path: &Path) -> Result<libc::stat, FsError> {
+    // SAFETY: `st` is plain old data fully written by a successful fstat.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is an open descriptor owned by the caller.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return Err(FsError::io(path, last_os_error()));
+    }
+    Ok(st)
+}
+
+/// Checks that an opened file is regular, then clears `O_NONBLOCK` (it only mattered for the
+/// open itself, so a FIFO could not block there).
+fn regular_file(fd: OwnedFd, path: &Path) -> Result<File, FsError> {
+    let st = fstat(fd.as_raw_fd(), path)?;
+    match kind_of_mode(st.st_mode) {
+        Kind::File => {}
+        other => {
+            return Err(FsError::NotRegular {
+                path: path.to_path_buf(),
+                kind: kind_name(other),
+            })
+        }
+    }
+    // SAFETY: F_GETFL/F_SETFL on an open descriptor.
+    unsafe {
+        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+        }
+    }
+    Ok(File::from(fd))
+}
+
+/// Wraps a raw descriptor returned by a successful open.
+fn owned(fd: RawFd) -> OwnedFd {
+    // SAFETY: the caller checked `fd >= 0`; nobody else owns it.
+    unsafe { OwnedFd::from_raw_fd(fd) }
+}
+
+const READ_FLAGS: libc::c_int =
+    libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+
+/// Maps a failed open of a file to an error naming a symlink when that is what is there.
+fn open_error(err: io::Error, path: &Path) -> FsError {
+    match err.raw_os_error() {
+        Some(libc::ELOOP) => FsError::Symlink(path.to_path_buf()),
+        Some(libc::ENXIO) => FsError::NotRegular {
+            path: path.to_path_buf(),
+            kind: "a FIFO",
+        },
+        _ => FsError::io(path, err),
+    }
+}
+
+/// Opens a regular file for reading by full path: the last component is never followed and a
+/// special file is refused without blocking. The directories above are trusted as given.
+pub fn open_regular(path: &Path) -> Result<File, FsError> {
+    let c = c_path(path)?;
+    // SAFETY: `c` is a valid NUL-terminated path.
+    let fd = unsafe { libc::open(c.as_ptr(), READ_FLAGS) };
+    if fd < 0 {
+        return Err(open_error(last_os_error(), path));
+    }
+    regular_file(owned(fd), path)
+}
+
+/// Reads a whole regular file (see [`open_regular`]); a missing file is `Ok(None)`.
+pub fn read_regular(path: &Path) -> Result<Option<Vec<u8>>, FsError> {
+    let mut file = match open_regular(path) {
+        Ok(f) => f,
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| FsError::io(path, e))?;
+    Ok(Some(bytes))
+}
+
+/// [`read_regular`] as text (invalid UTF-8 replaced).
+pub fn read_regular_string(path: &Path) -> Result<Option<String>, FsError> {
+    Ok(read_regular(path)?.map(|b| match String::from_utf8(b) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }))
+}
+
+/// Whether a regular file (not a symlink, not a FIFO) exists at `path`.
+pub fn is_regular(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
+}
+
+/// An open directory; every operation is relative to its descriptor, so a rename or symlink
+/// swapped in above it after it was opened changes nothing.
+#[derive(Debug)]
+pub struct Dir {
+    fd: OwnedFd,
+    path: PathBuf,
+}
+
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl Dir {
+    /// Opens a trusted directory by path (following symlinks: the caller vouches for it),
+    /// creating it and its parents first when `create` is set.
+    pub fn open_trusted(path: &Path, create: bool) -> Result<Dir, FsError> {
+        if create {
+            std::fs::create_dir_all(path).map_err(|e| FsError::io(path, e))?;
+        }
+        let c = c_path(path)?;
+        // SAFETY: `c` is a valid NUL-terminated path.
+        let fd = unsafe {
+            libc::open(
+                c.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            let err = last_os_error();
+            return Err(match err.raw_os_error() {
+                Some(libc::ENOTDIR) => FsError::NotDirectory(path.to_path_buf()),
+                _ => FsError::io(path, err),
+            });
+        }
+        Ok(Dir {
+            fd: owned(fd),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The path this directory was opened as (for messages).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What is at `name` in this directory, without following a symlink; `None` when missing.
+    pub fn kind(&self, name: &OsStr) -> Result<Option<Kind>, FsError> {
+        let path = self.path.join(name);
+        let c = c_name(name, &path)?;
+        // SAFETY: `st` is plain old data fully written by a successful fstatat.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: valid descriptor and NUL-terminated name.
+        let rc = unsafe {
+            libc::fstatat(
+                self.fd.as_raw_fd(),
+                c.as_ptr(),
+                &mut st,
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        if rc != 0 {
+            let err = last_os_error();
+            if err.kind() == io::ErrorKind::NotFound {
+                return Ok(None);
+            }
+            return Err(FsError::io(&path, err));
+        }
+        Ok(Some(kind_of_mode(st.st_mode)))
+    }
+
+    /// Opens the subdirectory `name` without following a symlink, creating it when `create` is
+    /// set. `Ok(None)` when it is missing and not created.
+    pub fn open_dir(&self, name: &OsStr, create: bool) -> Result<Option<Dir>, FsError> {
+        let path = self.path.join(name);
+        let c = c_name(name, &path)?;
+        if create {
+            // SAFETY: valid descriptor and NUL-terminated name.
+            let rc = unsafe { libc::mkdirat(self.fd.as_raw_fd(), c.as_ptr(), 0o777) };
+            if rc != 0 {
+                let err = last_os_error();
+                if err.kind() != io::ErrorKind::AlreadyExists {
+                    return Err(FsError::io(&path, err));
+                }
+            }
+        }
+        // SAFETY: valid descriptor and NUL-terminated name.
+        let fd = unsafe {
+            libc::openat(
+                self.fd.as_raw_fd(),
+                c.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            let err = last_os_error();
+            return match err.raw_os_error() {
+                Some(libc::ENOENT) if !create => Ok(None),
+                Some(libc::ELOOP) | Some(libc::ENOTDIR) => Err(match self.kind(name)? {
+                    Some(Kind::Symlink) => FsError::Symlink(path),
+                    _ => FsError::NotDirectory(path),
+                }),
+                _ => Err(FsError::io(&path, err)),
+            };
+        }
+        Ok(Some(Dir {
+            fd: owned(fd),
+            path,
+        }))
+    }
+
+    /// Walks `relative` (plain components only) down from this directory, never following a
+    /// symlink. `Ok(None)` when a component is missing and `create` is off.
+    pub fn open_path(&self, relative: &Path, create: bool) -> Result<Option<Dir>, FsError> {
+        let mut current: Option<Dir> = None;
+        for comp in relative.components() {
+            let name = match comp {
+                Component::Normal(n) => n,
+                Component::CurDir => continue,
+                _ => {
+                    return Err(FsError::io(
+                        &self.path.join(relative),
+                        io::Error::new(io::ErrorKind::InvalidInput, "path leaves its directory"),
+                    ))
+                }
+            };
+            let parent = current.as_ref().unwrap_or(self);
+            match parent.open_dir(name, create)? {
+                Some(d) => current = Some(d),
+                None => return Ok(None),
+            }
+        }
+        match current {
+            Some(d) => Ok(Some(d)),
+            None => self.try_clone().map(Some),
+        }
+    }
+
+    fn try_clone(&self) -> Result<Dir, FsError> {
+        let fd = self
+            .fd
+            .try_clone()
+            .map_err(|e| FsError::io(&self.path, e))?;
+        Ok(Dir {
+            fd,
+            path: self.path.clone(),
+        })
+    }
+
+    /// Opens the regular file `name` for reading (no symlink, no special file, no blocking).
+    /// `Ok(None)` when missing.
+    pub fn open_read(&self, name: &OsStr) -> Result<Option<File>, FsError> {
+        let path = self.path.join(name);
+        let c = c_name(name, &path)?;
+        // SAFETY: valid descriptor and NUL-terminated name.
+        let fd = unsafe { libc::openat(self.fd.as_raw_fd(), c.as_ptr(), READ_FLAGS) };
+        if fd < 0 {
+            let err = last_os_error();
+            if err.kind() == io::ErrorKind::NotFound {
+                return Ok(None);
+            }
+            return Err(open_error(err, &path));
+        }
+        regular_file(owned(fd), &path).map(Some)
+    }
+
+    /// Reads the regular file `name` whole; `Ok(None)` when missing.
+    pub fn read(&self, name: &OsStr) -> Result<Option<Vec<u8>>, FsError> {
+        let Some(mut file) = self.open_read(name)? else {
+            return Ok(None);
+        };
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| FsError::io(&self.path.join(name), e))?;
+        Ok(Some(bytes))
+    }
+
+    /// Opens (creating) `name` for appending, refusing a symlink or special file.
+    pub fn open_append(&self, name: &OsStr) -> Result<File, FsError> {
+        self.open_rw(name, libc::O_WRONLY | libc::O_APPEND)
+    }
+
+    /// Opens (creating) `name` read-write without truncating, e.g. as a lock file.
+    pub fn open_lock_file(&self, name: &OsStr) -> Result<File, FsError> {
+        self.open_rw(name, libc::O_RDWR)
+    }
+
+    fn open_rw(&self, name: &OsStr, access: libc::c_int) -> Result<File, FsError> {
+        let path = self.path.join(name);
+        let c = c_name(name, &path)?;
+        let flags = access | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+        // SAFETY: valid descriptor and NUL-terminated name.
+        let fd = unsafe {
+            libc::openat(
+                self.fd.as_raw_fd(),
+                c.as_ptr(),
+                flags,
+                0o666 as libc::c_uint,
+            )
+        };
+        if fd < 0 {
+            return Err(open_error(last_os_error(), &path));
+        }
+        regular_file(owned(fd), &path)
+    }
+
+    /// Creates `name` holding `contents` only when nothing is there (exclusive create, never
+    /// through a symlink). Returns whether it was created.
+    pub fn create_new(&self, name: &OsStr, contents: &[u8]) -> Result<bool, FsError> {
+        let path = self.path.join(name);
+        let c = c_name(name, &path)?;
+        let flags =
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: valid descriptor and NUL-terminated name.
+        let fd = unsafe {
+            libc::openat(
+                self.fd.as_raw_fd(),
+                c.as_ptr(),
+                flags,
+                0o666 as libc::c_uint,
+            )
+        };
+        if fd < 0 {
+            let err = last_os_error();
+            if err.kind() == io::ErrorKind::AlreadyExists {
+                return Ok(false);
+            }
+            return Err(open_error(err, &path));
+        }
+        let mut file = File::from(owned(fd));
+        file.write_all(contents)
+            .and_then(|_| file.sync_all())
+            .map_err(|e| FsError::io(&path, e))?;
+        Ok(true)
+    }
+
+    /// Writes `contents` to `name` atomically (see [`Dir::stage`]).
+    pub fn write_atomic(&self, name: &OsStr, contents: &[u8]) -> Result<(), FsError> {
+        let staged = self.stage(name, contents)?;
+        staged.sync()?;
+        staged.commit()
+    }
+
+    /// Writes `contents` to a new temporary file beside `name`, to be fsynced and renamed over
+    /// `name` by the caller (several files can be staged before the first fsync). Refuses when
+    /// `name` is a symlink or not a regular file; keeps the mode of an existing file.
+    pub fn stage<'d>(&'d self, name: &OsStr, contents: &[u8]) -> Result<Staged<'d>, FsError> {
+        let path = self.path.join(name);
+        let target = c_name(name, &path)?;
+        let mode = match self.kind(name)? {
+            None => None,
+            Some(Kind::File) => {
+                let st = self.stat_nofollow(&target, &path)?;
+                Some(st.st_mode & 0o7777)
+            }
+            Some(Kind::Symlink) => return Err(FsError::Symlink(path)),
+            Some(other) => {
+                return Err(FsError::NotRegular {
+                    path,
+                    kind: kind_name(other),
+                })
+            }
+        };
+        let (tmp, file) = self.create_temp(name)?;
+        let staged = Staged {
+            dir: self,
+            tmp,
+            target,
+            file,
+            path,
+            done: false,
+        };
+        if let Some(mode) = mode {
+            // `mode_t` is narrower than u32 on some Unixes.
+            #[allow(clippy::unnecessary_cast)]
+            let mode = mode as u32;
+            // Ignore failures: the content matters more than the mode.
+            let _ = staged
+                .file
+                .set_permissions(std::fs::Permissions::from_mode(mode));
+        }
+        (&staged.file)
+            .write_all(contents)
+            .map_err(|e| FsError::io(&staged.path, e))?;
+        Ok(staged)
+    }
+
+    fn stat_nofollow(&self, c: &CString, path: &Path) -> Result<libc::stat, FsError> {
+        // SAFETY: `st` is plain old data fully written by a successful fstatat.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: valid descriptor and NUL-terminated name.
+        let rc = unsafe {
+            libc::fstatat(
+                self.fd.as_raw_fd(),
+                c.as_ptr(),
+                &mut st,
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        if rc != 0 {
+            return Err(FsError::io(path, last_os_error()));
+        }
+        Ok(st)
+    }
+
+    fn create_temp(&self, name: &OsStr) -> Result<(CString, File), FsError> {
+        let stem = String::from_utf8_lossy(name.as_bytes()).into_owned();
+        // Keep the temporary name within NAME_MAX even for a long target name.
+        let stem: String = stem.chars().take(160).collect();
+        for _ in 0..64 {
+            let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let tmp_name = format!(".{stem}.{}-{n}-{nanos:x}.tmp", std::process::id());
+            let path = self.path.join(&tmp_name);
+            let c = c_name(OsStr::new(&tmp_name), &path)?;
+            let flags =
+                libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+            // SAFETY: valid descriptor and NUL-terminated name.
+            let fd = unsafe {
+                libc::openat(
+                    self.fd.as_raw_fd(),
+                    c.as_ptr(),
+                    flags,
+                    0o600 as libc::c_uint,
+                )
+            };
+            if fd >= 0 {
+                return Ok((c, File::from(owned(fd))));
+            }
+            let err = last_os_error();
+            if err.kind() != io::ErrorKind::AlreadyExists {
+                return Err(FsError::io(&path, err));
+            }
+        }
+        Err(FsError::io(
+            &self.path,
+            io::Error::new(io::ErrorKind::AlreadyExists, "no free temporary file name"),
+        ))
+    }
+
+    /// Removes the file `name` (a symlink itself is removed, never its target). Refuses a
+    /// directory. Returns whether something was removed.
+    pub fn remove(&self, name: &OsStr) -> Result<bool, FsError> {
+        let path = self.path.join(name);
+        let c = c_name(name, &path)?;
+        match self.kind(name)? {
+            None => return Ok(false),
+            Some(Kind::Dir) => {
+                return Err(FsError::NotRegular {
+                    path,
+                    kind: "a directory",
+                })
+            }
+            Some(_) => {}
+        }
+        // SAFETY: valid descriptor and NUL-terminated name.
+        if unsafe { libc::unlinkat(self.fd.as_raw_fd(), c.as_ptr(), 0) } != 0 {
+            let err = last_os_error();
+            if err.kind() == io::ErrorKind::NotFound {
+                return Ok(false);
+            }
+            return Err(FsError::io(&path, err));
+        }
+        Ok(true)
+    }
+}
+
+/// A temporary file written beside its destination, not yet renamed into place. Dropping it
+/// without [`Staged::commit`] removes the temporary file.
+#[derive(Debug)]
+pub struct Staged<'d> {
+    dir: &'d Dir,
+    tmp: CString,
+    target: CString,
+    file: File,
+    path: PathBuf,
+    done: bool,
+}
+
+impl Staged<'_> {
+    /// The destination path (for messages).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes the temporary file to disk.
+    pub fn sync(&self) -> Result<(), FsError> {
+        self.file.sync_all().map_err(|e| FsError::io(&self.path, e))
+    }
+
+    /// Renames the temporary file over the destination, relative to the opened directory.
+    pub fn commit(mut self) -> Result<(), FsError> {
+        let fd = self.dir.fd.as_raw_fd();
+        // SAFETY: valid descriptor and NUL-terminated names.
+        let rc = unsafe { libc::renameat(fd, self.tmp.as_ptr(), fd, self.target.as_ptr()) };
+        if rc != 0 {
+            return Err(FsError::io(&self.path, last_os_error()));
+        }
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staged<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // SAFETY: valid descriptor and NUL-terminated name.
+            unsafe { libc::unlinkat(self.dir.fd.as_raw_fd(), self.tmp.as_ptr(), 0) };
+        }
+    }
+}
+
+/// An exclusive advisory lock (`flock`, the lock `fd-lock` takes on Unix) on a regular lock
+/// file, held until dropped (closing the file releases it, also when the process dies).
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+    path: PathBuf,
+}
+
+impl FileLock {
+    /// Waits for the exclusive lock on `path`, creating the file (and its directory) first.
+    /// A symlink or special file at `path` is refused without blocking.
+    pub fn exclusive(path: &Path) -> Result<FileLock, FsError> {
+        Self::take(path, true).map(|l| l.expect("a blocking lock is always taken"))
+    }
+
+    /// Takes the exclusive lock on `path` only when it is free; `Ok(None)` when another holder
+    /// has it.
+    pub fn try_exclusive(path: &Path) -> Result<Option<FileLock>, FsError> {
+        Self::take(path, false)
+    }
+
+    /// Whether someone holds the lock on `path` right now (never creates the file).
+    pub fn is_held(path: &Path) -> bool {
+        let Ok(file) = open_regular(path) else {
+            return false;
+        };
+        match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
+            Ok(true) => false,
+            Ok(false) => true,
+            Err(_) => false,
+        }
+    }
+
+    fn take(path: &Path, wait: bool) -> Result<Option<FileLock>, FsError> {
+        let (dir, name) = split(path)?;
+        let dir = Dir::open_trusted(dir, true)?;
+        let file = dir.open_lock_file(name)?;
+        let barrier = lock_barrier::from_env();
+        // Try without blocking first, so a wait can be told apart from an uncontended take.
+        let free = flock(&file, libc::LOCK_EX | libc::LOCK_NB).map_err(|e| FsError::io(path, e))?;
+        if !free {
+            if let Some(b) = &barrier {
+                b.record("busy", path);
+            }
+            if !wait {
+                return Ok(None);
+            }
+            flock(&file, libc::LOCK_EX).map_err(|e| FsError::io(path, e))?;
+        }
+        if let Some(b) = &barrier {
+            b.record("held", path);
+            b.pause_while_holding(name);
+        }
+        Ok(Some(FileLock {
+            _file: file,
+            path: path.to_path_buf(),
+        }))
+    }
+
+    /// The lock file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// The test seam that makes lock contention observable, so a race test can prove that two
+/// processes really overlapped instead of hoping they did. Inert unless
+/// [`ENV_TEST_LOCK_BARRIER`] names a directory; nothing in the product sets it.
+pub const ENV_TEST_LOCK_BARRIER: &str = "QWEN_MEMORY_TEST_LOCK_BARRIER";
+
+mod lock_barrier {
+    //! With `QWEN_MEMORY_TEST_LOCK_BARRIER=<dir>`, every lock taken by [`super::FileLock`]
+    //! appends `<pid> busy <lock path>` to `<dir>/events` when it found the lock held by
+    //! someone else (before waiting, or before giving up for a try-lock) and
+    //! `<pid> held <lock path>` once it has it. While `<dir>/hold-<lock file name>` exists, a
+    //! process that took a lock of that name keeps it (polling for the file's removal, at most
+    //! two minutes so a forgotten file cannot hang anything), so a test can line the others up
+    //! behind it and then let go.
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+    use std::time::{Duration, Instant};
+
+    const MAX_HOLD: Duration = Duration::from_secs(120);
+
+    pub(super) struct Barrier(PathBuf);
+
+    pub(super) fn from_env() -> Option<Barrier> {
+        std::env::var_os(super::ENV_TEST_LOCK_BARRIER)
+            .filter(|v| !v.is_empty())
+            .map(|v| Barrier(PathBuf::from(v)))
+    }
+
+    impl Barrier {
+        pub(super) fn record(&self, event: &str, lock: &Path) {
+            let line = format!("{} {event} {}\n", std::process::id(), lock.display());
+            // One append per line, so lines from several processes never interleave.
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.0.join("events"))
+            {
+                let _ = f.write_all(line.as_bytes());
+            }
+        }
+
+        pub(super) fn pause_while_holding(&self, lock_name: &std::ffi::OsStr) {
+            let mut hold = std::ffi::OsString::from("hold-");
+            hold.push(lock_name);
+            let hold = self.0.join(hold);
+            let started = Instant::now();
+            while hold.symlink_metadata().is_ok() && started.elapsed() < MAX_HOLD {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
+}
+
+/// `flock` retried on EINTR; `Ok(false)` when a non-blocking attempt found the lock taken.
+fn flock(file: &File, op: libc::c_int) -> io::Result<bool> {
+    loop {
+        // SAFETY: flock on an open descriptor.
+        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
+            return Ok(true);
+        }
+        let err = last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EWOULDBLOCK) => return Ok(false),
+            _ => return Err(err),
+        }
+    }
+}
+
+/// Splits a file path into its directory (`.` when none) and its last component.
+pub fn split(path: &Path) -> Result<(&Path, &OsStr), FsError> {
+    let name = path.file_name().ok_or_else(|| {
+        FsError::io(
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "no file name"),
+        )
+    })?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Ok((dir, name))
+}
+
+/// Writes `path` atomically in a trusted directory (created when missing): never through a
+/// symlink at `path`, never into a special file.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), FsError> {
+    let (dir, name) = split(path)?;
+    Dir::open_trusted(dir, true)?.write_atomic(name, contents)
+}
+
+/// Opens `path` for appending in a trusted directory (created when missing), refusing a
+/// symlink or special file at `path`.
+pub fn open_append(path: &Path) -> Result<File, FsError> {
+    let (dir, name) = split(path)?;
+    Dir::open_trusted(dir, true)?.open_append(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::os::unix::fs::symlink;
+
+    fn mkfifo(path: &Path) {
+        let c = CString::new(path.as_os_str().as_bytes()).unwrap();
+        // SAFETY: valid path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    }
+
+    #[test]
+    fn walking_refuses_a_symlinked_directory_and_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::create_dir(&outside).unwrap();
+        let root = dir.path().join("root");
+        fs::create_dir_all(root.join("a")).unwrap();
+        symlink(&outside, root.join("a/b")).unwrap();
+        let anchor = Dir::open_trusted(&root, false).unwrap();
+        let err = anchor.open_path(Path::new("a/b/c"), true).unwrap_err();
+        assert!(
+            matches!(&err, FsError::Symlink(p) if p == &root.join("a/b")),
+            "{err}"
+        );
+        assert!(err
+            .to_string()
+            .contains(&root.join("a/b").display().to_string()));
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+        assert!(anchor.open_path(Path::new("a/x"), false).unwrap().is_none());
+        assert!(anchor
+            .open_path(Path::new("a/x/y"), true)
+            .unwrap()
+            .is_some());
+        assert!(root.join("a/x/y").is_dir());
+        assert!(anchor.open_path(Path::new("../root"), true).is_err());
+    }
+
+    #[test]
+    fn atomic_write_refuses_symlink_and_fifo_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside.txt");
+        fs::write(&outside, "SENTINEL").unwrap();
+        let root = dir.path().join("root");
+        fs::create_dir(&root).unwrap();
+        symlink(&outside, root.join("link.md")).unwrap();
+        mkfifo(&root.join("fifo.md"));
+        let d = Dir::open_trusted(&root, false).unwrap();
+        assert!(matches!(
+            d.write_atomic(OsStr::new("link.md"), b"x"),
+            Err(FsError::Symlink(_))
+        ));
+        assert!(matches!(
+            d.write_atomic(OsStr::new("fifo.md"), b"x"),
+            Err(FsError::NotRegular { kind: "a FIFO", .. })
+        ));
+        assert!(matches!(
+            d.read(OsStr::new("fifo.md")),
+            Err(FsError::NotRegular { .. })
+        ));
+        assert!(matches!(
+            d.read(OsStr::new("link.md")),
+            Err(FsError::Symlink(_))
+        ));
+        assert!(matches!(
+            d.open_append(OsStr::new("fifo.md")),
+            Err(FsError::NotRegular { .. })
+        ));
+        assert!(matches!(
+            d.open_lock_file(OsStr::new("fifo.md")),
+            Err(FsError::NotRegular { .. })
+        ));
+        assert!(matches!(
+            read_regular(&root.join("fifo.md")),
+            Err(FsError::NotRegular { .. })
+        ));
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "SENTINEL");
+        d.write_atomic(OsStr::new("a.md"), b"one").unwrap();
+        d.write_atomic(OsStr::new("a.md"), b"two").unwrap();
+        assert_eq!(fs::read_to_string(root.join("a.md")).unwrap(), "two");
+        let names: Vec<_> = fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(d.remove(OsStr::new("a.md")).unwrap());
+        assert!(!d.remove(OsStr::new("a.md")).unwrap());
+    }
+
+    #[test]
+    fn a_dropped_stage_leaves_nothing_and_keeps_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = Dir::open_trusted(dir.path(), false).unwrap();
+        fs::write(dir.path().join("x"), "old").unwrap();
+        fs::set_permissions(dir.path().join("x"), fs::Permissions::from_mode(0o640)).unwrap();
+        drop(d.stage(OsStr::new("x"), b"new").unwrap());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        d.write_atomic(OsStr::new("x"), b"new").unwrap();
+        let meta = fs::metadata(dir.path().join("x")).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o640);
+    }
+
+    #[test]
+    fn lock_is_exclusive_across_descriptors() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("state/x.lock");
+        let held = FileLock::exclusive(&p).unwrap();
+        assert!(FileLock::is_held(&p));
+        assert!(FileLock::try_exclusive(&p).unwrap().is_none());
+        drop(held);
+        assert!(!FileLock::is_held(&p));
+        assert!(FileLock::try_exclusive(&p).unwrap().is_some());
+        let fifo = dir.path().join("fifo.lock");
+        mkfifo(&fifo);
+        assert!(matches!(
+            FileLock::exclusive(&fifo),
+            Err(FsError::NotRegular { .. })
+        ));
+    }
+}

@@ -1,0 +1,377 @@
+//! Scanning memory roots for topic documents (docs/DESIGN.md, "Topic documents").
+
+use std::cmp::Ordering;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::formats::doc::{self, DocError, MemoryType};
+
+/// Top-level directory of a root whose documents dream never touches.
+pub const PINNED_DIR: &str = "pinned";
+
+/// Which root a document came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// `<worktree>/.qwen/memory/` (local mode), committed with the repository.
+    Repository,
+    /// `<base>/projects/<key>/memory/`.
+    Private,
+    /// `<worktree>/.qwen/team-memory/` (read-only here).
+    Team,
+    /// `<base>/memories/`.
+    User,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Repository => "repository",
+            Scope::Private => "private",
+            Scope::Team => "team",
+            Scope::User => "user",
+        }
+    }
+}
+
+/// A topic document found by a scan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScannedDoc {
+    pub scope: Scope,
+    pub memory_type: MemoryType,
+    /// Absolute path of the file.
+    pub path: PathBuf,
+    /// Path relative to its root, with `/` separators.
+    pub relative_path: String,
+    pub title: String,
+    pub description: String,
+    /// LF-normalized, trimmed body.
+    pub body: String,
+    /// Modification time in milliseconds since the epoch.
+    pub mtime_ms: f64,
+    /// Scalar frontmatter keys other than name/title/description/type, in file order.
+    pub extra: Vec<(String, String)>,
+}
+
+/// The sort key of a modification time, for `total_cmp`: `-0.0` equals `0.0` (as in upstream's
+/// numeric sort) and NaN sorts as the oldest. The index and recall both order by it.
+pub fn mtime_key(mtime_ms: f64) -> f64 {
+    if mtime_ms.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        mtime_ms + 0.0
+    }
+}
+
+/// Files larger than this are skipped by scans (and reported by `check`).
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The index file, excluded from scans at any depth.
+pub const INDEX_FILE_NAME: &str = "MEMORY.md";
+
+/// Why a file under a root is not a document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SkipReason {
+    /// Symlinks are never followed inside a root.
+    Symlink,
+    /// Larger than [`MAX_FILE_BYTES`].
+    TooLarge(u64),
+    /// Not a memory document (no frontmatter, bad YAML, unknown type).
+    NotAMemory(DocError),
+    /// Could not be read.
+    Unreadable(String),
+    /// Holds Git conflict markers (first at this 1-based line): an unresolved merge, never
+    /// content.
+    ConflictMarkers(usize),
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::Symlink => f.write_str("symlink (not followed)"),
+            SkipReason::TooLarge(n) => write!(f, "larger than 1 MiB ({n} bytes)"),
+            SkipReason::NotAMemory(e) => write!(f, "not a memory document: {e}"),
+            SkipReason::Unreadable(e) => write!(f, "unreadable: {e}"),
+            SkipReason::ConflictMarkers(line) => write!(
+                f,
+                "unresolved merge conflict markers (line {line}); resolve them to use this memory"
+            ),
+        }
+    }
+}
+
+/// A file a scan passed over, with the reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub relative_path: String,
+    pub reason: SkipReason,
+}
+
+/// The documents of one root plus what was skipped.
+#[derive(Debug, Clone, Default)]
+pub struct ScanOutcome {
+    pub docs: Vec<ScannedDoc>,
+    pub skipped: Vec<Skipped>,
+    /// Subdirectories that could not be read: an index built from such a scan would be partial.
+    pub unreadable_dirs: Vec<PathBuf>,
+}
+
+/// Scan failures of a whole root.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    #[error("{0}: refusing a symlinked memory root or non-directory")]
+    SymlinkedRoot(PathBuf),
+    #[error("{path}: cannot read memory root: {source}")]
+    RootUnreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Scans `root` for topic documents, returned in scan order (newest first). A missing root is
+/// empty. Only the user root may itself be a symlink (dotfiles layouts); any other symlinked or
+/// non-directory root is refused.
+///
+/// Symlink entries inside the root are never followed and every file is opened with
+/// `O_NOFOLLOW`, so every document read lies inside the root without a realpath per file.
+pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
+    let meta = match fs::symlink_metadata(root) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ScanOutcome::default()),
+        Err(source) => {
+            return Err(ScanError::RootUnreadable {
+                path: root.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let walk_root = if meta.file_type().is_symlink() && scope == Scope::User {
+        match fs::canonicalize(root) {
+            Ok(real) if real.is_dir() => real,
+            _ => return Err(ScanError::SymlinkedRoot(root.to_path_buf())),
+        }
+    } else if meta.file_type().is_dir() {
+        root.to_path_buf()
+    } else {
+        return Err(ScanError::SymlinkedRoot(root.to_path_buf()));
+    };
+    let mut out = ScanOutcome::default();
+    let top = fs::read_dir(&walk_root).map_err(|source| ScanError::RootUnreadable {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    let mut pending = vec![(top, String::new())];
+    let mut files: Vec<(PathBuf, PathBuf, String)> = Vec::new();
+    while let Some((entries, prefix)) = pending.pop() {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let relative = format!("{prefix}{name}");
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let path = root.join(&relative);
+            if file_type.is_symlink() {
+                if name.ends_with(".md") || is_dir_symlink(&entry.path()) {
+                    out.skipped.push(Skipped {
+                        path,
+                        relative_path: relative,
+                        reason: SkipReason::Symlink,
+                    });
+                }
+            } else if file_type.is_dir() {
+                match fs::read_dir(entry.path()) {
+                    Ok(sub) => pending.push((sub, format!("{relative}/"))),
+                    Err(_) => out.unreadable_dirs.push(path),
+                }
+            } else if file_type.is_file() && name.ends_with(".md") && name != INDEX_FILE_NAME {
+                files.push((entry.path(), path, relative));
+            }
+        }
+    }
+    for (result, (_, path, relative)) in read_all(&files, scope).into_iter().zip(files) {
+        match result {
+            Ok(doc) => out.docs.push(doc),
+            Err(reason) => out.skipped.push(Skipped {
+                path,
+                relative_path: relative,
+                reason,
+            }),
+        }
+    }
+    sort_docs(&mut out.docs, IndexOrder::NewestFirst);
+    out.skipped
+        .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
+    Ok(out)
+}
+
+/// Below this many files a scan reads on the calling thread; above, reading and parsing (most
+/// of a large scan's cost) are spread over the available cores.
+const PARALLEL_THRESHOLD: usize = 512;
+
+/// Reads and parses `files` (fs path, reported path, relative path), keeping their order.
+fn read_all(
+    files: &[(PathBuf, PathBuf, String)],
+    scope: Scope,
+) -> Vec<Result<ScannedDoc, SkipReason>> {
+    let read = |(fs_path, path, relative): &(PathBuf, PathBuf, String)| {
+        read_document(fs_path, scope, path.clone(), relative.clone())
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if files.len() < PARALLEL_THRESHOLD || threads < 2 {
+        return files.iter().map(read).collect();
+    }
+    let chunk = files.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                (
+                    part.len(),
+                    s.spawn(move || part.iter().map(read).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(len, h)| {
+                // Keep one result per file even if a reader panicked, so nothing is misattributed.
+                h.join().unwrap_or_else(|_| {
+                    (0..len)
+                        .map(|_| Err(SkipReason::Unreadable("scan thread panicked".into())))
+                        .collect()
+                })
+            })
+            .collect()
+    })
+}
+
+fn is_dir_symlink(path: &Path) -> bool {
+    fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false)
+}
+
+/// Reads and parses one file (not following a symlink), or says why it is skipped.
+pub fn read_document(
+    fs_path: &Path,
+    scope: Scope,
+    path: PathBuf,
+    relative_path: String,
+) -> Result<ScannedDoc, SkipReason> {
+    // Never follows a symlink and never blocks on a FIFO swapped in after the directory walk.
+    let mut file = crate::storage::safe_fs::open_regular(fs_path).map_err(|e| match e {
+        crate::storage::safe_fs::FsError::Symlink(_) => SkipReason::Symlink,
+        crate::storage::safe_fs::FsError::NotRegular { kind, .. } => {
+            SkipReason::Unreadable(format!("not a regular file ({kind})"))
+        }
+        other => SkipReason::Unreadable(other.to_string()),
+    })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| SkipReason::Unreadable(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(SkipReason::Unreadable("not a regular file".into()));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(SkipReason::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|e| SkipReason::Unreadable(e.to_string()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    if let Some(line) = doc::conflict_marker_line(&text) {
+        return Err(SkipReason::ConflictMarkers(line));
+    }
+    let parsed = doc::parse_document(&text).map_err(SkipReason::NotAMemory)?;
+    // Node's `mtimeMs` (seconds * 1e3 + nanoseconds / 1e6, in f64), so equal and nearly equal
+    // times order exactly as in Qwen Code.
+    let mtime_ms = {
+        use std::os::unix::fs::MetadataExt;
+        meta.mtime() as f64 * 1e3 + meta.mtime_nsec() as f64 / 1e6
+    };
+    Ok(ScannedDoc {
+        scope,
+        memory_type: parsed.memory_type,
+        path,
+        relative_path,
+        title: parsed.title,
+        description: parsed.description,
+        body: parsed.body,
+        mtime_ms,
+        extra: parsed.extra,
+    })
+}
+
+/// Scans several roots in order, dropping a document whose scope and relative path were
+/// already seen (the first, newest root wins). Unreadable roots are skipped and returned.
+pub fn scan_roots(roots: &[(Scope, &Path)]) -> (Vec<ScannedDoc>, Vec<ScanError>) {
+    let mut docs = Vec::new();
+    let mut errors = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (scope, root) in roots {
+        match scan_root(root, *scope) {
+            Ok(outcome) => {
+                for d in outcome.docs {
+                    if seen.insert((d.scope, d.relative_path.clone())) {
+                        docs.push(d);
+                    }
+                }
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    (docs, errors)
+}
+
+// ---- The order of scanned documents (scan order, index order, recall input order) ----
+
+/// How documents are ordered in an index (and in scans that reuse this order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexOrder {
+    /// Private and user roots: newest mtime first; ties by file name in ICU root collation
+    /// (JavaScript `localeCompare`), then by relative path in UTF-16 code-unit order.
+    NewestFirst,
+    /// Team and repository roots: relative path in UTF-16 code-unit order (JavaScript's `<`),
+    /// so the index depends only on the committed files and is identical on every clone.
+    ByPath,
+}
+
+/// The file name (last path segment) of a relative path.
+fn file_name(relative_path: &str) -> &str {
+    relative_path.rsplit('/').next().unwrap_or(relative_path)
+}
+
+/// JavaScript's `<` on strings: UTF-16 code-unit order.
+pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// JavaScript's `a.localeCompare(b)` in the C and English locales: ICU root collation at
+/// tertiary strength (so strings differing only in ignorable characters compare equal).
+pub fn locale_compare(a: &str, b: &str) -> Ordering {
+    static COLLATOR: OnceLock<icu_collator::CollatorBorrowed<'static>> = OnceLock::new();
+    let collator = COLLATOR.get_or_init(|| {
+        icu_collator::Collator::try_new(Default::default(), Default::default())
+            .expect("compiled ICU root collation data is always present")
+    });
+    collator.compare(a, b)
+}
+
+fn compare_docs(a: &ScannedDoc, b: &ScannedDoc, order: IndexOrder) -> Ordering {
+    match order {
+        IndexOrder::ByPath => cmp_utf16(&a.relative_path, &b.relative_path),
+        IndexOrder::NewestFirst => b
+            .mtime_ms
+            .partial_cmp(&a.mtime_ms)
+            .unwrap_or(Ordering::Equal)
+            .then_with(|| locale_compare(file_name(&a.relative_path), file_name(&b.relative_path)))
+            .then_with(|| cmp_utf16(&a.relative_path, &b.relative_path)),
+    }
+}
+
+/// Sorts documents in place by `order`. Scans and recall reuse this so every list of
+/// documents is ordered the same way.
+pub fn sort_docs(docs: &mut [ScannedDoc], order: IndexOrder) {
+    docs.sort_by(|a, b| compare_docs(a, b, order));
+}

@@ -1,0 +1,720 @@
+//! Settings: command-line flag > environment > `git config qwen-memory.*` > default, with the
+//! origin of every value kept so `status --json` can say where each one came from.
+//!
+//! Keys are typed: [`Key`] names every documented setting, and the table [`DEFS`] gives each its
+//! environment variable, default and value kind. A misspelled key in code is a compile error;
+//! a misspelled `qwen-memory.*` key in git config is reported (with the closest known key) by
+//! [`Settings::problems`].
+//!
+//! Model credentials are deliberately not settings: the API key is read from the environment
+//! only, by the model module, and never stored or reported.
+
+use std::fmt;
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Flag,
+    Env(&'static str),
+    GitConfig,
+    Default,
+    Unset,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Flag => f.write_str("flag"),
+            Origin::Env(name) => write!(f, "env:{name}"),
+            Origin::GitConfig => f.write_str("git-config"),
+            Origin::Default => f.write_str("default"),
+            Origin::Unset => f.write_str("unset"),
+        }
+    }
+}
+
+/// The type of a setting's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Bool,
+    /// A finite, non-negative number.
+    Number,
+    /// One of a fixed list of words.
+    Choice(&'static [&'static str]),
+    Text,
+}
+
+/// Every documented setting. Adding one: a variant here and a row in [`DEFS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Key {
+    Local,
+    AutoCommit,
+    DreamMinHours,
+    DreamMinSessions,
+    DreamStrategy,
+    RecallLimit,
+    RecallStrategy,
+    RecallEmbeddingsBaseUrl,
+    RecallEmbeddingsModel,
+    ExtractStrategy,
+    ModelBaseUrl,
+    ModelName,
+    ModelTimeoutMs,
+    HooksEnabled,
+}
+
+/// One documented key: its name under `qwen-memory.`, environment variable, default and kind.
+#[derive(Debug)]
+pub struct Def {
+    pub key: Key,
+    pub name: &'static str,
+    pub env: Option<&'static str>,
+    pub default: Option<&'static str>,
+    pub kind: Kind,
+}
+
+pub const RECALL_STRATEGIES: &[&str] = &["auto", "upstream", "heuristic", "model"];
+pub const EXTRACT_STRATEGIES: &[&str] = &["auto", "heuristic", "model"];
+pub const DREAM_STRATEGIES: &[&str] = &["auto", "mechanical", "model"];
+
+/// The settings table, in documentation order.
+#[rustfmt::skip]
+pub const DEFS: &[Def] = &[
+    Def { key: Key::Local, name: "local", env: Some("QWEN_CODE_MEMORY_LOCAL"), default: Some("false"), kind: Kind::Bool },
+    Def { key: Key::AutoCommit, name: "autoCommit", env: Some("QWEN_MEMORY_AUTO_COMMIT"), default: Some("false"), kind: Kind::Bool },
+    Def { key: Key::DreamMinHours, name: "dream.minHours", env: Some("QWEN_MEMORY_DREAM_MIN_HOURS"), default: Some("24"), kind: Kind::Number },
+    Def { key: Key::DreamMinSessions, name: "dream.minSessions", env: Some("QWEN_MEMORY_DREAM_MIN_SESSIONS"), default: Some("5"), kind: Kind::Number },
+    Def { key: Key::DreamStrategy, name: "dream.strategy", env: Some("QWEN_MEMORY_DREAM_STRATEGY"), default: Some("auto"), kind: Kind::Choice(DREAM_STRATEGIES) },
+    Def { key: Key::RecallLimit, name: "recall.limit", env: Some("QWEN_MEMORY_RECALL_LIMIT"), default: Some("5"), kind: Kind::Number },
+    Def { key: Key::RecallStrategy, name: "recall.strategy", env: Some("QWEN_MEMORY_RECALL_STRATEGY"), default: Some("auto"), kind: Kind::Choice(RECALL_STRATEGIES) },
+    Def { key: Key::RecallEmbeddingsBaseUrl, name: "recall.embeddings.baseUrl", env: Some("QWEN_MEMORY_EMBEDDINGS_BASE_URL"), default: None, kind: Kind::Text },
+    Def { key: Key::RecallEmbeddingsModel, name: "recall.embeddings.model", env: Some("QWEN_MEMORY_EMBEDDINGS_MODEL"), default: None, kind: Kind::Text },
+    Def { key: Key::ExtractStrategy, name: "extract.strategy", env: Some("QWEN_MEMORY_EXTRACT_STRATEGY"), default: Some("auto"), kind: Kind::Choice(EXTRACT_STRATEGIES) },
+    Def { key: Key::ModelBaseUrl, name: "model.baseUrl", env: Some("QWEN_MEMORY_MODEL_BASE_URL"), default: None, kind: Kind::Text },
+    Def { key: Key::ModelName, name: "model.name", env: Some("QWEN_MEMORY_MODEL_NAME"), default: None, kind: Kind::Text },
+    Def { key: Key::ModelTimeoutMs, name: "model.timeoutMs", env: Some("QWEN_MEMORY_MODEL_TIMEOUT_MS"), default: Some("20000"), kind: Kind::Number },
+    Def { key: Key::HooksEnabled, name: "hooks.enabled", env: Some("QWEN_MEMORY_HOOKS"), default: Some("true"), kind: Kind::Bool },
+];
+
+impl Key {
+    /// Every key, in documentation order.
+    pub fn all() -> impl Iterator<Item = Key> {
+        DEFS.iter().map(|d| d.key)
+    }
+
+    /// The key's row in [`DEFS`].
+    pub fn def(self) -> &'static Def {
+        DEFS.iter()
+            .find(|d| d.key == self)
+            .expect("every Key has a row in DEFS (checked by a unit test)")
+    }
+
+    /// The name under `qwen-memory.` (e.g. `recall.limit`).
+    pub fn name(self) -> &'static str {
+        self.def().name
+    }
+
+    /// The key named `name` (as git compares: section and variable case-insensitively, the
+    /// middle part exactly), or an [`SettingsError::Unknown`] naming the closest known key.
+    pub fn parse(name: &str) -> Result<Key, SettingsError> {
+        let wanted = git_canonical(name);
+        DEFS.iter()
+            .find(|d| git_canonical(d.name) == wanted)
+            .map(|d| d.key)
+            .ok_or_else(|| SettingsError::Unknown {
+                key: name.to_string(),
+                suggestion: closest(name),
+            })
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Every environment variable this tool reads, settings and others alike. Tests clear all of
+/// them so the developer's shell cannot leak into a test. Helpers that read a new variable add
+/// it here.
+pub const ENV_VARS: &[&str] = &[
+    // settings (the `env` column of DEFS; a unit test keeps the two in step)
+    "QWEN_CODE_MEMORY_LOCAL",
+    "QWEN_MEMORY_AUTO_COMMIT",
+    "QWEN_MEMORY_DREAM_MIN_HOURS",
+    "QWEN_MEMORY_DREAM_MIN_SESSIONS",
+    "QWEN_MEMORY_DREAM_STRATEGY",
+    "QWEN_MEMORY_RECALL_LIMIT",
+    "QWEN_MEMORY_RECALL_STRATEGY",
+    "QWEN_MEMORY_EMBEDDINGS_BASE_URL",
+    "QWEN_MEMORY_EMBEDDINGS_MODEL",
+    "QWEN_MEMORY_EXTRACT_STRATEGY",
+    "QWEN_MEMORY_MODEL_BASE_URL",
+    "QWEN_MEMORY_MODEL_NAME",
+    "QWEN_MEMORY_MODEL_TIMEOUT_MS",
+    "QWEN_MEMORY_HOOKS",
+    // where things are
+    "QWEN_CODE_MEMORY_BASE_DIR",
+    "QWEN_CODE_MEMORY_PROJECT_SCOPE",
+    "QWEN_RUNTIME_DIR",
+    "QWEN_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "QWEN_CODE_MEMORY_TEAM",
+    // the model: credentials, and the generic fallbacks used once model use is on
+    "QWEN_MEMORY_MODEL_API_KEY",
+    "QWEN_MEMORY_EMBEDDINGS_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_MODEL",
+    // hooks, telemetry and test seams
+    "QWEN_MEMORY_HOOK_EXEC",
+    "QWEN_MEMORY_TELEMETRY",
+    "QWEN_MEMORY_TEST_DREAM_PAUSE_MS",
+    "QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS",
+    "QWEN_MEMORY_TEST_LOCK_BARRIER",
+    // also read
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_SSH_COMMAND",
+    // who the tool's own commits are by (as Git takes them); the merge driver also reads
+    // `GITHEAD_<sha>`, which Git sets for that one process
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+];
+
+/// A bad setting, named with its key and origin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error("qwen-memory.{key} = {value:?} (from {origin}): {expected}")]
+    Invalid {
+        key: Key,
+        value: String,
+        origin: Origin,
+        expected: String,
+    },
+    #[error("unknown setting qwen-memory.{key}{}", suggestion.map(|s| format!(" (did you mean qwen-memory.{s}?)")).unwrap_or_default())]
+    Unknown {
+        key: String,
+        suggestion: Option<&'static str>,
+    },
+}
+
+/// One resolved setting.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub key: &'static str,
+    pub value: Option<String>,
+    pub origin: Origin,
+}
+
+/// All settings, resolved once per command.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    values: Vec<(Key, Resolved)>,
+    problems: Vec<SettingsError>,
+}
+
+/// Where settings are read from; tests substitute their own.
+pub trait Source {
+    fn env(&self, name: &str) -> Option<String>;
+    fn git_config(&self, key: &str) -> Option<String>;
+    /// Every `qwen-memory.*` variable set in git config, without the `qwen-memory.` prefix, as
+    /// git spells it (section and variable lowercased).
+    fn git_config_keys(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The real environment and a git2 configuration (repository config when inside one, which
+/// includes the global and system files).
+pub struct SystemSource {
+    config: Option<git2::Config>,
+    env: EnvReader,
+}
+
+/// Reads one environment variable: the process environment, or a stand-in (unit tests that must
+/// not see the developer's shell).
+pub type EnvReader = fn(&str) -> Option<String>;
+
+/// The process environment.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+impl SystemSource {
+    pub fn new(repo_git_dir: Option<&std::path::Path>) -> SystemSource {
+        SystemSource::with_env(repo_git_dir, process_env)
+    }
+
+    /// [`SystemSource::new`] with the environment read through `env`.
+    pub fn with_env(repo_git_dir: Option<&std::path::Path>, env: EnvReader) -> SystemSource {
+        let config = repo_git_dir
+            .and_then(|d| git2::Repository::open(d).ok())
+            .and_then(|r| r.config().ok())
+            .or_else(|| git2::Config::open_default().ok())
+            .and_then(|mut c| c.snapshot().ok());
+        SystemSource { config, env }
+    }
+}
+
+impl Source for SystemSource {
+    fn env(&self, name: &str) -> Option<String> {
+        (self.env)(name)
+    }
+
+    fn git_config(&self, key: &str) -> Option<String> {
+        let config = self.config.as_ref()?;
+        config.get_string(&format!("qwen-memory.{key}")).ok()
+    }
+
+    fn git_config_keys(&self) -> Vec<String> {
+        let Some(config) = self.config.as_ref() else {
+            return Vec::new();
+        };
+        let mut keys = Vec::new();
+        if let Ok(mut entries) = config.entries(Some("qwen-memory\\..*")) {
+            while let Some(Ok(entry)) = entries.next() {
+                if let Some(rest) = entry.name().and_then(|n| n.strip_prefix("qwen-memory.")) {
+                    if !keys.iter().any(|k| k == rest) {
+                        keys.push(rest.to_string());
+                    }
+                }
+            }
+        }
+        keys
+    }
+}
+
+/// Command-line overrides, as (key, value) pairs: the flag layer of the precedence.
+pub type Flags = [(Key, String)];
+
+impl Settings {
+    /// Resolves every documented key; the first invalid value is an error. Unknown git config
+    /// keys are not: they are listed by [`Settings::problems`].
+    pub fn load(source: &dyn Source, flags: &Flags) -> Result<Settings, SettingsError> {
+        let settings = Settings::load_lenient(source, flags);
+        match settings
+            .problems
+            .iter()
+            .find(|p| matches!(p, SettingsError::Invalid { .. }))
+        {
+            Some(invalid) => Err(invalid.clone()),
+            None => Ok(settings),
+        }
+    }
+
+    /// Resolves every documented key, never failing: an invalid value is recorded as a problem
+    /// and the key falls back to its default (for `status` and `check`, which report problems
+    /// instead of dying on them).
+    pub fn load_lenient(source: &dyn Source, flags: &Flags) -> Settings {
+        let mut values = Vec::with_capacity(DEFS.len());
+        let mut problems = Vec::new();
+        for def in DEFS {
+            let mut resolved = resolve(def, source, flags);
+            if let Some(value) = &resolved.value {
+                match validate(def, value, &resolved.origin) {
+                    Ok(()) => resolved.value = Some(normalize(def.kind, value)),
+                    Err(e) => {
+                        problems.push(e);
+                        resolved = default_of(def);
+                    }
+                }
+            }
+            values.push((def.key, resolved));
+        }
+        for name in source.git_config_keys() {
+            if let Err(e) = Key::parse(&name) {
+                problems.push(e);
+            }
+        }
+        Settings { values, problems }
+    }
+
+    /// Every setting with its origin, in documentation order.
+    pub fn all(&self) -> impl Iterator<Item = &Resolved> {
+        self.values.iter().map(|(_, r)| r)
+    }
+
+    /// Invalid values and unknown `qwen-memory.*` keys found while loading.
+    pub fn problems(&self) -> &[SettingsError] {
+        &self.problems
+    }
+
+    fn get(&self, key: Key) -> &Resolved {
+        &self
+            .values
+            .iter()
+            .find(|(k, _)| *k == key)
+            .expect("every key is resolved at load")
+            .1
+    }
+
+    /// A boolean setting; false when unset.
+    pub fn bool(&self, key: Key) -> bool {
+        self.text(key).is_some_and(|v| v == "true")
+    }
+
+    /// A numeric setting (validated at load).
+    pub fn number(&self, key: Key) -> Option<f64> {
+        self.text(key).and_then(|v| v.parse().ok())
+    }
+
+    /// A text or choice setting.
+    pub fn text(&self, key: Key) -> Option<&str> {
+        self.get(key).value.as_deref()
+    }
+
+    /// The origin of a setting.
+    pub fn origin(&self, key: Key) -> Origin {
+        self.get(key).origin.clone()
+    }
+
+    /// Whether the value was set by a person (flag, environment or git config), not defaulted.
+    pub fn is_explicit(&self, key: Key) -> bool {
+        matches!(
+            self.get(key).origin,
+            Origin::Flag | Origin::Env(_) | Origin::GitConfig
+        )
+    }
+}
+
+fn default_of(def: &Def) -> Resolved {
+    match def.default {
+        Some(v) => Resolved {
+            key: def.name,
+            value: Some(v.to_string()),
+            origin: Origin::Default,
+        },
+        None => Resolved {
+            key: def.name,
+            value: None,
+            origin: Origin::Unset,
+        },
+    }
+}
+
+fn resolve(def: &Def, source: &dyn Source, flags: &Flags) -> Resolved {
+    let found = |value: String, origin: Origin| Resolved {
+        key: def.name,
+        value: Some(value),
+        origin,
+    };
+    if let Some((_, v)) = flags.iter().rev().find(|(k, _)| *k == def.key) {
+        return found(v.clone(), Origin::Flag);
+    }
+    if let Some(name) = def.env {
+        if let Some(v) = source.env(name).filter(|v| !v.is_empty()) {
+            // Upstream turns local mode on only for exactly "1"; "0" turns it off explicitly, and
+            // any other value is ignored rather than guessed at.
+            if def.key == Key::Local {
+                match v.as_str() {
+                    "1" => return found("true".into(), Origin::Env(name)),
+                    "0" => return found("false".into(), Origin::Env(name)),
+                    _ => {}
+                }
+            } else {
+                return found(v, Origin::Env(name));
+            }
+        }
+    }
+    if let Some(v) = source.git_config(def.name) {
+        return found(v, Origin::GitConfig);
+    }
+    default_of(def)
+}
+
+/// A git config name as git compares it: the first and last dot-separated parts (section and
+/// variable) are case-insensitive, a middle part (subsection) is not.
+fn git_canonical(name: &str) -> String {
+    let parts: Vec<&str> = name.split('.').collect();
+    let last = parts.len().saturating_sub(1);
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if i == 0 || i == last {
+                p.to_ascii_lowercase()
+            } else {
+                p.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The known key closest to `name` by edit distance (case-insensitive), when close enough to be
+/// a plausible misspelling.
+fn closest(name: &str) -> Option<&'static str> {
+    let wanted = name.to_ascii_lowercase();
+    DEFS.iter()
+        .map(|d| (edit_distance(&wanted, &d.name.to_ascii_lowercase()), d.name))
+        .filter(|(dist, known)| *dist <= 2.max(known.len() / 3))
+        .min_by_key(|(dist, _)| *dist)
+        .map(|(_, known)| known)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            let next = (row[j + 1] + 1).min(row[j] + 1).min(prev + cost);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Some(true),
+        "false" | "no" | "off" | "0" | "" => Some(false),
+        _ => None,
+    }
+}
+
+fn validate(def: &Def, value: &str, origin: &Origin) -> Result<(), SettingsError> {
+    let invalid = |expected: String| SettingsError::Invalid {
+        key: def.key,
+        value: value.to_string(),
+        origin: origin.clone(),
+        expected,
+    };
+    match def.kind {
+        Kind::Bool if parse_bool(value).is_none() => Err(invalid("expected true or false".into())),
+        Kind::Number => match value.trim().parse::<f64>() {
+            Ok(n) if n.is_finite() && n >= 0.0 => Ok(()),
+            _ => Err(invalid("expected a non-negative number".into())),
+        },
+        Kind::Choice(allowed) if !allowed.contains(&value.trim()) => {
+            Err(invalid(format!("expected one of {}", allowed.join(", "))))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn normalize(kind: Kind, value: &str) -> String {
+    match kind {
+        Kind::Bool => parse_bool(value).unwrap_or(false).to_string(),
+        Kind::Number | Kind::Choice(_) => value.trim().to_string(),
+        Kind::Text => value.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+
+    #[test]
+    fn env_vars_lists_every_variable_the_code_reads() {
+        for def in DEFS {
+            if let Some(var) = def.env {
+                assert!(
+                    ENV_VARS.contains(&var),
+                    "{var} (key {}) missing from ENV_VARS",
+                    def.key
+                );
+            }
+        }
+        for var in [
+            crate::storage::project::ENV_BASE_DIR,
+            crate::storage::project::ENV_PROJECT_SCOPE,
+            crate::storage::qwen_settings::ENV_QWEN_HOME,
+            crate::storage::qwen_settings::ENV_QWEN_TEAM,
+            crate::ops::hook_entry::ENV_HOOK_EXEC,
+            crate::integrations::telemetry::ENV_TELEMETRY,
+            crate::integrations::sharing::ENV_QWEN_LOCAL,
+            crate::ops::dream::ENV_TEST_PAUSE,
+            crate::ops::dream::ENV_TEST_PAUSE_MID,
+            crate::storage::safe_fs::ENV_TEST_LOCK_BARRIER,
+        ] {
+            assert!(ENV_VARS.contains(&var), "{var} missing from ENV_VARS");
+        }
+    }
+    use super::*;
+    use std::collections::HashMap;
+
+    struct Fake {
+        env: HashMap<&'static str, &'static str>,
+        git: HashMap<&'static str, &'static str>,
+    }
+
+    impl Source for Fake {
+        fn env(&self, name: &str) -> Option<String> {
+            self.env.get(name).map(|v| v.to_string())
+        }
+        fn git_config(&self, key: &str) -> Option<String> {
+            self.git.get(key).map(|v| v.to_string())
+        }
+        fn git_config_keys(&self) -> Vec<String> {
+            self.git.keys().map(|k| k.to_ascii_lowercase()).collect()
+        }
+    }
+
+    fn fake(env: &[(&'static str, &'static str)], git: &[(&'static str, &'static str)]) -> Fake {
+        Fake {
+            env: env.iter().copied().collect(),
+            git: git.iter().copied().collect(),
+        }
+    }
+
+    #[test]
+    fn precedence_flag_env_git_default() {
+        let src = fake(
+            &[("QWEN_MEMORY_RECALL_LIMIT", "7")],
+            &[("recall.limit", "9"), ("dream.minHours", "2")],
+        );
+        let s = Settings::load(&src, &[]).unwrap();
+        assert_eq!(s.number(Key::RecallLimit), Some(7.0));
+        assert_eq!(
+            s.origin(Key::RecallLimit),
+            Origin::Env("QWEN_MEMORY_RECALL_LIMIT")
+        );
+        assert_eq!(s.number(Key::DreamMinHours), Some(2.0));
+        assert_eq!(s.origin(Key::DreamMinHours), Origin::GitConfig);
+        assert_eq!(s.number(Key::DreamMinSessions), Some(5.0));
+        assert_eq!(s.origin(Key::DreamMinSessions), Origin::Default);
+        let s = Settings::load(&src, &[(Key::RecallLimit, "3".into())]).unwrap();
+        assert_eq!(s.number(Key::RecallLimit), Some(3.0));
+        assert_eq!(s.origin(Key::RecallLimit), Origin::Flag);
+    }
+
+    #[test]
+    fn local_mode_env_is_exactly_one() {
+        let s = Settings::load(&fake(&[("QWEN_CODE_MEMORY_LOCAL", "1")], &[]), &[]).unwrap();
+        assert!(s.bool(Key::Local));
+        let s = Settings::load(&fake(&[("QWEN_CODE_MEMORY_LOCAL", "true")], &[]), &[]).unwrap();
+        assert!(!s.bool(Key::Local));
+        let s = Settings::load(&fake(&[], &[("local", "yes")]), &[]).unwrap();
+        assert!(s.bool(Key::Local));
+        let s = Settings::load(
+            &fake(&[("QWEN_CODE_MEMORY_LOCAL", "0")], &[("local", "true")]),
+            &[],
+        )
+        .unwrap();
+        assert!(!s.bool(Key::Local));
+    }
+
+    #[test]
+    fn invalid_values_name_key_and_origin() {
+        let err = Settings::load(&fake(&[], &[("recall.limit", "many")]), &[]).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("recall.limit") && msg.contains("git-config"),
+            "{msg}"
+        );
+        assert!(Settings::load(&fake(&[], &[("recall.strategy", "magic")]), &[]).is_err());
+    }
+
+    #[test]
+    fn unset_model_settings() {
+        let s = Settings::load(&fake(&[], &[]), &[]).unwrap();
+        assert_eq!(s.text(Key::ModelBaseUrl), None);
+        assert_eq!(s.origin(Key::ModelBaseUrl), Origin::Unset);
+    }
+
+    #[test]
+    fn every_key_has_exactly_one_row_and_its_env_is_listed() {
+        // The match is exhaustive: a new variant fails to compile until it is listed here.
+        fn listed(k: Key) -> bool {
+            match k {
+                Key::Local
+                | Key::AutoCommit
+                | Key::DreamMinHours
+                | Key::DreamMinSessions
+                | Key::DreamStrategy
+                | Key::RecallLimit
+                | Key::RecallStrategy
+                | Key::RecallEmbeddingsBaseUrl
+                | Key::RecallEmbeddingsModel
+                | Key::ExtractStrategy
+                | Key::ModelBaseUrl
+                | Key::ModelName
+                | Key::ModelTimeoutMs
+                | Key::HooksEnabled => true,
+            }
+        }
+        for def in DEFS {
+            assert!(listed(def.key));
+            assert_eq!(DEFS.iter().filter(|d| d.key == def.key).count(), 1);
+            assert_eq!(Key::parse(def.name), Ok(def.key));
+            if let Some(env) = def.env {
+                assert!(ENV_VARS.contains(&env), "{env} missing from ENV_VARS");
+            }
+        }
+        assert_eq!(Key::all().count(), DEFS.len());
+    }
+
+    #[test]
+    fn unknown_git_config_keys_are_problems_with_the_closest_key() {
+        let s = Settings::load(
+            &fake(&[], &[("autocomit", "true"), ("recall.limit", "3")]),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            s.problems(),
+            &[SettingsError::Unknown {
+                key: "autocomit".into(),
+                suggestion: Some("autoCommit")
+            }]
+        );
+        let msg = s.problems()[0].to_string();
+        assert!(msg.contains("did you mean qwen-memory.autoCommit"), "{msg}");
+        // Git lowercases section and variable: known keys in any case are not problems.
+        assert!(Settings::load(&fake(&[], &[("dream.minhours", "3")]), &[])
+            .unwrap()
+            .problems()
+            .is_empty());
+        assert_eq!(
+            Key::parse("completely.different"),
+            Err(SettingsError::Unknown {
+                key: "completely.different".into(),
+                suggestion: None
+            })
+        );
+        assert_eq!(
+            Key::parse("recall.limt").unwrap_err(),
+            SettingsError::Unknown {
+                key: "recall.limt".into(),
+                suggestion: Some("recall.limit")
+            }
+        );
+    }
+
+    #[test]
+    fn lenient_load_reports_invalid_values_and_falls_back_to_the_default() {
+        let src = fake(&[], &[("recall.limit", "many")]);
+        assert!(Settings::load(&src, &[]).is_err());
+        let s = Settings::load_lenient(&src, &[]);
+        assert_eq!(s.number(Key::RecallLimit), Some(5.0));
+        assert_eq!(s.origin(Key::RecallLimit), Origin::Default);
+        assert!(matches!(
+            s.problems(),
+            [SettingsError::Invalid {
+                key: Key::RecallLimit,
+                ..
+            }]
+        ));
+    }
+
+    #[test]
+    fn generic_openai_variables_are_not_model_settings() {
+        let s = Settings::load(
+            &fake(
+                &[("OPENAI_BASE_URL", "http://x/v1"), ("OPENAI_MODEL", "m")],
+                &[],
+            ),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.text(Key::ModelBaseUrl), None);
+        assert!(!s.is_explicit(Key::ModelName));
+    }
+}
