@@ -527,8 +527,19 @@ fn each_memory_once(team: bool) {
         "team index in Qwen's system prompt:\n{}",
         first.system()
     );
+    // Qwen awaits its Stop hook: ours ran and left the turn to Qwen's own extraction, so the
+    // turn is extracted once, by Qwen.
     let log = fs::read_to_string(world.sb.private_state().join("hook.log")).unwrap_or_default();
     assert!(!log.contains("panicked"), "{log}");
+    assert!(log.contains("skipped (qwen_extracts)"), "hook.log:\n{log}");
+    assert!(
+        !world
+            .sb
+            .private_state()
+            .join("transcript-cursors.json")
+            .exists(),
+        "we extracted a turn Qwen extracts"
+    );
 }
 
 /// The two tools' extraction cursors live side by side in the project's state dir and neither
