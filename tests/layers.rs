@@ -282,10 +282,19 @@ fn the_graph_holds_the_real_dependencies() {
 #[test]
 fn no_comment_points_to_a_document_outside_the_repository() {
     // The design lives in docs/DESIGN.md; a newcomer's clone has nothing else.
-    let outside = ["SPEC §", "SPEC.md", "../shared", "reference qwen-", "qwen-storage §"];
+    let outside = [
+        "SPEC §",
+        "SPEC.md",
+        "../shared",
+        "reference qwen-",
+        "qwen-storage §",
+    ];
     let mut files = Vec::new();
     rust_files(&src(), &mut files);
-    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"), &mut files);
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"),
+        &mut files,
+    );
     let mut hits = Vec::new();
     for file in files {
         if file.ends_with("tests/layers.rs") {
