@@ -197,8 +197,11 @@ fn table(set: &str) -> BTreeMap<(String, String), (Score, Vec<String>)> {
         ));
     }
     eprintln!("{}", lines.join("\n"));
+    // The mistakes on a held-out set are not printed unless asked for: reading them invites
+    // tuning on them. Held-out v1 was inspected after its first measurement; v2 never was.
+    let show = set == "dev" || std::env::var_os("CORPUS_SHOW_HELDOUT_MISTAKES").is_some();
     for ((lang, format), (_, bad)) in &out {
-        if format == "qwen" && !bad.is_empty() {
+        if show && format == "qwen" && !bad.is_empty() {
             eprintln!("{set} {lang} mistakes:\n  {}", bad.join("\n  "));
         }
     }
@@ -207,7 +210,8 @@ fn table(set: &str) -> BTreeMap<(String, String), (Score, Vec<String>)> {
 
 /// Every format must see the same messages and give the same verdicts: the format only changes
 /// how a message is read, never what the rules say about it.
-fn assert_formats_agree(t: &BTreeMap<(String, String), (Score, Vec<String>)>) {
+fn assert_formats_agree(set: &str, t: &BTreeMap<(String, String), (Score, Vec<String>)>) {
+    let show = set != "heldout2";
     for lang in LANGS {
         let q = &t[&(lang.to_string(), "qwen".to_string())];
         for format in &FORMATS[1..] {
@@ -215,9 +219,9 @@ fn assert_formats_agree(t: &BTreeMap<(String, String), (Score, Vec<String>)>) {
             assert_eq!(
                 (q.0.tp, q.0.fp, q.0.typed),
                 (o.0.tp, o.0.fp, o.0.typed),
-                "{lang}: qwen and {format} disagree:\n{:#?}\n{:#?}",
-                q.1,
-                o.1
+                "{set} {lang}: qwen and {format} disagree:\n{:#?}\n{:#?}",
+                if show { &q.1[..] } else { &[] },
+                if show { &o.1[..] } else { &[] },
             );
         }
     }
@@ -225,23 +229,38 @@ fn assert_formats_agree(t: &BTreeMap<(String, String), (Score, Vec<String>)>) {
 
 #[test]
 fn corpora_have_the_promised_sizes() {
-    for (lang, min) in [
-        ("en", 60),
-        ("zh", 60),
-        ("mixed", 30),
-        ("ja", 30),
-        ("ko", 30),
+    // (language, held-out v1 minimum, held-out v2 minimum)
+    for (lang, min1, min2) in [
+        ("en", 60, 40),
+        ("zh", 60, 20),
+        ("mixed", 30, 40),
+        ("ja", 30, 20),
+        ("ko", 30, 20),
     ] {
-        let h = load("heldout", lang);
-        assert!(h.len() >= min, "{lang}: {} held-out messages", h.len());
-        assert!(h.iter().any(|m| m.durable) && h.iter().any(|m| !m.durable));
+        let h1 = load("heldout", lang);
+        let h2 = load("heldout2", lang);
+        assert!(h1.len() >= min1, "{lang}: {} held-out messages", h1.len());
+        assert!(
+            h2.len() >= min2,
+            "{lang}: {} held-out v2 messages",
+            h2.len()
+        );
         let d = load("dev", lang);
         assert!(d.len() >= 20, "{lang}: {} dev messages", d.len());
-        // The sets are disjoint: a held-out message is never also a tuning example.
-        for m in &h {
+        for set in [&h1, &h2, &d] {
+            assert!(set.iter().any(|m| m.durable) && set.iter().any(|m| !m.durable));
+        }
+        // The sets are disjoint: a held-out message is never also a tuning example, and the
+        // two held-out sets do not repeat each other.
+        for (m, other) in h1
+            .iter()
+            .map(|m| (m, &d))
+            .chain(h2.iter().map(|m| (m, &d)))
+            .chain(h2.iter().map(|m| (m, &h1)))
+        {
             assert!(
-                !d.iter().any(|x| x.text == m.text),
-                "{lang}: {:?} in both",
+                !other.iter().any(|x| x.text == m.text),
+                "{lang}: {:?} in two sets",
                 m.text
             );
         }
@@ -251,7 +270,7 @@ fn corpora_have_the_promised_sizes() {
 #[test]
 fn dev_corpora() {
     let t = table("dev");
-    assert_formats_agree(&t);
+    assert_formats_agree("dev", &t);
     for ((lang, format), (s, bad)) in &t {
         assert!(
             s.precision() >= 0.95 && s.recall() >= 0.90 && s.type_accuracy() >= 0.90,
@@ -260,23 +279,27 @@ fn dev_corpora() {
     }
 }
 
-/// Held-out thresholds (precision, recall, type accuracy). The target is 0.95 / 0.90 / 0.90
-/// everywhere; English and mixed recall fall short of it (0.857 and 0.882 measured), so their
-/// floors are the measured figures rounded down, not the target. The README says so.
-fn heldout_floor(lang: &str) -> (f64, f64, f64) {
-    match lang {
-        "en" => (0.95, 0.85, 0.90),
-        "mixed" => (0.95, 0.88, 0.90),
-        _ => (0.95, 0.90, 0.90),
+/// The bar of issue 12 on held-out data: precision, recall, type accuracy.
+const BAR: (f64, f64, f64) = (0.95, 0.90, 0.90);
+
+/// Held-out thresholds (precision, recall, type accuracy): the bar, except where a set falls
+/// short of it; there the floor is the measured figure rounded down (so a regression still
+/// fails) and the README reports the shortfall. Every exception is listed here.
+fn heldout_floor(set: &str, lang: &str) -> (f64, f64, f64) {
+    match (set, lang) {
+        ("heldout", "en") => (0.95, 0.88, 0.90),
+        ("heldout2", "en") => (0.95, 0.77, 0.90),
+        ("heldout2", "ko") => (0.90, 0.83, 0.90),
+        _ => BAR,
     }
 }
 
 #[test]
 fn heldout_corpora() {
     let t = table("heldout");
-    assert_formats_agree(&t);
+    assert_formats_agree("heldout", &t);
     for ((lang, format), (s, bad)) in &t {
-        let (p, r, ty) = heldout_floor(lang);
+        let (p, r, ty) = heldout_floor("heldout", lang);
         assert!(
             s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
             "held-out {lang} {format}: precision {:.3} recall {:.3} type {:.3}\n{bad:#?}",
@@ -287,12 +310,12 @@ fn heldout_corpora() {
     }
 }
 
-/// The corpora state two secrets as if they were facts; a real (not dry) run writes neither.
+/// The corpora state secrets as if they were facts; a real (not dry) run writes none of them.
 #[test]
 fn no_secret_from_the_corpora_is_written() {
     let sb = Sandbox::new();
     let mut secrets = Vec::new();
-    for set in ["dev", "heldout"] {
+    for set in ["dev", "heldout", "heldout2"] {
         for lang in LANGS {
             let msgs = load(set, lang);
             for m in &msgs {
@@ -324,5 +347,24 @@ fn no_secret_from_the_corpora_is_written() {
         for s in &secrets {
             assert!(!text.contains(s.as_str()), "{name} holds {s}");
         }
+    }
+}
+
+/// Held-out v2: written and committed (dc38835, 2c2e667) before this round's rule changes and
+/// never used to change a rule; its mistakes are never printed.
+#[test]
+fn heldout2_corpora() {
+    let t = table("heldout2");
+    assert_formats_agree("heldout2", &t);
+    // Only the figures on failure: the mistakes themselves stay unread (see `table`).
+    for ((lang, format), (s, _)) in &t {
+        let (p, r, ty) = heldout_floor("heldout2", lang);
+        assert!(
+            s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
+            "held-out v2 {lang} {format}: precision {:.3} recall {:.3} type {:.3}",
+            s.precision(),
+            s.recall(),
+            s.type_accuracy()
+        );
     }
 }

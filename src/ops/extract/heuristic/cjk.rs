@@ -47,7 +47,20 @@ pub(super) enum Lead {
     Remember,
     /// "我们团队规定", "チームのルール": a rule of the team; the cue is kept in the summary.
     TeamRule,
+    /// "From now on", "Going forward" before CJK text: what follows is a standing instruction.
+    /// The cue is not kept (its "now" would trip the filter).
+    Standing,
 }
+
+const STANDING_CUES: &[&str] = &[
+    "from now on",
+    "going forward",
+    "moving forward",
+    "from here on",
+    "henceforth",
+    "in the future",
+    "in future",
+];
 
 const REMEMBER_CUES: &[&str] = &[
     "请记住",
@@ -211,7 +224,7 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     }?;
     // A remember cue is a request to store, not part of the fact; a team-rule cue is.
     let kept = match lead {
-        Lead::Remember => body_text.to_string(),
+        Lead::Remember | Lead::Standing => body_text.to_string(),
         _ => text.clone(),
     };
     let (mut summary, why) = split_why(&kept);
@@ -267,6 +280,7 @@ fn english_after_lead(whole: &str, body: &str, lead: Lead) -> Option<Candidate> 
                 why: c.why,
             })
         }
+        Lead::Standing => en::classify_sentence(&format!("From now on, {body}")),
         Lead::None => en::classify_sentence(body),
     }
 }
@@ -302,6 +316,11 @@ fn lead_in(mask: &str) -> (Lead, usize) {
     for cue in REMEMBER_CUES {
         if let Some(at) = after_cue(cue) {
             return (Lead::Remember, at);
+        }
+    }
+    for cue in STANDING_CUES {
+        if let Some(at) = after_cue(cue) {
+            return (Lead::Standing, at);
         }
     }
     (Lead::None, 0)

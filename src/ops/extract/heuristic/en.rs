@@ -215,7 +215,10 @@ fn statement(s: &Masked) -> Option<Candidate> {
     if s.mask.contains('?') {
         return None;
     }
+    let before = s.mask.len();
     let s = strip_time_phrases(s.clone());
+    // "Going forward, keep handlers thin": the phrase itself makes the imperative standing.
+    let standing = s.mask.len() < before;
     if let Some(c) = conditional(&s) {
         return c;
     }
@@ -226,7 +229,11 @@ fn statement(s: &Masked) -> Option<Candidate> {
     if main.mask.trim().split(' ').count() < 3 {
         return None;
     }
-    let topic = classify(&main)?;
+    let topic = classify(&main).or_else(|| {
+        let m = main.mask.trim();
+        (standing && starts_with_work_verb(m) && !object_is_pronoun(m))
+            .then_some(MemoryType::Feedback)
+    })?;
     Some(Candidate {
         topic,
         summary: main.orig.trim().to_string(),
@@ -239,7 +246,7 @@ fn statement(s: &Masked) -> Option<Candidate> {
 fn conditional(s: &Masked) -> Option<Option<Candidate>> {
     static LEAD: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:when|whenever|if|while|for|in|on|before|after|outside|inside|within|across)\s+[^,]{3,60},\s+",
+            r"^(?:when|whenever|if|while|for|in|on|before|after|outside|inside|within|across|every time|each time|any time|anytime)\s+[^,]{3,60},\s+",
         )
     });
     let m = LEAD.find(&s.mask)?;
@@ -252,11 +259,42 @@ fn conditional(s: &Masked) -> Option<Option<Candidate>> {
     if main_only.mask.trim().split(' ').count() < 3 {
         return Some(None);
     }
-    Some(classify(&main_only).map(|topic| Candidate {
+    let topic = classify(&main_only).or_else(|| recurring_imperative(s, &main_only))?;
+    Some(Some(Candidate {
         topic,
         summary: whole.orig.trim().to_string(),
         why,
     }))
+}
+
+/// "When you change a public API, update the changelog as well": the lead names a situation
+/// that comes back (the user doing a kind of work, not a moment of this task), so a plain
+/// imperative after it is a standing instruction.
+fn recurring_imperative(whole: &Masked, main: &Masked) -> Option<MemoryType> {
+    static RECURRING_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:when|whenever|every time|each time|any time|anytime|before|after)\s+(?:you\s+|we\s+|i\s+|someone\s+|anyone\s+)?(?:\w+ing|add|adds|change|changes|touch|touches|write|writes|create|creates|open|opens|edit|edits|modify|modifies|remove|removes|delete|deletes|rename|renames|bump|bumps|upgrade|upgrades|release|releases|deploy|deploys|commit|commits|push|pushes|merge|merges|fix|fixes|update|updates|introduce|introduces|review|reviews|publish|publishes|generate|generates)\b[^,]*,",
+        )
+    });
+    static POINTER: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:it|this|that|these|those|them)\b|\bthe (?:pr|pull request|branch|ticket|fix|change|migration|build|deploy|release|patch|commit|issue|bug|test)\b",
+        )
+    });
+    static TRAILING_TOO: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"\s+(?:as well|too|also)\s*[.!]?$"));
+    let lead = RECURRING_LEAD.find(&whole.mask)?;
+    let main_mask = main.mask.trim();
+    if POINTER.is_match(lead.as_str())
+        || !starts_with_work_verb(main_mask)
+        || main_mask.contains('?')
+        || rejected_opening(main_mask)
+        || rejected_body(&TRAILING_TOO.replace(main_mask, "."))
+        || object_is_pronoun(main_mask)
+    {
+        return None;
+    }
+    Some(MemoryType::Feedback)
 }
 
 /// "From now on, …" / "… going forward." mark a standing rule; the phrase itself is dropped
@@ -302,6 +340,15 @@ fn rejected(s: &Masked) -> bool {
 
 /// Requests and questions by their opening words.
 fn rejected_opening(m: &str) -> bool {
+    // "I know Go well": what the user knows, not "I know, …".
+    static KNOWS: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i know [\w.+#-]+(?:\s+and\s+[\w.+#-]+)? (?:well|pretty well|very well|inside out|quite well)\b",
+        )
+    });
+    if KNOWS.is_match(m) {
+        return false;
+    }
     static OPENING: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         [
             r"^(?:please\s+)?(?:let's|lets|let us|let me|can you|could you|would you|will you|won't you|can't you|can we|could we|should we|shall we|would it|is it|are you|do you|did you|have you|i'll|i will|i'm going to|i am going to|we're going to|we are going to|we'll|we will|you'll|go ahead|try|now|next|then|first|finally|afterwards|after that|okay|ok|i think|i guess|i believe|i feel|i hope|i wonder|i mean|i meant|i see|i know|it's|it is|that's|that is|this is|there's|there is|there are|here's|here is|what|why|how|where|who|which|whose|when|is|are|do (?:you|we|i|it|they|this|that|these|those|the|our|your|my|he|she|there|any)|does|did|was|were|has|had|have|am|if|once|hmm|hm|wow|oops|sorry|lol|never mind|nevermind|not sure|i'm not sure|no idea)\b",
@@ -336,7 +383,7 @@ fn rejected_body(m: &str) -> bool {
             r"\b(?:today|tonight|tomorrow|yesterday|now|currently|current|temporary|temporarily|for this task|this session|at the moment|for the moment|for the time being|just now|so far|this time|last time|next time|earlier|later|again|yet|soon|at this point|this (?:week|morning|afternoon|evening|sprint|month|release)|right away|asap|immediately|still)\b",
             // Pointers into the work at hand.
             r"\b(?:this|that|these|those) (?:file|files|function|functions|method|methods|class|test|tests|bug|bugs|error|errors|issue|issues|pr|prs|pull request|commit|commits|diff|patch|change|changes|line|lines|snippet|code|output|log|logs|message|task|one|ones|step|page|component|module|script|query|endpoint|variable|loop|case|failure|warning|warnings|problem|approach|solution|fix|version|part|section|thing|things|stuff|run|build|branch|command|call|example|point|idea|feature|refactor|migration|ticket|job|folder|directory|way|mess|screen|window|tab|crate|package|dependency)\b",
-            r"\b(?:the|your|my|our) (?:failing|broken|above|previous|last|latest|next|same|new|current|following|other|remaining|old|second|third|earlier|original) ",
+            r"\b(?:the|your|my|our) (?:failing|broken|above|previous|last|latest|next|same|new|current|following|other|remaining|old|second|third|earlier|original) (?-i:[^A-Z])",
             r"\b(?:above|below|here|there|instead of it|as well)$",
             r"\b(?:above|below|here)\b",
             r"\b(?:when|once|after) (?:you're|you are|you've|you have|it's|it is|that's|we're|we are|i'm) (?:done|finished|ready|through|back)\b",
@@ -357,7 +404,17 @@ fn rejected_body(m: &str) -> bool {
         .map(rei)
         .collect()
     });
-    BODY.iter().any(|r| r.is_match(m)) || filter::is_temporary(m)
+    static VERSION_RANGE: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"(\d[\w.]*)\s+(?:and|or)\s+(?:later|newer|higher|above|up)\b"));
+    // "I'm still learning Rust", "we're using Postgres 15": standing, not the moment.
+    static STANDING_PROGRESSIVE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:\b(?:i'm|i am) still (?:learning|new to|getting used to)\b)|(?i:^(?:we're|we are) (?:using|running|on) (?:\w+ ){0,2}?)(?-i:[A-Z0-9])",
+        )
+    });
+    let m = VERSION_RANGE.replace_all(m, "$1 plus");
+    let m = STANDING_PROGRESSIVE.replace(&m, "standing ");
+    BODY.iter().any(|r| r.is_match(&m)) || filter::is_temporary(&m)
 }
 
 /// Splits off a `because …` / `since …` reason: `(main clause, why)`. The main clause keeps the
@@ -433,7 +490,7 @@ fn classify(s: &Masked) -> Option<MemoryType> {
 }
 
 /// Nouns naming places where knowledge lives.
-const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials)";
+const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials|questions|requests|bug reports|feature requests|support tickets|access requests)";
 
 fn reference(s: &Masked) -> Option<MemoryType> {
     static URL_LINK: LazyLock<Regex> = LazyLock::new(|| {
@@ -456,7 +513,22 @@ fn reference(s: &Masked) -> Option<MemoryType> {
             r"^(?:for|about) (?:[\w-]+\s+){{0,4}}?\w+,\s*(?:see|check|read|consult|look at) (?:the |our )?(?:[\w/.-]+\s+){{0,3}}?(?:{RESOURCE}|URLx+)"
         ))
     });
+    // "See docs/architecture.md for how the modules fit together".
+    static SEE_PATH: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:see|check|read|consult|refer to)\s+(?:the\s+)?(?:[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|org))\s+(?:for|about|when|whenever|before)\b",
+        )
+    });
+    // "Ask Maria about anything related to billing": a person to go to.
+    static ASK_PERSON: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:^(?:please\s+)?(?:ask|ping|talk to|check with))\s+(?-i:@?[A-Z][\w-]+)(?i:\s+(?:about|for|on|with)\s+(?:anything|everything|all|any|questions)\b)",
+        )
+    });
     let m = s.mask.trim();
+    if SEE_PATH.is_match(m) || ASK_PERSON.is_match(m) {
+        return Some(MemoryType::Reference);
+    }
     if s.has_url() {
         if ONE_OFF_URL.is_match(&s.orig) || starts_with_work_verb(m) {
             return None;
@@ -469,7 +541,7 @@ fn reference(s: &Masked) -> Option<MemoryType> {
 /// "I prefer that you …": a preference about the assistant's behaviour.
 static FEEDBACK_VIA_USER: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
-        r"^i(?:'d| would)?(?: really| strongly| much)? (?:prefer|like|love|hate|dislike|don't like|do not like|can't stand|cannot stand|appreciate|want|expect)(?: it)? (?:(?:when|if|that) )?you\b",
+        r"^i(?:'d| would)?(?: really| strongly| much)? (?:prefer|rather|like|love|hate|dislike|don't like|do not like|can't stand|cannot stand|appreciate|want|expect)(?: it)? (?:(?:when|if|that) )?you\b",
         r"^i (?:want|need|'d like|would like|expect) you to (?:always|never)\b",
         r"^(?:it's|it is) (?:important|essential|crucial) (?:to me )?that you (?:always|never)\b",
     ]
@@ -487,6 +559,7 @@ fn user_fact(s: &Masked) -> bool {
             r"^my (?:preferred|favou?rite|main|primary|usual|default|go-to|native|first|daily) [\w .+#/-]{1,40}?\b(?:is|are)\b",
             r"^my (?:name|role|title|job|job title|timezone|time zone|background|pronouns|github (?:handle|username)|username|handle|team|native language|first language|os|operating system|editor|ide|shell|terminal|keyboard layout|setup|laptop|machine|workstation|employer|company|manager|expertise|specialty|focus) (?:is|are)\b",
             &format!(r"^i(?:'m| am) (?:a|an|the|one of the)\s+(?:[\w-]+\s+){{0,3}}?{ROLE}s?\b"),
+            &format!(r"^i(?:'m| am) (?:more of|mostly|mainly|primarily|really) (?:a|an)\s+(?:[\w-]+\s+){{0,2}}?(?:{ROLE}|person|guy|type)s?\b"),
             r"^i(?:'m| am) (?:(?:very|quite|pretty|fairly|really|not|not very|not really|more|mostly|an?)\s+)*(?:new to|familiar with|comfortable with|experienced (?:with|in)|fluent in|proficient (?:with|in)|expert in|beginner (?:with|in|at)|colou?r[- ]?blind|left-handed|based in|located in|on the [\w -]+ team|in charge of|responsible for|the (?:maintainer|owner|author|lead|tech lead) of|visually impaired|dyslexic|deaf|blind|using a screen reader|allergic to|vegetarian|vegan)\b",
             r"^i (?:work|live|code|program|develop) (?:on|in|at|for|as|with|from|mostly|mainly|primarily|remotely|part-time|full-time)\b",
             r"^i (?:mostly|mainly|primarily|usually|normally|typically|generally|always|never|rarely|often|only|tend to|prefer to|like to)\s+(?P<next>\w+)",
@@ -496,6 +569,15 @@ fn user_fact(s: &Masked) -> bool {
             r"^i(?:'ve| have) been (?:\w+ing) [\w .+#/-]{2,40}? for (?:\w+ )?(?:years|decades|months)\b",
             r"^i (?:don't|do not|never|rarely) (?:use|like|read|write|speak|enjoy|code in|work (?:on|with|in))\b",
             r"^call me [A-Z]\w*\b",
+            r"^i come from an? [\w.+#-]+(?:\s+[\w.+#-]+)? background\b",
+            r"^i(?:'ve| have) never (?:used|worked with|worked in|written|touched|deployed|programmed in|coded in|set up)\b",
+            r"^i know [\w.+#-]+(?:\s+and\s+[\w.+#-]+)? (?:well|pretty well|very well|inside out|quite well)\b",
+            r"^i(?:'m| am) still (?:learning|new to|getting used to)\b",
+            // What the user looks after: "I maintain the Android app", "I own the billing service".
+            r"^i (?:maintain|own|lead|manage|look after|am responsible for)\s+(?:the|our|both|all|most of)\s+\w",
+            r"^i do (?:most|all|much|the bulk) of my (?:work|coding|editing|development|programming|reviews?|reviewing|debugging)\b",
+            // "Python isn't my strongest language", "CSS is not my strong suit".
+            r"^[\w.+#/-]+(?:\s+[\w.+#/-]+)?\s+(?:is|isn't|is not|are|aren't|are not)\s+(?:really\s+|exactly\s+)?my\s+(?:strongest|weakest|strong|main|primary|first|native|best|favou?rite|daily)\s+(?:language|languages|skill|skills|area|suit|point|tool|editor|stack)\b",
             r"^i(?:'m| am) on (?:macos|mac|a mac|osx|linux|windows|wsl|ubuntu|debian|fedora|arch|nixos|an? (?:mac|macbook|linux|windows|chromebook|thinkpad))\b",
         ]
         .into_iter()
@@ -524,7 +606,7 @@ fn user_fact(s: &Masked) -> bool {
 fn starts_with_work_verb(m: &str) -> bool {
     static WORK: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:please\s+)?(?:just\s+)?(?:fix|rename|look|run|rerun|re-run|retry|check|try|add|remove|delete|update|change|make|write|create|implement|refactor|show|tell|explain|help|open|read|move|revert|undo|commit|push|pull|install|build|test|debug|investigate|find|search|continue|go|proceed|stop|start|begin|do|give|send|put|set|replace|rewrite|clean|format|review|merge|rebase|bump|upgrade|downgrade|split|extract|inline|document|describe|summarize|summarise|list|print|log|deploy|release|generate|compile|port|convert|migrate|skip|ignore|disable|enable|wait|hold|use|keep|save|note|see|let|get|bring|pick|choose|call|copy|paste|draft|sketch|outline|plan|prepare|finish|complete|close|resolve|handle|patch|comment|uncomment|restart|reload|reset|clear|drop|edit|modify|adjust|tweak|improve|optimize|optimise|speed|simplify|cleanup|double-check|verify|confirm|ensure|compare|measure|profile|benchmark|trace|inspect|analyze|analyse|fetch|download|upload|grep|cat|ls|cd|npm|cargo|git|make sure)\b",
+            r"^(?:please\s+)?(?:just\s+)?(?:fix|rename|look|run|rerun|re-run|retry|check|try|add|remove|delete|update|change|make|write|create|implement|refactor|show|tell|explain|help|open|read|move|revert|undo|commit|push|pull|install|build|test|debug|investigate|find|search|continue|go|proceed|stop|start|begin|do|give|send|put|set|replace|rewrite|clean|format|review|merge|rebase|bump|upgrade|downgrade|split|extract|inline|document|describe|summarize|summarise|list|print|log|deploy|release|generate|compile|port|convert|migrate|skip|ignore|disable|enable|wait|hold|use|keep|save|note|see|let|get|bring|pick|choose|call|copy|paste|draft|sketch|outline|plan|prepare|finish|complete|close|resolve|handle|patch|comment|uncomment|restart|reload|reset|clear|drop|edit|modify|adjust|tweak|improve|optimize|optimise|speed|simplify|cleanup|double-check|verify|confirm|ensure|compare|measure|profile|benchmark|trace|inspect|analyze|analyse|fetch|download|upload|grep|cat|ls|cd|npm|cargo|git|make sure|regenerate|rebuild|recompile|notify|ping|announce|attach|include|link|tag|label|assign|squash|sign|mention|bump|annotate|wrap|prefix|mark|flag|leave)\b",
         )
     });
     WORK.is_match(m)
@@ -532,6 +614,19 @@ fn starts_with_work_verb(m: &str) -> bool {
 
 /// Objects that point at the work at hand ("run it", "use this").
 const OBJECT_PRONOUNS: &[&str] = &["it", "this", "that", "them", "these", "those"];
+
+/// Whether the imperative at the start of `m` takes a pronoun object ("fix it", "please run
+/// that again"): the work at hand.
+fn object_is_pronoun(m: &str) -> bool {
+    m.split(' ')
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_ascii_lowercase()
+        })
+        .filter(|w| !matches!(w.as_str(), "please" | "just" | "also"))
+        .nth(1)
+        .is_some_and(|w| OBJECT_PRONOUNS.contains(&w.as_str()))
+}
 
 /// Whether `re` matches and its `next` group is not one of `deny` (the regex crate has no
 /// lookahead, so the exclusion is done here).
@@ -595,6 +690,8 @@ fn instruction(m: &str) -> bool {
     static DONT_GENERIC: LazyLock<Regex> = LazyLock::new(|| {
         rei(r"^(?:please\s+)?(?:don't|do not|dont)\s+(?P<next>[\w-]+)\s+(?P<obj>[\w-]+)\s+\S+")
     });
+    static ENDS_WITH_PRONOUN: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"\b(?:it|this|that|them|these|those)\s*[.!]?$"));
     static DONT_NOT_EVER: LazyLock<Regex> =
         LazyLock::new(|| rei(r"^(?:please\s+)?(?:don't|do not|dont)\s+ever\s+\w"));
     static PREFER: LazyLock<Regex> = LazyLock::new(|| {
@@ -607,7 +704,7 @@ fn instruction(m: &str) -> bool {
     // of npm" — not a clause inside its object ("write a function that always returns true").
     static MARKED_IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:please\s+)?(?:use|write|keep|make|put|name|format|run|answer|respond|reply|add|include|call|pick|choose|go with|stick (?:to|with)|default to|wrap|indent|end|start|begin|sign|prefix|limit|leave|mark|ask|check|test|lint|squash|rebase|sort|document|explain|show|give|cite|link|mention|quote|spell|capitalize|capitalise|stop)\s+(?P<next>\w+)\b(?P<mid>.*?)(?:,\s*(?:and\s+)?(?:always|never)\b|\b(?:always|never)[.!]?$|\b(?:every time|each time|whenever|by default|in general|at all times|unless|instead of|rather than|over (?:\w+ )?\w+|anymore|any more)\b)",
+            r"^(?:please\s+)?(?:use|write|keep|make|put|name|format|run|answer|respond|reply|add|include|call|pick|choose|go with|stick (?:to|with)|default to|wrap|indent|end|start|begin|sign|prefix|limit|leave|mark|ask|check|test|lint|squash|rebase|sort|document|explain|show|give|cite|link|mention|quote|spell|capitalize|capitalise|stop)\s+(?P<next>\w+)\b(?P<mid>.*?)(?:,\s*(?:and\s+)?(?:always|never)\b|\b(?:always|never)[.!]?$|\b(?:every time|each time|whenever|by default|in general|at all times|unless|instead of|rather than|over (?:\w+ )?\w+|anymore|any more)\b|,\s*(?:and\s+)?not\s+[\w.+#/-]+\s*(?:,|[.!]?$))",
         )
     });
     static STYLE_NOUN: LazyLock<Regex> = LazyLock::new(|| {
@@ -635,6 +732,49 @@ fn instruction(m: &str) -> bool {
             r"^you (?:should|must|need to|have to|are to|may|can)(?: always| never| not)\b|^you (?:always|never) (?:need to|have to|should|must)\b|^you (?:should|must|may) (?:only|always|never)\b|^you can (?:always )?assume\b|^you(?:'re| are) (?:not )?(?:allowed|permitted|expected|supposed) to\b",
         )
     });
+    // "No console.log calls in committed code": a ban on something written into code or text
+    // is an instruction on how to write it ("No direct pushes to main" stays a project rule).
+    static NO_IN_CODE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^no (?:[\w.+#/-]+\s+){0,3}?[\w.+#/()-]+\s+(?:in|inside|within) (?:(?:any|the|our|all|committed|new|production|shipped|merged|public|checked-in)\s+)*(?:[\w.+#-]+\s+)?(?:code|codebase|source|sources|files?|comments?|commit messages?|docs|documentation|tests?|test code|scripts?|templates?|modules?|libraries|library code|apis?|responses|answers|output|logs?|log messages|strings?|text)\b",
+        )
+    });
+    // "Put new components in src/components": where new things of a kind go.
+    static PLACEMENT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:put|place|keep|store)\s+(?:all\s+|any\s+|every\s+)?new\s+(?:[\w.+#-]+\s+){0,2}?[\w.+#-]+s\s+(?:in|under|into|inside|next to)\s+\S",
+        )
+    });
+    static SPELLING: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?(?:use|write in|stick to)\s+(?:british|american|us|uk|canadian|australian|plain|simple) english\b",
+        )
+    });
+    static STANDING_ASK: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+        [
+            // "Please stop adding type: ignore comments", "Refrain from using globals".
+            r"^(?:please\s+)?(?:stop|quit)\s+\w+ing\s+\S",
+            r"^(?:please\s+)?(?:refrain|abstain) from\s+\w+ing\b",
+            // "No need to explain basic Git commands to me".
+            r"^(?:there's\s+|there is\s+)?no need to\s+(?:explain|ask|add|write|mention|summari[sz]e|repeat|apologi[sz]e|confirm|include|comment|document|tell|show|recap|restate|list)\b",
+            // "Make sure every new endpoint has a test".
+            r"^(?:please\s+)?(?:make sure|ensure|be sure)\s+(?:that\s+)?(?:every|each|all|any|no)\b",
+            // "Feel free to refactor anything in utils/ without asking".
+            r"^(?:please\s+)?feel free to\s+\w+.*\b(?:without (?:asking|checking)|anything|anywhere|any time|anytime|whenever|always)\b",
+            // "You don't need to ask before running the tests".
+            r"^you (?:don't|do not|never) (?:need|have) to\s+(?:ask|check with me|confirm|explain|wait|add|write|mention|summari[sz]e|apologi[sz]e|repeat|include|recap)\b",
+        ]
+        .into_iter()
+        .map(rei)
+        .collect()
+    });
+    if NO_IN_CODE.is_match(m)
+        || PLACEMENT.is_match(m)
+        || SPELLING.is_match(m)
+        || STANDING_ASK.iter().any(|r| r.is_match(m))
+    {
+        return true;
+    }
     if let Some(c) = ALWAYS_NEVER.captures(m) {
         let verb = c
             .name("verb")
@@ -670,6 +810,8 @@ fn instruction(m: &str) -> bool {
                     | "want"
                     | "have"
             ) && !OBJECT_PRONOUNS.contains(&obj.as_str())
+                && !matches!(obj.as_str(), "until" | "till" | "before" | "yet" | "for")
+                && !ENDS_WITH_PRONOUN.is_match(m)
         })
         || PREFER.is_match(m)
         || next_word_ok(
@@ -687,9 +829,9 @@ fn instruction(m: &str) -> bool {
 
 /// Rules and facts of the project or team.
 fn project_rule(s: &Masked) -> bool {
-    const SUBJECT: &str = r"(?:we|our(?:\s+[\w.+#/-]+){1,4}?|the team|the whole team|everyone|everybody|nobody|no one|this (?:repo|repository|project|codebase|service|app|application|library|crate|package|monorepo|team|company|org|organization|organisation|workspace)|the (?:[\w-]+\s+){0,2}?(?:repo|repository|project|codebase|build|ci|ci pipeline|pipeline|api|backend|frontend|monorepo|app|application|service|database|db|main branch|default branch|master branch|production|staging|staging environment|prod|test suite|server|client|cli|sdk|schema|docs site|website|team|release process|deploy process|deployment process|workspace|code base)|(?:all|every|each|any)(?:\s+[\w.+#/-]+){1,3}?|ci|production|prod|staging|releases|deploys|deployments|main|master)";
-    const VERB: &str = r"(?:use|uses|deploy|deploys|release|releases|ship|ships|target|targets|support|supports|require|requires|run|runs|follow|follows|prefer|prefers|avoid|avoids|keep|keeps|store|stores|host|hosts|build|builds|test|tests|pin|pins|write|writes|squash|squashes|squash-merge|squash-merges|rebase|rebases|merge|merges|tag|tags|publish|publishes|review|reviews|vendor|vendors|lint|lints|format|formats|rely|relies|depend|depends|live|lives|talk|talks|expect|expects|track|tracks|document|documents|generate|generates|serve|serves|own|owns|maintain|maintains|mirror|mirrors|cut|cuts|go through|goes through|go to|goes to|enforce|enforces|forbid|forbids|allow|allows|ban|bans|block|blocks|compile|compiles|bump|bumps|version|versions|backport|backports|sign|signs|freeze|freezes|speak|speaks|communicate|communicates|pair|pairs|need|needs|work in|work on|works in|works on|code in|program in|treat|treats|log|logs|handle|handles|name|names|prefix|prefixes|do code review|do reviews|deploy to|rotate|rotates|back up|backs up|return|returns|respond|responds|emit|emits|expose|exposes|accept|accepts|stay on|stays on|belong|belongs)";
-    const PARTICIPLE: &str = r"(?:written|built|deployed|hosted|versioned|configured|managed|stored|owned|located|generated|based|maintained|released|tagged|published|served|licensed|structured|organized|organised|split|kept|tracked|documented|pinned|protected|required|forbidden|prohibited|banned|mandatory|allowed|not allowed|expected|handled|formatted|linted|tested|reset|backed up|mirrored|named|squashed|rebased|signed|reviewed|frozen|locked|compiled|bundled|packaged|distributed|shared|restricted|limited|encrypted|cached|rotated|wiped|refreshed|rebuilt|gated|enforced|checked|monitored|auto-generated|autogenerated|vendored|sharded|replicated|scheduled|triggered|capped|squash-merged|merged only|run|implemented|designed|used|read-only|append-only|immutable|public|private|internal|open source|open-source|deprecated|discouraged|encouraged|preferred|case-sensitive|case-insensitive)";
+    const SUBJECT: &str = r"(?:(?:most|all|much|parts?) of\s+)?(?:we|our(?:\s+[\w.+#/-]+){1,4}?|the team|the whole team|everyone|everybody|nobody|no one|this (?:repo|repository|project|codebase|service|app|application|library|crate|package|monorepo|team|company|org|organization|organisation|workspace)|the (?:[\w-]+\s+){0,2}?(?:repo|repository|project|codebase|build|ci|ci pipeline|pipeline|api|backend|frontend|monorepo|app|application|service|database|db|main branch|default branch|master branch|production|staging|staging environment|prod|test suite|server|client|cli|sdk|schema|docs site|website|team|release process|deploy process|deployment process|workspace|code base|dashboard|admin|warehouse|cluster|module|client|worker|workers|scheduler|queue|cache|gateway|proxy|monolith|library|site|portal|infra|infrastructure|code|tooling|broker|ui|mobile app|web app|ios app|android app|source of truth)|(?:all|every|each|any)(?:\s+[\w.+#/-]+){1,3}?|ci|production|prod|staging|releases|deploys|deployments|main|master)";
+    const VERB: &str = r"(?:use|uses|deploy|deploys|release|releases|ship|ships|target|targets|support|supports|require|requires|run|runs|follow|follows|prefer|prefers|avoid|avoids|keep|keeps|store|stores|host|hosts|build|builds|test|tests|pin|pins|write|writes|squash|squashes|squash-merge|squash-merges|rebase|rebases|merge|merges|tag|tags|publish|publishes|review|reviews|vendor|vendors|lint|lints|format|formats|rely|relies|depend|depends|live|lives|talk|talks|expect|expects|track|tracks|document|documents|generate|generates|serve|serves|own|owns|maintain|maintains|mirror|mirrors|cut|cuts|go through|goes through|go to|goes to|enforce|enforces|forbid|forbids|allow|allows|ban|bans|block|blocks|compile|compiles|bump|bumps|version|versions|backport|backports|sign|signs|freeze|freezes|speak|speaks|communicate|communicates|pair|pairs|need|needs|work in|work on|works in|works on|code in|program in|treat|treats|log|logs|handle|handles|name|names|prefix|prefixes|do code review|do reviews|deploy to|rotate|rotates|back up|backs up|return|returns|respond|responds|emit|emits|expose|exposes|accept|accepts|stay on|stays on|belong|belongs|happen|happens|occur|occurs|sit|sits)";
+    const PARTICIPLE: &str = r"(?:written|built|deployed|hosted|versioned|configured|managed|stored|owned|located|generated|based|maintained|released|tagged|published|served|licensed|structured|organized|organised|split|kept|tracked|documented|pinned|protected|required|forbidden|prohibited|banned|mandatory|allowed|not allowed|expected|handled|formatted|linted|tested|reset|backed up|mirrored|named|squashed|rebased|signed|reviewed|frozen|locked|compiled|bundled|packaged|distributed|shared|restricted|limited|encrypted|cached|rotated|wiped|refreshed|rebuilt|gated|enforced|checked|monitored|auto-generated|autogenerated|vendored|sharded|replicated|scheduled|triggered|capped|squash-merged|merged only|run|implemented|designed|used|read-only|append-only|immutable|public|private|internal|open source|open-source|deprecated|discouraged|encouraged|preferred|case-sensitive|case-insensitive|cut|created|opened|rolled out|promoted|archived|purged|provisioned|migrated|uploaded|pushed|copied|synced|exported|imported|written|sent)";
     static ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
         rei(&format!(
             r"^(?:(?:in|for|on|across) (?:this|our|the) (?:repo|repository|project|codebase|team|company|monorepo|org|organization|organisation)\s*,?\s+)?{SUBJECT}\s+(?:(?:always|never|only|usually|generally|normally|typically|also|all|mostly|strictly|exclusively)\s+)*(?:(?:don't|do not|doesn't|does not|never|cannot|can't|won't|will not|must not|mustn't|should not|shouldn't|must|should|shall|may only|can only|have to|has to|need to|needs to)\s+(?:(?:always|never|only|ever)\s+)?)?{VERB}\b"
@@ -742,16 +884,57 @@ fn project_rule(s: &Masked) -> bool {
         "regression",
         "blocker",
     ];
-    if ACTIVE.is_match(m) || next_word_ok(&IDENTITY, m, NOT_IDENTITY) {
+    static SOURCE_OF_TRUTH: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^the (?:single |only |one )?source of truth for (?:[\w.+#/-]+\s+){1,5}?(?:is|are)\s+\S",
+        )
+    });
+    // "We're on Node 18", "We've standardized on Terraform": the team's stack.
+    static WE_ON: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:^we(?:'re| are) (?:still |all |currently )?(?:on|using|running)\s+(?:\w+\s+){0,2}?)(?-i:[A-Z0-9])|(?i:^we(?:'ve| have) (?:standardi[sz]ed|settled|agreed|converged) on\b)",
+        )
+    });
+    // "Postgres is our primary database": a named thing in a role of the stack.
+    static OUR_ROLE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^[\w.+#/-]+(?:\s+[\w.+#/-]+)?\s+(?:is|are)\s+(?:still\s+)?our\s+(?:(?:main|primary|only|default|standard|preferred|go-to|single|official|internal)\s+)?(?:[\w-]+\s+)?(?:database|db|datastore|store|cache|queue|broker|language|framework|ci|cloud|cloud provider|provider|orm|test runner|build tool|build system|package manager|linter|formatter|web server|server|proxy|load balancer|registry|host|hosting|monitoring|logging|tracing|issue tracker|tracker|cdn|dns|auth provider|identity provider|runtime|platform|stack|message bus|event bus|search engine|scheduler|deploy tool|vcs|editor|ide|toolchain|compiler|bundler)\b",
+        )
+    });
+    // "Anything under legacy/ is frozen": a rule for everything in a place.
+    static EVERYTHING_IN: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:anything|everything|nothing|all code|all files|every file|no file|no code)\s+(?:under|in|inside|below|within)\s+\S+(?:\s+\S+)?\s+(?:is|are|must|should|gets?|belongs|goes|stays|can|may)\b",
+        )
+    });
+    // "Nginx handles TLS termination in front of every service": what a named part does for all
+    // of a kind.
+    static FOR_ALL: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^[\w.+#/-]+\s+(?:handles|manages|runs|serves|owns|terminates|routes|proxies|schedules|stores|caches|builds|deploys|signs|validates|checks|generates|sends|collects|backs up|takes care of)\s+(?:[\w.+#/-]+\s+){0,5}?(?:all|every|each)\s+(?:of\s+)?(?:our\s+|the\s+)?[\w-]+",
+        )
+    });
+    if WE_ON.is_match(m) || OUR_ROLE.is_match(m) || EVERYTHING_IN.is_match(m) {
         return true;
     }
-    if PRONOUN_SUBJECT.is_match(m) || starts_with_work_verb(m) {
+    if ACTIVE.is_match(m) || SOURCE_OF_TRUTH.is_match(m) || next_word_ok(&IDENTITY, m, NOT_IDENTITY)
+    {
+        return true;
+    }
+    // "Release branches are cut …", "Build artifacts are stored …": a verb-looking noun that is
+    // followed straight by its verb is a subject, not an imperative.
+    static NOUN_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^[\w-]+\s+(?:[\w-]+\s+)?[\w-]+\s+(?:is|are|get|gets|go|goes|must|should|need|needs|live|lives|stay|stays|belong|belongs)\s",
+        )
+    });
+    if PRONOUN_SUBJECT.is_match(m) || (starts_with_work_verb(m) && !NOUN_SUBJECT.is_match(m)) {
         return false;
     }
     // "Tests live next to the code", "Releases go through QA": a generic plural subject.
     static PLURAL_ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:(?:the|all|our)\s+)?(?:[\w.+#/-]+\s+){0,2}?[a-z][\w-]*s\s+(?:(?:always|never|only|usually|all|automatically)\s+)*(?:live|run|use|need|require|follow|go through|go to|stay|target|depend on|rely on|belong|get deployed|get reviewed|get merged|get tagged|get released|get squashed|expire)\b",
+            r"^(?:(?:the|all|our)\s+)?(?:[\w.+#/-]+\s+){0,2}?[a-z][\w-]*s\s+(?:(?:always|never|only|usually|all|automatically|straight|directly)\s+)*(?:live|run|use|need|require|follow|go through|go to|stay|target|depend on|rely on|belong|get deployed|get reviewed|get merged|get tagged|get released|get squashed|expire|happen|land|go straight to|go directly to)\b",
         )
     });
     // "Code review is mandatory for every change", "Documentation for the API is generated from
@@ -767,13 +950,14 @@ fn project_rule(s: &Masked) -> bool {
         || NO_RULE.is_match(m)
         || ONLY_RULE.is_match(m)
         || PLURAL_ACTIVE.is_match(m)
+        || FOR_ALL.is_match(m)
     {
         return true;
     }
     // "Our CI is GitHub Actions", "The backend is in Go": a subject named by a proper noun.
     static PROPER: LazyLock<Regex> = LazyLock::new(|| {
         re(&format!(
-            r"(?i:^{SUBJECT}\s+(?:(?:still|also)\s+)?(?:is|are)(?:\s+(?:written\s+in|in|on|at|using|running|running on|built on|built with|based on))?)\s+[A-Z][\w.+#-]*"
+            r"(?i:^{SUBJECT}\s+(?:(?:still|also)\s+)?(?:is|are)(?:\s+(?:written\s+in|in|on|at|using|running|running on|built on|built with|based on))?(?:\s+(?:the|an?|old|new|legacy|same|our|[a-z]+-based))*)\s+[A-Z][\w.+#-]*"
         ))
     });
     PROPER.is_match(m)

@@ -45,6 +45,43 @@ const MOMENT: &[&str] = &[
     "ちょっと",
 ];
 
+/// Reports about the work at hand: something fails, is slow or broken.
+const REPORT: &[&str] = &[
+    "失敗",
+    "エラー",
+    "通りません",
+    "通らない",
+    "動きません",
+    "動かない",
+    "遅い",
+    "落ちて",
+    "落ちる",
+    "壊れ",
+    "まだ",
+    "問題",
+    "バグ",
+    "おかしい",
+    "原因",
+    "結果",
+    "以下",
+    "上記",
+    "下記",
+    "完了",
+];
+
+/// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
+const CHANNEL: &[&str] = &[
+    "チャンネル",
+    "Slack",
+    "slack",
+    "Jira",
+    "JIRA",
+    "Issues",
+    "Teams",
+    "Backlog",
+    "Redmine",
+];
+
 const AT_HAND: &[&str] = &["この", "その", "あの", "ここ", "こちら", "これ", "それ"];
 
 const THIS_PROJECT: &[&str] = &[
@@ -128,6 +165,11 @@ const DOC_NOUN: &[&str] = &[
     "wiki",
     "仕様書",
     "設計書",
+    "仕様",
+    "Swagger",
+    "Confluence",
+    "Notion",
+    "Figma",
 ];
 
 const LOCATED: &[&str] = &[
@@ -168,6 +210,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if USER_START.iter().any(|c| s.m.starts_with(c)) {
         return Some(MemoryType::User);
     }
+    if request && !prohibition && s.has(CHANNEL) {
+        return Some(MemoryType::Reference);
+    }
     if request || core.ends_with("こと") {
         return Some(MemoryType::Feedback);
     }
@@ -175,7 +220,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Reference);
     }
     let starts_project = PROJECT_START.iter().any(|c| s.m.starts_with(c));
-    if s.has(LOCATED) && (s.has(DOC_NOUN) || (s.path && !starts_project)) {
+    let report = s.has(REPORT);
+    if s.has(LOCATED) && (s.has(DOC_NOUN) || (s.path && !starts_project)) && !report {
         return Some(MemoryType::Reference);
     }
     if s.lead == Lead::TeamRule || rule_end {
@@ -185,6 +231,12 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         .iter()
         .any(|e| core.ends_with(e));
     if statement && (starts_project || standing || s.lead == Lead::Remember) {
+        return Some(MemoryType::Project);
+    }
+    // "ログは全て JSON 形式で出力します": a statement about a topic named first is how the
+    // project works, unless it reports a failure.
+    let opening: String = core.chars().take(16).collect();
+    if statement && topic_wa(&opening) && !report {
         return Some(MemoryType::Project);
     }
     None

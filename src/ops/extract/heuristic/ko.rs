@@ -47,6 +47,33 @@ const MOMENT: &[&str] = &[
 ];
 
 /// Demonstratives pointing at the work at hand (as separate words).
+/// Reports about the work at hand: something fails, is slow or broken.
+const REPORT: &[&str] = &[
+    "실패",
+    "에러",
+    "오류",
+    "안 돼",
+    "안 되",
+    "안돼",
+    "느려",
+    "깨져",
+    "깨졌",
+    "문제",
+    "버그",
+    "이상해",
+    "원인",
+    "결과",
+    "아래",
+    "다음과",
+    "위와",
+    "완료",
+];
+
+/// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
+const CHANNEL: &[&str] = &[
+    "채널", "Slack", "slack", "Jira", "JIRA", "Issues", "Teams", "위키",
+];
+
 const AT_HAND: &[&str] = &[
     "이", "그", "저", "이거", "그거", "저거", "여기", "거기", "이걸", "그걸",
 ];
@@ -76,6 +103,9 @@ const STANDING: &[&str] = &[
     "매일",
     "매주",
     "무조건",
+    "기 전에",
+    "할 때",
+    "때마다",
 ];
 
 const REQUEST_END: &[&str] = &[
@@ -136,7 +166,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     {
         return None;
     }
-    if s.has(MOMENT) || s.any_word(EN_MOMENT) {
+    if s.has(MOMENT) || s.any_word(EN_MOMENT) || core.ends_with("네요") {
         return None;
     }
     let words: Vec<&str> = s.m.split_whitespace().collect();
@@ -164,6 +194,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if USER_START.iter().any(|c| s.m.starts_with(c)) {
         return Some(MemoryType::User);
     }
+    if request && !prohibition && s.has(CHANNEL) {
+        return Some(MemoryType::Reference);
+    }
     if request {
         return Some(MemoryType::Feedback);
     }
@@ -171,7 +204,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Reference);
     }
     let starts_project = PROJECT_START.iter().any(|c| s.m.starts_with(c));
-    if s.has(LOCATED) && (s.has(DOC_NOUN) || (s.path && !starts_project)) {
+    let report = s.has(REPORT);
+    if s.has(LOCATED) && (s.has(DOC_NOUN) || (s.path && !starts_project)) && !report {
         return Some(MemoryType::Reference);
     }
     if s.lead == Lead::TeamRule {
@@ -181,6 +215,15 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         .iter()
         .any(|e| core.ends_with(e));
     if statement && (starts_project || standing || s.lead == Lead::Remember) {
+        return Some(MemoryType::Project);
+    }
+    // "로그는 모두 JSON 형식으로 남깁니다": a statement about a topic named first (은/는 in the
+    // first two words) is how the project works, unless it reports a failure.
+    let topic_first = words
+        .iter()
+        .take(2)
+        .any(|w| w.chars().count() >= 2 && (w.ends_with('은') || w.ends_with('는')));
+    if statement && topic_first && !report {
         return Some(MemoryType::Project);
     }
     None

@@ -225,6 +225,10 @@ const USER_START: &[&str] = &[
     "我更喜歡",
     "我喜欢",
     "我喜歡",
+    "我更习惯",
+    "我更習慣",
+    "我比较习惯",
+    "我比較習慣",
     "我比较喜欢",
     "我比較喜歡",
     "我偏好",
@@ -307,6 +311,16 @@ const PROJECT_START: &[&str] = &[
     "每个",
     "每個",
     "新功能",
+    "前端",
+    "后端",
+    "後端",
+    "服务端",
+    "服務端",
+    "客户端",
+    "客戶端",
+    "数据库",
+    "數據庫",
+    "資料庫",
     "目前",
     "当前",
     "當前",
@@ -354,6 +368,18 @@ const PROJECT_SHAPE: &[&str] = &[
     "都用",
     "统一用",
     "統一用",
+    "是我们的",
+    "是我們的",
+    "只做",
+    "只用来",
+    "只用來",
+    "用来做",
+    "用來做",
+    "最低支持",
+    "支持到",
+    "才能",
+    "至少要",
+    "至少需要",
 ];
 
 /// Nouns naming where knowledge lives.
@@ -389,6 +415,21 @@ const DOC_NOUN: &[&str] = &[
     "Confluence",
     "Notion",
     "Jira",
+    "Issues",
+    "GitHub",
+    "GitLab",
+    "Linear",
+    "Slack",
+    "频道",
+    "頻道",
+    "群里",
+    "群裡",
+    "Figma",
+    "Swagger",
+    "禅道",
+    "禪道",
+    "TAPD",
+    "Tapd",
 ];
 
 const LOCATED: &[&str] = &[
@@ -404,6 +445,14 @@ const LOCATED: &[&str] = &[
     "參見",
     "链接是",
     "地址是",
+    "提到",
+    "提交到",
+    "发到",
+    "發到",
+    "记在",
+    "記在",
+    "写在",
+    "寫在",
 ];
 
 /// Acknowledgements and sequencing that open a reply about the work at hand.
@@ -458,7 +507,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if ACK_START.iter().any(|a| m.starts_with(a)) && !m.starts_with("可以用") {
         return None;
     }
-    let standing = s.has(STANDING) || s.any_word(EN_STANDING);
+    let standing = s.has(STANDING) || s.any_word(EN_STANDING) || s.lead == Lead::Standing;
     let at_hand = {
         let mut rest = m.to_string();
         for p in THIS_PROJECT {
@@ -466,6 +515,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         }
         AT_HAND.iter().any(|c| rest.contains(c))
             || m.starts_with('把')
+            || m.starts_with('它')
             || m.starts_with('將')
             || m.contains("请把")
             || m.contains("請把")
@@ -479,6 +529,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     if s.lead == Lead::TeamRule {
         return Some(MemoryType::Project);
+    }
+    if s.lead == Lead::Standing {
+        return Some(MemoryType::Feedback);
     }
     let lower = m.to_ascii_lowercase();
     if INSTRUCTION_START.iter().any(|c| m.starts_with(c))
@@ -494,6 +547,21 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     if s.url {
         return Some(MemoryType::Reference);
+    }
+    // "commit 之前记得跑 lint": remember to, at a recurring moment.
+    if s.has(&["记得", "記得"])
+        && s.has(&[
+            "之前",
+            "之后",
+            "之後",
+            "以后",
+            "以後",
+            "每次",
+            "的时候",
+            "的時候",
+        ])
+    {
+        return Some(MemoryType::Feedback);
     }
     let starts_project = PROJECT_START.iter().any(|c| m.starts_with(c));
     if (s.path || s.has(DOC_NOUN)) && s.has(LOCATED) && !starts_project {
@@ -517,10 +585,56 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     ]) {
         return Some(MemoryType::Feedback);
     }
-    if s.has(PROJECT_SHAPE) || standing || s.lead == Lead::Remember {
+    if s.has(PROJECT_SHAPE) || standing || s.lead == Lead::Remember || names_tool(m) {
         return Some(MemoryType::Project);
     }
     None
+}
+
+/// "前端的 state management 用 Zustand", "API gateway 现在是 Kong", "老的后台还是 jQuery 写的":
+/// a part of the project named before 用/是/还是 and a named tool (an ASCII word) after it.
+fn names_tool(m: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "用的是",
+        "用",
+        "还是",
+        "還是",
+        "是",
+        "走",
+        "跑在",
+        "基于",
+        "基於",
+    ];
+    const NOT_SUBJECT: &[&str] = &[
+        "我", "你", "您", "帮", "幫", "把", "将", "將", "请", "請", "用", "先", "再", "改", "换",
+        "換", "它", "他", "她", "这", "這", "那",
+    ];
+    // What went wrong and why: a report about the work at hand.
+    const REPORT: &[&str] = &[
+        "问题", "問題", "原因", "结果", "結果", "返回", "输出", "輸出", "错误", "錯誤", "报", "報",
+        "日志", "日誌", "异常", "異常", "提示",
+    ];
+    if NOT_SUBJECT.iter().any(|p| m.starts_with(p)) || REPORT.iter().any(|r| m.contains(r)) {
+        return false;
+    }
+    VERBS.iter().any(|v| {
+        m.match_indices(v).any(|(i, _)| {
+            let before = m[..i].trim_end();
+            let after = m[i + v.len()..].trim_start();
+            // A name has a capital or a digit ("Kong", "jQuery", "Vue3"); "CI 还是 red" reports
+            // a state.
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'))
+                .collect();
+            before.chars().filter(|c| c.is_alphanumeric()).count() >= 2
+                && name.starts_with(|c: char| c.is_ascii_alphabetic())
+                && name
+                    .chars()
+                    .any(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+                && !before.ends_with(['，', ',', '、'])
+        })
+    })
 }
 
 fn strip_fillers(m: &str) -> &str {
