@@ -12,5 +12,6 @@ pub mod qwen_settings;
 pub mod root_writer;
 pub mod safe_fs;
 pub mod scan;
+pub mod scan_cache;
 pub mod settings;
 pub mod store;

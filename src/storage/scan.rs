@@ -138,6 +138,16 @@ pub enum ScanError {
 /// Symlink entries inside the root are never followed and every file is opened with
 /// `O_NOFOLLOW`, so every document read lies inside the root without a realpath per file.
 pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
+    scan_root_with(root, scope, None)
+}
+
+/// [`scan_root`], reusing parses from `cache` for files whose stat is unchanged (docs/DESIGN.md,
+/// "Recall").
+pub(crate) fn scan_root_with(
+    root: &Path,
+    scope: Scope,
+    mut cache: Option<&mut crate::storage::scan_cache::Session>,
+) -> Result<ScanOutcome, ScanError> {
     let meta = match fs::symlink_metadata(root) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ScanOutcome::default()),
@@ -187,13 +197,28 @@ pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
                     Err(_) => out.unreadable_dirs.push(path),
                 }
             } else if file_type.is_file() && name.ends_with(".md") && name != INDEX_FILE_NAME {
+                if let Some(cache) = cache.as_deref_mut() {
+                    // `DirEntry::metadata` does not follow symlinks (fstatat with
+                    // AT_SYMLINK_NOFOLLOW), so a hit is the very regular file that was parsed.
+                    if let Ok(m) = entry.metadata() {
+                        if let Some(doc) = cache.take(root, scope, &relative, &m, &path) {
+                            out.docs.push(doc);
+                            continue;
+                        }
+                    }
+                }
                 files.push((entry.path(), path, relative));
             }
         }
     }
-    for (result, (_, path, relative)) in read_all(&files, scope).into_iter().zip(files) {
+    for ((result, key), (_, path, relative)) in read_all(&files, scope).into_iter().zip(files) {
         match result {
-            Ok(doc) => out.docs.push(doc),
+            Ok(doc) => {
+                if let (Some(cache), Some(key)) = (cache.as_deref_mut(), key) {
+                    cache.parsed(root, &doc, key);
+                }
+                out.docs.push(doc)
+            }
             Err(reason) => out.skipped.push(Skipped {
                 path,
                 relative_path: relative,
@@ -212,12 +237,9 @@ pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
 const PARALLEL_THRESHOLD: usize = 512;
 
 /// Reads and parses `files` (fs path, reported path, relative path), keeping their order.
-fn read_all(
-    files: &[(PathBuf, PathBuf, String)],
-    scope: Scope,
-) -> Vec<Result<ScannedDoc, SkipReason>> {
+fn read_all(files: &[(PathBuf, PathBuf, String)], scope: Scope) -> Vec<ReadResult> {
     let read = |(fs_path, path, relative): &(PathBuf, PathBuf, String)| {
-        read_document(fs_path, scope, path.clone(), relative.clone())
+        read_document_keyed(fs_path, scope, path.clone(), relative.clone())
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     if files.len() < PARALLEL_THRESHOLD || threads < 2 {
@@ -240,7 +262,12 @@ fn read_all(
                 // Keep one result per file even if a reader panicked, so nothing is misattributed.
                 h.join().unwrap_or_else(|_| {
                     (0..len)
-                        .map(|_| Err(SkipReason::Unreadable("scan thread panicked".into())))
+                        .map(|_| {
+                            (
+                                Err(SkipReason::Unreadable("scan thread panicked".into())),
+                                None,
+                            )
+                        })
                         .collect()
                 })
             })
@@ -259,6 +286,33 @@ pub fn read_document(
     path: PathBuf,
     relative_path: String,
 ) -> Result<ScannedDoc, SkipReason> {
+    read_document_keyed(fs_path, scope, path, relative_path).0
+}
+
+/// A read document (or why not) and the stat of the opened file it was parsed from.
+type ReadResult = (
+    Result<ScannedDoc, SkipReason>,
+    Option<crate::storage::scan_cache::FileKey>,
+);
+
+fn read_document_keyed(
+    fs_path: &Path,
+    scope: Scope,
+    path: PathBuf,
+    relative_path: String,
+) -> ReadResult {
+    let mut key = None;
+    let result = read_document_inner(fs_path, scope, path, relative_path, &mut key);
+    (result, key)
+}
+
+fn read_document_inner(
+    fs_path: &Path,
+    scope: Scope,
+    path: PathBuf,
+    relative_path: String,
+    key: &mut Option<crate::storage::scan_cache::FileKey>,
+) -> Result<ScannedDoc, SkipReason> {
     // Never follows a symlink and never blocks on a FIFO swapped in after the directory walk.
     let mut file = crate::storage::safe_fs::open_regular(fs_path).map_err(|e| match e {
         crate::storage::safe_fs::FsError::Symlink(_) => SkipReason::Symlink,
@@ -276,6 +330,8 @@ pub fn read_document(
     if meta.len() > MAX_FILE_BYTES {
         return Err(SkipReason::TooLarge(meta.len()));
     }
+    // Taken from the opened file before reading it, so a later change shows in the next stat.
+    *key = Some(crate::storage::scan_cache::FileKey::of(&meta));
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes)
         .map_err(|e| SkipReason::Unreadable(e.to_string()))?;
@@ -306,11 +362,36 @@ pub fn read_document(
 /// Scans several roots in order, dropping a document whose scope and relative path were
 /// already seen (the first, newest root wins). Unreadable roots are skipped and returned.
 pub fn scan_roots(roots: &[(Scope, &Path)]) -> (Vec<ScannedDoc>, Vec<ScanError>) {
+    scan_roots_with(roots, None)
+}
+
+/// [`scan_roots`] through the parse cache in `state_dir` (best effort: the cache never changes
+/// the result, and failing to read or write it never fails the scan).
+pub fn scan_roots_cached(
+    roots: &[(Scope, &Path)],
+    state_dir: &Path,
+) -> (Vec<ScannedDoc>, Vec<ScanError>) {
+    scan_roots_cached_in(roots, crate::storage::scan_cache::Session::load(state_dir))
+}
+
+pub(crate) fn scan_roots_cached_in(
+    roots: &[(Scope, &Path)],
+    mut session: crate::storage::scan_cache::Session,
+) -> (Vec<ScannedDoc>, Vec<ScanError>) {
+    let (docs, errors) = scan_roots_with(roots, Some(&mut session));
+    session.finish(&docs);
+    (docs, errors)
+}
+
+fn scan_roots_with(
+    roots: &[(Scope, &Path)],
+    mut cache: Option<&mut crate::storage::scan_cache::Session>,
+) -> (Vec<ScannedDoc>, Vec<ScanError>) {
     let mut docs = Vec::new();
     let mut errors = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (scope, root) in roots {
-        match scan_root(root, *scope) {
+        match scan_root_with(root, *scope, cache.as_deref_mut()) {
             Ok(outcome) => {
                 for d in outcome.docs {
                     if seen.insert((d.scope, d.relative_path.clone())) {

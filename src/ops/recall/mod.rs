@@ -189,7 +189,7 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
         emit(ctx, req, &out, started);
         return out;
     }
-    let (mut docs, errors) = scan::scan_roots(&ctx.layout.recall_roots());
+    let (mut docs, errors) = scan::scan_roots_cached(&ctx.layout.recall_roots(), ctx.state_dir());
     out.root_errors = errors.iter().map(|e| e.to_string()).collect();
     docs.retain(|d| !is_excluded(d, &req.exclude));
     out.docs_scanned = docs.len();
