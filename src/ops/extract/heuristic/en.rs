@@ -401,6 +401,8 @@ fn rejected_body(m: &str) -> bool {
             // Hedging.
             r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|i wonder|kind of|sort of|somehow)\b",
             r"\bmust(?: not|n't)? have (?:been|\w+ed|\w+en)\b",
+            r"^we need (?:a|an|some|more|better|another|something)\b",
+            r"\bkeeps? (?:on )?\w+ing\b",
             // A defect of something at hand.
             r"\b(?:has|have|had) (?:a|an|some|another) (?:bug|leak|memory leak|problem|issue|typo|regression|race|race condition|deadlock|off-by-one)\b",
             // Reports of state.
@@ -424,7 +426,7 @@ fn rejected_body(m: &str) -> bool {
     let m = VERSION_RANGE.replace_all(m, "$1 plus");
     let m = STANDING_PROGRESSIVE.replace(&m, "standing ");
     static SWITCHED_STACK: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i:^we(?:'ve| have)? (?:switched|moved|migrated|upgraded|changed|converted|standardi[sz]ed)\s+(?:[\w.+#/-]+\s+){0,5}?(?:to|onto|over to)\s+)(?-i:[A-Z0-9])")
+        re(r"(?i:^we(?:'ve| have)? (?:(?:switched|migrated|upgraded|standardi[sz]ed)\s+(?:[\w.+#/-]+\s+){0,5}?|(?:moved|changed|converted)\s+(?:(?:all|our|every|everything)\s+(?:[\w.+#/-]+\s+){0,4}?|(?:[\w.+#/-]+\s+){0,3}?from\s+\S+\s+))(?:to|onto|over to)\s+)(?-i:[A-Z0-9])(?i:[\w.+#-]*)")
     });
     let m = SWITCHED_STACK.replace(&m, "standing ");
     BODY.iter().any(|r| r.is_match(&m)) || filter::is_temporary(&m)
@@ -956,13 +958,22 @@ fn project_rule(s: &Masked) -> bool {
     // "We switched from Webpack to Vite", "We moved all cron jobs to Kubernetes": a change of
     // the stack, told in the past but standing.
     static SWITCHED: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i:^we(?:'ve| have)? (?:switched|moved|migrated|upgraded|changed|converted|standardi[sz]ed)\s+(?:[\w.+#/-]+\s+){0,5}?(?:to|onto|over to)\s+)(?-i:[A-Z0-9])")
+        re(r"(?i:^we(?:'ve| have)? (?:(?:switched|migrated|upgraded|standardi[sz]ed)\s+(?:[\w.+#/-]+\s+){0,5}?|(?:moved|changed|converted)\s+(?:(?:all|our|every|everything)\s+(?:[\w.+#/-]+\s+){0,4}?|(?:[\w.+#/-]+\s+){0,3}?from\s+\S+\s+))(?:to|onto|over to)\s+)(?-i:[A-Z0-9])(?i:[\w.+#-]*)")
     });
     if WE_ON.is_match(m)
         || OUR_ROLE.is_match(m)
         || EVERYTHING_IN.is_match(m)
         || BRANCH_IS.is_match(m)
-        || SWITCHED.is_match(m)
+        || SWITCHED.find(m).is_some_and(|f| {
+            // "We moved the meeting to Thursday": a date, not a tool.
+            const CALENDAR: &[&str] = &[
+                "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+                "january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december",
+            ];
+            let last = f.as_str().rsplit(' ').next().unwrap_or_default();
+            !CALENDAR.contains(&last.to_ascii_lowercase().as_str())
+        })
     {
         return true;
     }
