@@ -426,7 +426,9 @@ fn rejected_body(m: &str) -> bool {
     let m = VERSION_RANGE.replace_all(m, "$1 plus");
     let m = STANDING_PROGRESSIVE.replace(&m, "standing ");
     static SWITCHED_STACK: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i:^we(?:'ve| have)? (?:(?:switched|migrated|upgraded|standardi[sz]ed)\s+(?:[\w.+#/-]+\s+){0,5}?|(?:moved|changed|converted)\s+(?:(?:all|our|every|everything)\s+(?:[\w.+#/-]+\s+){0,4}?|(?:[\w.+#/-]+\s+){0,3}?from\s+\S+\s+))(?:to|onto|over to)\s+)(?-i:[A-Z0-9])(?i:[\w.+#-]*)")
+        re(
+            r"(?i:^we(?:'ve| have)? (?:(?:switched|migrated|upgraded|standardi[sz]ed)\s+(?:[\w.+#/-]+\s+){0,5}?|(?:moved|changed|converted)\s+(?:(?:all|our|every|everything)\s+(?:[\w.+#/-]+\s+){0,4}?|(?:[\w.+#/-]+\s+){0,3}?from\s+\S+\s+))(?:to|onto|over to)\s+)(?-i:[A-Z0-9])(?i:[\w.+#-]*)",
+        )
     });
     let m = SWITCHED_STACK.replace(&m, "standing ");
     BODY.iter().any(|r| r.is_match(&m)) || filter::is_temporary(&m)
@@ -543,13 +545,21 @@ fn reference(s: &Masked) -> Option<MemoryType> {
     // "Error codes are documented in docs/errors.md", "Helm charts live in a separate
     // repository": where to read or find something, not how the project works.
     static DOCUMENTED_AT: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"\b(?:is|are) (?:all\s+)?(?:documented|described|explained|specified|listed|defined|written up|summari[sz]ed|written down|recorded) (?:in|at|on|under)\s+(?:[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|org)|the (?:wiki|handbook|readme|docs|runbook|design doc|spec)\b)")
+        rei(
+            r"\b(?:is|are) (?:all\s+)?(?:documented|described|explained|specified|listed|defined|written up|summari[sz]ed|written down|recorded) (?:in|at|on|under)\s+(?:[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|org)|the (?:wiki|handbook|readme|docs|runbook|design doc|spec)\b)",
+        )
     });
     static ELSEWHERE: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"\b(?:lives?|is kept|are kept|is stored|are stored|sits?|is|are|is hosted|are hosted) in (?:a |the |our |its )?(?:separate|different|another|shared|dedicated|own|other) (?:[\w-]+ )?(?:repo|repository|bucket|drive|wiki|space|project|workspace|org|organization)\b")
+        rei(
+            r"\b(?:lives?|is kept|are kept|is stored|are stored|sits?|is|are|is hosted|are hosted) in (?:a |the |our |its )?(?:separate|different|another|shared|dedicated|own|other) (?:[\w-]+ )?(?:repo|repository|bucket|drive|wiki|space|project|workspace|org|organization)\b",
+        )
     });
     let m = s.mask.trim();
-    if SEE_PATH.is_match(m) || ASK_PERSON.is_match(m) || DOCUMENTED_AT.is_match(m) || ELSEWHERE.is_match(m) {
+    if SEE_PATH.is_match(m)
+        || ASK_PERSON.is_match(m)
+        || DOCUMENTED_AT.is_match(m)
+        || ELSEWHERE.is_match(m)
+    {
         return Some(MemoryType::Reference);
     }
     if s.has_url() {
@@ -798,10 +808,14 @@ fn instruction(m: &str) -> bool {
     });
     // "Keep functions short and focused", "Keep pull requests small".
     static KEEP_STYLE: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"^(?:please\s+)?(?:always\s+)?keep\s+(?:all\s+|your\s+|our\s+)?(?:[\w-]+\s+)?(?:functions|methods|files|classes|modules|lines|prs|pull requests|commits|diffs|changes|components|tests|test names|imports|dependencies|migrations|handlers|controllers|endpoints|structs|types|branches|names|docstrings)\s+(?:under|below|short|small|focused|simple|minimal|atomic|readable|pure|flat|shallow|lean|thin|tidy|consistent|sorted|alphabeti[sz]ed|separate|private|immutable|stateless|self-contained|up to date|in sync)\b")
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?keep\s+(?:all\s+|your\s+|our\s+)?(?:[\w-]+\s+)?(?:functions|methods|files|classes|modules|lines|prs|pull requests|commits|diffs|changes|components|tests|test names|imports|dependencies|migrations|handlers|controllers|endpoints|structs|types|branches|names|docstrings)\s+(?:under|below|short|small|focused|simple|minimal|atomic|readable|pure|flat|shallow|lean|thin|tidy|consistent|sorted|alphabeti[sz]ed|separate|private|immutable|stateless|self-contained|up to date|in sync)\b",
+        )
     });
     static NO_CIRCUMSTANCES: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"^(?:under no circumstances|in no case|at no point)\b|^there (?:should|must|shall) (?:be no|never be|not be any|always be)\b")
+        rei(
+            r"^(?:under no circumstances|in no case|at no point)\b|^there (?:should|must|shall) (?:be no|never be|not be any|always be)\b",
+        )
     });
     if NO_IN_CODE.is_match(m)
         || KEEP_STYLE.is_match(m)
@@ -953,12 +967,16 @@ fn project_rule(s: &Masked) -> bool {
     });
     // "Our default branch is trunk".
     static BRANCH_IS: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"^(?:our|the) (?:default|main|primary|release|production|deploy|development|integration|stable) branch (?:is|are) (?:called |named )?[\w./-]+")
+        rei(
+            r"^(?:our|the) (?:default|main|primary|release|production|deploy|development|integration|stable) branch (?:is|are) (?:called |named )?[\w./-]+",
+        )
     });
     // "We switched from Webpack to Vite", "We moved all cron jobs to Kubernetes": a change of
     // the stack, told in the past but standing.
     static SWITCHED: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i:^we(?:'ve| have)? (?:(?:switched|migrated|upgraded|standardi[sz]ed)\s+(?:[\w.+#/-]+\s+){0,5}?|(?:moved|changed|converted)\s+(?:(?:all|our|every|everything)\s+(?:[\w.+#/-]+\s+){0,4}?|(?:[\w.+#/-]+\s+){0,3}?from\s+\S+\s+))(?:to|onto|over to)\s+)(?-i:[A-Z0-9])(?i:[\w.+#-]*)")
+        re(
+            r"(?i:^we(?:'ve| have)? (?:(?:switched|migrated|upgraded|standardi[sz]ed)\s+(?:[\w.+#/-]+\s+){0,5}?|(?:moved|changed|converted)\s+(?:(?:all|our|every|everything)\s+(?:[\w.+#/-]+\s+){0,4}?|(?:[\w.+#/-]+\s+){0,3}?from\s+\S+\s+))(?:to|onto|over to)\s+)(?-i:[A-Z0-9])(?i:[\w.+#-]*)",
+        )
     });
     if WE_ON.is_match(m)
         || OUR_ROLE.is_match(m)
@@ -967,9 +985,25 @@ fn project_rule(s: &Masked) -> bool {
         || SWITCHED.find(m).is_some_and(|f| {
             // "We moved the meeting to Thursday": a date, not a tool.
             const CALENDAR: &[&str] = &[
-                "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-                "january", "february", "march", "april", "may", "june", "july", "august",
-                "september", "october", "november", "december",
+                "monday",
+                "tuesday",
+                "wednesday",
+                "thursday",
+                "friday",
+                "saturday",
+                "sunday",
+                "january",
+                "february",
+                "march",
+                "april",
+                "may",
+                "june",
+                "july",
+                "august",
+                "september",
+                "october",
+                "november",
+                "december",
             ];
             let last = f.as_str().rsplit(' ').next().unwrap_or_default();
             !CALENDAR.contains(&last.to_ascii_lowercase().as_str())
