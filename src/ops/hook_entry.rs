@@ -769,7 +769,7 @@ mod tests {
     #[test]
     fn transcript_fallback_needs_an_existing_file() {
         let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::open(dir.path(), &[]).unwrap();
+        let ctx = Context::open_without_env(dir.path()).unwrap();
         let p = Payload {
             transcript_path: "/given.jsonl".into(),
             ..Payload::default()

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::storage::project::{self, Layout, Project, ProjectError};
 use crate::storage::qwen_env::QwenDirs;
-use crate::storage::settings::{Flags, Key, Settings, SettingsError, SystemSource};
+use crate::storage::settings::{self, Flags, Key, Settings, SettingsError, SystemSource};
 
 /// Failures opening a context.
 #[derive(Debug, thiserror::Error)]
@@ -31,21 +31,30 @@ impl Context {
     /// Opens the context for `cwd`, with command-line setting overrides as (key, value). An
     /// invalid setting value is an error.
     pub fn open(cwd: &Path, flags: &Flags) -> Result<Context, ContextError> {
-        Context::open_with(cwd, flags, false)
+        Context::open_with(cwd, flags, false, settings::process_env)
+    }
+
+    /// [`Context::open`] as if no environment variable were set, for unit tests that must not
+    /// depend on the developer's shell.
+    #[cfg(test)]
+    pub(crate) fn open_without_env(cwd: &Path) -> Result<Context, ContextError> {
+        Context::open_with(cwd, &[], false, |_| None)
     }
 
     /// Opens the context even when a setting value is invalid: the key falls back to its default
     /// and the problem is listed by `settings.problems()` (for `status` and `check`).
     pub fn open_lenient(cwd: &Path, flags: &Flags) -> Result<Context, ContextError> {
-        Context::open_with(cwd, flags, true)
+        Context::open_with(cwd, flags, true, settings::process_env)
     }
 
-    fn open_with(cwd: &Path, flags: &Flags, lenient: bool) -> Result<Context, ContextError> {
-        let project = Project::discover(
-            cwd,
-            std::env::var(project::ENV_PROJECT_SCOPE).ok().as_deref(),
-        )?;
-        let source = SystemSource::new(project.git_dir.as_deref());
+    fn open_with(
+        cwd: &Path,
+        flags: &Flags,
+        lenient: bool,
+        env: settings::EnvReader,
+    ) -> Result<Context, ContextError> {
+        let project = Project::discover(cwd, env(project::ENV_PROJECT_SCOPE).as_deref())?;
+        let source = SystemSource::with_env(project.git_dir.as_deref(), env);
         let settings = if lenient {
             Settings::load_lenient(&source, flags)
         } else {
@@ -58,7 +67,11 @@ impl Context {
                 .map_err(ProjectError::CurrentDir)?
                 .join(cwd)
         };
-        let qwen = QwenDirs::resolve(&project::normalize_lexically(&abs_cwd))?;
+        let qwen = QwenDirs::resolve_with(
+            &project::normalize_lexically(&abs_cwd),
+            env,
+            dirs::home_dir(),
+        )?;
         let layout = Layout::new(
             &project,
             qwen.memory_base.clone(),

@@ -177,6 +177,12 @@ pub const ENV_VARS: &[&str] = &[
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
     "GIT_SSH_COMMAND",
+    // who the tool's own commits are by (as Git takes them); the merge driver also reads
+    // `GITHEAD_<sha>`, which Git sets for that one process
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
 ];
 
 /// A bad setting, named with its key and origin.
@@ -226,22 +232,37 @@ pub trait Source {
 /// includes the global and system files).
 pub struct SystemSource {
     config: Option<git2::Config>,
+    env: EnvReader,
+}
+
+/// Reads one environment variable: the process environment, or a stand-in (unit tests that must
+/// not see the developer's shell).
+pub type EnvReader = fn(&str) -> Option<String>;
+
+/// The process environment.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
 }
 
 impl SystemSource {
     pub fn new(repo_git_dir: Option<&std::path::Path>) -> SystemSource {
+        SystemSource::with_env(repo_git_dir, process_env)
+    }
+
+    /// [`SystemSource::new`] with the environment read through `env`.
+    pub fn with_env(repo_git_dir: Option<&std::path::Path>, env: EnvReader) -> SystemSource {
         let config = repo_git_dir
             .and_then(|d| git2::Repository::open(d).ok())
             .and_then(|r| r.config().ok())
             .or_else(|| git2::Config::open_default().ok())
             .and_then(|mut c| c.snapshot().ok());
-        SystemSource { config }
+        SystemSource { config, env }
     }
 }
 
 impl Source for SystemSource {
     fn env(&self, name: &str) -> Option<String> {
-        std::env::var(name).ok()
+        (self.env)(name)
     }
 
     fn git_config(&self, key: &str) -> Option<String> {

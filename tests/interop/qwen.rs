@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{path_with_bin, Sandbox};
+use crate::common::{clear_tool_env, path_with_bin, Sandbox};
 use crate::server::ModelServer;
 
 /// The release this project is compatible with.
@@ -106,6 +106,18 @@ pub fn cli() -> PathBuf {
     .clone()
 }
 
+/// Prefixes of the variables Qwen Code, the model providers it supports and Claude Code read.
+const AGENT_ENV_PREFIXES: &[&str] = &[
+    "QWEN_",
+    "OPENAI_",
+    "DASHSCOPE_",
+    "ANTHROPIC_",
+    "GEMINI_",
+    "GOOGLE_",
+    "CLAUDE",
+    "GIT_",
+];
+
 /// One Qwen Code process at a time: it is heavy and the CI machine has two cores.
 fn one_at_a_time() -> MutexGuard<'static, ()> {
     static GATE: Mutex<()> = Mutex::new(());
@@ -180,18 +192,14 @@ impl World {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        for var in [
-            "QWEN_HOME",
-            "QWEN_RUNTIME_DIR",
-            "QWEN_CODE_MEMORY_LOCAL",
-            "QWEN_CODE_MEMORY_PROJECT_SCOPE",
-            "QWEN_CODE_MEMORY_TEAM",
-            "QWEN_MEMORY_HOOKS",
-            "GIT_DIR",
-            "GIT_WORK_TREE",
-            "DASHSCOPE_API_KEY",
-        ] {
-            cmd.env_remove(var);
+        // Qwen Code reads well over a hundred variables of its own (QWEN_*, its model
+        // providers', Claude's): none of the developer's may reach it or the hooks it runs.
+        clear_tool_env(&mut cmd);
+        for (var, _) in std::env::vars_os() {
+            let name = var.to_string_lossy();
+            if AGENT_ENV_PREFIXES.iter().any(|p| name.starts_with(p)) {
+                cmd.env_remove(&var);
+            }
         }
         cmd.envs(self.sb.env())
             .env("PATH", path_with_bin())
