@@ -11,6 +11,45 @@ use crate::formats::doc::{self, DocError, MemoryType};
 /// Top-level directory of a root whose documents dream never touches.
 pub const PINNED_DIR: &str = "pinned";
 
+/// What identifies one version of a file without reading it (size, mtime and ctime in ns,
+/// inode, device).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileKey {
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+    pub ino: u64,
+    pub dev: u64,
+}
+
+impl FileKey {
+    pub fn of(meta: &std::fs::Metadata) -> FileKey {
+        use std::os::unix::fs::MetadataExt;
+        FileKey {
+            size: meta.len(),
+            mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+            ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
+            ino: meta.ino(),
+            dev: meta.dev(),
+        }
+    }
+}
+
+/// A store of earlier parses a scan may reuse (implemented by `storage::scan_cache`).
+pub trait ParseCache {
+    /// The earlier parse of this file when its stat `meta` (not following symlinks) is unchanged.
+    fn take(
+        &mut self,
+        root: &Path,
+        scope: Scope,
+        relative: &str,
+        meta: &std::fs::Metadata,
+        path: &Path,
+    ) -> Option<ScannedDoc>;
+    /// A document just parsed from a file whose stat was `key`.
+    fn parsed(&mut self, root: &Path, doc: &ScannedDoc, key: FileKey);
+}
+
 /// Which root a document came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scope {
@@ -146,7 +185,7 @@ pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
 pub(crate) fn scan_root_with(
     root: &Path,
     scope: Scope,
-    mut cache: Option<&mut crate::storage::scan_cache::Session>,
+    mut cache: Option<&mut dyn ParseCache>,
 ) -> Result<ScanOutcome, ScanError> {
     let meta = match fs::symlink_metadata(root) {
         Ok(m) => m,
@@ -197,7 +236,7 @@ pub(crate) fn scan_root_with(
                     Err(_) => out.unreadable_dirs.push(path),
                 }
             } else if file_type.is_file() && name.ends_with(".md") && name != INDEX_FILE_NAME {
-                if let Some(cache) = cache.as_deref_mut() {
+                if let Some(cache) = cache.as_mut().map(|c| &mut **c as &mut dyn ParseCache) {
                     // `DirEntry::metadata` does not follow symlinks (fstatat with
                     // AT_SYMLINK_NOFOLLOW), so a hit is the very regular file that was parsed.
                     if let Ok(m) = entry.metadata() {
@@ -214,7 +253,9 @@ pub(crate) fn scan_root_with(
     for ((result, key), (_, path, relative)) in read_all(&files, scope).into_iter().zip(files) {
         match result {
             Ok(doc) => {
-                if let (Some(cache), Some(key)) = (cache.as_deref_mut(), key) {
+                if let (Some(cache), Some(key)) =
+                    (cache.as_mut().map(|c| &mut **c as &mut dyn ParseCache), key)
+                {
                     cache.parsed(root, &doc, key);
                 }
                 out.docs.push(doc)
@@ -290,10 +331,7 @@ pub fn read_document(
 }
 
 /// A read document (or why not) and the stat of the opened file it was parsed from.
-type ReadResult = (
-    Result<ScannedDoc, SkipReason>,
-    Option<crate::storage::scan_cache::FileKey>,
-);
+type ReadResult = (Result<ScannedDoc, SkipReason>, Option<FileKey>);
 
 fn read_document_keyed(
     fs_path: &Path,
@@ -311,7 +349,7 @@ fn read_document_inner(
     scope: Scope,
     path: PathBuf,
     relative_path: String,
-    key: &mut Option<crate::storage::scan_cache::FileKey>,
+    key: &mut Option<FileKey>,
 ) -> Result<ScannedDoc, SkipReason> {
     // Never follows a symlink and never blocks on a FIFO swapped in after the directory walk.
     let mut file = crate::storage::safe_fs::open_regular(fs_path).map_err(|e| match e {
@@ -331,7 +369,7 @@ fn read_document_inner(
         return Err(SkipReason::TooLarge(meta.len()));
     }
     // Taken from the opened file before reading it, so a later change shows in the next stat.
-    *key = Some(crate::storage::scan_cache::FileKey::of(&meta));
+    *key = Some(FileKey::of(&meta));
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes)
         .map_err(|e| SkipReason::Unreadable(e.to_string()))?;
@@ -365,33 +403,20 @@ pub fn scan_roots(roots: &[(Scope, &Path)]) -> (Vec<ScannedDoc>, Vec<ScanError>)
     scan_roots_with(roots, None)
 }
 
-/// [`scan_roots`] through the parse cache in `state_dir` (best effort: the cache never changes
-/// the result, and failing to read or write it never fails the scan).
-pub fn scan_roots_cached(
+/// [`scan_roots`] reusing parses from `cache` (see `storage::scan_cache`).
+pub fn scan_roots_with(
     roots: &[(Scope, &Path)],
-    state_dir: &Path,
-) -> (Vec<ScannedDoc>, Vec<ScanError>) {
-    scan_roots_cached_in(roots, crate::storage::scan_cache::Session::load(state_dir))
-}
-
-pub(crate) fn scan_roots_cached_in(
-    roots: &[(Scope, &Path)],
-    mut session: crate::storage::scan_cache::Session,
-) -> (Vec<ScannedDoc>, Vec<ScanError>) {
-    let (docs, errors) = scan_roots_with(roots, Some(&mut session));
-    session.finish(&docs);
-    (docs, errors)
-}
-
-fn scan_roots_with(
-    roots: &[(Scope, &Path)],
-    mut cache: Option<&mut crate::storage::scan_cache::Session>,
+    mut cache: Option<&mut dyn ParseCache>,
 ) -> (Vec<ScannedDoc>, Vec<ScanError>) {
     let mut docs = Vec::new();
     let mut errors = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (scope, root) in roots {
-        match scan_root_with(root, *scope, cache.as_deref_mut()) {
+        match scan_root_with(
+            root,
+            *scope,
+            cache.as_mut().map(|c| &mut **c as &mut dyn ParseCache),
+        ) {
             Ok(outcome) => {
                 for d in outcome.docs {
                     if seen.insert((d.scope, d.relative_path.clone())) {

@@ -8,12 +8,11 @@
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::fs::Metadata;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::formats::doc::MemoryType;
 use crate::storage::safe_fs::Dir;
-use crate::storage::scan::{ScannedDoc, Scope};
+use crate::storage::scan::{self, FileKey, ParseCache, ScanError, ScannedDoc, Scope};
 
 /// The cache file in the state dir.
 pub const CACHE_FILE: &str = "recall-scan.bin";
@@ -26,28 +25,6 @@ const END: &[u8; 8] = b"QMSCEND\x00";
 /// Files changed this recently (ns) are parsed but not cached: a write within the same clock
 /// tick could leave size, mtime and ctime unchanged (the "racily clean" case).
 const RACY_NS: i128 = 2_000_000_000;
-
-/// What identifies one version of a file without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileKey {
-    size: u64,
-    mtime_ns: i128,
-    ctime_ns: i128,
-    ino: u64,
-    dev: u64,
-}
-
-impl FileKey {
-    pub fn of(meta: &Metadata) -> FileKey {
-        FileKey {
-            size: meta.len(),
-            mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
-            ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
-            ino: meta.ino(),
-            dev: meta.dev(),
-        }
-    }
-}
 
 /// A parsed document without what the scan supplies (scope, paths).
 struct Cached {
@@ -102,9 +79,28 @@ impl Session {
             racy_after_ns: now_ns - racy_ns,
         }
     }
+}
 
-    /// The cached document for this file when its stat `meta` is unchanged.
-    pub fn take(
+/// [`scan::scan_roots`] through the parse cache in `state_dir` (best effort: the cache never
+/// changes the result, and failing to read or write it never fails the scan).
+pub fn scan_roots_cached(
+    roots: &[(Scope, &Path)],
+    state_dir: &Path,
+) -> (Vec<ScannedDoc>, Vec<ScanError>) {
+    scan_roots_in(roots, Session::load(state_dir))
+}
+
+fn scan_roots_in(
+    roots: &[(Scope, &Path)],
+    mut session: Session,
+) -> (Vec<ScannedDoc>, Vec<ScanError>) {
+    let (docs, errors) = scan::scan_roots_with(roots, Some(&mut session));
+    session.finish(&docs);
+    (docs, errors)
+}
+
+impl ParseCache for Session {
+    fn take(
         &mut self,
         root: &Path,
         scope: Scope,
@@ -138,8 +134,7 @@ impl Session {
         })
     }
 
-    /// Records a document just parsed from a file whose stat was `key`.
-    pub fn parsed(&mut self, root: &Path, doc: &ScannedDoc, key: FileKey) {
+    fn parsed(&mut self, root: &Path, doc: &ScannedDoc, key: FileKey) {
         if key.mtime_ns > self.racy_after_ns || key.ctime_ns > self.racy_after_ns {
             return;
         }
@@ -148,7 +143,9 @@ impl Session {
             .entry((doc.scope, doc.relative_path.clone()))
             .or_insert((entry_key(root, doc.scope, &doc.relative_path), key));
     }
+}
 
+impl Session {
     /// Rewrites the cache with the kept documents among `docs` if anything changed (entries of
     /// deleted or edited files are left in `old`).
     pub fn finish(self, docs: &[ScannedDoc]) {
@@ -282,7 +279,7 @@ fn decode(bytes: &[u8]) -> Option<HashMap<String, (FileKey, Cached)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::scan::{scan_roots, scan_roots_cached_in};
+    use crate::storage::scan::scan_roots;
     use std::fs;
 
     fn doc(name: &str, body: &str) -> String {
@@ -298,10 +295,10 @@ mod tests {
         let before = fs::read(state.join(CACHE_FILE)).ok();
         let roots = [(Scope::Private, root)];
         let plain = scan_roots(&roots).0;
-        let cached = scan_roots_cached_in(&roots, Session::load_with_window(state, 0)).0;
+        let cached = scan_roots_in(&roots, Session::load_with_window(state, 0)).0;
         assert_eq!(plain, cached);
         // And a second, all-hits pass.
-        let again = scan_roots_cached_in(&roots, Session::load_with_window(state, 0)).0;
+        let again = scan_roots_in(&roots, Session::load_with_window(state, 0)).0;
         assert_eq!(plain, again);
         before != fs::read(state.join(CACHE_FILE)).ok()
     }

@@ -37,7 +37,8 @@ use crate::formats::secrets::{self, Origin};
 use crate::integrations::model::{ModelClient, ModelConfig};
 use crate::integrations::telemetry::{self, Telemetry};
 use crate::storage::context::Context;
-use crate::storage::scan::{self, ScannedDoc};
+use crate::storage::scan::ScannedDoc;
+use crate::storage::scan_cache;
 
 /// How recall chooses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -189,7 +190,8 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
         emit(ctx, req, &out, started);
         return out;
     }
-    let (mut docs, errors) = scan::scan_roots_cached(&ctx.layout.recall_roots(), ctx.state_dir());
+    let (mut docs, errors) =
+        scan_cache::scan_roots_cached(&ctx.layout.recall_roots(), ctx.state_dir());
     out.root_errors = errors.iter().map(|e| e.to_string()).collect();
     docs.retain(|d| !is_excluded(d, &req.exclude));
     out.docs_scanned = docs.len();
