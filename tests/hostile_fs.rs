@@ -437,3 +437,40 @@ fn a_fifo_or_symlink_at_the_extract_hook_launch_record_never_hangs_or_redirects(
         );
     }
 }
+
+/// A repository can carry its Git hooks (`core.hooksPath`) and its agents' project settings:
+/// a FIFO there, or a committed symlink to one, never hangs `status` or `install`, and
+/// `install` names what it refused.
+#[test]
+fn a_fifo_among_the_hooks_or_agent_settings_never_hangs_status_or_install() {
+    let sb = Sandbox::new();
+    sb.git(&sb.repo, &["config", "core.hooksPath", ".githooks"]);
+    let hook = sb.repo.join(".githooks/post-commit");
+    mkfifo(&hook);
+    mkfifo(&sb.repo.join(".qwen/settings.json"));
+    let elsewhere = sb.root().join("fifo-elsewhere");
+    mkfifo(&elsewhere);
+    fs::create_dir_all(sb.repo.join(".claude")).unwrap();
+    symlink(&elsewhere, sb.repo.join(".claude/settings.json")).unwrap();
+
+    for args in [vec!["status"], vec!["status", "--json"]] {
+        let out = run(&sb, &args, &[]);
+        assert_success(&out, &args);
+    }
+    let out = run(&sb, &["install"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&hook.display().to_string()) && stderr(&out).contains("FIFO"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(fs::symlink_metadata(&hook).is_ok_and(|m| m.file_type().is_fifo()));
+    for args in [
+        vec!["install", "--agent", "qwen", "--project"],
+        vec!["install", "--agent", "claude", "--project"],
+    ] {
+        let out = run(&sb, &args, &[]);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).trim().is_empty(), "{args:?} failed silently");
+    }
+}
