@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use common::*;
 
@@ -98,6 +98,67 @@ fn bash_completes_git_qwen_memory_through_gits_completion_and_the_binary() {
         complete(&sb, &script, own, "git-qwen-memory re"),
         ["remember", "recall"]
     );
+}
+
+/// What zsh's completion system offers for `line`, with the generated script saved as
+/// `_git-qwen-memory` in `$fpath` (as the script's own note says). zsh's Git completion calls
+/// that function for `git qwen-memory`. `.ci/run` installs zsh when missing.
+fn zsh_complete(sb: &Sandbox, fpath: &std::path::Path, line: &str) -> Vec<String> {
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/completions/capture.zsh");
+    // `timeout` is a hang detector (a broken completion function would leave zsh waiting).
+    let mut c = std::process::Command::new("timeout");
+    clear_env(&mut c);
+    let out = c
+        .args(["120", "zsh", "-f"])
+        .arg(&capture)
+        .arg(fpath)
+        .arg(line)
+        .current_dir(&sb.repo)
+        .envs(sb.env())
+        .env("PATH", path_with_bin())
+        .output()
+        .expect("timeout (coreutils)");
+    assert_ne!(
+        out.status.code(),
+        Some(127),
+        "zsh is not installed (apt-get install zsh); the zsh completion test needs it"
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn zsh_completes_git_qwen_memory_and_the_binary() {
+    let sb = Sandbox::new();
+    let fpath = sb.root().join("zsh-functions");
+    fs::create_dir_all(&fpath).unwrap();
+    fs::write(
+        fpath.join("_git-qwen-memory"),
+        sb.ok(&["completions", "zsh"]),
+    )
+    .unwrap();
+
+    assert_eq!(zsh_complete(&sb, &fpath, "git-qwen-memory dr"), ["dream"]);
+    assert_eq!(zsh_complete(&sb, &fpath, "git qwen-memory dr"), ["dream"]);
+    let subs = zsh_complete(&sb, &fpath, "git qwen-memory ");
+    for expected in ["status", "remember", "recall", "dream", "install"] {
+        assert!(subs.contains(&expected.to_string()), "{subs:?}");
+    }
+    let dream = zsh_complete(&sb, &fpath, "git qwen-memory dream --");
+    for expected in ["--force", "--dry-run", "--undo", "--strategy"] {
+        assert!(dream.contains(&expected.to_string()), "{dream:?}");
+    }
+    let own = zsh_complete(&sb, &fpath, "git-qwen-memory recall --");
+    assert!(own.contains(&"--limit".to_string()), "{own:?}");
 }
 
 #[test]
