@@ -765,3 +765,111 @@ fn both_extracting_writes_each_user_fact_once() {
     assert_eq!(user_docs, vec![user_doc], "one copy of the user fact");
     assert_success(&run_ours(&world, &["check"]), &["check"]);
 }
+
+/// Folders as Qwen resolves them: with `QWEN_RUNTIME_DIR` set (and no memory base dir), Qwen
+/// keeps memory and chats under it; a session started in a subdirectory gets its own chats dir.
+/// Our `status` names the very project root Qwen told its extraction agent, and our `extract`
+/// run at the top of the working tree finds the subdirectory's chat.
+#[test]
+fn runtime_dir_and_subdirectory_sessions_resolve_as_in_qwen() {
+    if !qwen::enabled("runtime_dir_and_subdirectory_sessions_resolve_as_in_qwen") {
+        return;
+    }
+    use std::sync::{Arc, Mutex};
+    let world = World::new();
+    let runtime = world.sb.root().join("runtime");
+    let runtime_s = runtime.display().to_string();
+    let subdir = world.sb.repo.join("src/app");
+    fs::create_dir_all(&subdir).unwrap();
+    // The project root Qwen names in its extraction agent's task.
+    let told: Arc<Mutex<Option<String>>> = Arc::default();
+    let server = {
+        let told = Arc::clone(&told);
+        ModelServer::start(move |req: &Request| {
+            if !req.is_extraction_agent() {
+                return Answer::Text("Noted.".into());
+            }
+            if req.tool_results() > 0 {
+                return Answer::Text("Memory updated.".into());
+            }
+            let text = req.all_text();
+            let Some(root) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("- PROJECT memory (this project only): `"))
+                .and_then(|rest| rest.strip_suffix('`'))
+            else {
+                return Answer::Text("no project root in the task".into());
+            };
+            *told.lock().unwrap() = Some(root.to_string());
+            Answer::Tools(vec![(
+                "write_file".into(),
+                json!({"file_path": format!("{root}/project/runtime-dir.md"), "content":
+                    "---\nname: Runtime dir\ndescription: Memory lives under QWEN_RUNTIME_DIR\n\
+                     type: project\n---\n\nMemory lives under QWEN_RUNTIME_DIR.\n"}),
+            )])
+        })
+    };
+    let env = [
+        ("QWEN_RUNTIME_DIR", Some(runtime_s.as_str())),
+        ("QWEN_CODE_MEMORY_BASE_DIR", None),
+    ];
+    let out = world.qwen_env(
+        &subdir,
+        &server,
+        "Remember: the app module never imports from the cli module.",
+        &["--yolo"],
+        &env,
+    );
+    assert!(
+        out.status.success(),
+        "qwen failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let told = told
+        .lock()
+        .unwrap()
+        .clone()
+        .expect("Qwen's extraction agent was never asked to write");
+    assert!(told.starts_with(&runtime_s), "Qwen's project root {told}");
+    assert!(Path::new(&told).join("project/runtime-dir.md").is_file());
+
+    let ours = |args: &[&str]| {
+        let out = world
+            .ours()
+            .env("QWEN_RUNTIME_DIR", &runtime)
+            .env_remove("QWEN_CODE_MEMORY_BASE_DIR")
+            .args(args)
+            .output()
+            .expect("run git-qwen-memory");
+        assert_success(&out, args);
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
+    };
+    let status = ours(&["status", "--json"]);
+    let private = status["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["scope"] == "private")
+        .expect("private root")["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(private, told, "{status}");
+    assert!(
+        status["roots"].to_string().contains("\"docs\":1"),
+        "we do not see Qwen's document: {status}"
+    );
+    let run = ours(&["extract", "--json"]);
+    let transcript = run["transcript"].as_str().unwrap();
+    assert!(transcript.starts_with(&runtime_s), "{run}");
+    assert!(
+        transcript.contains(&common::sanitize(&subdir.display().to_string())),
+        "not the subdirectory's chat: {run}"
+    );
+    assert!(
+        run["patches"]
+            .to_string()
+            .contains("never imports from the cli module"),
+        "{run}"
+    );
+}

@@ -181,6 +181,19 @@ impl World {
     /// Our binary is first on PATH, so installed hooks run it. Panics when Qwen hangs; returns
     /// the output whatever the exit status.
     pub fn qwen_in(&self, dir: &Path, server: &ModelServer, prompt: &str, args: &[&str]) -> Output {
+        self.qwen_env(dir, server, prompt, args, &[])
+    }
+
+    /// [`World::qwen_in`] with environment overrides applied last: `(name, Some(value))` sets,
+    /// `(name, None)` removes (e.g. the sandbox's `QWEN_CODE_MEMORY_BASE_DIR`).
+    pub fn qwen_env(
+        &self,
+        dir: &Path,
+        server: &ModelServer,
+        prompt: &str,
+        args: &[&str],
+        env: &[(&str, Option<&str>)],
+    ) -> Output {
         let cli = cli();
         let _gate = one_at_a_time();
         let mut cmd = Command::new("node");
@@ -214,6 +227,12 @@ impl World {
             .env_remove("http_proxy")
             .env("CI", "1")
             .env("NO_COLOR", "1");
+        for (name, value) in env {
+            match value {
+                Some(v) => cmd.env(name, v),
+                None => cmd.env_remove(name),
+            };
+        }
         let child = cmd.spawn().expect("spawn node");
         wait_or_kill(child, &format!("qwen -p {prompt:?}"))
     }

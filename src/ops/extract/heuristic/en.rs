@@ -2,9 +2,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
-
-use super::mask::{re, rei, Masked};
+use super::mask::{re, rei, Masked, Regex};
 use super::segment::{MAX_SENTENCE_LEN, MAX_SENTENCE_WORDS};
 use super::Candidate;
 use crate::formats::doc::MemoryType;

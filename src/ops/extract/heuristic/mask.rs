@@ -3,44 +3,41 @@
 
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexBuilder};
+/// The engine every heuristic pattern is built with (see [`re`]). Rule modules name this type,
+/// not a crate's, so the engine can change in one place.
+pub(super) use regex_lite::Regex;
 
 /// Lines that are not user prose: code, logs, traces, prompts, quotes, markup.
-static NON_PROSE_LINE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    [
-        // Quotes, REPL prompts, headings (and root prompts), tables, markup.
-        r"^\s*(?:>|#|\||</?[A-Za-z!])",
-        // Shell prompts.
-        r"^\s*(?:[$%❯➜λ]|PS [A-Za-z]:\\[^>]*>|[A-Za-z]:\\[^>]*>)\s",
-        r"^\s*[\w.-]+@[\w.-]+:\S*\s?[$#]\s",
-        // Stack traces.
-        r"^\s*at \S+.*(?:\(.*:\d+(?::\d+)?\)|:\d+:\d+)\s*$",
-        r"^\s*at \S+ \(",
-        r"^\s*Traceback \(most recent call last\)",
-        r#"^\s*File ".*", line \d+"#,
-        r"panicked at",
-        r"^\s*(?:Caused by|Exception in thread)\b",
-        r"^\s*[\w$.]*(?:Error|Exception|Warning)(?::|\s*$)",
-        r"^\s*(?:error|warning|note|help)(?:\[[A-Z]?\d+\])?:",
-        r"^\s*-->\s",
-        r"^\s*\d+\s*\|",
-        r"^\s*(?:npm|yarn|pnpm) (?:ERR!|WARN)",
-        r"^\s*(?:FAIL|PASS|ok|FAILED|ERROR|WARN|WARNING|INFO|DEBUG|TRACE|FATAL)\b[\s:\]]",
-        r"^\s*test \S+ \.\.\. ",
-        // Log records.
-        r"^\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}",
-        r"^\s*\[?\d{2}:\d{2}:\d{2}",
-        r"\[(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\]",
-        r"^\s*[EWIF]\d{4} \d{2}:\d{2}",
-        // Code shapes.
-        r"^\s*(?:[{}\[\]]|//|/\*|\*/)",
-        r"(?:[{};]|\*/|=>)\s*$",
-        r"^\s*(?:-[A-Za-z]|\+[A-Za-z])",
-    ]
-    .into_iter()
-    .map(re)
-    .collect()
-});
+pub(super) const NON_PROSE_LINE: &[&str] = &[
+    // Quotes, REPL prompts, headings (and root prompts), tables, markup.
+    r"^\s*(?:>|#|\||</?[A-Za-z!])",
+    // Shell prompts.
+    r"^\s*(?:[$%❯➜λ]|PS [A-Za-z]:\\[^>]*>|[A-Za-z]:\\[^>]*>)\s",
+    r"^\s*[\w.-]+@[\w.-]+:\S*\s?[$#]\s",
+    // Stack traces.
+    r"^\s*at \S+.*(?:\(.*:\d+(?::\d+)?\)|:\d+:\d+)\s*$",
+    r"^\s*at \S+ \(",
+    r"^\s*Traceback \(most recent call last\)",
+    r#"^\s*File ".*", line \d+"#,
+    r"panicked at",
+    r"^\s*(?:Caused by|Exception in thread)\b",
+    r"^\s*[\w$.]*(?:Error|Exception|Warning)(?::|\s*$)",
+    r"^\s*(?:error|warning|note|help)(?:\[[A-Z]?\d+\])?:",
+    r"^\s*-->\s",
+    r"^\s*\d+\s*\|",
+    r"^\s*(?:npm|yarn|pnpm) (?:ERR!|WARN)",
+    r"^\s*(?:FAIL|PASS|ok|FAILED|ERROR|WARN|WARNING|INFO|DEBUG|TRACE|FATAL)\b[\s:\]]",
+    r"^\s*test \S+ \.\.\. ",
+    // Log records.
+    r"^\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}",
+    r"^\s*\[?\d{2}:\d{2}:\d{2}",
+    r"\[(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\]",
+    r"^\s*[EWIF]\d{4} \d{2}:\d{2}",
+    // Code shapes.
+    r"^\s*(?:[{}\[\]]|//|/\*|\*/)",
+    r"(?:[{};]|\*/|=>)\s*$",
+    r"^\s*(?:-[A-Za-z]|\+[A-Za-z])",
+];
 
 static CODE_KEYWORD: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -48,11 +45,30 @@ static CODE_KEYWORD: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+static NON_PROSE: LazyLock<Vec<Regex>> =
+    LazyLock::new(|| NON_PROSE_LINE.iter().map(|p| re(p)).collect());
+
+/// Lines longer than this are judged by [`NON_PROSE_LONG`]: `regex-lite` has no DFA, so an
+/// unanchored pattern costs time proportional to the line times the pattern, which on a pasted
+/// multi-megabyte line (a minified file, a log) took seconds.
+const LONG_LINE: usize = 2048;
+
+/// The same patterns for long lines, as one `regex` set (linear-time search whatever the line),
+/// built only when such a line shows up. [`ascii_classes`] gives them `regex-lite`'s meaning.
+static NON_PROSE_LONG: LazyLock<regex::RegexSet> = LazyLock::new(|| {
+    regex::RegexSet::new(NON_PROSE_LINE.iter().map(|p| ascii_classes(p))).expect("static regex")
+});
+
 pub(super) fn is_non_prose_line(line: &str) -> bool {
     if line.starts_with('\t') || line.starts_with("    ") {
         return true;
     }
-    if NON_PROSE_LINE.iter().any(|r| r.is_match(line)) {
+    let non_prose = if line.len() > LONG_LINE {
+        NON_PROSE_LONG.is_match(line)
+    } else {
+        NON_PROSE.iter().any(|r| r.is_match(line))
+    };
+    if non_prose {
         return true;
     }
     CODE_KEYWORD.is_match(line) && line.contains(['(', ')', '{', '}', '=', ';', '<', '>', '[', ']'])
@@ -130,37 +146,44 @@ impl Masked {
 
 static URL_TOKEN: LazyLock<Regex> = LazyLock::new(|| re(r"\bURLx+"));
 
-/// Compiles a static pattern. The heuristic reads English, so its word classes and boundaries
-/// are ASCII: Unicode `\b`/`\w` tables made compiling these ~45 patterns cost ~60 ms per
-/// process, and extract runs from a hook after every agent turn. Patterns that stay valid on
-/// `str` without Unicode are built that way; the others (a negated class, `.`, a non-ASCII
-/// literal) keep Unicode mode with their `\b`, `\w` and `\d` made ASCII.
+/// Compiles a static pattern with `regex-lite`, whose `\b`, `\w`, `\d`, `\s` and `(?i)` are ASCII
+/// (what these English rules mean; `\p{..}` classes are not available) and `.`/`[^…]` match any
+/// character. Why not the `regex` crate: `extract` runs from a hook after every agent turn and
+/// one English sentence reaches ~100 of these patterns; `regex` spends ~250 µs building each
+/// (literal prefilters, DFAs), ~30 ms per process in all, while `regex-lite` builds them all in
+/// ~4 ms. Its slower matching does not show on sentences of at most 240 characters.
 pub(super) fn re(pattern: &str) -> Regex {
-    RegexBuilder::new(pattern)
-        .unicode(false)
-        .build()
-        .or_else(|_| Regex::new(&ascii_word_classes(pattern)))
-        .expect("static regex")
+    Regex::new(pattern).expect("static regex")
 }
 
-/// Rewrites `\b`, `\w`, `\d` to their ASCII forms, inside and outside character classes.
-pub(super) fn ascii_word_classes(pattern: &str) -> String {
+/// Rewrites a pattern for the `regex` crate (Unicode mode) so that it means what it means to
+/// `regex-lite`: `\b`, `\w`, `\d`, `\s` and their negations ASCII, inside and outside classes.
+/// A negated Perl class inside a bracketed class (`[^e\W]`) is not supported (panics in tests).
+pub(super) fn ascii_classes(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 32);
     let mut in_class = false;
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
         match (c, in_class) {
-            ('\\', _) => match chars.next() {
-                Some('b') if !in_class => out.push_str("(?-u:\\b)"),
-                Some('w') if in_class => out.push_str("A-Za-z0-9_"),
-                Some('w') => out.push_str("[A-Za-z0-9_]"),
-                Some('d') if in_class => out.push_str("0-9"),
-                Some('d') => out.push_str("[0-9]"),
-                Some(other) => {
+            ('\\', _) => match (chars.next(), in_class) {
+                (Some('b'), false) => out.push_str("(?-u:\\b)"),
+                (Some('w'), true) => out.push_str("A-Za-z0-9_"),
+                (Some('w'), false) => out.push_str("[A-Za-z0-9_]"),
+                (Some('W'), false) => out.push_str("[^A-Za-z0-9_]"),
+                (Some('d'), true) => out.push_str("0-9"),
+                (Some('d'), false) => out.push_str("[0-9]"),
+                (Some('D'), false) => out.push_str("[^0-9]"),
+                (Some('s'), true) => out.push_str("\\t\\n\\x0B\\x0C\\r "),
+                (Some('s'), false) => out.push_str("[\\t\\n\\x0B\\x0C\\r ]"),
+                (Some('S'), false) => out.push_str("[^\\t\\n\\x0B\\x0C\\r ]"),
+                (Some(other @ ('W' | 'D' | 'S')), true) => {
+                    panic!("`\\{other}` inside a class has no ASCII rewrite")
+                }
+                (Some(other), _) => {
                     out.push('\\');
                     out.push(other);
                 }
-                None => out.push('\\'),
+                (None, _) => out.push('\\'),
             },
             ('[', false) => {
                 in_class = true;

@@ -2,10 +2,8 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
-
 use super::cjk::is_cjk;
-use super::mask::{is_non_prose_line, re};
+use super::mask::{is_non_prose_line, re, Regex};
 use crate::formats::text::collapse_whitespace;
 
 /// Longest sentence considered (UTF-16 units); longer text is prose dumps, logs or pasted docs.

@@ -2,19 +2,72 @@
 //! measured by `tests/extract_corpus.rs`.
 
 mod unit {
-    use super::super::mask::{ascii_word_classes, re};
+    use super::super::mask::{ascii_classes, is_non_prose_line, re, NON_PROSE_LINE};
 
     #[test]
-    fn word_classes_become_ascii_inside_and_outside_classes() {
-        assert_eq!(
-            ascii_word_classes(r"\bfoo\w+[\w.-]\d[^\d]"),
-            r"(?-u:\b)foo[A-Za-z0-9_]+[A-Za-z0-9_.-][0-9][^0-9]"
-        );
-        assert_eq!(ascii_word_classes(r"[]\w]\w"), r"[]A-Za-z0-9_][A-Za-z0-9_]");
-        assert_eq!(ascii_word_classes(r"\\w\s"), r"\\w\s");
-        // ASCII semantics on purpose: `ï` is not a word character here.
+    fn pattern_classes_are_ascii_and_dot_is_any_character() {
+        // ASCII semantics on purpose: `ï` is not a word character, `\s` is not U+3000.
         assert!(re(r"\bcafe\b [•]").is_match("a cafe •"));
         assert!(!re(r"^\w+$").is_match("naïve"));
+        assert!(!re(r"^a\sb$").is_match("a\u{3000}b"));
+        assert!(!re(r"(?i)^CAFÉ").is_match("café"));
+        assert!(re(r"^[^,]{2}$").is_match("日本"));
+        assert!(re(r"(?i)\bnow\b").is_match("Right NOW, please"));
+    }
+
+    #[test]
+    fn ascii_rewrite_for_the_regex_crate() {
+        assert_eq!(
+            ascii_classes(r"\bfoo\w+[\w.-]\d[^\d]\S\s[\s,]"),
+            r"(?-u:\b)foo[A-Za-z0-9_]+[A-Za-z0-9_.-][0-9][^0-9][^\t\n\x0B\x0C\r ][\t\n\x0B\x0C\r ][\t\n\x0B\x0C\r ,]"
+        );
+        assert_eq!(ascii_classes(r"[]\w]\w"), r"[]A-Za-z0-9_][A-Za-z0-9_]");
+        assert_eq!(ascii_classes(r"\\w"), r"\\w");
+    }
+
+    /// Long lines are judged by the `regex` crate: each line pattern must mean the same there.
+    #[test]
+    fn long_line_patterns_agree_with_the_short_line_ones() {
+        let set = regex::RegexSet::new(NON_PROSE_LINE.iter().map(|p| ascii_classes(p))).unwrap();
+        let lite: Vec<_> = NON_PROSE_LINE.iter().map(|p| re(p)).collect();
+        let lines = [
+            "  at foo (bar.js:1:2)",
+            "at\u{a0}foo (bar.js:1:2)",
+            "\u{3000}$ ls",
+            "❯ cargo test",
+            "λ ls",
+            "PS C:\\Users\\me> dir",
+            "me@host:~/src$ ls",
+            "File \"x.py\", line 3, in <module>",
+            "File \"日本.py\", line 3",
+            "thread 'main' panicked at src/main.rs:3:5",
+            "[INFO] started",
+            "naïveError: boom",
+            "ValueError: boom",
+            "error[E0382]: borrow of moved value",
+            "  12 | let x = 1;",
+            "2024-01-02 10:11 started",
+            "test foo::bar ... ok",
+            "E0102 10:11:12 x",
+            "we deploy from main => ",
+            "-v flag",
+            "We deploy only from release branches.",
+            "我们团队规定：不允许直接推送到主分支。",
+            "数据 { 很多",
+            "",
+        ];
+        for line in lines {
+            let got: Vec<bool> = lite.iter().map(|r| r.is_match(line)).collect();
+            let want: Vec<bool> = (0..lite.len())
+                .map(|i| set.matches(line).matched(i))
+                .collect();
+            assert_eq!(got, want, "{line:?}");
+        }
+        // And whole lines past the length limit are judged as before.
+        let long = format!("{} done", "word ".repeat(1000));
+        assert!(!is_non_prose_line(&long));
+        assert!(is_non_prose_line(&format!("{long} {{")));
+        assert!(is_non_prose_line(&format!("[INFO] {long}")));
     }
 
     use super::super::segment::split_sentences;
