@@ -7,8 +7,10 @@
 #      that grew since the last launch.
 #   3. SessionEnd right after Stop, same bytes: no second extract is started.
 #   4. The same recall command with the binary missing from PATH (the guard alone).
-# A turn pays 1 + 2 (and 3 at the end of a session).
-# Usage: scripts/bench-agent-hooks.sh [runs]   (needs hyperfine; default 30 runs)
+# A turn pays 1 + 2 (and 3 at the end of a session). Each is timed as a whole process tree
+# (the `sh` wrapper included) by scripts/proc-times.py: median wall time and median CPU time
+# (user + sys of the tree; much less sensitive to other load on a shared machine).
+# Usage: scripts/bench-agent-hooks.sh [runs]   (default 30 runs)
 set -euo pipefail
 runs=${1:-30}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,9 +75,11 @@ chmod +x "$work"/*.sh
 export QWEN_MEMORY_HOOK_EXEC=/bin/true
 "$work/stop.sh"
 
-hyperfine -N --warmup 3 --runs "$runs" --export-markdown "$work/hooks.md" \
-  -n "UserPromptSubmit: recall, 1,000 docs" "$work/recall.sh" \
-  -n "Stop: extract launch (new bytes)" "$work/stop.sh" \
-  -n "SessionEnd after Stop (same bytes)" "$work/end.sh" \
-  -n "recall with the binary missing (guard only)" "$work/missing.sh"
-cat "$work/hooks.md"
+for case in "UserPromptSubmit: recall, 1,000 docs|recall.sh" "Stop: extract launch (new bytes)|stop.sh" \
+            "SessionEnd after Stop (same bytes)|end.sh" "recall with the binary missing (guard only)|missing.sh"; do
+  name=${case%%|*}
+  res=$(python3 "$root/scripts/proc-times.py" --runs "$runs" --warmup 3 -- "$work/${case##*|}")
+  python3 -c 'import json,sys; d=json.loads(sys.argv[1]); w,c=d["wallMs"],d["cpuMs"]
+print("%-46s wall median %6.1f ms (p10 %.1f, p90 %.1f)  CPU median %6.1f ms" % (sys.argv[2], w["median"], w["p10"], w["p90"], c["median"]))' "$res" "$name"
+done
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

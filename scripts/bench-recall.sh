@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Times whole-process recall (`git qwen-memory recall`) on generated memory trees of 200, 1,000
-# and 10,000 documents, for the `auto` (default) and `upstream` strategies side by side, with
-# hyperfine when present, else a loop timed by the shell; reports peak RSS from /usr/bin/time
-# when available.
+# and 10,000 documents, for the `auto` (default) and `upstream` strategies side by side:
+# median wall time and median CPU time (user + sys; much less sensitive to other load on a
+# shared machine) over RUNS runs each (scripts/proc-times.py), and peak RSS from /usr/bin/time
+# when available. Targets for `auto`: <= 10 ms (1,000 documents), <= 60 ms (10,000).
 #
-#   scripts/bench-recall.sh [SIZES...]      # default: 200 1000 10000
+#   RUNS=30 scripts/bench-recall.sh [SIZES...]      # default: 200 1000 10000
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sizes=("${@:-200 1000 10000}")
@@ -29,19 +30,17 @@ for n in "${sizes[@]}"; do
   cd "$repo"
   "$bin" recall "$query" > /dev/null   # warm the page cache (and any parse cache)
   for strategy in auto upstream; do
-    echo "== recall --strategy $strategy, $n documents"
-    if command -v hyperfine >/dev/null 2>&1; then
-      hyperfine -N --warmup 3 --runs 30 --style basic "$bin recall --strategy $strategy '$query'" 2>/dev/null \
-        | grep -E "Time|Range" || hyperfine --warmup 3 --runs 30 --style basic "$bin recall --strategy $strategy '$query'"
-    else
-      runs=30; start=$(date +%s%N)
-      for _ in $(seq $runs); do "$bin" recall --strategy "$strategy" "$query" > /dev/null; done
-      end=$(date +%s%N)
-      echo "  mean: $(( (end - start) / runs / 1000 )) µs over $runs runs"
-    fi
+    res=$(python3 "$here/scripts/proc-times.py" --runs "${RUNS:-30}" --warmup 3 -- \
+      "$bin" recall --strategy "$strategy" "$query")
+    rss=n/a
     if [ -x /usr/bin/time ]; then
-      /usr/bin/time -f "  peak RSS: %M KiB" "$bin" recall --strategy "$strategy" "$query" > /dev/null
+      rss=$(/usr/bin/time -f "%M" "$bin" recall --strategy "$strategy" "$query" 2>&1 >/dev/null | tail -1)
     fi
+    python3 -c 'import json,sys; d=json.loads(sys.argv[1]); w,c=d["wallMs"],d["cpuMs"]
+print("%6s docs  %-8s  wall median %7.1f ms (p10 %.1f, p90 %.1f)  CPU median %7.1f ms  peak RSS %s KiB"
+      % (sys.argv[2], sys.argv[3], w["median"], w["p10"], w["p90"], c["median"], sys.argv[4]))' \
+      "$res" "$n" "$strategy" "$rss"
   done
   cd "$work"
 done
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

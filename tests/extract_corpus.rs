@@ -1,9 +1,11 @@
 //! Extraction quality on the labelled corpora under `tests/corpus/extract/`, measured through the
 //! real binary (`extract --dry-run --json --strategy heuristic`) in all three transcript formats.
 //!
-//! `dev/` is what the rules were tuned on; `heldout/` was written and committed before the
-//! language rules and is never used to change them. Both are reported; the thresholds asserted
-//! on the held-out set are the figures actually reached (see README, "Extract quality").
+//! `dev/` is what the rules are tuned on. `heldout/` (v1) was written and committed before the
+//! language rules; its mistakes were read after its first measurement. `heldout2/` was written
+//! and committed before the second round of rule changes and its mistakes are never printed.
+//! Neither held-out set is used to change a rule. The bar is asserted on both, with the listed
+//! exceptions in `heldout_floor` (see README, "Extract quality").
 //!
 //! Run with `cargo test --test extract_corpus -- --nocapture` to see the table.
 
@@ -287,8 +289,6 @@ const BAR: (f64, f64, f64) = (0.95, 0.90, 0.90);
 /// fails) and the README reports the shortfall. Every exception is listed here.
 fn heldout_floor(set: &str, lang: &str) -> (f64, f64, f64) {
     match (set, lang) {
-        ("heldout", "en") => (0.95, 0.88, 0.90),
-        ("heldout2", "en") => (0.95, 0.77, 0.90),
         ("heldout2", "ko") => (0.90, 0.83, 0.90),
         _ => BAR,
     }

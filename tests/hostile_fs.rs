@@ -25,8 +25,13 @@ const HANG_LIMIT: Duration = Duration::from_secs(20);
 
 /// Runs `cmd` in its own process group; kills the group and fails the test if it has not
 /// finished after [`HANG_LIMIT`].
-fn bounded(mut cmd: Command, what: &str) -> Output {
-    cmd.stdin(Stdio::null())
+fn bounded(cmd: Command, what: &str) -> Output {
+    bounded_with_stdin(cmd, Stdio::null(), what)
+}
+
+/// [`bounded`] with `stdin` as the child's standard input.
+fn bounded_with_stdin(mut cmd: Command, stdin: Stdio, what: &str) -> Output {
+    cmd.stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
@@ -371,5 +376,101 @@ fn git_commit_with_hooks_installed_never_hangs_on_a_fifo() {
             .env_remove("QWEN_CODE_MEMORY_LOCAL");
         let out = bounded(c, &format!("git commit with a FIFO at {fifo:?}"));
         assert_success(&out, &["git", "commit"]);
+    }
+}
+
+/// The record an extract hook keeps of the transcript length it last launched a run for.
+fn launch_record(sb: &Sandbox, transcript: &Path) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(transcript.as_os_str().as_encoded_bytes());
+    let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    sb.private_state().join("extract-launches").join(name)
+}
+
+/// A FIFO or a symlink planted where the extract hook records its last launch: the hook neither
+/// hangs the agent's turn (reading or writing the FIFO would block forever) nor writes through
+/// the link; it still exits 0 silently and says why in its log.
+#[test]
+fn a_fifo_or_symlink_at_the_extract_hook_launch_record_never_hangs_or_redirects() {
+    for planted in ["fifo", "symlink"] {
+        let sb = Sandbox::new();
+        let t = transcript(&sb);
+        let record = launch_record(&sb, &t);
+        let target = sb.root().join("outside-record");
+        fs::write(&target, "untouched").unwrap();
+        if planted == "fifo" {
+            mkfifo(&record);
+        } else {
+            fs::create_dir_all(record.parent().unwrap()).unwrap();
+            symlink(&target, &record).unwrap();
+        }
+        let payload = serde_json::json!({
+            "session_id": "3f9a1c52-0d4e-4b7a-8f61-5e2d9c0b7a44",
+            "transcript_path": t.display().to_string(),
+            "cwd": sb.repo.display().to_string(),
+            "hook_event_name": "Stop",
+        })
+        .to_string();
+        let payload_file = sb.root().join("payload.json");
+        fs::write(&payload_file, payload).unwrap();
+        let mut c = sb.std_cmd(&sb.repo);
+        c.args(["hook", "extract", "--agent", "claude"])
+            .env("QWEN_MEMORY_HOOK_EXEC", "/bin/true");
+        let out = bounded_with_stdin(
+            c,
+            Stdio::from(fs::File::open(&payload_file).unwrap()),
+            &format!("hook extract with a {planted} at the launch record"),
+        );
+        assert_eq!(out.status.code(), Some(0), "{planted}: {}", stderr(&out));
+        assert!(stderr(&out).is_empty(), "{planted}: {}", stderr(&out));
+        let meta = fs::symlink_metadata(&record).unwrap();
+        if planted == "fifo" {
+            assert!(meta.file_type().is_fifo(), "the FIFO was replaced");
+        } else {
+            assert!(meta.file_type().is_symlink(), "the link was replaced");
+        }
+        assert_eq!(fs::read_to_string(&target).unwrap(), "untouched");
+        let log = fs::read_to_string(sb.private_state().join("hook.log")).unwrap_or_default();
+        assert!(
+            log.contains("cannot record the launch") && log.contains(&record.display().to_string()),
+            "{planted}: {log}"
+        );
+    }
+}
+
+/// A repository can carry its Git hooks (`core.hooksPath`) and its agents' project settings:
+/// a FIFO there, or a committed symlink to one, never hangs `status` or `install`, and
+/// `install` names what it refused.
+#[test]
+fn a_fifo_among_the_hooks_or_agent_settings_never_hangs_status_or_install() {
+    let sb = Sandbox::new();
+    sb.git(&sb.repo, &["config", "core.hooksPath", ".githooks"]);
+    let hook = sb.repo.join(".githooks/post-commit");
+    mkfifo(&hook);
+    mkfifo(&sb.repo.join(".qwen/settings.json"));
+    let elsewhere = sb.root().join("fifo-elsewhere");
+    mkfifo(&elsewhere);
+    fs::create_dir_all(sb.repo.join(".claude")).unwrap();
+    symlink(&elsewhere, sb.repo.join(".claude/settings.json")).unwrap();
+
+    for args in [vec!["status"], vec!["status", "--json"]] {
+        let out = run(&sb, &args, &[]);
+        assert_success(&out, &args);
+    }
+    let out = run(&sb, &["install"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&hook.display().to_string()) && stderr(&out).contains("FIFO"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(fs::symlink_metadata(&hook).is_ok_and(|m| m.file_type().is_fifo()));
+    for args in [
+        vec!["install", "--agent", "qwen", "--project"],
+        vec!["install", "--agent", "claude", "--project"],
+    ] {
+        let out = run(&sb, &args, &[]);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).trim().is_empty(), "{args:?} failed silently");
     }
 }

@@ -278,3 +278,33 @@ fn the_graph_holds_the_real_dependencies() {
     assert!(g["ops::extract"].contains("integrations::transcript"));
     assert!(g.len() >= 30, "{} modules", g.len());
 }
+
+#[test]
+fn no_comment_points_to_a_document_outside_the_repository() {
+    // The design lives in docs/DESIGN.md; a newcomer's clone has nothing else.
+    let outside = [
+        "SPEC §",
+        "SPEC.md",
+        "../shared",
+        "reference qwen-",
+        "qwen-storage §",
+    ];
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"),
+        &mut files,
+    );
+    let mut hits = Vec::new();
+    for file in files {
+        if file.ends_with("tests/layers.rs") {
+            continue;
+        }
+        for (n, line) in fs::read_to_string(&file).unwrap().lines().enumerate() {
+            if outside.iter().any(|o| line.contains(o)) {
+                hits.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(hits.is_empty(), "point these at docs/DESIGN.md: {hits:#?}");
+}

@@ -15,6 +15,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::storage::qwen_env::QwenDirs;
+use crate::storage::safe_fs;
+use crate::storage::store::StoreError;
 
 /// A supported agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -322,10 +324,10 @@ pub struct AgentReport {
 }
 
 fn read_settings(path: &Path) -> Result<Option<(Vec<u8>, Value)>, AgentError> {
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_err(path, e)),
+    // A project's settings file comes with the repository: a FIFO there must not hang install,
+    // and a symlink is refused like the write would refuse it.
+    let Some(bytes) = safe_fs::read_regular(path).map_err(StoreError::from)? else {
+        return Ok(None);
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Some((bytes, Value::Object(Map::new()))));
@@ -435,7 +437,7 @@ pub fn uninstall(
     }
     report.changed = true;
     let backup = backup_path(backup_dir, path);
-    let original = fs::read(&backup).ok();
+    let original = safe_fs::read_regular(&backup).ok().flatten();
     // Another agent's hooks may still be installed in the same file (or be installed later):
     // restore the original only when the data is exactly what it was.
     let restore = match &original {
@@ -552,7 +554,7 @@ pub fn qwen_subdir_chat_dirs(qwen: &QwenDirs, worktree: &Path) -> Vec<PathBuf> {
 pub fn qwen_transcript_cwd(transcript: &Path) -> Option<PathBuf> {
     use std::io::Read;
     let mut head = Vec::new();
-    fs::File::open(transcript)
+    safe_fs::open_regular(transcript)
         .ok()?
         .take(64 * 1024)
         .read_to_end(&mut head)

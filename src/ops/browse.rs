@@ -117,7 +117,11 @@ pub fn show(ctx: &Context, wanted: &str) -> Result<Shown, ShowError> {
             }
         }
     };
-    let content = String::from_utf8_lossy(&std::fs::read(&doc.path)?).into_owned();
+    // The document may have been swapped for a symlink or a FIFO since the scan.
+    let bytes = crate::storage::safe_fs::read_regular(&doc.path)
+        .map_err(std::io::Error::other)?
+        .ok_or_else(|| ShowError::NotFound(wanted.to_string()))?;
+    let content = String::from_utf8_lossy(&bytes).into_owned();
     let listed = Listed::from_doc(doc);
     let commits_behind_head = listed
         .commit

@@ -24,6 +24,7 @@ use crate::integrations::agent::Agent;
 use crate::integrations::telemetry::{self, HOOK_LOG_FILE};
 use crate::ops::recall::{self, RecallRequest, Strategy};
 use crate::storage::context::Context;
+use crate::storage::safe_fs;
 use crate::{formats::doc, storage::project, storage::root_writer, storage::store};
 
 /// Program the hooks start for detached work instead of the current executable (wrappers,
@@ -540,13 +541,16 @@ pub fn new_bytes_since_last_launch(state_dir: &Path, transcript: &Path) -> bool 
     let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
     let dir = state_dir.join(EXTRACT_LAUNCHES_DIR);
     let record = dir.join(name);
-    let last = fs::read_to_string(&record)
+    // Never through a symlink, never blocking on a FIFO planted in the state dir: a hook must
+    // not hang the agent's turn.
+    let last = safe_fs::read_regular_string(&record)
         .ok()
+        .flatten()
         .and_then(|s| s.trim().parse::<u64>().ok());
     if last == Some(len) {
         return false;
     }
-    if let Err(e) = fs::create_dir_all(&dir).and_then(|()| fs::write(&record, len.to_string())) {
+    if let Err(e) = safe_fs::write_atomic(&record, len.to_string().as_bytes()) {
         log(&format!("hook extract: cannot record the launch: {e}"));
     }
     true

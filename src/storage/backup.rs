@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 
 use crate::storage::project::Root;
 use crate::storage::root_writer::{self, RootError, RootWriter};
-use crate::storage::safe_fs::FsError;
+use crate::storage::safe_fs::{self, FsError};
 use crate::storage::store::{self, StoreError};
 
 /// The directory under a state dir holding every run's backup.
@@ -226,7 +226,7 @@ pub fn runs(state_dir: &Path) -> Vec<RecordedRun> {
         .flatten()
         .filter_map(|e| {
             let dir = e.path();
-            let text = fs::read_to_string(dir.join(MANIFEST_FILE)).ok()?;
+            let text = safe_fs::read_regular_string(&dir.join(MANIFEST_FILE)).ok()??;
             let manifest: Manifest = serde_json::from_str(&text).ok()?;
             Some(RecordedRun { dir, manifest })
         })
@@ -302,7 +302,14 @@ fn undo_last_locked(w: &RootWriter, kind: RunKind) -> Result<UndoOutcome, Backup
     let m = &run.manifest;
     let archive_path = run.dir.join(ARCHIVE_FILE);
     let archive = if m.files.iter().any(|f| f.saved_at.is_some()) {
-        fs::read(&archive_path).map_err(|e| io_err(&archive_path, e))?
+        safe_fs::read_regular(&archive_path)
+            .map_err(StoreError::from)?
+            .ok_or_else(|| {
+                io_err(
+                    &archive_path,
+                    io::Error::new(io::ErrorKind::NotFound, "backup archive missing"),
+                )
+            })?
     } else {
         Vec::new()
     };

@@ -18,6 +18,8 @@ use serde::Serialize;
 use super::{GitError, SecretHit};
 use crate::formats::doc::{self, MemoryType};
 use crate::storage::context::Context;
+use crate::storage::safe_fs;
+use crate::storage::store::StoreError;
 
 /// How a memory file changed relative to HEAD.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -376,7 +378,11 @@ fn work_files(memory: &Path, prefix: &str) -> Result<BTreeMap<String, WorkFile>,
                     stack.push((path, rel_path));
                 }
             } else if meta.is_file() && !(name.starts_with('.') && name.ends_with(".tmp")) {
-                let content = fs::read(&path).map_err(|e| GitError::io(&path, e))?;
+                // Read without following a link swapped in since the listing, or blocking on
+                // a FIFO; a file gone meanwhile is simply not committed.
+                let Some(content) = safe_fs::read_regular(&path).map_err(StoreError::from)? else {
+                    continue;
+                };
                 let mode = if meta.permissions().mode() & 0o111 != 0 {
                     MODE_EXEC
                 } else {

@@ -9,7 +9,6 @@
 //! break, chained a hook), so `uninstall` restores every hook byte for byte.
 
 use std::fs;
-use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -17,6 +16,8 @@ use serde::Serialize;
 
 use super::GitError;
 use crate::storage::context::Context;
+use crate::storage::safe_fs;
+use crate::storage::store::StoreError;
 
 /// The hooks this tool installs, in install order.
 pub const HOOK_NAMES: [&str; 5] = [
@@ -152,7 +153,7 @@ fn detect_manager(dir: &Path, hooks_path: Option<&str>) -> Option<&'static str> 
         return Some("husky");
     }
     for name in HOOK_NAMES {
-        let Ok(text) = fs::read(dir.join(name)) else {
+        let Ok(Some(text)) = safe_fs::read_regular(&dir.join(name)) else {
             continue;
         };
         let text = String::from_utf8_lossy(&text);
@@ -325,12 +326,12 @@ fn chained_target(span: &BlockSpan) -> Option<String> {
         .filter(|s| !s.is_empty() && !s.contains('/'))
 }
 
+/// A hook file's bytes; `None` when it does not exist. The hooks directory can be in the
+/// working tree (`core.hooksPath`), so a FIFO there is an error rather than a hang, and a
+/// symlinked hook is refused by name: editing it in place would change the file it points to,
+/// often a script committed in the repository.
 fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, GitError> {
-    match fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(GitError::io(path, e)),
-    }
+    Ok(safe_fs::read_regular(path).map_err(StoreError::from)?)
 }
 
 /// Rewrites a file in place, keeping its inode and mode (other tools may hold it open or
@@ -459,8 +460,9 @@ pub fn installed_in(dir: &Path) -> Vec<&'static str> {
     HOOK_NAMES
         .into_iter()
         .filter(|name| {
-            fs::read(dir.join(name))
+            safe_fs::read_regular(&dir.join(name))
                 .ok()
+                .flatten()
                 .is_some_and(|b| find_block(&b).is_some())
         })
         .collect()

@@ -281,14 +281,20 @@ fn recurring_imperative(whole: &Masked, main: &Masked) -> Option<MemoryType> {
     });
     static TRAILING_TOO: LazyLock<Regex> =
         LazyLock::new(|| rei(r"\s+(?:as well|too|also)\s*[.!]?$"));
+    static ALSO: LazyLock<Regex> = LazyLock::new(|| rei(r"^(?:also|then|always)\s+"));
     let lead = RECURRING_LEAD.find(&whole.mask)?;
     let main_mask = main.mask.trim();
+    let main_mask = ALSO.replace(main_mask, "");
+    // A pronoun can point back at what the lead names ("When you add a migration, add it to the
+    // changelog"); after a lead without an object ("After testing, commit it") it points at the
+    // work at hand.
+    let lead_names_object = lead.as_str().split(' ').count() >= 4;
     if POINTER.is_match(lead.as_str())
-        || !starts_with_work_verb(main_mask)
+        || !starts_with_work_verb(&main_mask)
         || main_mask.contains('?')
-        || rejected_opening(main_mask)
-        || rejected_body(&TRAILING_TOO.replace(main_mask, "."))
-        || object_is_pronoun(main_mask)
+        || rejected_opening(&main_mask)
+        || rejected_body(&TRAILING_TOO.replace(&main_mask, "."))
+        || (!lead_names_object && object_is_pronoun(&main_mask))
     {
         return None;
     }
@@ -392,6 +398,11 @@ fn rejected_body(m: &str) -> bool {
             r"^(?:i'm|i am|we're|we are|you're|you are|it's|they're|he's|she's) \w+ing\b",
             // Hedging.
             r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|i wonder|kind of|sort of|somehow)\b",
+            r"\bmust(?: not|n't)? have (?:been|\w+ed|\w+en)\b",
+            r"^we need (?:a|an|some|more|better|another|something)\b",
+            r"\bkeeps? (?:on )?\w+ing\b",
+            // A defect of something at hand.
+            r"\b(?:has|have|had) (?:a|an|some|another) (?:bug|leak|memory leak|problem|issue|typo|regression|race|race condition|deadlock|off-by-one)\b",
             // Reports of state.
             r"\b(?:is|are|was|were|seems?|looks?|keeps?|got|gets|getting|been|became|becomes)\s+(?:\w+\s+)?(?:failing|broken|flaky|down|red|green|slow|stuck|wrong|outdated|missing|fixed|done|working|hanging|crashing|timing out|empty|gone|weird|off|fine|great|good|bad|better|worse|annoying|confusing|unclear|nice)\b",
             r"\b(?:fails|failed|crashed|crashes|broke|hangs|hung|timed out|times out|doesn't work|does not work|didn't work|isn't working|won't compile|doesn't compile|does not compile)\b",
@@ -412,6 +423,12 @@ fn rejected_body(m: &str) -> bool {
     });
     let m = VERSION_RANGE.replace_all(m, "$1 plus");
     let m = STANDING_PROGRESSIVE.replace(&m, "standing ");
+    static SWITCHED_STACK: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:^we(?:'ve| have)? (?:(?:switched|migrated|upgraded|standardi[sz]ed)\s+(?:[\w.+#/-]+\s+){0,5}?|(?:moved|changed|converted)\s+(?:(?:all|our|every|everything)\s+(?:[\w.+#/-]+\s+){0,4}?|(?:[\w.+#/-]+\s+){0,3}?from\s+\S+\s+))(?:to|onto|over to)\s+)(?-i:[A-Z0-9])(?i:[\w.+#-]*)",
+        )
+    });
+    let m = SWITCHED_STACK.replace(&m, "standing ");
     BODY.iter().any(|r| r.is_match(&m)) || filter::is_temporary(&m)
 }
 
@@ -523,8 +540,24 @@ fn reference(s: &Masked) -> Option<MemoryType> {
             r"(?i:^(?:please\s+)?(?:ask|ping|talk to|check with))\s+(?-i:@?[A-Z][\w-]+)(?i:\s+(?:about|for|on|with)\s+(?:anything|everything|all|any|questions)\b)",
         )
     });
+    // "Error codes are documented in docs/errors.md", "Helm charts live in a separate
+    // repository": where to read or find something, not how the project works.
+    static DOCUMENTED_AT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:is|are) (?:all\s+)?(?:documented|described|explained|specified|listed|defined|written up|summari[sz]ed|written down|recorded) (?:in|at|on|under)\s+(?:[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|org)|the (?:wiki|handbook|readme|docs|runbook|design doc|spec)\b)",
+        )
+    });
+    static ELSEWHERE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:lives?|is kept|are kept|is stored|are stored|sits?|is|are|is hosted|are hosted) in (?:a |the |our |its )?(?:separate|different|another|shared|dedicated|own|other) (?:[\w-]+ )?(?:repo|repository|bucket|drive|wiki|space|project|workspace|org|organization)\b",
+        )
+    });
     let m = s.mask.trim();
-    if SEE_PATH.is_match(m) || ASK_PERSON.is_match(m) {
+    if SEE_PATH.is_match(m)
+        || ASK_PERSON.is_match(m)
+        || DOCUMENTED_AT.is_match(m)
+        || ELSEWHERE.is_match(m)
+    {
         return Some(MemoryType::Reference);
     }
     if s.has_url() {
@@ -541,6 +574,8 @@ static FEEDBACK_VIA_USER: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
         r"^i(?:'d| would)?(?: really| strongly| much)? (?:prefer|rather|like|love|hate|dislike|don't like|do not like|can't stand|cannot stand|appreciate|want|expect)(?: it)? (?:(?:when|if|that) )?you\b",
         r"^i (?:want|need|'d like|would like|expect) you to (?:always|never)\b",
+        // "I want all new code to have type hints": a wish about every instance of a kind.
+        r"^i(?:'d| would)? (?:really )?(?:want|like|expect|need|prefer) (?:all|every|each|any|no)\s+(?:[\w.+#-]+\s+){0,3}?[\w.+#-]+\s+to\s+\w+",
         r"^(?:it's|it is) (?:important|essential|crucial) (?:to me )?that you (?:always|never)\b",
     ]
     .into_iter()
@@ -588,8 +623,11 @@ fn user_fact(s: &Masked) -> bool {
             r"^i\b.*\b(?:better|best|the (?:[\w-]+ )?(?:version|one|option|approach|variant|draft|proposal|suggestion|solution|alternative))\b",
         )
     });
+    // "I'd like a second opinion": a request, not a taste.
+    static WOULD_LIKE: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"^i(?:'d| would) (?:really )?(?:like|love)\b"));
     let m = s.mask.trim();
-    if CHOICE.is_match(m) {
+    if CHOICE.is_match(m) || WOULD_LIKE.is_match(m) {
         return false;
     }
     USER.iter().any(|r| match r.captures(m) {
@@ -604,7 +642,7 @@ fn user_fact(s: &Masked) -> bool {
 fn starts_with_work_verb(m: &str) -> bool {
     static WORK: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:please\s+)?(?:just\s+)?(?:fix|rename|look|run|rerun|re-run|retry|check|try|add|remove|delete|update|change|make|write|create|implement|refactor|show|tell|explain|help|open|read|move|revert|undo|commit|push|pull|install|build|test|debug|investigate|find|search|continue|go|proceed|stop|start|begin|do|give|send|put|set|replace|rewrite|clean|format|review|merge|rebase|bump|upgrade|downgrade|split|extract|inline|document|describe|summarize|summarise|list|print|log|deploy|release|generate|compile|port|convert|migrate|skip|ignore|disable|enable|wait|hold|use|keep|save|note|see|let|get|bring|pick|choose|call|copy|paste|draft|sketch|outline|plan|prepare|finish|complete|close|resolve|handle|patch|comment|uncomment|restart|reload|reset|clear|drop|edit|modify|adjust|tweak|improve|optimize|optimise|speed|simplify|cleanup|double-check|verify|confirm|ensure|compare|measure|profile|benchmark|trace|inspect|analyze|analyse|fetch|download|upload|grep|cat|ls|cd|npm|cargo|git|make sure|regenerate|rebuild|recompile|notify|ping|announce|attach|include|link|tag|label|assign|squash|sign|mention|bump|annotate|wrap|prefix|mark|flag|leave)\b",
+            r"^(?:please\s+)?(?:just\s+)?(?:fix|rename|look|run|rerun|re-run|retry|check|try|add|remove|delete|update|change|make|write|create|implement|refactor|show|tell|explain|help|open|read|move|revert|undo|commit|push|pull|install|build|test|debug|investigate|find|search|continue|go|proceed|stop|start|begin|do|give|send|put|set|replace|rewrite|clean|format|review|merge|rebase|bump|upgrade|downgrade|split|extract|inline|document|describe|summarize|summarise|list|print|log|deploy|release|generate|compile|port|convert|migrate|skip|ignore|disable|enable|wait|hold|use|keep|save|note|see|let|get|bring|pick|choose|call|copy|paste|draft|sketch|outline|plan|prepare|finish|complete|close|resolve|handle|patch|comment|uncomment|restart|reload|reset|clear|drop|edit|modify|adjust|tweak|improve|optimize|optimise|speed|simplify|cleanup|double-check|verify|confirm|ensure|compare|measure|profile|benchmark|trace|inspect|analyze|analyse|fetch|download|upload|grep|cat|ls|cd|npm|cargo|git|make sure|answer|reply|respond|register|regenerate|rebuild|recompile|notify|ping|announce|attach|include|link|tag|label|assign|squash|sign|mention|bump|annotate|wrap|prefix|mark|flag|leave)\b",
         )
     });
     WORK.is_match(m)
@@ -702,7 +740,7 @@ fn instruction(m: &str) -> bool {
     // of npm" — not a clause inside its object ("write a function that always returns true").
     static MARKED_IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:please\s+)?(?:use|write|keep|make|put|name|format|run|answer|respond|reply|add|include|call|pick|choose|go with|stick (?:to|with)|default to|wrap|indent|end|start|begin|sign|prefix|limit|leave|mark|ask|check|test|lint|squash|rebase|sort|document|explain|show|give|cite|link|mention|quote|spell|capitalize|capitalise|stop)\s+(?P<next>\w+)\b(?P<mid>.*?)(?:,\s*(?:and\s+)?(?:always|never)\b|\b(?:always|never)[.!]?$|\b(?:every time|each time|whenever|by default|in general|at all times|unless|instead of|rather than|over (?:\w+ )?\w+|anymore|any more)\b|,\s*(?:and\s+)?not\s+[\w.+#/-]+\s*(?:,|[.!]?$))",
+            r"^(?:please\s+)?(?:use|write|keep|make|put|name|format|run|answer|respond|reply|add|include|call|pick|choose|go with|stick (?:to|with)|default to|wrap|indent|end|start|begin|sign|prefix|limit|leave|mark|ask|check|test|lint|squash|rebase|sort|document|explain|show|give|cite|link|mention|quote|spell|capitalize|capitalise|stop)\s+(?P<next>\w+)\b(?P<mid>.*?)(?:,\s*(?:and\s+)?(?:always|never)\b|\b(?:always|never)[.!]?$|\b(?:every time|each time|whenever|by default|in general|at all times|unless|instead of|rather than|over (?:\w+ )?\w+|anymore|any more)\b|,\s*(?:and\s+)?not\s+[\w.+#/-]+(?:\s+(?:or|nor|and)\s+[\w.+#/-]+)?\s*(?:,|[.!]?$))",
         )
     });
     static STYLE_NOUN: LazyLock<Regex> = LazyLock::new(|| {
@@ -766,7 +804,20 @@ fn instruction(m: &str) -> bool {
         .map(rei)
         .collect()
     });
+    // "Keep functions short and focused", "Keep pull requests small".
+    static KEEP_STYLE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?keep\s+(?:all\s+|your\s+|our\s+)?(?:[\w-]+\s+)?(?:functions|methods|files|classes|modules|lines|prs|pull requests|commits|diffs|changes|components|tests|test names|imports|dependencies|migrations|handlers|controllers|endpoints|structs|types|branches|names|docstrings)\s+(?:under|below|short|small|focused|simple|minimal|atomic|readable|pure|flat|shallow|lean|thin|tidy|consistent|sorted|alphabeti[sz]ed|separate|private|immutable|stateless|self-contained|up to date|in sync)\b",
+        )
+    });
+    static NO_CIRCUMSTANCES: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:under no circumstances|in no case|at no point)\b|^there (?:should|must|shall) (?:be no|never be|not be any|always be)\b",
+        )
+    });
     if NO_IN_CODE.is_match(m)
+        || KEEP_STYLE.is_match(m)
+        || NO_CIRCUMSTANCES.is_match(m)
         || PLACEMENT.is_match(m)
         || SPELLING.is_match(m)
         || STANDING_ASK.iter().any(|r| r.is_match(m))
@@ -828,7 +879,7 @@ fn instruction(m: &str) -> bool {
 /// Rules and facts of the project or team.
 fn project_rule(s: &Masked) -> bool {
     const SUBJECT: &str = r"(?:(?:most|all|much|parts?) of\s+)?(?:we|our(?:\s+[\w.+#/-]+){1,4}?|the team|the whole team|everyone|everybody|nobody|no one|this (?:repo|repository|project|codebase|service|app|application|library|crate|package|monorepo|team|company|org|organization|organisation|workspace)|the (?:[\w-]+\s+){0,2}?(?:repo|repository|project|codebase|build|ci|ci pipeline|pipeline|api|backend|frontend|monorepo|app|application|service|database|db|main branch|default branch|master branch|production|staging|staging environment|prod|test suite|server|client|cli|sdk|schema|docs site|website|team|release process|deploy process|deployment process|workspace|code base|dashboard|admin|warehouse|cluster|module|client|worker|workers|scheduler|queue|cache|gateway|proxy|monolith|library|site|portal|infra|infrastructure|code|tooling|broker|ui|mobile app|web app|ios app|android app|source of truth)|(?:all|every|each|any)(?:\s+[\w.+#/-]+){1,3}?|ci|production|prod|staging|releases|deploys|deployments|main|master)";
-    const VERB: &str = r"(?:use|uses|deploy|deploys|release|releases|ship|ships|target|targets|support|supports|require|requires|run|runs|follow|follows|prefer|prefers|avoid|avoids|keep|keeps|store|stores|host|hosts|build|builds|test|tests|pin|pins|write|writes|squash|squashes|squash-merge|squash-merges|rebase|rebases|merge|merges|tag|tags|publish|publishes|review|reviews|vendor|vendors|lint|lints|format|formats|rely|relies|depend|depends|live|lives|talk|talks|expect|expects|track|tracks|document|documents|generate|generates|serve|serves|own|owns|maintain|maintains|mirror|mirrors|cut|cuts|go through|goes through|go to|goes to|enforce|enforces|forbid|forbids|allow|allows|ban|bans|block|blocks|compile|compiles|bump|bumps|version|versions|backport|backports|sign|signs|freeze|freezes|speak|speaks|communicate|communicates|pair|pairs|need|needs|work in|work on|works in|works on|code in|program in|treat|treats|log|logs|handle|handles|name|names|prefix|prefixes|do code review|do reviews|deploy to|rotate|rotates|back up|backs up|return|returns|respond|responds|emit|emits|expose|exposes|accept|accepts|stay on|stays on|belong|belongs|happen|happens|occur|occurs|sit|sits)";
+    const VERB: &str = r"(?:use|uses|deploy|deploys|release|releases|ship|ships|target|targets|support|supports|require|requires|run|runs|follow|follows|prefer|prefers|avoid|avoids|keep|keeps|store|stores|host|hosts|build|builds|test|tests|pin|pins|write|writes|squash|squashes|squash-merge|squash-merges|rebase|rebases|merge|merges|tag|tags|publish|publishes|review|reviews|vendor|vendors|lint|lints|format|formats|rely|relies|depend|depends|live|lives|talk|talks|expect|expects|track|tracks|document|documents|generate|generates|serve|serves|own|owns|maintain|maintains|mirror|mirrors|cut|cuts|go through|goes through|go to|goes to|enforce|enforces|forbid|forbids|allow|allows|ban|bans|block|blocks|compile|compiles|bump|bumps|version|versions|backport|backports|sign|signs|freeze|freezes|speak|speaks|communicate|communicates|pair|pairs|need|needs|work in|work on|works in|works on|code in|program in|treat|treats|log|logs|handle|handles|name|names|prefix|prefixes|do code review|do reviews|deploy to|rotate|rotates|back up|backs up|return|returns|respond|responds|emit|emits|expose|exposes|accept|accepts|stay on|stays on|belong|belongs|happen|happens|occur|occurs|sit|sits|has|contains|includes|consists of)";
     const PARTICIPLE: &str = r"(?:written|built|deployed|hosted|versioned|configured|managed|stored|owned|located|generated|based|maintained|released|tagged|published|served|licensed|structured|organized|organised|split|kept|tracked|documented|pinned|protected|required|forbidden|prohibited|banned|mandatory|allowed|not allowed|expected|handled|formatted|linted|tested|reset|backed up|mirrored|named|squashed|rebased|signed|reviewed|frozen|locked|compiled|bundled|packaged|distributed|shared|restricted|limited|encrypted|cached|rotated|wiped|refreshed|rebuilt|gated|enforced|checked|monitored|auto-generated|autogenerated|vendored|sharded|replicated|scheduled|triggered|capped|squash-merged|merged only|run|implemented|designed|used|read-only|append-only|immutable|public|private|internal|open source|open-source|deprecated|discouraged|encouraged|preferred|case-sensitive|case-insensitive|cut|created|opened|rolled out|promoted|archived|purged|provisioned|migrated|uploaded|pushed|copied|synced|exported|imported|written|sent)";
     static ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
         rei(&format!(
@@ -912,7 +963,50 @@ fn project_rule(s: &Masked) -> bool {
             r"^[\w.+#/-]+\s+(?:handles|manages|runs|serves|owns|terminates|routes|proxies|schedules|stores|caches|builds|deploys|signs|validates|checks|generates|sends|collects|backs up|takes care of)\s+(?:[\w.+#/-]+\s+){0,5}?(?:all|every|each)\s+(?:of\s+)?(?:our\s+|the\s+)?[\w-]+",
         )
     });
-    if WE_ON.is_match(m) || OUR_ROLE.is_match(m) || EVERYTHING_IN.is_match(m) {
+    // "Our default branch is trunk".
+    static BRANCH_IS: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:our|the) (?:default|main|primary|release|production|deploy|development|integration|stable) branch (?:is|are) (?:called |named )?[\w./-]+",
+        )
+    });
+    // "We switched from Webpack to Vite", "We moved all cron jobs to Kubernetes": a change of
+    // the stack, told in the past but standing.
+    static SWITCHED: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:^we(?:'ve| have)? (?:(?:switched|migrated|upgraded|standardi[sz]ed)\s+(?:[\w.+#/-]+\s+){0,5}?|(?:moved|changed|converted)\s+(?:(?:all|our|every|everything)\s+(?:[\w.+#/-]+\s+){0,4}?|(?:[\w.+#/-]+\s+){0,3}?from\s+\S+\s+))(?:to|onto|over to)\s+)(?-i:[A-Z0-9])(?i:[\w.+#-]*)",
+        )
+    });
+    if WE_ON.is_match(m)
+        || OUR_ROLE.is_match(m)
+        || EVERYTHING_IN.is_match(m)
+        || BRANCH_IS.is_match(m)
+        || SWITCHED.find(m).is_some_and(|f| {
+            // "We moved the meeting to Thursday": a date, not a tool.
+            const CALENDAR: &[&str] = &[
+                "monday",
+                "tuesday",
+                "wednesday",
+                "thursday",
+                "friday",
+                "saturday",
+                "sunday",
+                "january",
+                "february",
+                "march",
+                "april",
+                "may",
+                "june",
+                "july",
+                "august",
+                "september",
+                "october",
+                "november",
+                "december",
+            ];
+            let last = f.as_str().rsplit(' ').next().unwrap_or_default();
+            !CALENDAR.contains(&last.to_ascii_lowercase().as_str())
+        })
+    {
         return true;
     }
     if ACTIVE.is_match(m) || SOURCE_OF_TRUTH.is_match(m) || next_word_ok(&IDENTITY, m, NOT_IDENTITY)

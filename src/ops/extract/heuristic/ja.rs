@@ -47,6 +47,13 @@ const MOMENT: &[&str] = &[
 
 /// Reports about the work at hand: something fails, is slow or broken.
 const REPORT: &[&str] = &[
+    "古い",
+    "古く",
+    "間違",
+    "ではありません",
+    "じゃありません",
+    "じゃない",
+    "新しい",
     "失敗",
     "エラー",
     "通りません",

@@ -49,6 +49,11 @@ const MOMENT: &[&str] = &[
 /// Demonstratives pointing at the work at hand (as separate words).
 /// Reports about the work at hand: something fails, is slow or broken.
 const REPORT: &[&str] = &[
+    "아니에요",
+    "아닙니다",
+    "아니야",
+    "오래됐",
+    "새 ",
     "실패",
     "에러",
     "오류",
@@ -91,7 +96,6 @@ const THIS_PROJECT: &[&str] = &[
 const STANDING: &[&str] = &[
     "앞으로",
     "항상",
-    "늘",
     "언제나",
     "절대",
     "매번",
@@ -170,7 +174,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return None;
     }
     let words: Vec<&str> = s.m.split_whitespace().collect();
-    let standing = s.has(STANDING) || s.any_word(EN_STANDING);
+    // "늘" (always) only as a word: it is also the stem of "늘리다" (to increase).
+    let standing = s.has(STANDING) || s.any_word(EN_STANDING) || words.contains(&"늘");
     let at_hand = words.iter().enumerate().any(|(i, w)| {
         AT_HAND.contains(w)
             && !words
