@@ -479,6 +479,33 @@ fn each_memory_once(team: bool) {
         install.push("--team");
     }
     assert_success(&run_ours(&world, &install), &install);
+    // The check is about what reaches the request, not about speed: on a loaded machine a debug
+    // build's hook can take longer than the installed 10 s, so give Qwen ample time to wait.
+    fn raise_timeouts(v: &mut serde_json::Value) -> usize {
+        match v {
+            serde_json::Value::Object(map) => {
+                let mut n = 0;
+                if let Some(t) = map.get_mut("timeout") {
+                    *t = json!(170);
+                    n += 1;
+                }
+                n + map.values_mut().map(raise_timeouts).sum::<usize>()
+            }
+            serde_json::Value::Array(items) => items.iter_mut().map(raise_timeouts).sum(),
+            _ => 0,
+        }
+    }
+    let user_settings = world.user_settings_path();
+    let mut settings: serde_json::Value = serde_json::from_str(&read(&user_settings)).unwrap();
+    assert!(
+        raise_timeouts(&mut settings) > 0,
+        "no hook timeouts in {settings}"
+    );
+    fs::write(
+        &user_settings,
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
     let project_settings = fs::read_to_string(world.project_settings_path()).unwrap_or_default();
     assert_eq!(
         project_settings.contains("enableTeamMemory"),
@@ -502,7 +529,8 @@ fn each_memory_once(team: bool) {
                 && !r.system().contains("You are selecting memories")
         })
         .expect("Qwen sent no main request");
-    let text = first.all_text();
+    let log = fs::read_to_string(world.sb.private_state().join("hook.log")).unwrap_or_default();
+    let text = format!("{}\n--- hook.log:\n{log}", first.all_text());
     assert_eq!(
         text.matches("REPOMARK").count(),
         1,
@@ -627,7 +655,11 @@ fn cursor_files_qwen_rewrites_its_own_and_ours_survives() {
             })
             .unwrap_or_default()
     };
-    assert!(summaries(&run1).contains("TZ=UTC"), "{run1}");
+    assert!(
+        summaries(&run1).contains("TZ=UTC"),
+        "{run1}\ntranscript:\n{}",
+        read(Path::new(&transcript))
+    );
     assert_eq!(fs::read(&qwen_cursor).unwrap(), qwen_after_first);
     let ours_after_first: serde_json::Value =
         serde_json::from_slice(&fs::read(&our_cursor).expect("our cursor file")).unwrap();

@@ -214,34 +214,32 @@ fn remote_and_clones(sb: &Sandbox) -> (std::path::PathBuf, std::path::PathBuf, s
     (remote, a, b)
 }
 
+/// `remember --scope team --type project <text>` in the clone `dir`, which must succeed.
+fn remember_team(sb: &Sandbox, dir: &std::path::Path, text: &str) {
+    let args = ["remember", "--scope", "team", "--type", "project", text];
+    let out = sb.cmd_in(dir).args(args).output().unwrap();
+    assert_success(&out, &args);
+}
+
+/// `sync --json` in the clone `dir`, which must succeed; its report.
+fn sync_ok(sb: &Sandbox, dir: &std::path::Path) -> Value {
+    let out = sb.cmd_in(dir).args(["sync", "--json"]).output().unwrap();
+    assert_success(&out, &["sync", "--json"]);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 fn sync_pulls_commits_and_pushes_team_memory() {
     let sb = Sandbox::new();
     let (remote, a, b) = remote_and_clones(&sb);
-    let out = sb
-        .cmd_in(&a)
-        .args([
-            "remember",
-            "--scope",
-            "team",
-            "--type",
-            "project",
-            "The billing service owns the invoices table",
-        ])
-        .output()
-        .unwrap();
-    assert_success(&out, &["remember"]);
-    let out = sb.cmd_in(&a).args(["sync", "--json"]).output().unwrap();
-    assert_success(&out, &["sync"]);
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    remember_team(&sb, &a, "The billing service owns the invoices table");
+    let v = sync_ok(&sb, &a);
     assert_eq!(v["push"], "pushed", "{v}");
     let log = sb.git(&remote, &["log", "--format=%s", "-1"]);
     assert_eq!(log.trim(), "chore(memory): sync team memory");
 
     // The teammate syncs: a fast-forward brings the memory; nothing to push.
-    let out = sb.cmd_in(&b).args(["sync", "--json"]).output().unwrap();
-    assert_success(&out, &["sync (b)"]);
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = sync_ok(&sb, &b);
     assert_eq!(v["pull"], "fast-forwarded", "{v}");
     assert_eq!(v["push"], "nothing-to-push", "{v}");
     assert_eq!(md_files(&b.join(".qwen/team-memory")).len(), 1);
@@ -250,19 +248,7 @@ fn sync_pulls_commits_and_pushes_team_memory() {
     fs::write(b.join("work.txt"), "mine\n").unwrap();
     sb.git(&b, &["add", "work.txt"]);
     sb.git(&b, &["commit", "-q", "-m", "my unpushed work"]);
-    let out = sb
-        .cmd_in(&b)
-        .args([
-            "remember",
-            "--scope",
-            "team",
-            "--type",
-            "project",
-            "Invoices are immutable once sent",
-        ])
-        .output()
-        .unwrap();
-    assert_success(&out, &["remember (b)"]);
+    remember_team(&sb, &b, "Invoices are immutable once sent");
     let out = sb.cmd_in(&b).args(["sync", "--json"]).output().unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["push"], "skipped-ahead", "{v}");
@@ -280,19 +266,7 @@ fn a_failed_push_undoes_only_our_commit() {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
     let head_before = sb.git(&a, &["rev-parse", "HEAD"]);
-    let out = sb
-        .cmd_in(&a)
-        .args([
-            "remember",
-            "--scope",
-            "team",
-            "--type",
-            "project",
-            "Refunds need two approvals",
-        ])
-        .output()
-        .unwrap();
-    assert_success(&out, &["remember"]);
+    remember_team(&sb, &a, "Refunds need two approvals");
     let out = sb.cmd_in(&a).args(["sync", "--json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "a failed push is a failure");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();

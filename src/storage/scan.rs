@@ -219,32 +219,55 @@ fn read_all(
     let read = |(fs_path, path, relative): &(PathBuf, PathBuf, String)| {
         read_document(fs_path, scope, path.clone(), relative.clone())
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if files.len() < PARALLEL_THRESHOLD || threads < 2 {
-        return files.iter().map(read).collect();
+    let threads = if files.len() < PARALLEL_THRESHOLD {
+        1
+    } else {
+        available_threads(8)
+    };
+    in_parallel(files, threads, |part, _| part.iter().map(read).collect())
+}
+
+/// The cores this process may use, at most `max` (1 when unknown).
+pub fn available_threads(max: usize) -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(max))
+}
+
+/// The one way work is split over threads (scans and recall): `work(part, offset)` runs on
+/// `threads` contiguous parts of `items` (`offset`: the index of the part's first item), the
+/// first part on the calling thread and the others on scoped threads, and the results are
+/// concatenated in the order of `items`. A thread the OS refuses runs its part on the calling
+/// thread; a panic in a part is resumed here, as it would be without threads.
+pub fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    work: impl Fn(&[T], usize) -> Vec<R> + Sync,
+) -> Vec<R> {
+    if threads <= 1 || items.len() < 2 {
+        return work(items, 0);
     }
-    let chunk = files.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| {
-                (
-                    part.len(),
-                    s.spawn(move || part.iter().map(read).collect::<Vec<_>>()),
-                )
+    let chunk = items.len().div_ceil(threads);
+    let work = &work;
+    std::thread::scope(|scope| {
+        let mut parts = items.chunks(chunk).enumerate().map(|(i, p)| (p, i * chunk));
+        let first = parts.next();
+        let workers: Vec<_> = parts
+            .map(|(part, offset)| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || work(part, offset))
+                    .map_err(|_| (part, offset))
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|(len, h)| {
-                // Keep one result per file even if a reader panicked, so nothing is misattributed.
-                h.join().unwrap_or_else(|_| {
-                    (0..len)
-                        .map(|_| Err(SkipReason::Unreadable("scan thread panicked".into())))
-                        .collect()
-                })
-            })
-            .collect()
+        let mut out = first.map_or_else(Vec::new, |(part, offset)| work(part, offset));
+        for worker in workers {
+            let mut part = match worker {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err((part, offset)) => work(part, offset),
+            };
+            out.append(&mut part);
+        }
+        out
     })
 }
 
@@ -374,4 +397,48 @@ fn compare_docs(a: &ScannedDoc, b: &ScannedDoc, order: IndexOrder) -> Ordering {
 /// documents is ordered the same way.
 pub fn sort_docs(docs: &mut [ScannedDoc], order: IndexOrder) {
     docs.sort_by(|a, b| compare_docs(a, b, order));
+}
+
+#[cfg(test)]
+mod in_parallel_tests {
+    use super::in_parallel;
+
+    /// Every item once, in order, with the offset of its part, whatever the thread count.
+    #[test]
+    fn parts_keep_order_and_offsets() {
+        let items: Vec<usize> = (0..1000).collect();
+        for threads in [0, 1, 2, 3, 7, 8, 64] {
+            let out = in_parallel(&items, threads, |part, offset| {
+                part.iter()
+                    .enumerate()
+                    .map(|(i, &item)| (offset + i, item, std::thread::current().id()))
+                    .collect()
+            });
+            assert_eq!(out.len(), items.len(), "{threads} threads");
+            for (index, item, _) in &out {
+                assert_eq!(index, item, "{threads} threads");
+            }
+            let used: std::collections::HashSet<_> = out.iter().map(|t| t.2).collect();
+            // One thread per part (chunks of equal size, the last one shorter).
+            let parts = if threads <= 1 {
+                1
+            } else {
+                items.len().div_ceil(items.len().div_ceil(threads))
+            };
+            assert_eq!(used.len(), parts, "{threads} threads");
+        }
+        assert!(in_parallel(&[] as &[u8], 4, |p, _| p.to_vec()).is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "part 2")]
+    fn a_panic_in_a_part_is_resumed() {
+        let items: Vec<usize> = (0..10).collect();
+        in_parallel(&items, 5, |part, offset| {
+            if offset == 4 {
+                panic!("part 2");
+            }
+            part.to_vec()
+        });
+    }
 }

@@ -20,7 +20,7 @@ use crate::formats::doc::MemoryType;
 use crate::formats::text::is_js_whitespace;
 #[cfg(test)]
 use crate::formats::text::truncate_utf16;
-use crate::storage::scan::ScannedDoc;
+use crate::storage::scan::{self, ScannedDoc};
 
 /// The CJK class: Han, Hiragana and Hangul by script, Katakana by *script extensions*, which is
 /// what pulls U+30FC and CJK punctuation (、。「」・) into CJK runs as upstream does.
@@ -346,42 +346,11 @@ impl LexicalQuery {
     /// Scores every document, on several threads for large inputs; hits stay in input order.
     fn collect_hits(&self, docs: &[&ScannedDoc]) -> Vec<(Ranked, f64)> {
         let threads = if docs.len() >= PARALLEL_MIN_DOCS {
-            std::thread::available_parallelism()
-                .map_or(1, std::num::NonZeroUsize::get)
-                .min(docs.len() / DOCS_PER_THREAD)
-                .min(MAX_THREADS)
+            scan::available_threads(MAX_THREADS).min(docs.len() / DOCS_PER_THREAD)
         } else {
             1
         };
-        if threads <= 1 {
-            return self.hits_in(docs, 0);
-        }
-        let chunk = docs.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let mut parts = docs.chunks(chunk).enumerate();
-            let first = parts.next();
-            let workers: Vec<_> = parts
-                .map(|(i, part)| {
-                    let offset = i * chunk;
-                    let spawned = std::thread::Builder::new()
-                        .spawn_scoped(scope, move || self.hits_in(part, offset));
-                    // A thread the OS refuses is scored here instead.
-                    spawned.map_err(|_| (part, offset))
-                })
-                .collect();
-            let mut hits = first.map_or_else(Vec::new, |(_, part)| self.hits_in(part, 0));
-            for worker in workers {
-                let mut part = match worker {
-                    Ok(handle) => match handle.join() {
-                        Ok(part) => part,
-                        Err(panic) => std::panic::resume_unwind(panic),
-                    },
-                    Err((part, offset)) => self.hits_in(part, offset),
-                };
-                hits.append(&mut part);
-            }
-            hits
-        })
+        scan::in_parallel(docs, threads, |part, offset| self.hits_in(part, offset))
     }
 
     fn hits_in(&self, docs: &[&ScannedDoc], offset: usize) -> Vec<(Ranked, f64)> {
