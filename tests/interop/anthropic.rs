@@ -1,0 +1,278 @@
+//! A loopback Anthropic Messages API server for the real Claude Code client.
+//!
+//! Claude Code talks to `POST /v1/messages` (with `?beta=true`) and streams the answer as
+//! server-sent events; it may also ask `POST /v1/messages/count_tokens`. Every request is
+//! recorded; every message request gets the same fixed text (a compaction summary too), so
+//! runs are deterministic. Anything else gets a 404. It binds `127.0.0.1:0` only and stops when
+//! dropped.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// One request as received.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    pub body: Value,
+}
+
+impl Request {
+    /// A model turn (not a token count or another side request).
+    pub fn is_message(&self) -> bool {
+        self.method == "POST" && self.path.split('?').next() == Some("/v1/messages")
+    }
+
+    /// The whole body as text, for "how often does X reach the model" checks.
+    pub fn text(&self) -> String {
+        self.body.to_string()
+    }
+}
+
+/// The running server; dropping it stops it.
+pub struct AnthropicServer {
+    addr: SocketAddr,
+    requests: Arc<Mutex<Vec<Request>>>,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl AnthropicServer {
+    /// Answers every message request with `reply`.
+    pub fn always(reply: &str) -> AnthropicServer {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local addr");
+        assert!(addr.ip().is_loopback());
+        listener.set_nonblocking(true).expect("nonblocking");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let handle = {
+            let (requests, stop, reply) =
+                (Arc::clone(&requests), Arc::clone(&stop), reply.to_string());
+            thread::spawn(move || serve(listener, &reply, requests, stop))
+        };
+        AnthropicServer {
+            addr,
+            requests,
+            stop,
+            handle: Some(handle),
+        }
+    }
+
+    /// `http://127.0.0.1:<port>` (Claude Code appends `/v1/messages`).
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every request so far, oldest first.
+    pub fn requests(&self) -> Vec<Request> {
+        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for AnthropicServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn serve(
+    listener: TcpListener,
+    reply: &str,
+    requests: Arc<Mutex<Vec<Request>>>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut workers = Vec::new();
+    while !stop.load(Ordering::SeqCst) {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                let (requests, reply, stop) =
+                    (Arc::clone(&requests), reply.to_string(), Arc::clone(&stop));
+                workers.push(thread::spawn(move || {
+                    let _ = handle(stream, &reply, &requests, &stop);
+                }));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                thread::sleep(Duration::from_millis(5));
+            }
+            Err(_) => break,
+        }
+    }
+    for w in workers {
+        let _ = w.join();
+    }
+}
+
+/// Serves one keep-alive connection until the client closes it or the server stops.
+fn handle(
+    stream: TcpStream,
+    reply: &str,
+    requests: &Mutex<Vec<Request>>,
+    stop: &AtomicBool,
+) -> std::io::Result<()> {
+    stream.set_nonblocking(false)?;
+    // Short reads so an idle keep-alive connection notices the server stopping.
+    stream.set_read_timeout(Some(Duration::from_millis(200)))?;
+    stream.set_write_timeout(Some(Duration::from_secs(30)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut stream = stream;
+    // Kept across timeouts: a read that times out keeps the bytes it already consumed here.
+    let mut line = String::new();
+    loop {
+        match reader.read_line(&mut line) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                if stop.load(Ordering::SeqCst) {
+                    return Ok(());
+                }
+                continue;
+            }
+            Err(e) => return Err(e),
+        }
+        reader
+            .get_ref()
+            .set_read_timeout(Some(Duration::from_secs(30)))?;
+        let (method, path, body) = read_rest(&line, &mut reader)?;
+        line.clear();
+        reader
+            .get_ref()
+            .set_read_timeout(Some(Duration::from_millis(200)))?;
+        let request = Request {
+            method,
+            path,
+            body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        };
+        let streamed = request.body["stream"].as_bool().unwrap_or(false);
+        let model = request.body["model"]
+            .as_str()
+            .unwrap_or("interop")
+            .to_string();
+        let path_only = request
+            .path
+            .split('?')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let method = request.method.clone();
+        if let Ok(mut all) = requests.lock() {
+            all.push(request);
+        }
+        match (method.as_str(), path_only.as_str()) {
+            ("POST", "/v1/messages") if streamed => {
+                respond(&mut stream, 200, "text/event-stream", sse(reply, &model).as_bytes())?
+            }
+            ("POST", "/v1/messages") => {
+                respond(&mut stream, 200, "application/json", message(reply, &model).to_string().as_bytes())?
+            }
+            ("POST", "/v1/messages/count_tokens") => {
+                respond(&mut stream, 200, "application/json", br#"{"input_tokens":10}"#)?
+            }
+            _ => respond(
+                &mut stream,
+                404,
+                "application/json",
+                br#"{"type":"error","error":{"type":"not_found_error","message":"not served here"}}"#,
+            )?,
+        }
+    }
+}
+
+fn read_rest(first: &str, reader: &mut impl BufRead) -> std::io::Result<(String, String, Vec<u8>)> {
+    let mut parts = first.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_string();
+    let path = parts.next().unwrap_or_default().to_string();
+    let mut len = 0usize;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 {
+            break;
+        }
+        let t = line.trim_end_matches(['\r', '\n']);
+        if t.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = t.split_once(':') {
+            if k.trim().eq_ignore_ascii_case("content-length") {
+                len = v.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0u8; len.min(64 << 20)];
+    reader.read_exact(&mut body)?;
+    Ok((method, path, body))
+}
+
+fn usage() -> Value {
+    json!({"input_tokens": 1, "output_tokens": 1})
+}
+
+fn message(reply: &str, model: &str) -> Value {
+    json!({
+        "id": "msg_interop", "type": "message", "role": "assistant", "model": model,
+        "content": [{"type": "text", "text": reply}],
+        "stop_reason": "end_turn", "stop_sequence": null, "usage": usage()
+    })
+}
+
+fn sse(reply: &str, model: &str) -> String {
+    let events = [
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {
+            "id": "msg_interop", "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage()}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "text", "text": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "text_delta", "text": reply}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 1}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ];
+    events
+        .iter()
+        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+        .collect()
+}
+
+fn respond(stream: &mut TcpStream, status: u16, ctype: &str, body: &[u8]) -> std::io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 {status} {}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n",
+        if status == 200 { "OK" } else { "Not Found" },
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    stream.flush()
+}
