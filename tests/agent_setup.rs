@@ -229,21 +229,30 @@ fn stop_then_session_end_start_one_extract_for_the_same_bytes() {
             .matches("hook extract: started")
             .count()
     };
+    let append = |line: &[u8]| {
+        let mut f = fs::OpenOptions::new()
+            .append(true)
+            .open(&transcript)
+            .unwrap();
+        std::io::Write::write_all(&mut f, line).unwrap();
+    };
     fire("Stop");
     assert_eq!(started(), 1);
     fire("SessionEnd");
     fire("PreCompact");
     assert_eq!(started(), 1, "same bytes: no second extract");
-    // A new turn appends bytes: the next Stop starts one again.
-    let mut f = fs::OpenOptions::new()
-        .append(true)
-        .open(&transcript)
-        .unwrap();
-    std::io::Write::write_all(
-        &mut f,
-        b"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"more\"}}\n",
-    )
-    .unwrap();
+    // Claude Code appends its own records between Stop and SessionEnd (the assistant's last
+    // message, hook summaries): no user text, no second extract.
+    append(b"{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n");
+    append(b"{\"type\":\"system\",\"subtype\":\"stop_hook_summary\",\"content\":\"\"}\n");
+    fire("SessionEnd");
+    assert_eq!(
+        started(),
+        1,
+        "grown without a user message: no second extract"
+    );
+    // A new turn appends a user message: the next Stop starts one again.
+    append(b"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"more\"}}\n");
     fire("Stop");
     assert_eq!(started(), 2);
 }

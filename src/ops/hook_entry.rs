@@ -527,11 +527,12 @@ fn extract(ctx: &Context, agent: Option<Agent>, payload: &Payload, dir: &Path) {
     spawn_logged(ctx, "extract", &args, dir);
 }
 
-/// Whether `transcript` has grown since an extract hook last started a run for it, recording its
-/// current length when it has. Claude Code fires `Stop` and then `SessionEnd` (and sometimes
-/// `PreCompact`) for the same bytes: only the first of them starts an extract, the others return
-/// without spawning a process. A transcript that cannot be read counts as new (the run reports
-/// the problem).
+/// Whether `transcript` holds a user message an extract hook has not yet started a run for,
+/// recording its current length when it does. Claude Code fires `Stop` and then `SessionEnd`
+/// (and sometimes `PreCompact`) for one turn, and appends its own records in between: only the
+/// first hook starts an extract; a later one starts another only when the bytes added since hold
+/// a user message (what extract reads), so one turn end starts one process. A transcript that
+/// cannot be read counts as new (the run reports the problem).
 pub fn new_bytes_since_last_launch(state_dir: &Path, transcript: &Path) -> bool {
     use sha2::{Digest, Sha256};
     let Ok(len) = fs::metadata(transcript).map(|m| m.len()) else {
@@ -550,10 +551,26 @@ pub fn new_bytes_since_last_launch(state_dir: &Path, transcript: &Path) -> bool 
     if last == Some(len) {
         return false;
     }
+    let grown_without_user_text = last
+        .filter(|&l| l < len && len - l <= MAX_GROWTH_CHECKED)
+        .is_some_and(|l| !has_user_message(transcript, l));
     if let Err(e) = safe_fs::write_atomic(&record, len.to_string().as_bytes()) {
         log(&format!("hook extract: cannot record the launch: {e}"));
     }
-    true
+    !grown_without_user_text
+}
+
+/// Above this many new bytes a hook starts an extract without looking (the run reads them anyway).
+const MAX_GROWTH_CHECKED: u64 = 1 << 20;
+
+/// Whether the complete lines of `transcript` from `offset` on hold a user message; an unreadable
+/// transcript counts as holding one.
+fn has_user_message(transcript: &Path, offset: u64) -> bool {
+    use crate::integrations::transcript::{read_transcript, Format, Role};
+    match read_transcript(transcript, offset, Format::Auto) {
+        Ok(read) => read.messages.iter().any(|m| m.role == Role::User),
+        Err(_) => true,
+    }
 }
 
 /// SessionStart: after a compaction (or a clear) the agent's context no longer holds the
