@@ -28,7 +28,10 @@ for n in "${sizes[@]}"; do
   root="$QWEN_CODE_MEMORY_BASE_DIR/projects/$key/memory"
   python3 "$here/scripts/gen-memory-tree.py" "$root" "$n"
   cd "$repo"
-  "$bin" recall "$query" > /dev/null   # warm the page cache (and any parse cache)
+  # Files younger than 2 s are parsed but not cached (a second write in the same clock tick
+  # could keep size and times): wait, then one run builds the parse cache (recall-scan.bin).
+  sleep 3
+  "$bin" recall "$query" > /dev/null   # warm the page cache and the parse cache
   for strategy in auto upstream; do
     res=$(python3 "$here/scripts/proc-times.py" --runs "${RUNS:-30}" --warmup 3 -- \
       "$bin" recall --strategy "$strategy" "$query")

@@ -272,13 +272,22 @@ fn auto(
     deadline: Instant,
     out: &mut RecallOutput,
 ) -> Vec<(usize, u32)> {
+    let embeddings = embed::EmbeddingsConfig::from_settings(&ctx.settings);
+    // Secret-scanning a document costs far more than ranking it: without embeddings to fuse
+    // with, only the best `limit` documents that pass are needed, so the scan stops there.
+    let wanted = if embeddings.is_some() {
+        usize::MAX
+    } else {
+        req.limit
+    };
     let lexical: Vec<(usize, u32)> = relevance::RelevanceQuery::new(&req.query)
         .rank(docs)
         .into_iter()
         .filter(|s| !doc_has_secret(&docs[s.index]))
+        .take(wanted)
         .map(|s| (s.index, auto_points(s.score)))
         .collect();
-    let semantic = embed::EmbeddingsConfig::from_settings(&ctx.settings).map(|cfg| {
+    let semantic = embeddings.map(|cfg| {
         // Sent to an endpoint: the strict scan, a reviewed allow marker does not count here.
         let eligible: Vec<bool> = docs
             .iter()
