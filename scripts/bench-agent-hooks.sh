@@ -47,6 +47,9 @@ for i in $(seq 1 1000); do
     "$i" "$((i % 97))" "$i" "$((i % 13))" "$ty" "$i" "$((i % 97))" "$((8000 + i))" "$i" > "$mem/$ty/note-$i.md"
 done
 git-qwen-memory index -q
+# Files younger than 2 s are not kept in the parse cache: wait, then one recall builds it.
+sleep 3
+git-qwen-memory recall "topic42 port" > /dev/null
 
 # A new session id per run, so "already surfaced" never empties the answer.
 cat > "$work/recall.sh" <<EOF
