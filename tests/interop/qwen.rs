@@ -9,18 +9,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::common::{clear_tool_env, path_with_bin, Sandbox};
+use crate::process::wait_or_kill;
 use crate::server::ModelServer;
 
 /// The release this project is compatible with.
 pub const QWEN_VERSION: &str = "0.24.4";
-/// A Qwen run that takes longer than this is a hang (a hang detector, not a speed check).
-const HANG_AFTER: Duration = Duration::from_secs(180);
-
 /// True when the interop suite is switched on; otherwise prints why the check did nothing.
 pub fn enabled(check: &str) -> bool {
     if std::env::var("QWEN_MEMORY_INTEROP").as_deref() == Ok("1") {
@@ -259,57 +256,6 @@ impl World {
     pub fn ours(&self) -> assert_cmd::Command {
         self.sb.cmd()
     }
-}
-
-/// Waits for `child`, killing it (and failing) after [`HANG_AFTER`]. Output is drained on
-/// threads so a chatty child never blocks on a full pipe.
-fn wait_or_kill(mut child: std::process::Child, what: &str) -> Output {
-    use std::io::Read;
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut buf);
-            }
-            buf
-        })
-    };
-    let out = drain(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let err = drain(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let start = Instant::now();
-    let (status, hung) = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break (status, false),
-            Ok(None) if start.elapsed() > HANG_AFTER => {
-                let _ = child.kill();
-                break (child.wait().expect("wait after kill"), true);
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => panic!("waiting for {what}: {e}"),
-        }
-    };
-    let output = Output {
-        status,
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
-    };
-    assert!(
-        !hung,
-        "{what} hung and was killed\nstdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
 }
 
 fn merge_json_file(path: &Path, patch: Value) {
