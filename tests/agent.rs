@@ -6,7 +6,6 @@ mod common;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{json, Value};
@@ -358,14 +357,11 @@ fn recorder(sb: &Sandbox) -> (PathBuf, PathBuf) {
 }
 
 fn wait_file(p: &Path) -> String {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(10) {
-        if let Ok(t) = fs::read_to_string(p) {
-            return t;
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    panic!("{} never appeared", p.display());
+    wait_until(
+        &p.display().to_string(),
+        || fs::read_to_string(p).ok(),
+        String::new,
+    )
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
 use openai_server::{OpenAiServer, Reply};
@@ -425,12 +425,8 @@ fn many_docs(root: &Path, n: usize, dup_every: usize) {
     }
 }
 
-fn wait_for(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let t0 = Instant::now();
-    while !f() {
-        assert!(t0.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    wait_until(what, || f().then_some(()), String::new)
 }
 
 #[test]
@@ -482,9 +478,7 @@ fn dream_while_remember_writes_loses_no_update() {
         .unwrap();
     // Wait until the dream is half applied (its backup exists), then write concurrently: new
     // facts, and a why for an entry of a file the dream rewrites.
-    wait_for("backup", Duration::from_secs(10), || {
-        sb.private_state().join("backups").is_dir()
-    });
+    wait_for("backup", || sb.private_state().join("backups").is_dir());
     let writers: Vec<_> = (0..4)
         .map(|i| {
             let mut c = sb.std_cmd(&sb.repo);
@@ -547,9 +541,7 @@ fn sigkill_mid_dream_leaves_whole_files_and_a_stale_lock_the_next_run_clears() {
         .spawn()
         .unwrap();
     let lock = sb.private_state().join("consolidation.lock");
-    wait_for("backup", Duration::from_secs(10), || {
-        sb.private_state().join("backups").is_dir()
-    });
+    wait_for("backup", || sb.private_state().join("backups").is_dir());
     std::thread::sleep(Duration::from_millis(300));
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -583,7 +575,7 @@ fn sigterm_releases_the_lock() {
         .spawn()
         .unwrap();
     let lock = sb.private_state().join("consolidation.lock");
-    wait_for("lock", Duration::from_secs(10), || lock.exists());
+    wait_for("lock", || lock.exists());
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -599,7 +599,7 @@ fn run_measuring_rss(sb: &Sandbox, args: &[&str]) -> (std::process::ExitStatus, 
         .spawn()
         .unwrap();
     let pid = child.id() as libc::pid_t;
-    let deadline = Instant::now() + Duration::from_secs(120);
+    let deadline = Instant::now() + HANG_AFTER;
     let mut status: libc::c_int = 0;
     // SAFETY: a zeroed rusage is a valid out-parameter for wait4.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -1209,25 +1209,21 @@ fn two_processes_at_once_one_runs_one_queues_both_slices_land_once() {
     let child = first.spawn().unwrap();
     // Wait until A holds the run lock.
     let lock_path = sb.private_state().join("extract.lock");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if lock_path.exists() {
-            let f = fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(&lock_path)
-                .unwrap();
-            let mut l = fd_lock::RwLock::new(f);
-            if l.try_write().is_err() {
-                break;
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "first extract never took the lock"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let held = || {
+        let Ok(f) = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&lock_path)
+        else {
+            return false;
+        };
+        fd_lock::RwLock::new(f).try_write().is_err()
+    };
+    wait_until(
+        "the first extract take the lock",
+        || held().then_some(()),
+        String::new,
+    );
     let r_b = extract(&sb, &b, &[]);
     assert_eq!(r_b["skippedReason"], "queued");
     let out = child.wait_with_output().unwrap();
@@ -1540,8 +1536,8 @@ fn five_concurrent_sessions_are_all_saved() {
             )
         })
         .collect();
-    // Four of the five finish while the fifth holds the root (hang detector: 60 s).
-    let deadline = Instant::now() + Duration::from_secs(60);
+    // Four of the five finish while the fifth holds the root.
+    let deadline = Instant::now() + HANG_AFTER;
     let mut finished: Vec<Value> = Vec::new();
     let mut finished_pids = BTreeSet::new();
     while finished.len() < 4 {

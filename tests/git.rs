@@ -8,7 +8,6 @@ mod common;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use common::*;
 
@@ -246,15 +245,12 @@ fn fake_program(sb: &Sandbox) -> (PathBuf, PathBuf) {
     (script, out_dir)
 }
 
-fn wait_for(path: &Path, timeout: Duration) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < timeout {
-        if path.exists() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
+fn wait_for(path: &Path) {
+    wait_until(
+        &path.display().to_string(),
+        || path.exists().then_some(()),
+        String::new,
+    )
 }
 
 #[test]
@@ -276,7 +272,7 @@ fn post_commit_starts_dream_detached_and_returns_at_once() {
         !out.join("done").exists(),
         "returned before the detached run ended"
     );
-    assert!(wait_for(&out.join("args"), Duration::from_secs(5)));
+    wait_for(&out.join("args"));
     assert_eq!(
         fs::read_to_string(out.join("args")).unwrap().trim(),
         "dream --force --trigger post-commit"
@@ -285,7 +281,7 @@ fn post_commit_starts_dream_detached_and_returns_at_once() {
     let my_sid = unsafe { libc::getsid(0) };
     assert_ne!(child_sid, my_sid, "the detached run has its own session");
     fs::write(out.join("release"), "").unwrap();
-    assert!(wait_for(&out.join("done"), Duration::from_secs(30)));
+    wait_for(&out.join("done"));
     let log = fs::read_to_string(sb.private_state().join("hook.log")).unwrap();
     assert!(
         log.contains("hook post-commit: started `dream --force --trigger post-commit`"),
@@ -294,14 +290,15 @@ fn post_commit_starts_dream_detached_and_returns_at_once() {
 }
 
 fn wait_read(path: &Path) -> String {
-    let start = Instant::now();
-    loop {
-        let text = fs::read_to_string(path).unwrap_or_default();
-        if !text.trim().is_empty() || start.elapsed() > Duration::from_secs(5) {
-            return text;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(
+        &path.display().to_string(),
+        || {
+            fs::read_to_string(path)
+                .ok()
+                .filter(|t| !t.trim().is_empty())
+        },
+        String::new,
+    )
 }
 
 #[test]

@@ -12,6 +12,8 @@ mod anthropic;
 mod claude;
 #[path = "common/mod.rs"]
 mod common;
+#[path = "interop/http.rs"]
+mod http;
 #[path = "interop/process.rs"]
 mod process;
 

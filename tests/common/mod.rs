@@ -8,6 +8,30 @@ use std::process::Output;
 
 use assert_cmd::Command;
 
+/// How long a test waits for another process before calling it hung. A hang detector, never a
+/// speed bound: generous, so a machine under any load never trips it (speed is measured by the
+/// benchmarks).
+pub const HANG_AFTER: std::time::Duration = std::time::Duration::from_secs(180);
+
+/// Polls `probe` until it gives a value and returns it; panics naming `what` (and what
+/// `describe` says at that moment) once [`HANG_AFTER`] has passed.
+pub fn wait_until<T>(
+    what: &str,
+    mut probe: impl FnMut() -> Option<T>,
+    describe: impl Fn() -> String,
+) -> T {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(v) = probe() {
+            return v;
+        }
+        if start.elapsed() > HANG_AFTER {
+            panic!("hung: never saw {what}\n{}", describe());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// A temporary world: HOME, base dir and a repository, so nothing touches the machine's config.
 pub struct Sandbox {
     pub tmp: tempfile::TempDir,
@@ -322,17 +346,12 @@ impl LockBarrier {
             .collect()
     }
 
-    /// Polls the log until `done` holds; panics after 60 s (a hang detector, not a speed
-    /// bound), showing the log.
+    /// Polls the log until `done` holds (see [`wait_until`]), showing the log if it never does.
     pub fn wait_until(&self, what: &str, done: impl Fn(&LockBarrier) -> bool) {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while !done(self) {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "never saw {what}: {:#?}",
-                self.events()
-            );
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
+        wait_until(
+            what,
+            || done(self).then_some(()),
+            || format!("{:#?}", self.events()),
+        )
     }
 }

@@ -7,7 +7,7 @@
 //! dropped.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -148,7 +148,7 @@ fn handle(
         reader
             .get_ref()
             .set_read_timeout(Some(Duration::from_secs(30)))?;
-        let (method, path, body) = read_rest(&line, &mut reader)?;
+        let (method, path, body) = crate::http::read_after_request_line(&line, &mut reader)?;
         line.clear();
         reader
             .get_ref()
@@ -175,15 +175,15 @@ fn handle(
         }
         match (method.as_str(), path_only.as_str()) {
             ("POST", "/v1/messages") if streamed => {
-                respond(&mut stream, 200, "text/event-stream", sse(reply, &model).as_bytes())?
+                crate::http::respond(&mut stream, 200, "text/event-stream", sse(reply, &model).as_bytes())?
             }
             ("POST", "/v1/messages") => {
-                respond(&mut stream, 200, "application/json", message(reply, &model).to_string().as_bytes())?
+                crate::http::respond(&mut stream, 200, "application/json", message(reply, &model).to_string().as_bytes())?
             }
             ("POST", "/v1/messages/count_tokens") => {
-                respond(&mut stream, 200, "application/json", br#"{"input_tokens":10}"#)?
+                crate::http::respond(&mut stream, 200, "application/json", br#"{"input_tokens":10}"#)?
             }
-            _ => respond(
+            _ => crate::http::respond(
                 &mut stream,
                 404,
                 "application/json",
@@ -191,32 +191,6 @@ fn handle(
             )?,
         }
     }
-}
-
-fn read_rest(first: &str, reader: &mut impl BufRead) -> std::io::Result<(String, String, Vec<u8>)> {
-    let mut parts = first.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_string();
-    let path = parts.next().unwrap_or_default().to_string();
-    let mut len = 0usize;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 {
-            break;
-        }
-        let t = line.trim_end_matches(['\r', '\n']);
-        if t.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = t.split_once(':') {
-            if k.trim().eq_ignore_ascii_case("content-length") {
-                len = v.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0u8; len.min(64 << 20)];
-    reader.read_exact(&mut body)?;
-    Ok((method, path, body))
 }
 
 fn usage() -> Value {
@@ -264,15 +238,4 @@ fn sse(reply: &str, model: &str) -> String {
         .iter()
         .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
         .collect()
-}
-
-fn respond(stream: &mut TcpStream, status: u16, ctype: &str, body: &[u8]) -> std::io::Result<()> {
-    let head = format!(
-        "HTTP/1.1 {status} {}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n",
-        if status == 200 { "OK" } else { "Not Found" },
-        body.len()
-    );
-    stream.write_all(head.as_bytes())?;
-    stream.write_all(body)?;
-    stream.flush()
 }

@@ -10,12 +10,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::anthropic::AnthropicServer;
-use crate::common::{bin_dir, clear_tool_env, Sandbox};
+use crate::common::{bin_dir, clear_tool_env, wait_until, Sandbox};
 use crate::process::wait_or_kill;
 
 /// The Claude Code release these checks pin.
@@ -245,27 +244,22 @@ impl World {
     /// exited, so a check sees the memory they leave. A hang detector bounds the wait.
     pub fn wait_for_extractions(&self) {
         let log_path = self.sb.private_state().join("hook.log");
-        let start = Instant::now();
-        loop {
-            let log = fs::read_to_string(&log_path).unwrap_or_default();
-            let running: Vec<u32> = log
-                .lines()
-                .filter(|l| l.contains("hook extract: started"))
-                .filter_map(|l| {
-                    l.rsplit_once("(pid ")
-                        .and_then(|(_, p)| p.trim_end_matches(')').parse().ok())
-                })
-                .filter(|pid| Path::new(&format!("/proc/{pid}")).exists() && !is_zombie(*pid))
-                .collect();
-            if running.is_empty() {
-                return;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(120),
-                "extractions {running:?} never finished; hook.log:\n{log}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let log = || fs::read_to_string(&log_path).unwrap_or_default();
+        wait_until(
+            "the hooks' extractions finish",
+            || {
+                let running = log()
+                    .lines()
+                    .filter(|l| l.contains("hook extract: started"))
+                    .filter_map(|l| {
+                        l.rsplit_once("(pid ")
+                            .and_then(|(_, p)| p.trim_end_matches(')').parse::<u32>().ok())
+                    })
+                    .any(|pid| Path::new(&format!("/proc/{pid}")).exists() && !is_zombie(pid));
+                (!running).then_some(())
+            },
+            || format!("hook.log:\n{}", log()),
+        )
     }
 }
 

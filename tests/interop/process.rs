@@ -3,8 +3,7 @@
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-/// How long an agent process may run before the suite calls it hung.
-pub const HANG_AFTER: Duration = Duration::from_secs(180);
+use crate::common::HANG_AFTER;
 
 /// Waits for `child`, killing it (and failing) after [`HANG_AFTER`]. Output is drained on
 /// threads so a chatty child never blocks on a full pipe.

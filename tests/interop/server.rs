@@ -7,7 +7,7 @@
 //! It binds `127.0.0.1:0` only and stops when dropped.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::BufReader;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -217,11 +217,11 @@ fn handle(
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut stream = stream;
     loop {
-        let Some((method, path, body)) = read_request(&mut reader)? else {
+        let Some((method, path, body)) = crate::http::read_request(&mut reader)? else {
             return Ok(());
         };
         if method != "POST" || !path.ends_with("/chat/completions") {
-            respond(
+            crate::http::respond(
                 &mut stream,
                 404,
                 "application/json",
@@ -237,14 +237,14 @@ fn handle(
             all.push(request);
         }
         if streamed {
-            respond(
+            crate::http::respond(
                 &mut stream,
                 200,
                 "text/event-stream",
                 sse(&answer).as_bytes(),
             )?;
         } else {
-            respond(
+            crate::http::respond(
                 &mut stream,
                 200,
                 "application/json",
@@ -252,35 +252,6 @@ fn handle(
             )?;
         }
     }
-}
-
-fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<(String, String, Vec<u8>)>> {
-    let mut line = String::new();
-    if reader.read_line(&mut line)? == 0 {
-        return Ok(None);
-    }
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_string();
-    let path = parts.next().unwrap_or_default().to_string();
-    let mut len = 0usize;
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 {
-            break;
-        }
-        let t = line.trim_end_matches(['\r', '\n']);
-        if t.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = t.split_once(':') {
-            if k.trim().eq_ignore_ascii_case("content-length") {
-                len = v.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0u8; len.min(64 << 20)];
-    reader.read_exact(&mut body)?;
-    Ok(Some((method, path, body)))
 }
 
 fn tool_calls(calls: &[(String, Value)]) -> Vec<Value> {
@@ -336,15 +307,4 @@ fn sse(answer: &Answer) -> String {
     out.push_str(&format!("data: {last}\n\n"));
     out.push_str("data: [DONE]\n\n");
     out
-}
-
-fn respond(stream: &mut TcpStream, status: u16, ctype: &str, body: &[u8]) -> std::io::Result<()> {
-    let head = format!(
-        "HTTP/1.1 {status} {}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n",
-        if status == 200 { "OK" } else { "Not Found" },
-        body.len()
-    );
-    stream.write_all(head.as_bytes())?;
-    stream.write_all(body)?;
-    stream.flush()
 }
