@@ -27,7 +27,7 @@ use regex::Regex;
 
 use super::lexical::{body_window, normalize, type_keywords, type_slot};
 use crate::formats::doc::MemoryType;
-use crate::storage::scan::ScannedDoc;
+use crate::storage::scan::DocFields;
 
 /// Field weights, as upstream: title > description > body.
 const TITLE_WEIGHT: f64 = 4.0;
@@ -131,11 +131,12 @@ impl RelevanceQuery {
 
     /// Every relevant document, best first (score descending, then mtime descending, then
     /// input order); documents under the minimum relevance are left out.
-    pub fn rank<'a, I>(&self, docs: I) -> Vec<Scored>
+    pub fn rank<'a, D, I>(&self, docs: I) -> Vec<Scored>
     where
-        I: IntoIterator<Item = &'a ScannedDoc>,
+        D: DocFields + Sync + 'a,
+        I: IntoIterator<Item = &'a D>,
     {
-        let docs: Vec<&ScannedDoc> = docs.into_iter().collect();
+        let docs: Vec<&D> = docs.into_iter().collect();
         if self.terms.is_empty() || docs.is_empty() {
             return Vec::new();
         }
@@ -181,8 +182,8 @@ impl RelevanceQuery {
             let relevant = score >= MIN_SCORE
                 && (score >= STRONG_SCORE || score >= MIN_QUERY_SHARE * best_possible);
             if relevant {
-                score += self.type_boost[type_slot(docs[hit.index].memory_type)];
-                let mtime = docs[hit.index].mtime_ms;
+                score += self.type_boost[type_slot(docs[hit.index].memory_type())];
+                let mtime = docs[hit.index].mtime_ms();
                 let mtime = if mtime.is_nan() {
                     f64::NEG_INFINITY
                 } else {
@@ -207,7 +208,7 @@ impl RelevanceQuery {
             .collect()
     }
 
-    fn collect(&self, docs: &[&ScannedDoc]) -> Stats {
+    fn collect<D: DocFields>(&self, docs: &[&D]) -> Stats {
         let mut stats = Stats {
             df: vec![0; self.terms.len()],
             len_sum: [0.0; 3],
@@ -216,9 +217,9 @@ impl RelevanceQuery {
         };
         let (mut tb, mut db, mut bb) = (String::new(), String::new(), String::new());
         for (index, doc) in docs.iter().enumerate() {
-            let title = normalize_into(&doc.title, &mut tb);
-            let description = normalize_into(&doc.description, &mut db);
-            let body = normalize_into(body_window(&doc.body), &mut bb);
+            let title = normalize_into(doc.title(), &mut tb);
+            let description = normalize_into(doc.description(), &mut db);
+            let body = normalize_into(body_window(doc.body()), &mut bb);
             let fields = [title, description, body];
             let len = fields.map(field_length);
             for f in 0..3 {
@@ -759,7 +760,7 @@ const STOP_WORDS: &[&str] = &[
 mod tests {
     use super::*;
     use crate::formats::doc::MemoryType;
-    use crate::storage::scan::Scope;
+    use crate::storage::scan::{ScannedDoc, Scope};
     use std::path::PathBuf;
 
     fn doc(title: &str, description: &str, body: &str) -> ScannedDoc {
