@@ -221,7 +221,13 @@ pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
     let files: Vec<(PathBuf, PathBuf, String)> = walk
         .files
         .into_iter()
-        .map(|f| (walk.walk_root.join(&f.relative), root.join(&f.relative), f.relative))
+        .map(|f| {
+            (
+                walk.walk_root.join(&f.relative),
+                root.join(&f.relative),
+                f.relative,
+            )
+        })
         .collect();
     for ((result, _), (_, path, relative)) in read_all(&files, scope).into_iter().zip(files) {
         match result {
@@ -322,10 +328,11 @@ pub(crate) fn walk_root(root: &Path, scope: Scope, stat: bool) -> Result<Option<
             }
         }
         if !stat {
-            out.files.extend(docs.into_iter().map(|(_, relative)| Found {
-                relative,
-                meta: None,
-            }));
+            out.files
+                .extend(docs.into_iter().map(|(_, relative)| Found {
+                    relative,
+                    meta: None,
+                }));
             continue;
         }
         let threads = if docs.len() < PARALLEL_STAT_MIN {
@@ -547,9 +554,10 @@ pub fn locale_compare(a: &str, b: &str) -> Ordering {
 fn compare_docs(a: &ScannedDoc, b: &ScannedDoc, order: IndexOrder) -> Ordering {
     match order {
         IndexOrder::ByPath => cmp_utf16(&a.relative_path, &b.relative_path),
-        IndexOrder::NewestFirst => {
-            newest_first((a.mtime_ms, &a.relative_path), (b.mtime_ms, &b.relative_path))
-        }
+        IndexOrder::NewestFirst => newest_first(
+            (a.mtime_ms, &a.relative_path),
+            (b.mtime_ms, &b.relative_path),
+        ),
     }
 }
 

@@ -16,9 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::formats::doc::MemoryType;
 use crate::storage::safe_fs::Dir;
-use crate::storage::scan::{
-    self, DocFields, FileKey, ScanError, ScannedDoc, Scope,
-};
+use crate::storage::scan::{self, DocFields, FileKey, ScanError, ScannedDoc, Scope};
 
 /// The cache file in the state dir.
 pub const CACHE_FILE: &str = "recall-scan.bin";
@@ -109,15 +107,16 @@ impl Table {
             .checked_add(entries.checked_mul(ENTRY_LEN)?)?
             .checked_add(extras.checked_mul(EXTRA_LEN)?)?
             .checked_add(END.len())?;
-        let total = HEADER_LEN
-            .checked_add(heap_len)?
-            .checked_add(records)?;
+        let total = HEADER_LEN.checked_add(heap_len)?.checked_add(records)?;
         if total as u64 != file_len || heap_len > u32::MAX as usize {
             return None;
         }
         // Read straight into buffers of the exact size: no growing, no copy.
         let mut heap = Vec::with_capacity(heap_len);
-        (&mut file).take(heap_len as u64).read_to_end(&mut heap).ok()?;
+        (&mut file)
+            .take(heap_len as u64)
+            .read_to_end(&mut heap)
+            .ok()?;
         let mut rest = Vec::with_capacity(records);
         file.take(records as u64).read_to_end(&mut rest).ok()?;
         if heap.len() != heap_len || rest.len() != records {
@@ -134,10 +133,8 @@ fn decode(heap: String, rest: &[u8], roots: usize, entries: usize, extras: usize
     let span = |r: &mut Reader| -> Option<Span> {
         let (start, len) = (r.u32()?, r.u32()?);
         let end = start.checked_add(len)? as usize;
-        (end <= heap.len()
-            && heap.is_char_boundary(start as usize)
-            && heap.is_char_boundary(end))
-        .then_some(Span { start, len })
+        (end <= heap.len() && heap.is_char_boundary(start as usize) && heap.is_char_boundary(end))
+            .then_some(Span { start, len })
     };
     let mut table_roots = Vec::with_capacity(roots);
     for _ in 0..roots {
@@ -338,7 +335,10 @@ impl Loaded {
 
     /// Owned copies of every document (what [`scan::scan_roots`] returns).
     pub fn docs(&self) -> Vec<ScannedDoc> {
-        self.items.iter().map(|&item| self.view(item).to_doc()).collect()
+        self.items
+            .iter()
+            .map(|&item| self.view(item).to_doc())
+            .collect()
     }
 
     /// Roots that could not be scanned.
@@ -391,11 +391,7 @@ pub fn scan_roots_cached(roots: &[(Scope, &Path)], state_dir: &Path) -> Loaded {
 }
 
 /// [`scan_roots_cached`] with another racy window (tests use 0 to cache files just written).
-pub fn scan_roots_with_window(
-    roots: &[(Scope, &Path)],
-    state_dir: &Path,
-    racy_ns: i128,
-) -> Loaded {
+pub fn scan_roots_with_window(roots: &[(Scope, &Path)], state_dir: &Path, racy_ns: i128) -> Loaded {
     let table = Table::read(state_dir);
     let had_file = table.is_some();
     let table = table.unwrap_or_default();
@@ -440,14 +436,10 @@ pub fn scan_roots_with_window(
             let mut misses = Vec::new();
             for f in walk.files {
                 // A hit needs the very regular file that was parsed, unchanged.
-                let hit = f
-                    .meta
-                    .as_ref()
-                    .filter(|m| m.is_file())
-                    .and_then(|m| {
-                        let entry = *lookup[r].get(f.relative.as_str())?;
-                        (table.entries[entry as usize].key == FileKey::of(m)).then_some(entry)
-                    });
+                let hit = f.meta.as_ref().filter(|m| m.is_file()).and_then(|m| {
+                    let entry = *lookup[r].get(f.relative.as_str())?;
+                    (table.entries[entry as usize].key == FileKey::of(m)).then_some(entry)
+                });
                 match hit {
                     Some(entry) => root_items.push(Item::Cached {
                         root: r as u32,
@@ -463,9 +455,8 @@ pub fn scan_roots_with_window(
             for (result, key) in scan::read_all(&misses, *scope) {
                 // Skipped files are not cached: they are read again next time.
                 if let Ok(doc) = result {
-                    let cacheable = key.filter(|k| {
-                        k.mtime_ns <= racy_after_ns && k.ctime_ns <= racy_after_ns
-                    });
+                    let cacheable =
+                        key.filter(|k| k.mtime_ns <= racy_after_ns && k.ctime_ns <= racy_after_ns);
                     root_items.push(Item::Fresh(fresh.len() as u32));
                     fresh.push(doc);
                     fresh_keys.push((r as u32, cacheable));
@@ -481,7 +472,10 @@ pub fn scan_roots_with_window(
                     (e.mtime_ms, table.str(e.relative))
                 }
             };
-            root_items.sort_by(|a, b| scan::newest_first(sort_key(a), sort_key(b)));
+            // Keys side by side (no lookups while sorting).
+            let mut keyed: Vec<((f64, &str), Item)> =
+                root_items.iter().map(|i| (sort_key(i), *i)).collect();
+            keyed.sort_by(|a, b| scan::newest_first(a.0, b.0));
             // A scope already scanned from an earlier root keeps that root's documents.
             if roots[..r].iter().any(|(s, _)| s == scope) {
                 let seen: std::collections::HashSet<&str> = items
@@ -493,8 +487,9 @@ pub fn scan_roots_with_window(
                     .map(&sort_key)
                     .map(|(_, rel)| rel)
                     .collect();
-                root_items.retain(|item| !seen.contains(sort_key(item).1));
+                keyed.retain(|(key, _)| !seen.contains(key.1));
             }
+            let root_items: Vec<Item> = keyed.into_iter().map(|(_, item)| item).collect();
             items.extend(root_items);
         }
     }

@@ -237,16 +237,14 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
     out.documents = chosen
         .iter()
         .zip(&shown)
-        .map(|((_, score), d)| {
-            Recalled {
-                scope: d.scope.as_str(),
-                relative_path: d.relative_path.clone(),
-                path: d.path.display().to_string(),
-                title: d.title.clone(),
-                memory_type: d.memory_type.as_str(),
-                score: *score,
-                mtime_ms: d.mtime_ms,
-            }
+        .map(|((_, score), d)| Recalled {
+            scope: d.scope.as_str(),
+            relative_path: d.relative_path.clone(),
+            path: d.path.display().to_string(),
+            title: d.title.clone(),
+            memory_type: d.memory_type.as_str(),
+            score: *score,
+            mtime_ms: d.mtime_ms,
         })
         .collect();
     if out.documents.is_empty() {
@@ -350,7 +348,12 @@ pub fn doc_has_secret<D: DocFields + ?Sized>(d: &D) -> bool {
 /// The printable parts of a document, one per line (never joined into one line, so a marker
 /// cannot reach a secret on another line).
 pub fn document_text<D: DocFields + ?Sized>(d: &D) -> String {
-    let mut text = format!("{}\n{}\n{}\n", d.relative_path(), d.title(), d.description());
+    let mut text = format!(
+        "{}\n{}\n{}\n",
+        d.relative_path(),
+        d.title(),
+        d.description()
+    );
     d.for_each_extra(&mut |k, v| {
         text.push_str(k);
         text.push_str(": ");
