@@ -3,9 +3,10 @@
 //!
 //! `dev/` is what the rules are tuned on. `heldout/` (v1) was written and committed before the
 //! language rules; its mistakes were read after its first measurement. `heldout2/` was written
-//! and committed before the second round of rule changes and its mistakes are never printed.
-//! Neither held-out set is used to change a rule. The bar is asserted on both, with the listed
-//! exceptions in `heldout_floor` (see README, "Extract quality").
+//! and committed before the second round of rule changes, `heldout3/` (Korean only) before the
+//! third; their mistakes are never printed. No held-out set is used to change a rule. The bar
+//! is asserted on all of them, with the listed exceptions in `heldout_floor` (see README,
+//! "Extract quality").
 //!
 //! Run with `cargo test --test extract_corpus -- --nocapture` to see the table.
 
@@ -19,6 +20,8 @@ use common::Sandbox;
 use serde_json::{json, Value};
 
 const LANGS: &[&str] = &["en", "zh", "mixed", "ja", "ko"];
+/// Held-out v3 was written for the one language that missed the bar on v2.
+const HELDOUT3_LANGS: &[&str] = &["ko"];
 const FORMATS: &[&str] = &["qwen", "claude", "generic"];
 
 #[derive(Debug, Clone)]
@@ -173,10 +176,25 @@ fn measure(sb: &Sandbox, set: &str, lang: &str, format: &str) -> (Score, Vec<Str
     (s, bad)
 }
 
+/// The languages a set has a corpus for.
+fn langs(set: &str) -> &'static [&'static str] {
+    if set == "heldout3" {
+        HELDOUT3_LANGS
+    } else {
+        LANGS
+    }
+}
+
+/// Whether a set's mistakes may be printed: only the tuning set's, unless asked for. Reading
+/// a held-out set's mistakes invites tuning on them.
+fn show_mistakes(set: &str) -> bool {
+    set == "dev" || std::env::var_os("CORPUS_SHOW_HELDOUT_MISTAKES").is_some()
+}
+
 fn table(set: &str) -> BTreeMap<(String, String), (Score, Vec<String>)> {
     let sb = Sandbox::new();
     let mut out = BTreeMap::new();
-    for lang in LANGS {
+    for lang in langs(set) {
         for format in FORMATS {
             out.insert(
                 (lang.to_string(), format.to_string()),
@@ -199,9 +217,8 @@ fn table(set: &str) -> BTreeMap<(String, String), (Score, Vec<String>)> {
         ));
     }
     eprintln!("{}", lines.join("\n"));
-    // The mistakes on a held-out set are not printed unless asked for: reading them invites
-    // tuning on them. Held-out v1 was inspected after its first measurement; v2 never was.
-    let show = set == "dev" || std::env::var_os("CORPUS_SHOW_HELDOUT_MISTAKES").is_some();
+    // Held-out v1 was inspected after its first measurement; v2 and v3 never were.
+    let show = show_mistakes(set);
     for ((lang, format), (_, bad)) in &out {
         if show && format == "qwen" && !bad.is_empty() {
             eprintln!("{set} {lang} mistakes:\n  {}", bad.join("\n  "));
@@ -213,8 +230,8 @@ fn table(set: &str) -> BTreeMap<(String, String), (Score, Vec<String>)> {
 /// Every format must see the same messages and give the same verdicts: the format only changes
 /// how a message is read, never what the rules say about it.
 fn assert_formats_agree(set: &str, t: &BTreeMap<(String, String), (Score, Vec<String>)>) {
-    let show = set != "heldout2";
-    for lang in LANGS {
+    let show = show_mistakes(set);
+    for lang in langs(set) {
         let q = &t[&(lang.to_string(), "qwen".to_string())];
         for format in &FORMATS[1..] {
             let o = &t[&(lang.to_string(), format.to_string())];
@@ -241,6 +258,13 @@ fn corpora_have_the_promised_sizes() {
     ] {
         let h1 = load("heldout", lang);
         let h2 = load("heldout2", lang);
+        let h3 = if HELDOUT3_LANGS.contains(&lang) {
+            let h3 = load("heldout3", lang);
+            assert!(h3.len() >= 40, "{lang}: {} held-out v3 messages", h3.len());
+            h3
+        } else {
+            Vec::new()
+        };
         assert!(h1.len() >= min1, "{lang}: {} held-out messages", h1.len());
         assert!(
             h2.len() >= min2,
@@ -252,13 +276,19 @@ fn corpora_have_the_promised_sizes() {
         for set in [&h1, &h2, &d] {
             assert!(set.iter().any(|m| m.durable) && set.iter().any(|m| !m.durable));
         }
+        if !h3.is_empty() {
+            assert!(h3.iter().any(|m| m.durable) && h3.iter().any(|m| !m.durable));
+        }
         // The sets are disjoint: a held-out message is never also a tuning example, and the
-        // two held-out sets do not repeat each other.
+        // held-out sets do not repeat each other.
         for (m, other) in h1
             .iter()
             .map(|m| (m, &d))
             .chain(h2.iter().map(|m| (m, &d)))
             .chain(h2.iter().map(|m| (m, &h1)))
+            .chain(h3.iter().map(|m| (m, &d)))
+            .chain(h3.iter().map(|m| (m, &h1)))
+            .chain(h3.iter().map(|m| (m, &h2)))
         {
             assert!(
                 !other.iter().any(|x| x.text == m.text),
@@ -300,6 +330,7 @@ fn heldout_corpora() {
     assert_formats_agree("heldout", &t);
     for ((lang, format), (s, bad)) in &t {
         let (p, r, ty) = heldout_floor("heldout", lang);
+        let bad: &[String] = if show_mistakes("heldout") { bad } else { &[] };
         assert!(
             s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
             "held-out {lang} {format}: precision {:.3} recall {:.3} type {:.3}\n{bad:#?}",
@@ -315,8 +346,8 @@ fn heldout_corpora() {
 fn no_secret_from_the_corpora_is_written() {
     let sb = Sandbox::new();
     let mut secrets = Vec::new();
-    for set in ["dev", "heldout", "heldout2"] {
-        for lang in LANGS {
+    for set in ["dev", "heldout", "heldout2", "heldout3"] {
+        for lang in langs(set) {
             let msgs = load(set, lang);
             for m in &msgs {
                 for w in m.text.split(|c: char| !c.is_ascii_alphanumeric()) {
@@ -362,6 +393,26 @@ fn heldout2_corpora() {
         assert!(
             s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
             "held-out v2 {lang} {format}: precision {:.3} recall {:.3} type {:.3}",
+            s.precision(),
+            s.recall(),
+            s.type_accuracy()
+        );
+    }
+}
+
+/// Held-out v3 (Korean): written and committed (13be87d) before the third round's rule changes
+/// and before its author read the rule code; never used to change a rule, its mistakes never
+/// printed. It is measured once, after that round's rules are done: until then it is ignored.
+#[test]
+#[ignore = "measured once after this round's Korean rule changes (see README, Extract quality)"]
+fn heldout3_corpora() {
+    let t = table("heldout3");
+    assert_formats_agree("heldout3", &t);
+    for ((lang, format), (s, _)) in &t {
+        let (p, r, ty) = heldout_floor("heldout3", lang);
+        assert!(
+            s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
+            "held-out v3 {lang} {format}: precision {:.3} recall {:.3} type {:.3}",
             s.precision(),
             s.recall(),
             s.type_accuracy()
