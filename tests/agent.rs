@@ -219,6 +219,22 @@ fn qwen_payload(sb: &Sandbox, session: &str) -> String {
     .to_string()
 }
 
+/// The context the hook injects carries a remembered fact once, not once as the description and
+/// again as the body (`remember` writes the sentence as both).
+#[test]
+fn recall_hook_injects_a_remembered_fact_once() {
+    let sb = Sandbox::new();
+    qwen_own_memory_off(&sb);
+    let fact = "The checkout test needs TZ=UTC on CI.";
+    sb.ok(&["remember", fact]);
+    let out = hook(&sb, "recall", "qwen", &qwen_payload(&sb, "one-fact"));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert_eq!(ctx.matches(fact).count(), 1, "{ctx}");
+}
+
 #[test]
 fn recall_hook_answers_qwen_with_additional_context_once_per_session() {
     let sb = Sandbox::new();

@@ -43,6 +43,52 @@ fn prompt_block_matches_the_upstream_layout() {
     assert_eq!(out, expected);
 }
 
+/// `remember` writes the sentence as both `description` (Qwen Code's MEMORY.md line needs it)
+/// and body; recall must show it once, and so for any document whose description only repeats
+/// the start of its body (case, spacing, trailing punctuation aside). A description that says
+/// something else is still shown.
+#[test]
+fn a_remembered_fact_is_recalled_once() {
+    let sb = Sandbox::new();
+    let fact = "The deploy script needs AWS_REGION set to eu-west-1.";
+    sb.ok(&["remember", fact]);
+    let out = sb.ok(&["recall", "deploy", "script", "region"]);
+    // The title is the sentence without its full stop; description and body carry it whole.
+    assert_eq!(out.matches(fact).count(), 1, "{out}");
+    assert!(out.contains(&format!("Saved today.\n\n{fact}\n")), "{out}");
+
+    write_doc(
+        &sb.private_root(),
+        "feedback/pnpm.md",
+        &doc_text(
+            "Package manager",
+            "use PNPM,  never npm",
+            "feedback",
+            "- Use pnpm, never npm.\n\nWhy: one lockfile",
+        ),
+    );
+    write_doc(
+        &sb.private_root(),
+        "project/ports.md",
+        &doc_text(
+            "Ports",
+            "Which ports the services use",
+            "project",
+            "The API listens on port 8080.",
+        ),
+    );
+    let out = sb.ok(&["recall", "pnpm", "npm", "ports", "api"]);
+    assert_eq!(out.to_lowercase().matches("never npm").count(), 1, "{out}");
+    assert!(
+        out.contains("Saved today.\n\n- Use pnpm, never npm.\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Saved today.\nWhich ports the services use\n\nThe API listens"),
+        "{out}"
+    );
+}
+
 #[test]
 fn empty_and_unmatched_queries_print_nothing() {
     let sb = Sandbox::new();

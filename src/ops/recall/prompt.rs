@@ -8,7 +8,8 @@
 use std::path::Path;
 
 use super::{MAX_DOC_BODY_CHARS, NO_ENTRIES_PLACEHOLDER};
-use crate::formats::text::{is_js_whitespace, truncate_utf16, utf16_len};
+use crate::formats::doc::plain_field;
+use crate::formats::text::{collapse_whitespace, is_js_whitespace, truncate_utf16, utf16_len};
 use crate::storage::scan::ScannedDoc;
 
 /// First line of the block.
@@ -79,6 +80,43 @@ fn prompt_body(body: &str) -> String {
     format!("{cut}\n\n{TRUNCATION_NOTE}")
 }
 
+/// Whether the description line would tell the reader nothing the body shown under it does
+/// not: it is empty, or the body starts with the same words. A memory saved from one sentence
+/// (`remember`, extract) has that sentence as both its `description` (which Qwen Code's
+/// MEMORY.md line needs) and its body, and printing both doubles every recalled fact in the
+/// prompt. The comparison ignores case, whitespace runs, a leading list marker, trailing
+/// sentence punctuation of the description and the adjustments `plain_field` makes when a
+/// description is written (`: ` → ` — `, full-width indicators). The prefix must end at a word
+/// boundary, so a description naming only part of a word is still shown.
+fn description_is_redundant(description: &str, shown_body: &str) -> bool {
+    let desc = comparable(description);
+    let desc = desc.trim_end_matches(|c: char| is_js_whitespace(c) || is_sentence_end(c));
+    if desc.is_empty() {
+        return true;
+    }
+    let body = shown_body.trim_start_matches(is_js_whitespace);
+    let body = ["- ", "* ", "+ "]
+        .iter()
+        .find_map(|marker| body.strip_prefix(marker))
+        .unwrap_or(body);
+    match comparable(body).strip_prefix(desc) {
+        Some(rest) => rest.chars().next().is_none_or(|c| !c.is_alphanumeric()),
+        None => false,
+    }
+}
+
+/// Text in the form a `description` is written in, whitespace collapsed and lowercased.
+fn comparable(text: &str) -> String {
+    collapse_whitespace(&plain_field(text)).to_lowercase()
+}
+
+fn is_sentence_end(c: char) -> bool {
+    matches!(
+        c,
+        '.' | ',' | ';' | ':' | '!' | '?' | '…' | '。' | '，' | '；' | '：' | '！' | '？' | '．'
+    )
+}
+
 /// What the heading shows as the document's location: its relative path, else its file name.
 fn display_path(doc: &ScannedDoc) -> String {
     if !doc.relative_path.is_empty() {
@@ -91,7 +129,9 @@ fn display_path(doc: &ScannedDoc) -> String {
 }
 
 /// Renders the selected documents as the "## Relevant memory" block, in the given order.
-/// No documents gives the empty string; otherwise the block ends with one newline.
+/// No documents gives the empty string; otherwise the block ends with one newline. Upstream's
+/// layout, except that a description the body already says is left out (and an empty one no
+/// longer leaves an empty line).
 pub fn render_prompt(docs: &[&ScannedDoc], now_ms: f64) -> String {
     if docs.is_empty() {
         return String::new();
@@ -105,9 +145,12 @@ pub fn render_prompt(docs: &[&ScannedDoc], now_ms: f64) -> String {
     for doc in docs {
         lines.push(format!("### {} ({})", doc.title, display_path(doc)));
         lines.push(format!("Saved {}.", memory_age(doc.mtime_ms, now_ms)));
-        lines.push(doc.description.clone());
+        let body = prompt_body(&doc.body);
+        if !description_is_redundant(&doc.description, &body) {
+            lines.push(doc.description.clone());
+        }
         lines.push(String::new());
-        lines.push(prompt_body(&doc.body));
+        lines.push(body);
         let freshness = memory_freshness_text(doc.mtime_ms, now_ms);
         if !freshness.is_empty() {
             lines.push(String::new());
@@ -196,7 +239,6 @@ mod tests {
             "### A (user/a.md)\n",
             "Saved yesterday.\n",
             "\n",
-            "\n",
             "_No detailed entries yet._\n",
             "\n",
             "### B (fallback.md)\n",
@@ -208,6 +250,65 @@ mod tests {
             "> NOTE: This memory is 3 days old. Memories are point-in-time observations, not live state \u{2014} claims about code behavior or file:line citations may be outdated. Verify against current code before asserting as fact.\n",
         );
         assert_eq!(render_prompt(&[&yesterday, &old], NOW), expected);
+    }
+
+    #[test]
+    fn a_description_the_body_already_says_is_not_repeated() {
+        let block = |description: &str, body: &str| {
+            let d = doc("project/x.md", "X", description, body, NOW);
+            render_prompt(&[&d], NOW)
+        };
+        let header = "### X (project/x.md)\nSaved today.\n";
+        // What `remember` writes: the sentence is both description and body.
+        let out = block(
+            "The deploy script needs AWS_REGION set.",
+            "The deploy script needs AWS_REGION set.",
+        );
+        assert!(
+            out.ends_with(&format!(
+                "{header}\nThe deploy script needs AWS_REGION set.\n"
+            )),
+            "{out}"
+        );
+        // Case, whitespace runs, a list marker, trailing punctuation, a reason after it, the
+        // `: ` → ` — ` of a written description, CJK.
+        for (description, body) in [
+            (
+                "use PNPM,  never npm",
+                "- Use pnpm, never npm.\n\nWhy: lockfile",
+            ),
+            ("Note — tabs only", "Note: tabs only.\n"),
+            ("用户喜欢简短的回答。", "用户喜欢简短的回答\n\nWhy: 窄屏"),
+            ("", "Something"),
+            ("  ", "Something"),
+        ] {
+            let out = block(description, body);
+            assert!(
+                out.contains(&format!("{header}\n")),
+                "{description:?}: {out}"
+            );
+            if !description.trim().is_empty() {
+                assert!(!out.contains(&format!("{description}\n")), "{out}");
+            }
+        }
+        // The description says something else, more, or only part of the first word: kept.
+        for (description, body) in [
+            ("Release process rule", "Deploy only from release branches."),
+            ("Use pnpm, never npm; CI checks", "Use pnpm, never npm."),
+            ("Deploy", "Deployment needs approval."),
+            ("用户喜欢", "用户喜欢简短的回答"),
+        ] {
+            let out = block(description, body);
+            assert!(out.contains(&format!("{header}{description}\n\n")), "{out}");
+        }
+    }
+
+    #[test]
+    fn a_description_repeating_a_cut_off_body_is_still_shown() {
+        let first = "w".repeat(1300);
+        let d = doc("project/x.md", "X", &first, &first, NOW);
+        let out = render_prompt(&[&d], NOW);
+        assert!(out.contains(&format!("Saved today.\n{first}\n\n")), "{out}");
     }
 
     #[test]
