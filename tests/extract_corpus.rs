@@ -407,7 +407,7 @@ fn heldout2_corpora() {
 
 /// Held-out v3 (Korean): written and committed (13be87d) before the third round's rule changes
 /// and before its author read the rule code; first measured once that round's rules were
-/// committed (deba32e), never used to change a rule, its mistakes never printed.
+/// committed (c6fdc85), never used to change a rule, its mistakes never printed.
 #[test]
 fn heldout3_corpora() {
     let t = table("heldout3");
