@@ -13,8 +13,6 @@
 
 #[path = "common/mod.rs"]
 mod common;
-#[path = "interop/http.rs"]
-mod http;
 #[path = "interop/process.rs"]
 mod process;
 #[path = "interop/qwen.rs"]

@@ -12,8 +12,6 @@ mod anthropic;
 mod claude;
 #[path = "common/mod.rs"]
 mod common;
-#[path = "interop/http.rs"]
-mod http;
 #[path = "interop/process.rs"]
 mod process;
 

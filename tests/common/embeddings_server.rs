@@ -1,19 +1,23 @@
 //! A loopback-only stand-in for an OpenAI-compatible `/v1/embeddings` endpoint with
 //! deterministic vectors.
 //!
-//! Include it with `#[path = "common/embeddings_server.rs"] mod embeddings_server;`.
+//! Include it with `mod common;` and
+//! `#[path = "common/embeddings_server.rs"] mod embeddings_server;` (its HTTP plumbing is
+//! `common::http`).
 //!
 //! Binds `127.0.0.1:0` only. Answers `POST /v1/embeddings` with one vector per input from the
 //! test's function, optionally after a delay; every other path gets 404. Each request's inputs
 //! are recorded. Stops when dropped.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::io::BufReader;
+use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+use crate::common::http;
 
 pub const EMBEDDINGS_PATH: &str = "/v1/embeddings";
 
@@ -32,10 +36,7 @@ impl EmbeddingsServer {
         vector: impl Fn(&str) -> Vec<f32> + Send + Sync + 'static,
         delay: Duration,
     ) -> Self {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
-        let addr = listener.local_addr().expect("local addr");
-        assert!(addr.ip().is_loopback());
-        listener.set_nonblocking(true).expect("nonblocking");
+        let (listener, addr) = http::bind_loopback();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let vector: VectorFn = Arc::new(vector);
@@ -43,25 +44,17 @@ impl EmbeddingsServer {
             let requests = Arc::clone(&requests);
             let stop = Arc::clone(&stop);
             thread::spawn(move || {
-                while !stop.load(Ordering::SeqCst) {
-                    match listener.accept() {
-                        Ok((stream, _)) => {
-                            let (requests, stop, vector) = (
-                                Arc::clone(&requests),
-                                Arc::clone(&stop),
-                                Arc::clone(&vector),
-                            );
-                            // One thread per connection: a slow answer must not block others.
-                            thread::spawn(move || {
-                                let _ = handle(stream, &requests, &stop, &vector, delay);
-                            });
-                        }
-                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                            thread::sleep(Duration::from_millis(5));
-                        }
-                        Err(_) => return,
-                    }
-                }
+                http::accept_until_stopped(&listener, &stop, None, |stream| {
+                    let (requests, stop, vector) = (
+                        Arc::clone(&requests),
+                        Arc::clone(&stop),
+                        Arc::clone(&vector),
+                    );
+                    // One thread per connection: a slow answer must not block others.
+                    thread::spawn(move || {
+                        let _ = handle(stream, &requests, &stop, &vector, delay);
+                    });
+                })
             })
         };
         EmbeddingsServer {
@@ -102,33 +95,14 @@ fn handle(
     stream.set_nonblocking(false)?;
     stream.set_read_timeout(Some(Duration::from_secs(5)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_string();
-    let path = parts.next().unwrap_or_default().to_string();
-    let mut length = 0usize;
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 {
-            break;
-        }
-        let t = line.trim_end();
-        if t.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = t.split_once(':') {
-            if k.trim().eq_ignore_ascii_case("content-length") {
-                length = v.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0u8; length.min(8 << 20)];
-    reader.read_exact(&mut body)?;
+    let Some(request) = http::read_request(&mut reader)? else {
+        return Ok(());
+    };
     let mut stream = stream;
-    if method != "POST" || path != EMBEDDINGS_PATH {
+    if request.method != "POST" || request.path != EMBEDDINGS_PATH {
         return respond(&mut stream, 404, "{}");
     }
+    let body = request.body;
     let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
     let inputs: Vec<String> = match &request["input"] {
         serde_json::Value::String(s) => vec![s.clone()],
@@ -155,12 +129,12 @@ fn handle(
 }
 
 fn respond(stream: &mut TcpStream, status: u16, body: &str) -> std::io::Result<()> {
-    let head = format!(
-        "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        if status == 200 { "OK" } else { "Not Found" },
-        body.len()
-    );
-    stream.write_all(head.as_bytes())?;
-    stream.write_all(body.as_bytes())?;
-    stream.flush()
+    http::respond(
+        stream,
+        status,
+        "application/json",
+        &[],
+        body.as_bytes(),
+        http::Connection::Close,
+    )
 }

@@ -2,6 +2,8 @@
 //! Git repositories made with the `git` CLI, and the real binary.
 #![allow(dead_code)]
 
+pub mod http;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;

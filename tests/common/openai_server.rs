@@ -1,7 +1,8 @@
 //! A scripted, loopback-only stand-in for an OpenAI-compatible chat endpoint.
 //!
-//! Include it from an integration test with
-//! `#[path = "common/openai_server.rs"] mod openai_server;`.
+//! Include it from an integration test with `mod common;` and
+//! `#[path = "common/openai_server.rs"] mod openai_server;` (its HTTP plumbing is
+//! `common::http`).
 //!
 //! The server binds `127.0.0.1:0` (never any other address), answers `POST /v1/chat/completions`
 //! with the next [`Reply`] of its script, answers every other path with 404, and records each
@@ -10,12 +11,14 @@
 //! `script.len() + 16` connections and stops for good when dropped.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::io::BufReader;
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+use crate::common::http;
 
 /// The path the scripted replies are served on.
 pub const CHAT_PATH: &str = "/v1/chat/completions";
@@ -88,13 +91,7 @@ pub struct OpenAiServer {
 impl OpenAiServer {
     /// Starts serving `script` on a fresh loopback port.
     pub fn start(script: Vec<Reply>) -> OpenAiServer {
-        let listener =
-            TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0 for test server");
-        let addr = listener.local_addr().expect("local addr");
-        assert!(addr.ip().is_loopback());
-        listener
-            .set_nonblocking(true)
-            .expect("nonblocking listener");
+        let (listener, addr) = http::bind_loopback();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let handle = {
@@ -147,19 +144,9 @@ fn serve(
 ) {
     let max_connections = script.len() + 16;
     let mut script = script.into_iter();
-    let mut served = 0;
-    while served < max_connections && !stop.load(Ordering::SeqCst) {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                served += 1;
-                let _ = handle(stream, &mut script, &requests, &stop);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                thread::sleep(Duration::from_millis(5));
-            }
-            Err(_) => return,
-        }
-    }
+    http::accept_until_stopped(&listener, &stop, Some(max_connections), |stream| {
+        let _ = handle(stream, &mut script, &requests, &stop);
+    });
 }
 
 fn handle(
@@ -168,11 +155,17 @@ fn handle(
     requests: &Mutex<Vec<Recorded>>,
     stop: &AtomicBool,
 ) -> std::io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-    stream.set_write_timeout(Some(Duration::from_secs(5)))?;
+    http::blocking(&stream, Duration::from_secs(5), Duration::from_secs(5))?;
     let mut reader = BufReader::new(stream.try_clone()?);
-    let request = read_request(&mut reader)?;
+    let Some(request) = http::read_request(&mut reader)? else {
+        return Ok(());
+    };
+    let request = Recorded {
+        method: request.method,
+        path: request.path,
+        headers: request.headers,
+        body: String::from_utf8_lossy(&request.body).into_owned(),
+    };
     if let Ok(mut all) = requests.lock() {
         all.push(request.clone());
     }
@@ -223,43 +216,6 @@ fn handle(
     }
 }
 
-fn read_request(reader: &mut impl BufRead) -> std::io::Result<Recorded> {
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_string();
-    let path = parts.next().unwrap_or_default().to_string();
-    let mut headers = Vec::new();
-    let mut content_length = 0usize;
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 {
-            break;
-        }
-        let trimmed = line.trim_end_matches(['\r', '\n']);
-        if trimmed.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = trimmed.split_once(':') {
-            let k = k.trim().to_ascii_lowercase();
-            let v = v.trim().to_string();
-            if k == "content-length" {
-                content_length = v.parse().unwrap_or(0);
-            }
-            headers.push((k, v));
-        }
-    }
-    // Bounded so a confused client cannot make the test allocate without limit.
-    let mut body = vec![0u8; content_length.min(8 << 20)];
-    reader.read_exact(&mut body)?;
-    Ok(Recorded {
-        method,
-        path,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    })
-}
-
 fn completion(content: &str) -> String {
     serde_json::json!({
         "id": "chatcmpl-test",
@@ -280,31 +236,12 @@ fn respond(
     extra_headers: &[(&str, String)],
     body: &str,
 ) -> std::io::Result<()> {
-    let mut head = format!(
-        "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-        reason(status),
-        body.len()
-    );
-    for (k, v) in extra_headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes())?;
-    stream.write_all(body.as_bytes())?;
-    stream.flush()
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        404 => "Not Found",
-        410 => "Gone",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        _ => "Status",
-    }
+    http::respond(
+        stream,
+        status,
+        "application/json",
+        extra_headers,
+        body.as_bytes(),
+        http::Connection::Close,
+    )
 }

@@ -8,13 +8,17 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
+use crate::common::http;
+
 use serde_json::{json, Value};
+
+const KEEP_ALIVE: http::Connection = http::Connection::KeepAlive;
 
 /// One request as received.
 #[derive(Debug, Clone)]
@@ -47,10 +51,7 @@ pub struct AnthropicServer {
 impl AnthropicServer {
     /// Answers every message request with `reply`.
     pub fn always(reply: &str) -> AnthropicServer {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
-        let addr = listener.local_addr().expect("local addr");
-        assert!(addr.ip().is_loopback());
-        listener.set_nonblocking(true).expect("nonblocking");
+        let (listener, addr) = http::bind_loopback();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let handle = {
@@ -93,21 +94,12 @@ fn serve(
     stop: Arc<AtomicBool>,
 ) {
     let mut workers = Vec::new();
-    while !stop.load(Ordering::SeqCst) {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let (requests, reply, stop) =
-                    (Arc::clone(&requests), reply.to_string(), Arc::clone(&stop));
-                workers.push(thread::spawn(move || {
-                    let _ = handle(stream, &reply, &requests, &stop);
-                }));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                thread::sleep(Duration::from_millis(5));
-            }
-            Err(_) => break,
-        }
-    }
+    http::accept_until_stopped(&listener, &stop, None, |stream| {
+        let (requests, reply, stop) = (Arc::clone(&requests), reply.to_string(), Arc::clone(&stop));
+        workers.push(thread::spawn(move || {
+            let _ = handle(stream, &reply, &requests, &stop);
+        }));
+    });
     for w in workers {
         let _ = w.join();
     }
@@ -148,7 +140,9 @@ fn handle(
         reader
             .get_ref()
             .set_read_timeout(Some(Duration::from_secs(30)))?;
-        let (method, path, body) = crate::http::read_after_request_line(&line, &mut reader)?;
+        let http::HttpRequest {
+            method, path, body, ..
+        } = http::read_after_request_line(&line, &mut reader)?;
         line.clear();
         reader
             .get_ref()
@@ -175,19 +169,21 @@ fn handle(
         }
         match (method.as_str(), path_only.as_str()) {
             ("POST", "/v1/messages") if streamed => {
-                crate::http::respond(&mut stream, 200, "text/event-stream", sse(reply, &model).as_bytes())?
+                http::respond(&mut stream, 200, "text/event-stream", &[], sse(reply, &model).as_bytes(), KEEP_ALIVE)?
             }
             ("POST", "/v1/messages") => {
-                crate::http::respond(&mut stream, 200, "application/json", message(reply, &model).to_string().as_bytes())?
+                http::respond(&mut stream, 200, "application/json", &[], message(reply, &model).to_string().as_bytes(), KEEP_ALIVE)?
             }
             ("POST", "/v1/messages/count_tokens") => {
-                crate::http::respond(&mut stream, 200, "application/json", br#"{"input_tokens":10}"#)?
+                http::respond(&mut stream, 200, "application/json", &[], br#"{"input_tokens":10}"#, KEEP_ALIVE)?
             }
-            _ => crate::http::respond(
+            _ => http::respond(
                 &mut stream,
                 404,
                 "application/json",
+                &[],
                 br#"{"type":"error","error":{"type":"not_found_error","message":"not served here"}}"#,
+                KEEP_ALIVE,
             )?,
         }
     }

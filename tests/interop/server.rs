@@ -8,13 +8,17 @@
 #![allow(dead_code)]
 
 use std::io::BufReader;
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
+use crate::common::http;
+
 use serde_json::{json, Value};
+
+const KEEP_ALIVE: http::Connection = http::Connection::KeepAlive;
 
 /// What the model says back.
 #[derive(Debug, Clone)]
@@ -120,10 +124,7 @@ pub struct ModelServer {
 impl ModelServer {
     /// Serves answers decided by `script` on a fresh loopback port.
     pub fn start(script: impl Fn(&Request) -> Answer + Send + Sync + 'static) -> ModelServer {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
-        let addr = listener.local_addr().expect("local addr");
-        assert!(addr.ip().is_loopback());
-        listener.set_nonblocking(true).expect("nonblocking");
+        let (listener, addr) = http::bind_loopback();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let script: Arc<Script> = Arc::new(script);
@@ -180,26 +181,14 @@ fn serve(
     requests: Arc<Mutex<Vec<Request>>>,
     stop: Arc<AtomicBool>,
 ) {
-    let live = Arc::new(AtomicUsize::new(0));
     let mut workers = Vec::new();
-    while !stop.load(Ordering::SeqCst) {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let script = Arc::clone(&script);
-                let requests = Arc::clone(&requests);
-                let live = Arc::clone(&live);
-                live.fetch_add(1, Ordering::SeqCst);
-                workers.push(thread::spawn(move || {
-                    let _ = handle(stream, &*script, &requests);
-                    live.fetch_sub(1, Ordering::SeqCst);
-                }));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                thread::sleep(Duration::from_millis(5));
-            }
-            Err(_) => break,
-        }
-    }
+    http::accept_until_stopped(&listener, &stop, None, |stream| {
+        let script = Arc::clone(&script);
+        let requests = Arc::clone(&requests);
+        workers.push(thread::spawn(move || {
+            let _ = handle(stream, &*script, &requests);
+        }));
+    });
     for w in workers {
         let _ = w.join();
     }
@@ -211,21 +200,24 @@ fn handle(
     script: &Script,
     requests: &Mutex<Vec<Request>>,
 ) -> std::io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    stream.set_write_timeout(Some(Duration::from_secs(30)))?;
+    http::blocking(&stream, Duration::from_secs(30), Duration::from_secs(30))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut stream = stream;
     loop {
-        let Some((method, path, body)) = crate::http::read_request(&mut reader)? else {
+        let Some(http::HttpRequest {
+            method, path, body, ..
+        }) = http::read_request(&mut reader)?
+        else {
             return Ok(());
         };
         if method != "POST" || !path.ends_with("/chat/completions") {
-            crate::http::respond(
+            http::respond(
                 &mut stream,
                 404,
                 "application/json",
+                &[],
                 b"{\"error\":\"not found\"}",
+                KEEP_ALIVE,
             )?;
             continue;
         }
@@ -237,18 +229,22 @@ fn handle(
             all.push(request);
         }
         if streamed {
-            crate::http::respond(
+            http::respond(
                 &mut stream,
                 200,
                 "text/event-stream",
+                &[],
                 sse(&answer).as_bytes(),
+                KEEP_ALIVE,
             )?;
         } else {
-            crate::http::respond(
+            http::respond(
                 &mut stream,
                 200,
                 "application/json",
+                &[],
                 completion(&answer).as_bytes(),
+                KEEP_ALIVE,
             )?;
         }
     }
