@@ -10,12 +10,13 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use common::*;
 use openai_server::{OpenAiServer, Reply};
 use qwen_memory::formats::doc;
+use qwen_memory::ops::dream;
 use qwen_memory::storage::scan::{self, Scope};
+use qwen_memory::storage::store::ROOT_LOCK_FILE;
 use serde_json::{json, Value};
 
 /// The distinct (type, lowercased summary) pairs of every document of a root.
@@ -425,9 +426,9 @@ fn many_docs(root: &Path, n: usize, dup_every: usize) {
     }
 }
 
-fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
-    wait_until(what, || f().then_some(()), String::new)
-}
+/// The dream checkpoints of the lock test seam (`safe_fs::test_checkpoint`).
+const LOCKED: &str = dream::CHECKPOINT_LOCKED;
+const HALF_APPLIED: &str = dream::CHECKPOINT_HALF_APPLIED;
 
 #[test]
 fn eight_concurrent_dreams_one_consolidates_the_others_are_locked() {
@@ -435,28 +436,57 @@ fn eight_concurrent_dreams_one_consolidates_the_others_are_locked() {
     let root = sb.private_root();
     many_docs(&root, 60, 3);
     let before = entry_set(&root);
-    let children: Vec<_> = (0..8)
+    // Whichever dream takes the dream lock first stops right there, holding it, until the other
+    // seven have finished: they provably ran while it was held.
+    let barrier = LockBarrier::new(&sb);
+    barrier.hold(LOCKED);
+    let (var, dir) = barrier.env();
+    let mut children: Vec<_> = (0..8)
         .map(|_| {
             sb.std_cmd(&sb.repo)
                 .args(["dream", "--force", "--json"])
-                .env("QWEN_MEMORY_TEST_DREAM_PAUSE_MS", "3000")
+                .env(var, &dir)
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
                 .unwrap()
         })
         .collect();
-    let outs: Vec<Value> = children
+    wait_until(
+        "seven dreams finished while one holds the dream lock",
+        || {
+            let done = children
+                .iter_mut()
+                .filter_map(|c| c.try_wait().unwrap())
+                .count();
+            (done == 7).then_some(())
+        },
+        || format!("{:#?}", barrier.events()),
+    );
+    let holders = barrier.pids("at", Path::new(LOCKED));
+    assert_eq!(holders.len(), 1, "{:#?}", barrier.events());
+    let running: Vec<u32> = children
+        .iter_mut()
+        .filter_map(|c| c.try_wait().unwrap().is_none().then(|| c.id()))
+        .collect();
+    assert_eq!(running, holders.iter().copied().collect::<Vec<_>>());
+    barrier.release(LOCKED);
+    let outs: Vec<(u32, Value)> = children
         .into_iter()
         .map(|c| {
+            let pid = c.id();
             let o = c.wait_with_output().unwrap();
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            serde_json::from_slice(&o.stdout).unwrap()
+            (pid, serde_json::from_slice(&o.stdout).unwrap())
         })
         .collect();
-    let updated = outs.iter().filter(|o| o["status"] == "updated").count();
-    let locked = outs.iter().filter(|o| o["reason"] == "locked").count();
-    assert_eq!((updated, locked), (1, 7), "{outs:?}");
+    for (pid, out) in &outs {
+        if holders.contains(pid) {
+            assert_eq!(out["status"], "updated", "{out}");
+        } else {
+            assert_eq!(out["reason"], "locked", "{out}");
+        }
+    }
     assert_eq!(entry_set(&root), before, "no entry lost");
     let scanned = scan::scan_root(&root, Scope::Private).unwrap();
     assert!(scanned.skipped.is_empty(), "every file parses");
@@ -469,16 +499,21 @@ fn dream_while_remember_writes_loses_no_update() {
     let sb = Sandbox::new();
     let root = sb.private_root();
     many_docs(&root, 30, 3);
+    let barrier = LockBarrier::new(&sb);
+    barrier.hold(HALF_APPLIED);
+    let (var, dir) = barrier.env();
     let dream = sb
         .std_cmd(&sb.repo)
         .args(["dream", "--force", "--json"])
-        .env("QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS", "1500")
+        .env(var, &dir)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the dream is half applied (its backup exists), then write concurrently: new
-    // facts, and a why for an entry of a file the dream rewrites.
-    wait_for("backup", || sb.private_state().join("backups").is_dir());
+    // Once the dream is half applied (it wrote its first file and holds the root's lock), write
+    // concurrently: new facts, and a why for an entry of a file the dream rewrites.
+    barrier.wait_until("the dream half applied", |b| {
+        b.pids("at", Path::new(HALF_APPLIED)).contains(&dream.id())
+    });
     let writers: Vec<_> = (0..4)
         .map(|i| {
             let mut c = sb.std_cmd(&sb.repo);
@@ -499,9 +534,23 @@ fn dream_while_remember_writes_loses_no_update() {
                     &format!("Concurrent fact {i}"),
                 ]);
             }
-            c.stdout(Stdio::null()).spawn().unwrap()
+            c.env(var, &dir).stdout(Stdio::null()).spawn().unwrap()
         })
         .collect();
+    // Every writer found the root's lock taken by the half-applied dream and queued behind it.
+    let writer_pids: BTreeSet<u32> = writers.iter().map(|w| w.id()).collect();
+    barrier.wait_until("every writer waiting for the dream", |b| {
+        let waiting: BTreeSet<u32> = b
+            .events()
+            .into_iter()
+            .filter(|e| {
+                e.kind == "busy" && e.lock.file_name() == Some(std::ffi::OsStr::new(ROOT_LOCK_FILE))
+            })
+            .map(|e| e.pid)
+            .collect();
+        writer_pids.is_subset(&waiting)
+    });
+    barrier.release(HALF_APPLIED);
     for mut w in writers {
         assert!(w.wait().unwrap().success());
     }
@@ -533,16 +582,21 @@ fn sigkill_mid_dream_leaves_whole_files_and_a_stale_lock_the_next_run_clears() {
     let root = sb.private_root();
     many_docs(&root, 30, 3);
     let before = entry_set(&root);
+    // The run stops after its first file was written (never released: it is killed there).
+    let barrier = LockBarrier::new(&sb);
+    barrier.hold(HALF_APPLIED);
+    let (var, dir) = barrier.env();
     let mut child = sb
         .std_cmd(&sb.repo)
         .args(["dream", "--force"])
-        .env("QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS", "20000")
+        .env(var, &dir)
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
     let lock = sb.private_state().join("consolidation.lock");
-    wait_for("backup", || sb.private_state().join("backups").is_dir());
-    std::thread::sleep(Duration::from_millis(300));
+    barrier.wait_until("the dream half applied", |b| {
+        b.pids("at", Path::new(HALF_APPLIED)).contains(&child.id())
+    });
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     assert_eq!(fs::read_to_string(&lock).unwrap(), child.id().to_string());
@@ -567,15 +621,21 @@ fn sigkill_mid_dream_leaves_whole_files_and_a_stale_lock_the_next_run_clears() {
 fn sigterm_releases_the_lock() {
     let sb = Sandbox::new();
     many_docs(&sb.private_root(), 6, 3);
+    let barrier = LockBarrier::new(&sb);
+    barrier.hold(LOCKED);
+    let (var, dir) = barrier.env();
     let child = sb
         .std_cmd(&sb.repo)
         .args(["dream", "--force"])
-        .env("QWEN_MEMORY_TEST_DREAM_PAUSE_MS", "20000")
+        .env(var, &dir)
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
     let lock = sb.private_state().join("consolidation.lock");
-    wait_for("lock", || lock.exists());
+    barrier.wait_until("the dream holding its lock", |b| {
+        b.pids("at", Path::new(LOCKED)).contains(&child.id())
+    });
+    assert!(lock.exists());
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -690,6 +690,18 @@ impl FileLock {
 /// [`ENV_TEST_LOCK_BARRIER`] names a directory; nothing in the product sets it.
 pub const ENV_TEST_LOCK_BARRIER: &str = "QWEN_MEMORY_TEST_LOCK_BARRIER";
 
+/// A named point in an operation where a race test may need to stop a process (the same seam
+/// as the locks, inert unless [`ENV_TEST_LOCK_BARRIER`] is set): logs `<pid> at <name>` and
+/// then waits while `<dir>/hold-<name>` exists, so a test can act while the process is
+/// provably there (for example a dream holding its lock, or one half applied) instead of
+/// widening the window with a sleep.
+pub fn test_checkpoint(name: &str) {
+    if let Some(b) = lock_barrier::from_env() {
+        b.record("at", Path::new(name));
+        b.pause_while_holding(OsStr::new(name));
+    }
+}
+
 mod lock_barrier {
     //! With `QWEN_MEMORY_TEST_LOCK_BARRIER=<dir>`, every lock taken by [`super::FileLock`]
     //! appends `<pid> busy <lock path>` to `<dir>/events` when it found the lock held by
@@ -697,7 +709,8 @@ mod lock_barrier {
     //! `<pid> held <lock path>` once it has it. While `<dir>/hold-<lock file name>` exists, a
     //! process that took a lock of that name keeps it (polling for the file's removal, at most
     //! two minutes so a forgotten file cannot hang anything), so a test can line the others up
-    //! behind it and then let go.
+    //! behind it and then let go. [`super::test_checkpoint`] does the same at a named point
+    //! (`<pid> at <name>`, `hold-<name>`).
     use std::io::Write;
     use std::path::{Path, PathBuf};
     use std::time::{Duration, Instant};

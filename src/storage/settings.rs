@@ -169,8 +169,6 @@ pub const ENV_VARS: &[&str] = &[
     // hooks, telemetry and test seams
     "QWEN_MEMORY_HOOK_EXEC",
     "QWEN_MEMORY_TELEMETRY",
-    "QWEN_MEMORY_TEST_DREAM_PAUSE_MS",
-    "QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS",
     "QWEN_MEMORY_TEST_LOCK_BARRIER",
     // also read
     "GIT_DIR",
@@ -530,8 +528,6 @@ mod tests {
             crate::ops::hook_entry::ENV_HOOK_EXEC,
             crate::integrations::telemetry::ENV_TELEMETRY,
             crate::integrations::sharing::ENV_QWEN_LOCAL,
-            crate::ops::dream::ENV_TEST_PAUSE,
-            crate::ops::dream::ENV_TEST_PAUSE_MID,
             crate::storage::safe_fs::ENV_TEST_LOCK_BARRIER,
         ] {
             assert!(ENV_VARS.contains(&var), "{var} missing from ENV_VARS");

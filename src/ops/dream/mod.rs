@@ -7,11 +7,11 @@
 //! mechanical plan (or the re-check of a model plan) to the end of the apply, so a concurrent
 //! extract or remember waits instead of losing its update.
 //!
-//! Test hooks (only active when the variable is set): `QWEN_MEMORY_TEST_DREAM_PAUSE_MS` sleeps
-//! right after the dream lock is taken (before the mutation lock), and
-//! `QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS` sleeps after the first file of a run was written, while
-//! the run is half applied. The reliability tests use them to hold the lock and to kill a run
-//! in the middle; neither changes what a run does.
+//! Test checkpoints (inert unless the lock test seam `QWEN_MEMORY_TEST_LOCK_BARRIER` is set, see
+//! [`safe_fs::test_checkpoint`]): [`CHECKPOINT_LOCKED`] right after the dream lock is taken
+//! (before the mutation lock) and [`CHECKPOINT_HALF_APPLIED`] after the first file of a run was
+//! written. The reliability tests stop a run there to race it against other processes or to
+//! kill it in the middle, knowing it is there; neither changes what a run does.
 
 pub mod gates;
 pub mod lock;
@@ -21,7 +21,7 @@ pub mod plan;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -37,6 +37,7 @@ use crate::storage::backup::{self, BackupError, PlannedChange, RunKind};
 use crate::storage::context::Context;
 use crate::storage::project::Root;
 use crate::storage::root_writer::{self, RootError, RootWriter};
+use crate::storage::safe_fs;
 use crate::storage::scan::PINNED_DIR;
 use crate::storage::store::{self, StoreError};
 
@@ -44,10 +45,10 @@ pub use gates::{GateReport, SkipReason};
 
 /// The log of dream runs in the state dir.
 pub const LOG_FILE: &str = "dream-log.jsonl";
-/// Test hook: pause after taking the dream lock.
-pub const ENV_TEST_PAUSE: &str = "QWEN_MEMORY_TEST_DREAM_PAUSE_MS";
-/// Test hook: pause after the first file of a run was written.
-pub const ENV_TEST_PAUSE_MID: &str = "QWEN_MEMORY_TEST_DREAM_PAUSE_MID_MS";
+/// Test checkpoint: the dream lock was just taken.
+pub const CHECKPOINT_LOCKED: &str = "dream-locked";
+/// Test checkpoint: the first file of a run was written (the run is half applied).
+pub const CHECKPOINT_HALF_APPLIED: &str = "dream-half-applied";
 
 /// How a plan is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -360,12 +361,6 @@ pub fn gate_report(ctx: &Context) -> Result<GateReport, RootError> {
     )
 }
 
-fn test_pause(var: &str) {
-    if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok()) {
-        std::thread::sleep(Duration::from_millis(ms));
-    }
-}
-
 fn model_client(ctx: &Context, requested: bool) -> Option<ModelClient> {
     ModelClient::from_settings(&ctx.settings, requested)
 }
@@ -415,7 +410,7 @@ pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamErro
             t0,
         ));
     }
-    test_pause(ENV_TEST_PAUSE);
+    safe_fs::test_checkpoint(CHECKPOINT_LOCKED);
     let telemetry = Telemetry::new(&root.state_dir);
     match consolidate(ctx, opts, root, t0) {
         Ok(mut outcome) => {
@@ -630,13 +625,13 @@ pub fn apply_plan_locked(w: &RootWriter, plan: &Plan, run_id: &str) -> Result<()
     let mut first = true;
     w.write_docs(&writes, || {
         if std::mem::take(&mut first) {
-            test_pause(ENV_TEST_PAUSE_MID);
+            safe_fs::test_checkpoint(CHECKPOINT_HALF_APPLIED);
         }
     })?;
     for c in plan.changes.iter().filter(|c| c.after.is_none()) {
         w.delete_doc(&c.relative_path)?;
         if std::mem::take(&mut first) {
-            test_pause(ENV_TEST_PAUSE_MID);
+            safe_fs::test_checkpoint(CHECKPOINT_HALF_APPLIED);
         }
     }
     Ok(())
