@@ -421,7 +421,8 @@ pub fn scan_roots_with_window(roots: &[(Scope, &Path)], state_dir: &Path, racy_n
     let mut errors = Vec::new();
     {
         // Per current root, its cached entries by relative path.
-        let mut lookup: Vec<HashMap<&str, u32>> = vec![HashMap::new(); roots.len()];
+        let mut lookup: Vec<HashMap<&str, u32, foldhash::fast::RandomState>> =
+            vec![HashMap::default(); roots.len()];
         let current: Vec<Option<usize>> = table
             .roots
             .iter()
