@@ -338,12 +338,15 @@ const BAR: (f64, f64, f64) = (0.95, 0.90, 0.90);
 /// fails) and the README reports the shortfall. Every exception is listed here.
 fn heldout_floor(set: &str, lang: &str) -> (f64, f64, f64) {
     match (set, lang) {
-        // Measured once after the third (Korean) round: precision 0.917 (11 of 12 found are
-        // durable), recall 0.917; before it 0.909 / 0.833.
-        ("heldout2", "ko") => (0.91, 0.90, 0.90),
-        // Measured once after the third round, the first time it was measured: recall 0.857
-        // (24 of 28), type accuracy 0.917, precision 1.000.
+        // Measured once after the fourth (Korean) round: precision 0.923 (12 of 13 found are
+        // durable), recall 1.000; after the third 0.917 / 0.917, before it 0.909 / 0.833.
+        ("heldout2", "ko") => (0.92, 0.90, 0.90),
+        // Measured once after the third round, the first time it was measured, and once after
+        // the fourth: recall 0.857 (24 of 28), type accuracy 0.917, precision 1.000 both times.
         ("heldout3", "ko") => (0.95, 0.85, 0.90),
+        // Measured once, after the fourth round's rules were committed (the first time it was
+        // measured): recall 0.825 (33 of 40), precision 1.000, type accuracy 0.970 (32 of 33).
+        ("heldout4", "ko") => (0.95, 0.82, 0.90),
         _ => BAR,
     }
 }
