@@ -319,7 +319,12 @@ const BAR: (f64, f64, f64) = (0.95, 0.90, 0.90);
 /// fails) and the README reports the shortfall. Every exception is listed here.
 fn heldout_floor(set: &str, lang: &str) -> (f64, f64, f64) {
     match (set, lang) {
-        ("heldout2", "ko") => (0.90, 0.83, 0.90),
+        // Measured once after the third (Korean) round: precision 0.917 (11 of 12 found are
+        // durable), recall 0.917; before it 0.909 / 0.833.
+        ("heldout2", "ko") => (0.91, 0.90, 0.90),
+        // Measured once after the third round, the first time it was measured: recall 0.857
+        // (24 of 28), type accuracy 0.917, precision 1.000.
+        ("heldout3", "ko") => (0.95, 0.85, 0.90),
         _ => BAR,
     }
 }
@@ -401,10 +406,9 @@ fn heldout2_corpora() {
 }
 
 /// Held-out v3 (Korean): written and committed (13be87d) before the third round's rule changes
-/// and before its author read the rule code; never used to change a rule, its mistakes never
-/// printed. It is measured once, after that round's rules are done: until then it is ignored.
+/// and before its author read the rule code; first measured once that round's rules were
+/// committed (c6fdc85), never used to change a rule, its mistakes never printed.
 #[test]
-#[ignore = "measured once after this round's Korean rule changes (see README, Extract quality)"]
 fn heldout3_corpora() {
     let t = table("heldout3");
     assert_formats_agree("heldout3", &t);

@@ -35,19 +35,52 @@ impl FileKey {
     }
 }
 
-/// A store of earlier parses a scan may reuse (implemented by `storage::scan_cache`).
-pub trait ParseCache {
-    /// The earlier parse of this file when its stat `meta` (not following symlinks) is unchanged.
-    fn take(
-        &mut self,
-        root: &Path,
-        scope: Scope,
-        relative: &str,
-        meta: &std::fs::Metadata,
-        path: &Path,
-    ) -> Option<ScannedDoc>;
-    /// A document just parsed from a file whose stat was `key`.
-    fn parsed(&mut self, root: &Path, doc: &ScannedDoc, key: FileKey);
+/// The fields of a topic document that ranking reads, whether the document is owned
+/// ([`ScannedDoc`]) or borrowed from recall's parse cache (`storage::scan_cache::DocView`).
+pub trait DocFields {
+    fn scope(&self) -> Scope;
+    fn memory_type(&self) -> MemoryType;
+    fn relative_path(&self) -> &str;
+    fn title(&self) -> &str;
+    fn description(&self) -> &str;
+    fn body(&self) -> &str;
+    fn mtime_ms(&self) -> f64;
+    /// Scalar frontmatter keys other than name/title/description/type, in file order.
+    fn for_each_extra(&self, f: &mut dyn FnMut(&str, &str));
+    /// An owned copy.
+    fn to_doc(&self) -> ScannedDoc;
+}
+
+impl DocFields for ScannedDoc {
+    fn scope(&self) -> Scope {
+        self.scope
+    }
+    fn memory_type(&self) -> MemoryType {
+        self.memory_type
+    }
+    fn relative_path(&self) -> &str {
+        &self.relative_path
+    }
+    fn title(&self) -> &str {
+        &self.title
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn body(&self) -> &str {
+        &self.body
+    }
+    fn mtime_ms(&self) -> f64 {
+        self.mtime_ms
+    }
+    fn for_each_extra(&self, f: &mut dyn FnMut(&str, &str)) {
+        for (k, v) in &self.extra {
+            f(k, v);
+        }
+    }
+    fn to_doc(&self) -> ScannedDoc {
+        self.clone()
+    }
 }
 
 /// Which root a document came from.
@@ -177,19 +210,68 @@ pub enum ScanError {
 /// Symlink entries inside the root are never followed and every file is opened with
 /// `O_NOFOLLOW`, so every document read lies inside the root without a realpath per file.
 pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
-    scan_root_with(root, scope, None)
+    let Some(walk) = walk_root(root, scope, false)? else {
+        return Ok(ScanOutcome::default());
+    };
+    let mut out = ScanOutcome {
+        docs: Vec::new(),
+        skipped: walk.skipped,
+        unreadable_dirs: walk.unreadable_dirs,
+    };
+    let files: Vec<(PathBuf, PathBuf, String)> = walk
+        .files
+        .into_iter()
+        .map(|f| {
+            (
+                walk.walk_root.join(&f.relative),
+                root.join(&f.relative),
+                f.relative,
+            )
+        })
+        .collect();
+    for ((result, _), (_, path, relative)) in read_all(&files, scope).into_iter().zip(files) {
+        match result {
+            Ok(doc) => out.docs.push(doc),
+            Err(reason) => out.skipped.push(Skipped {
+                path,
+                relative_path: relative,
+                reason,
+            }),
+        }
+    }
+    sort_docs(&mut out.docs, IndexOrder::NewestFirst);
+    out.skipped
+        .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
+    Ok(out)
 }
 
-/// [`scan_root`], reusing parses from `cache` for files whose stat is unchanged (docs/DESIGN.md,
-/// "Recall").
-pub(crate) fn scan_root_with(
-    root: &Path,
-    scope: Scope,
-    mut cache: Option<&mut dyn ParseCache>,
-) -> Result<ScanOutcome, ScanError> {
+/// A `.md` file a walk found (not read yet).
+pub(crate) struct Found {
+    /// Path relative to the root, with `/` separators.
+    pub relative: String,
+    /// Its stat, not following symlinks (when the walk was asked for it and it succeeded).
+    pub meta: Option<fs::Metadata>,
+}
+
+/// What a walk of one root found.
+pub(crate) struct Walk {
+    /// The directory walked: the root, or the target of a symlinked user root.
+    pub walk_root: PathBuf,
+    pub files: Vec<Found>,
+    pub skipped: Vec<Skipped>,
+    pub unreadable_dirs: Vec<PathBuf>,
+}
+
+/// Directories with at least this many `.md` files are stat'ed on every core.
+const PARALLEL_STAT_MIN: usize = 256;
+
+/// Lists the candidate documents of `root` (`None`: the root does not exist). Symlink entries
+/// are reported, never followed. With `stat`, every candidate is stat'ed (relative to its
+/// directory, not following symlinks).
+pub(crate) fn walk_root(root: &Path, scope: Scope, stat: bool) -> Result<Option<Walk>, ScanError> {
     let meta = match fs::symlink_metadata(root) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ScanOutcome::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
             return Err(ScanError::RootUnreadable {
                 path: root.to_path_buf(),
@@ -207,25 +289,31 @@ pub(crate) fn scan_root_with(
     } else {
         return Err(ScanError::SymlinkedRoot(root.to_path_buf()));
     };
-    let mut out = ScanOutcome::default();
     let top = fs::read_dir(&walk_root).map_err(|source| ScanError::RootUnreadable {
         path: root.to_path_buf(),
         source,
     })?;
+    let mut out = Walk {
+        walk_root,
+        files: Vec::new(),
+        skipped: Vec::new(),
+        unreadable_dirs: Vec::new(),
+    };
     let mut pending = vec![(top, String::new())];
-    let mut files: Vec<(PathBuf, PathBuf, String)> = Vec::new();
     while let Some((entries, prefix)) = pending.pop() {
+        // This directory's documents, stat'ed together (on several threads when many) while
+        // the directory is open.
+        let mut docs: Vec<(fs::DirEntry, String)> = Vec::new();
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             let relative = format!("{prefix}{name}");
             let Ok(file_type) = entry.file_type() else {
                 continue;
             };
-            let path = root.join(&relative);
             if file_type.is_symlink() {
                 if name.ends_with(".md") || is_dir_symlink(&entry.path()) {
                     out.skipped.push(Skipped {
-                        path,
+                        path: root.join(&relative),
                         relative_path: relative,
                         reason: SkipReason::Symlink,
                     });
@@ -233,44 +321,37 @@ pub(crate) fn scan_root_with(
             } else if file_type.is_dir() {
                 match fs::read_dir(entry.path()) {
                     Ok(sub) => pending.push((sub, format!("{relative}/"))),
-                    Err(_) => out.unreadable_dirs.push(path),
+                    Err(_) => out.unreadable_dirs.push(root.join(&relative)),
                 }
             } else if file_type.is_file() && name.ends_with(".md") && name != INDEX_FILE_NAME {
-                if let Some(cache) = cache.as_mut().map(|c| &mut **c as &mut dyn ParseCache) {
-                    // `DirEntry::metadata` does not follow symlinks (fstatat with
-                    // AT_SYMLINK_NOFOLLOW), so a hit is the very regular file that was parsed.
-                    if let Ok(m) = entry.metadata() {
-                        if let Some(doc) = cache.take(root, scope, &relative, &m, &path) {
-                            out.docs.push(doc);
-                            continue;
-                        }
-                    }
-                }
-                files.push((entry.path(), path, relative));
+                docs.push((entry, relative));
             }
         }
-    }
-    for ((result, key), (_, path, relative)) in read_all(&files, scope).into_iter().zip(files) {
-        match result {
-            Ok(doc) => {
-                if let (Some(cache), Some(key)) =
-                    (cache.as_mut().map(|c| &mut **c as &mut dyn ParseCache), key)
-                {
-                    cache.parsed(root, &doc, key);
-                }
-                out.docs.push(doc)
-            }
-            Err(reason) => out.skipped.push(Skipped {
-                path,
-                relative_path: relative,
-                reason,
-            }),
+        if !stat {
+            out.files
+                .extend(docs.into_iter().map(|(_, relative)| Found {
+                    relative,
+                    meta: None,
+                }));
+            continue;
         }
+        let threads = if docs.len() < PARALLEL_STAT_MIN {
+            1
+        } else {
+            available_threads(8)
+        };
+        // `DirEntry::metadata` does not follow symlinks (statx relative to the open directory
+        // with AT_SYMLINK_NOFOLLOW).
+        let metas = in_parallel(&docs, threads, |part, _| {
+            part.iter().map(|(e, _)| e.metadata().ok()).collect()
+        });
+        out.files.extend(
+            docs.into_iter()
+                .zip(metas)
+                .map(|((_, relative), meta)| Found { relative, meta }),
+        );
     }
-    sort_docs(&mut out.docs, IndexOrder::NewestFirst);
-    out.skipped
-        .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// Below this many files a scan reads on the calling thread; above, reading and parsing (most
@@ -278,7 +359,7 @@ pub(crate) fn scan_root_with(
 const PARALLEL_THRESHOLD: usize = 512;
 
 /// Reads and parses `files` (fs path, reported path, relative path), keeping their order.
-fn read_all(files: &[(PathBuf, PathBuf, String)], scope: Scope) -> Vec<ReadResult> {
+pub(crate) fn read_all(files: &[(PathBuf, PathBuf, String)], scope: Scope) -> Vec<ReadResult> {
     let read = |(fs_path, path, relative): &(PathBuf, PathBuf, String)| {
         read_document_keyed(fs_path, scope, path.clone(), relative.clone())
     };
@@ -349,7 +430,7 @@ pub fn read_document(
 }
 
 /// A read document (or why not) and the stat of the opened file it was parsed from.
-type ReadResult = (Result<ScannedDoc, SkipReason>, Option<FileKey>);
+pub(crate) type ReadResult = (Result<ScannedDoc, SkipReason>, Option<FileKey>);
 
 fn read_document_keyed(
     fs_path: &Path,
@@ -418,23 +499,11 @@ fn read_document_inner(
 /// Scans several roots in order, dropping a document whose scope and relative path were
 /// already seen (the first, newest root wins). Unreadable roots are skipped and returned.
 pub fn scan_roots(roots: &[(Scope, &Path)]) -> (Vec<ScannedDoc>, Vec<ScanError>) {
-    scan_roots_with(roots, None)
-}
-
-/// [`scan_roots`] reusing parses from `cache` (see `storage::scan_cache`).
-pub fn scan_roots_with(
-    roots: &[(Scope, &Path)],
-    mut cache: Option<&mut dyn ParseCache>,
-) -> (Vec<ScannedDoc>, Vec<ScanError>) {
     let mut docs = Vec::new();
     let mut errors = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (scope, root) in roots {
-        match scan_root_with(
-            root,
-            *scope,
-            cache.as_mut().map(|c| &mut **c as &mut dyn ParseCache),
-        ) {
+        match scan_root(root, *scope) {
             Ok(outcome) => {
                 for d in outcome.docs {
                     if seen.insert((d.scope, d.relative_path.clone())) {
@@ -485,13 +554,19 @@ pub fn locale_compare(a: &str, b: &str) -> Ordering {
 fn compare_docs(a: &ScannedDoc, b: &ScannedDoc, order: IndexOrder) -> Ordering {
     match order {
         IndexOrder::ByPath => cmp_utf16(&a.relative_path, &b.relative_path),
-        IndexOrder::NewestFirst => b
-            .mtime_ms
-            .partial_cmp(&a.mtime_ms)
-            .unwrap_or(Ordering::Equal)
-            .then_with(|| locale_compare(file_name(&a.relative_path), file_name(&b.relative_path)))
-            .then_with(|| cmp_utf16(&a.relative_path, &b.relative_path)),
+        IndexOrder::NewestFirst => newest_first(
+            (a.mtime_ms, &a.relative_path),
+            (b.mtime_ms, &b.relative_path),
+        ),
     }
+}
+
+/// [`IndexOrder::NewestFirst`] on (mtime in ms, relative path) pairs.
+pub(crate) fn newest_first(a: (f64, &str), b: (f64, &str)) -> Ordering {
+    b.0.partial_cmp(&a.0)
+        .unwrap_or(Ordering::Equal)
+        .then_with(|| locale_compare(file_name(a.1), file_name(b.1)))
+        .then_with(|| cmp_utf16(a.1, b.1))
 }
 
 /// Sorts documents in place by `order`. Scans and recall reuse this so every list of

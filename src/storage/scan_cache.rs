@@ -4,21 +4,25 @@
 //!
 //! Best effort throughout: a missing, truncated, corrupt or foreign-version file is an empty
 //! cache, and failing to write it is ignored. The cache never changes what a scan returns.
+//!
+//! Built for a short-lived process that reads it whole on every prompt: every string lives in
+//! one heap, validated as UTF-8 once and never copied; documents are handed out as
+//! [`DocView`]s borrowing it, and only the few a recall shows become owned [`ScannedDoc`]s.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::fs::Metadata;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::formats::doc::MemoryType;
 use crate::storage::safe_fs::Dir;
-use crate::storage::scan::{self, FileKey, ParseCache, ScanError, ScannedDoc, Scope};
+use crate::storage::scan::{self, DocFields, FileKey, ScanError, ScannedDoc, Scope};
 
 /// The cache file in the state dir.
 pub const CACHE_FILE: &str = "recall-scan.bin";
 
 /// Names the format and its version; any other start is a foreign file and is ignored.
-const MAGIC: &[u8; 8] = b"QMSCAN\x00\x01";
+const MAGIC: &[u8; 8] = b"QMSCAN\x00\x02";
 /// Ends a complete file, so a torn write is never half-used.
 const END: &[u8; 8] = b"QMSCEND\x00";
 
@@ -26,182 +30,161 @@ const END: &[u8; 8] = b"QMSCEND\x00";
 /// tick could leave size, mtime and ctime unchanged (the "racily clean" case).
 const RACY_NS: i128 = 2_000_000_000;
 
-/// A parsed document without what the scan supplies (scope, paths).
-struct Cached {
+/// Layout (little endian): MAGIC; root, entry and extra counts and the heap length (u64 each);
+/// the heap (every string, UTF-8); the root, entry and extra records (fixed sizes below); END.
+const HEADER_LEN: usize = 8 + 4 * 8;
+/// Scope (u32) and path.
+const ROOT_LEN: usize = 4 + SPAN_LEN;
+/// Root index (u32), relative path, size (u64), mtime and ctime (i128 ns), inode and device
+/// (u64), type (u32), mtime in ms (f64 bits), title, description, body, first extra and extra
+/// count (u32 each).
+const ENTRY_LEN: usize = 4 + SPAN_LEN + 8 + 16 + 16 + 8 + 8 + 4 + 8 + 3 * SPAN_LEN + 4 + 4;
+/// Key and value.
+const EXTRA_LEN: usize = 2 * SPAN_LEN;
+/// Offset and length (u32 each) of a string in the heap.
+const SPAN_LEN: usize = 8;
+
+const SCOPES: [Scope; 4] = [Scope::Repository, Scope::Private, Scope::Team, Scope::User];
+
+/// A string in the heap (checked against the heap when decoded).
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+struct Entry {
+    root: u32,
+    relative: Span,
+    key: FileKey,
     memory_type: MemoryType,
-    title: String,
-    description: String,
-    body: String,
     mtime_ms: f64,
-    extra: Vec<(String, String)>,
+    title: Span,
+    description: Span,
+    body: Span,
+    extra_start: u32,
+    extra_count: u32,
 }
 
-fn entry_key(root: &Path, scope: Scope, relative: &str) -> String {
-    format!(
-        "{}\0{}\0{}",
-        root.to_string_lossy(),
-        scope.as_str(),
-        relative
-    )
+/// A decoded cache file.
+#[derive(Default)]
+struct Table {
+    heap: String,
+    roots: Vec<(Scope, Span)>,
+    entries: Vec<Entry>,
+    extras: Vec<(Span, Span)>,
 }
 
-/// One scan's use of the cache: hits are taken out of `old`, fresh parses recorded, and the
-/// file rewritten at the end only when its contents would differ.
-pub struct Session {
-    state_dir: PathBuf,
-    old: HashMap<String, (FileKey, Cached)>,
-    /// The key of every document to keep in the cache, by scope and relative path.
-    keep: HashMap<(Scope, String), (String, FileKey)>,
-    changed: bool,
-    /// Files changed after this instant (ns since the epoch) are not cached.
-    racy_after_ns: i128,
-}
-
-impl Session {
-    pub fn load(state_dir: &Path) -> Session {
-        Session::load_with_window(state_dir, RACY_NS)
+impl Table {
+    fn str(&self, s: Span) -> &str {
+        // Every span was checked when decoding (in bounds, on character boundaries).
+        let start = s.start as usize;
+        self.heap.get(start..start + s.len as usize).unwrap_or("")
     }
 
-    /// [`Session::load`] with another racy window (tests use 0 to cache files just written).
-    pub fn load_with_window(state_dir: &Path, racy_ns: i128) -> Session {
-        let old = Dir::open_trusted(state_dir, false)
-            .ok()
-            .and_then(|d| d.read(OsStr::new(CACHE_FILE)).ok().flatten())
-            .and_then(|bytes| decode(&bytes));
-        let now_ns = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i128);
-        Session {
-            state_dir: state_dir.to_path_buf(),
-            changed: old.is_none(),
-            old: old.unwrap_or_default(),
-            keep: HashMap::new(),
-            racy_after_ns: now_ns - racy_ns,
-        }
+    fn extras(&self, e: &Entry) -> &[(Span, Span)] {
+        let start = e.extra_start as usize;
+        self.extras
+            .get(start..start + e.extra_count as usize)
+            .unwrap_or(&[])
     }
-}
 
-/// [`scan::scan_roots`] through the parse cache in `state_dir` (best effort: the cache never
-/// changes the result, and failing to read or write it never fails the scan).
-pub fn scan_roots_cached(
-    roots: &[(Scope, &Path)],
-    state_dir: &Path,
-) -> (Vec<ScannedDoc>, Vec<ScanError>) {
-    scan_roots_in(roots, Session::load(state_dir))
-}
-
-fn scan_roots_in(
-    roots: &[(Scope, &Path)],
-    mut session: Session,
-) -> (Vec<ScannedDoc>, Vec<ScanError>) {
-    let (docs, errors) = scan::scan_roots_with(roots, Some(&mut session));
-    session.finish(&docs);
-    (docs, errors)
-}
-
-impl ParseCache for Session {
-    fn take(
-        &mut self,
-        root: &Path,
-        scope: Scope,
-        relative: &str,
-        meta: &Metadata,
-        path: &Path,
-    ) -> Option<ScannedDoc> {
-        if !meta.is_file() {
+    /// The cache file of `state_dir`, or `None` when it is missing or not a complete,
+    /// well-formed file of this version.
+    fn read(state_dir: &Path) -> Option<Table> {
+        let dir = Dir::open_trusted(state_dir, false).ok()?;
+        let mut file = dir.open_read(OsStr::new(CACHE_FILE)).ok()??;
+        let file_len = file.metadata().ok()?.len();
+        let mut header = [0u8; HEADER_LEN];
+        file.read_exact(&mut header).ok()?;
+        let mut h = Reader(&header);
+        if h.bytes(8)? != MAGIC {
             return None;
         }
-        let key = FileKey::of(meta);
-        let k = entry_key(root, scope, relative);
-        match self.old.get(&k) {
-            Some((cached_key, _)) if *cached_key == key => {}
-            _ => return None,
+        let (roots, entries, extras, heap_len) = (h.len()?, h.len()?, h.len()?, h.len()?);
+        let records = roots
+            .checked_mul(ROOT_LEN)?
+            .checked_add(entries.checked_mul(ENTRY_LEN)?)?
+            .checked_add(extras.checked_mul(EXTRA_LEN)?)?
+            .checked_add(END.len())?;
+        let total = HEADER_LEN.checked_add(heap_len)?.checked_add(records)?;
+        if total as u64 != file_len || heap_len > u32::MAX as usize {
+            return None;
         }
-        let (_, c) = self.old.remove(&k)?;
-        self.keep
-            .entry((scope, relative.to_string()))
-            .or_insert((k, key));
-        Some(ScannedDoc {
-            scope,
-            memory_type: c.memory_type,
-            path: path.to_path_buf(),
-            relative_path: relative.to_string(),
-            title: c.title,
-            description: c.description,
-            body: c.body,
-            mtime_ms: c.mtime_ms,
-            extra: c.extra,
-        })
-    }
-
-    fn parsed(&mut self, root: &Path, doc: &ScannedDoc, key: FileKey) {
-        if key.mtime_ns > self.racy_after_ns || key.ctime_ns > self.racy_after_ns {
-            return;
+        // Read straight into buffers of the exact size: no growing, no copy.
+        let mut heap = Vec::with_capacity(heap_len);
+        (&mut file)
+            .take(heap_len as u64)
+            .read_to_end(&mut heap)
+            .ok()?;
+        let mut rest = Vec::with_capacity(records);
+        file.take(records as u64).read_to_end(&mut rest).ok()?;
+        if heap.len() != heap_len || rest.len() != records {
+            return None;
         }
-        self.changed = true;
-        self.keep
-            .entry((doc.scope, doc.relative_path.clone()))
-            .or_insert((entry_key(root, doc.scope, &doc.relative_path), key));
+        // One validation of every string; spans are then only checked for boundaries.
+        let heap = String::from_utf8(heap).ok()?;
+        decode(heap, &rest, roots, entries, extras)
     }
 }
 
-impl Session {
-    /// Rewrites the cache with the kept documents among `docs` if anything changed (entries of
-    /// deleted or edited files are left in `old`).
-    pub fn finish(self, docs: &[ScannedDoc]) {
-        if !self.changed && self.old.is_empty() {
-            return;
-        }
-        let mut buf = Vec::with_capacity(docs.iter().map(|d| d.body.len() + 256).sum());
-        buf.extend_from_slice(MAGIC);
-        let kept: Vec<(&ScannedDoc, &(String, FileKey))> = docs
-            .iter()
-            .filter_map(|d| {
-                self.keep
-                    .get(&(d.scope, d.relative_path.clone()))
-                    .map(|k| (d, k))
-            })
-            .collect();
-        put_u64(&mut buf, kept.len() as u64);
-        for (d, (k, key)) in kept {
-            put_str(&mut buf, k);
-            put_u64(&mut buf, key.size);
-            put_u128(&mut buf, key.mtime_ns as u128);
-            put_u128(&mut buf, key.ctime_ns as u128);
-            put_u64(&mut buf, key.ino);
-            put_u64(&mut buf, key.dev);
-            put_str(&mut buf, d.memory_type.as_str());
-            put_str(&mut buf, &d.title);
-            put_str(&mut buf, &d.description);
-            put_str(&mut buf, &d.body);
-            put_u64(&mut buf, d.mtime_ms.to_bits());
-            put_u64(&mut buf, d.extra.len() as u64);
-            for (a, b) in &d.extra {
-                put_str(&mut buf, a);
-                put_str(&mut buf, b);
-            }
-        }
-        buf.extend_from_slice(END);
-        // A cache: no fsync (a torn or empty file after a crash is simply rebuilt).
-        if let Ok(dir) = Dir::open_trusted(&self.state_dir, true) {
-            if let Ok(staged) = dir.stage(OsStr::new(CACHE_FILE), &buf) {
-                let _ = staged.commit();
-            }
-        }
+fn decode(heap: String, rest: &[u8], roots: usize, entries: usize, extras: usize) -> Option<Table> {
+    let mut r = Reader(rest.strip_suffix(END)?);
+    let span = |r: &mut Reader| -> Option<Span> {
+        let (start, len) = (r.u32()?, r.u32()?);
+        let end = start.checked_add(len)? as usize;
+        (end <= heap.len() && heap.is_char_boundary(start as usize) && heap.is_char_boundary(end))
+            .then_some(Span { start, len })
+    };
+    let mut table_roots = Vec::with_capacity(roots);
+    for _ in 0..roots {
+        let scope = *SCOPES.get(r.u32()? as usize)?;
+        table_roots.push((scope, span(&mut r)?));
     }
-}
-
-fn put_u64(buf: &mut Vec<u8>, v: u64) {
-    buf.extend_from_slice(&v.to_le_bytes());
-}
-
-fn put_u128(buf: &mut Vec<u8>, v: u128) {
-    buf.extend_from_slice(&v.to_le_bytes());
-}
-
-fn put_str(buf: &mut Vec<u8>, s: &str) {
-    put_u64(buf, s.len() as u64);
-    buf.extend_from_slice(s.as_bytes());
+    let mut table_entries = Vec::with_capacity(entries);
+    for _ in 0..entries {
+        let root = r.u32()?;
+        if root as usize >= roots {
+            return None;
+        }
+        let relative = span(&mut r)?;
+        let key = FileKey {
+            size: r.u64()?,
+            mtime_ns: r.u128()? as i128,
+            ctime_ns: r.u128()? as i128,
+            ino: r.u64()?,
+            dev: r.u64()?,
+        };
+        let memory_type = *MemoryType::ALL.get(r.u32()? as usize)?;
+        let mtime_ms = f64::from_bits(r.u64()?);
+        let (title, description, body) = (span(&mut r)?, span(&mut r)?, span(&mut r)?);
+        let (extra_start, extra_count) = (r.u32()?, r.u32()?);
+        if extra_start as usize + extra_count as usize > extras {
+            return None;
+        }
+        table_entries.push(Entry {
+            root,
+            relative,
+            key,
+            memory_type,
+            mtime_ms,
+            title,
+            description,
+            body,
+            extra_start,
+            extra_count,
+        });
+    }
+    let mut table_extras = Vec::with_capacity(extras);
+    for _ in 0..extras {
+        table_extras.push((span(&mut r)?, span(&mut r)?));
+    }
+    r.0.is_empty().then_some(Table {
+        heap,
+        roots: table_roots,
+        entries: table_entries,
+        extras: table_extras,
+    })
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -215,65 +198,408 @@ impl Reader<'_> {
         self.0 = b;
         Some(a)
     }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.bytes(4)?.try_into().ok()?))
+    }
     fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.bytes(8)?.try_into().ok()?))
     }
     fn u128(&mut self) -> Option<u128> {
         Some(u128::from_le_bytes(self.bytes(16)?.try_into().ok()?))
     }
-    fn string(&mut self) -> Option<String> {
-        let n = usize::try_from(self.u64()?).ok()?;
-        String::from_utf8(self.bytes(n)?.to_vec()).ok()
+    fn len(&mut self) -> Option<usize> {
+        usize::try_from(self.u64()?).ok()
     }
 }
 
-fn decode(bytes: &[u8]) -> Option<HashMap<String, (FileKey, Cached)>> {
-    let body = bytes.strip_prefix(MAGIC)?.strip_suffix(END)?;
-    let mut r = Reader(body);
-    let count = r.u64()?;
-    // Each entry takes well over 64 bytes: a count beyond that is corrupt.
-    if count > (body.len() / 64) as u64 {
-        return None;
+/// One document of a cached scan, in scan order.
+#[derive(Debug, Clone, Copy)]
+enum Item {
+    /// `entry` of the cache file, found under current root `root`.
+    Cached { root: u32, entry: u32 },
+    /// `fresh[i]`, parsed by this scan.
+    Fresh(u32),
+}
+
+/// The documents of several roots, as [`scan::scan_roots`] would return them, partly borrowed
+/// from the cache file.
+pub struct Loaded {
+    table: Table,
+    roots: Vec<(Scope, PathBuf)>,
+    fresh: Vec<ScannedDoc>,
+    items: Vec<Item>,
+    errors: Vec<ScanError>,
+}
+
+/// A document of a [`Loaded`] scan: borrowed from the cache file or from a fresh parse.
+#[derive(Clone, Copy)]
+pub struct DocView<'a> {
+    pub scope: Scope,
+    pub memory_type: MemoryType,
+    pub relative_path: &'a str,
+    pub title: &'a str,
+    pub description: &'a str,
+    pub body: &'a str,
+    pub mtime_ms: f64,
+    source: Source<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Fresh(&'a ScannedDoc),
+    Cached {
+        root: &'a Path,
+        table: &'a Table,
+        extras: &'a [(Span, Span)],
+    },
+}
+
+impl DocView<'_> {
+    /// Absolute path of the file.
+    pub fn path(&self) -> PathBuf {
+        match self.source {
+            Source::Fresh(d) => d.path.clone(),
+            Source::Cached { root, .. } => root.join(self.relative_path),
+        }
     }
-    let mut map = HashMap::with_capacity(count as usize);
-    for _ in 0..count {
-        let k = r.string()?;
-        let key = FileKey {
-            size: r.u64()?,
-            mtime_ns: r.u128()? as i128,
-            ctime_ns: r.u128()? as i128,
-            ino: r.u64()?,
-            dev: r.u64()?,
+
+    /// Whether the file is at `path` (as `path() == path`, without building the path).
+    pub fn is_at(&self, path: &Path) -> bool {
+        match self.source {
+            Source::Fresh(d) => d.path == path,
+            Source::Cached { root, .. } => path
+                .strip_prefix(root)
+                .is_ok_and(|rest| rest == Path::new(self.relative_path)),
+        }
+    }
+}
+
+impl DocFields for DocView<'_> {
+    fn scope(&self) -> Scope {
+        self.scope
+    }
+    fn memory_type(&self) -> MemoryType {
+        self.memory_type
+    }
+    fn relative_path(&self) -> &str {
+        self.relative_path
+    }
+    fn title(&self) -> &str {
+        self.title
+    }
+    fn description(&self) -> &str {
+        self.description
+    }
+    fn body(&self) -> &str {
+        self.body
+    }
+    fn mtime_ms(&self) -> f64 {
+        self.mtime_ms
+    }
+    fn for_each_extra(&self, f: &mut dyn FnMut(&str, &str)) {
+        match self.source {
+            Source::Fresh(d) => d.for_each_extra(f),
+            Source::Cached { table, extras, .. } => {
+                for (k, v) in extras {
+                    f(table.str(*k), table.str(*v));
+                }
+            }
+        }
+    }
+    fn to_doc(&self) -> ScannedDoc {
+        match self.source {
+            Source::Fresh(d) => d.clone(),
+            Source::Cached { table, extras, .. } => ScannedDoc {
+                scope: self.scope,
+                memory_type: self.memory_type,
+                path: self.path(),
+                relative_path: self.relative_path.to_string(),
+                title: self.title.to_string(),
+                description: self.description.to_string(),
+                body: self.body.to_string(),
+                mtime_ms: self.mtime_ms,
+                extra: extras
+                    .iter()
+                    .map(|(k, v)| (table.str(*k).to_string(), table.str(*v).to_string()))
+                    .collect(),
+            },
+        }
+    }
+}
+
+impl Loaded {
+    /// Every document, in the order of [`scan::scan_roots`].
+    pub fn views(&self) -> Vec<DocView<'_>> {
+        self.items.iter().map(|&item| self.view(item)).collect()
+    }
+
+    /// Owned copies of every document (what [`scan::scan_roots`] returns).
+    pub fn docs(&self) -> Vec<ScannedDoc> {
+        self.items
+            .iter()
+            .map(|&item| self.view(item).to_doc())
+            .collect()
+    }
+
+    /// Roots that could not be scanned.
+    pub fn errors(&self) -> &[ScanError] {
+        &self.errors
+    }
+
+    fn view(&self, item: Item) -> DocView<'_> {
+        match item {
+            Item::Fresh(i) => {
+                let d = &self.fresh[i as usize];
+                DocView {
+                    scope: d.scope,
+                    memory_type: d.memory_type,
+                    relative_path: &d.relative_path,
+                    title: &d.title,
+                    description: &d.description,
+                    body: &d.body,
+                    mtime_ms: d.mtime_ms,
+                    source: Source::Fresh(d),
+                }
+            }
+            Item::Cached { root, entry } => {
+                let (scope, root) = &self.roots[root as usize];
+                let t = &self.table;
+                let e = &t.entries[entry as usize];
+                DocView {
+                    scope: *scope,
+                    memory_type: e.memory_type,
+                    relative_path: t.str(e.relative),
+                    title: t.str(e.title),
+                    description: t.str(e.description),
+                    body: t.str(e.body),
+                    mtime_ms: e.mtime_ms,
+                    source: Source::Cached {
+                        root,
+                        table: t,
+                        extras: t.extras(e),
+                    },
+                }
+            }
+        }
+    }
+}
+
+/// [`scan::scan_roots`] through the parse cache in `state_dir` (best effort: the cache never
+/// changes the result, and failing to read or write it never fails the scan).
+pub fn scan_roots_cached(roots: &[(Scope, &Path)], state_dir: &Path) -> Loaded {
+    scan_roots_with_window(roots, state_dir, RACY_NS)
+}
+
+/// [`scan_roots_cached`] with another racy window (tests use 0 to cache files just written).
+pub fn scan_roots_with_window(roots: &[(Scope, &Path)], state_dir: &Path, racy_ns: i128) -> Loaded {
+    let table = Table::read(state_dir);
+    let had_file = table.is_some();
+    let table = table.unwrap_or_default();
+    let now_ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    let racy_after_ns = now_ns - racy_ns;
+    let mut fresh = Vec::new();
+    // Per fresh document, its root and the stat to cache it under (`None`: changed too
+    // recently to cache).
+    let mut fresh_keys: Vec<(u32, Option<FileKey>)> = Vec::new();
+    let mut items = Vec::new();
+    let mut errors = Vec::new();
+    {
+        // Per current root, its cached entries by relative path.
+        let mut lookup: Vec<HashMap<&str, u32>> = vec![HashMap::new(); roots.len()];
+        let current: Vec<Option<usize>> = table
+            .roots
+            .iter()
+            .map(|(scope, path)| {
+                let path = table.str(*path);
+                roots
+                    .iter()
+                    .position(|(s, r)| s == scope && r.to_string_lossy() == path)
+            })
+            .collect();
+        for (i, e) in table.entries.iter().enumerate() {
+            if let Some(Some(root)) = current.get(e.root as usize) {
+                lookup[*root].insert(table.str(e.relative), i as u32);
+            }
+        }
+        for (r, (scope, root)) in roots.iter().enumerate() {
+            let walk = match scan::walk_root(root, *scope, true) {
+                Ok(Some(walk)) => walk,
+                Ok(None) => continue,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            };
+            let mut root_items = Vec::with_capacity(walk.files.len());
+            let mut misses = Vec::new();
+            for f in walk.files {
+                // A hit needs the very regular file that was parsed, unchanged.
+                let hit = f.meta.as_ref().filter(|m| m.is_file()).and_then(|m| {
+                    let entry = *lookup[r].get(f.relative.as_str())?;
+                    (table.entries[entry as usize].key == FileKey::of(m)).then_some(entry)
+                });
+                match hit {
+                    Some(entry) => root_items.push(Item::Cached {
+                        root: r as u32,
+                        entry,
+                    }),
+                    None => misses.push((
+                        walk.walk_root.join(&f.relative),
+                        root.join(&f.relative),
+                        f.relative,
+                    )),
+                }
+            }
+            for (result, key) in scan::read_all(&misses, *scope) {
+                // Skipped files are not cached: they are read again next time.
+                if let Ok(doc) = result {
+                    let cacheable =
+                        key.filter(|k| k.mtime_ns <= racy_after_ns && k.ctime_ns <= racy_after_ns);
+                    root_items.push(Item::Fresh(fresh.len() as u32));
+                    fresh.push(doc);
+                    fresh_keys.push((r as u32, cacheable));
+                }
+            }
+            let sort_key = |item: &Item| match *item {
+                Item::Fresh(i) => {
+                    let d = &fresh[i as usize];
+                    (d.mtime_ms, d.relative_path.as_str())
+                }
+                Item::Cached { entry, .. } => {
+                    let e = &table.entries[entry as usize];
+                    (e.mtime_ms, table.str(e.relative))
+                }
+            };
+            // Keys side by side (no lookups while sorting).
+            let mut keyed: Vec<((f64, &str), Item)> =
+                root_items.iter().map(|i| (sort_key(i), *i)).collect();
+            keyed.sort_by(|a, b| scan::newest_first(a.0, b.0));
+            // A scope already scanned from an earlier root keeps that root's documents.
+            if roots[..r].iter().any(|(s, _)| s == scope) {
+                let seen: std::collections::HashSet<&str> = items
+                    .iter()
+                    .filter(|item| match **item {
+                        Item::Fresh(i) => fresh[i as usize].scope == *scope,
+                        Item::Cached { root, .. } => roots[root as usize].0 == *scope,
+                    })
+                    .map(&sort_key)
+                    .map(|(_, rel)| rel)
+                    .collect();
+                keyed.retain(|(key, _)| !seen.contains(key.1));
+            }
+            let root_items: Vec<Item> = keyed.into_iter().map(|(_, item)| item).collect();
+            items.extend(root_items);
+        }
+    }
+    let loaded = Loaded {
+        table,
+        roots: roots.iter().map(|(s, r)| (*s, r.to_path_buf())).collect(),
+        fresh,
+        items,
+        errors,
+    };
+    let hits = loaded
+        .items
+        .iter()
+        .filter(|i| matches!(i, Item::Cached { .. }))
+        .count();
+    let added = fresh_keys.iter().any(|(_, k)| k.is_some());
+    if !had_file || added || hits != loaded.table.entries.len() {
+        if let Some(bytes) = encode(&loaded, &fresh_keys) {
+            // A cache: no fsync (a torn or empty file after a crash is simply rebuilt).
+            if let Ok(dir) = Dir::open_trusted(state_dir, true) {
+                if let Ok(staged) = dir.stage(OsStr::new(CACHE_FILE), &bytes) {
+                    let _ = staged.commit();
+                }
+            }
+        }
+    }
+    loaded
+}
+
+/// The cache file for every document of `loaded` that may be cached; `None` when the heap
+/// would not fit its 32-bit offsets.
+fn encode(loaded: &Loaded, fresh_keys: &[(u32, Option<FileKey>)]) -> Option<Vec<u8>> {
+    let mut heap: Vec<u8> = Vec::new();
+    let mut put = |s: &str| -> Option<[u8; SPAN_LEN]> {
+        let start = u32::try_from(heap.len()).ok()?;
+        let len = u32::try_from(s.len()).ok()?;
+        start.checked_add(len)?;
+        heap.extend_from_slice(s.as_bytes());
+        let mut out = [0u8; SPAN_LEN];
+        out[..4].copy_from_slice(&start.to_le_bytes());
+        out[4..].copy_from_slice(&len.to_le_bytes());
+        Some(out)
+    };
+    let mut roots = Vec::new();
+    for (scope, path) in &loaded.roots {
+        let slot = SCOPES.iter().position(|s| s == scope)? as u32;
+        roots.extend_from_slice(&slot.to_le_bytes());
+        roots.extend_from_slice(&put(&path.to_string_lossy())?);
+    }
+    let mut entries = Vec::new();
+    let mut extras = Vec::new();
+    let mut extra_count = 0u32;
+    let mut entry_count = 0usize;
+    for &item in &loaded.items {
+        let (root, key) = match item {
+            Item::Cached { root, entry } => (root, loaded.table.entries[entry as usize].key),
+            Item::Fresh(i) => match fresh_keys[i as usize] {
+                (root, Some(key)) => (root, key),
+                (_, None) => continue,
+            },
         };
-        let memory_type = MemoryType::parse(&r.string()?)?;
-        let title = r.string()?;
-        let description = r.string()?;
-        let body = r.string()?;
-        let mtime_ms = f64::from_bits(r.u64()?);
-        let n = r.u64()?;
-        if n > r.0.len() as u64 {
+        let v = loaded.view(item);
+        entry_count += 1;
+        entries.extend_from_slice(&root.to_le_bytes());
+        entries.extend_from_slice(&put(v.relative_path)?);
+        entries.extend_from_slice(&key.size.to_le_bytes());
+        entries.extend_from_slice(&(key.mtime_ns as u128).to_le_bytes());
+        entries.extend_from_slice(&(key.ctime_ns as u128).to_le_bytes());
+        entries.extend_from_slice(&key.ino.to_le_bytes());
+        entries.extend_from_slice(&key.dev.to_le_bytes());
+        let slot = MemoryType::ALL.iter().position(|t| *t == v.memory_type)? as u32;
+        entries.extend_from_slice(&slot.to_le_bytes());
+        entries.extend_from_slice(&v.mtime_ms.to_bits().to_le_bytes());
+        entries.extend_from_slice(&put(v.title)?);
+        entries.extend_from_slice(&put(v.description)?);
+        entries.extend_from_slice(&put(v.body)?);
+        let first = extra_count;
+        let mut failed = false;
+        v.for_each_extra(&mut |k, val| match (put(k), put(val)) {
+            (Some(k), Some(val)) => {
+                extras.extend_from_slice(&k);
+                extras.extend_from_slice(&val);
+                extra_count += 1;
+            }
+            _ => failed = true,
+        });
+        if failed {
             return None;
         }
-        let mut extra = Vec::with_capacity(n as usize);
-        for _ in 0..n {
-            extra.push((r.string()?, r.string()?));
-        }
-        map.insert(
-            k,
-            (
-                key,
-                Cached {
-                    memory_type,
-                    title,
-                    description,
-                    body,
-                    mtime_ms,
-                    extra,
-                },
-            ),
-        );
+        entries.extend_from_slice(&first.to_le_bytes());
+        entries.extend_from_slice(&(extra_count - first).to_le_bytes());
     }
-    r.0.is_empty().then_some(map)
+    let mut out = Vec::with_capacity(
+        HEADER_LEN + heap.len() + roots.len() + entries.len() + extras.len() + END.len(),
+    );
+    out.extend_from_slice(MAGIC);
+    for n in [
+        loaded.roots.len(),
+        entry_count,
+        extra_count as usize,
+        heap.len(),
+    ] {
+        out.extend_from_slice(&(n as u64).to_le_bytes());
+    }
+    out.extend_from_slice(&heap);
+    out.extend_from_slice(&roots);
+    out.extend_from_slice(&entries);
+    out.extend_from_slice(&extras);
+    out.extend_from_slice(END);
+    Some(out)
 }
 
 #[cfg(test)]
@@ -295,12 +621,24 @@ mod tests {
         let before = fs::read(state.join(CACHE_FILE)).ok();
         let roots = [(Scope::Private, root)];
         let plain = scan_roots(&roots).0;
-        let cached = scan_roots_in(&roots, Session::load_with_window(state, 0)).0;
+        let cached = scan_roots_with_window(&roots, state, 0).docs();
         assert_eq!(plain, cached);
         // And a second, all-hits pass.
-        let again = scan_roots_in(&roots, Session::load_with_window(state, 0)).0;
-        assert_eq!(plain, again);
-        before != fs::read(state.join(CACHE_FILE)).ok()
+        let written = fs::read(state.join(CACHE_FILE)).ok();
+        let again = scan_roots_with_window(&roots, state, 0);
+        assert_eq!(plain, again.docs());
+        assert_eq!(written, fs::read(state.join(CACHE_FILE)).ok(), "no rewrite");
+        assert_eq!(
+            again.items.len(),
+            again.table.entries.len(),
+            "every document came from the cache"
+        );
+        before != written
+    }
+
+    /// Entries in the cache file.
+    fn cached_count(state: &Path) -> usize {
+        Table::read(state).map_or(0, |t| t.entries.len())
     }
 
     fn set_mtime(path: &Path, secs: i64) {
@@ -379,5 +717,128 @@ mod tests {
         }
         assert!(!same(&root, &state));
         assert_eq!(fs::read(state.join(CACHE_FILE)).unwrap(), good);
+    }
+
+    #[test]
+    fn files_changed_within_the_racy_window_are_never_cached() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("memory");
+        let state = tmp.path().join("state");
+        fs::create_dir_all(&root).unwrap();
+        let roots = [(Scope::Private, root.as_path())];
+        fs::write(root.join("a.md"), doc("a", "first")).unwrap();
+        let first = scan_roots_cached(&roots, &state).docs();
+        assert_eq!(first, scan_roots(&roots).0);
+        assert_eq!(cached_count(&state), 0, "a file just written is not cached");
+        // Rewritten at once with the same size: likely the same mtime and ctime tick.
+        fs::write(root.join("a.md"), doc("a", "secnd")).unwrap();
+        let second = scan_roots_cached(&roots, &state).docs();
+        assert_eq!(second, scan_roots(&roots).0);
+        assert!(second[0].body.contains("secnd"));
+    }
+
+    #[test]
+    fn removed_or_symlinked_directories_are_never_served() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("memory");
+        let state = tmp.path().join("state");
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::create_dir_all(root.join("other")).unwrap();
+        fs::write(root.join("sub/a.md"), doc("a", "alpha")).unwrap();
+        fs::write(root.join("other/b.md"), doc("b", "beta")).unwrap();
+        fs::write(root.join("c.md"), doc("c", "gamma")).unwrap();
+        assert!(same(&root, &state));
+        assert_eq!(cached_count(&state), 3);
+        fs::remove_dir_all(root.join("sub")).unwrap();
+        assert!(same(&root, &state));
+        assert_eq!(cached_count(&state), 2);
+        // A directory swapped for a symlink to a copy of it is not followed.
+        fs::rename(root.join("other"), tmp.path().join("other")).unwrap();
+        std::os::unix::fs::symlink(tmp.path().join("other"), root.join("other")).unwrap();
+        assert!(same(&root, &state));
+        assert_eq!(cached_count(&state), 1);
+        // A file swapped for a directory of the same name is not a document.
+        fs::remove_file(root.join("c.md")).unwrap();
+        fs::create_dir(root.join("c.md")).unwrap();
+        assert!(same(&root, &state));
+        assert_eq!(cached_count(&state), 0);
+    }
+
+    #[test]
+    fn a_file_swapped_for_one_with_the_same_size_and_times_is_read_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("memory");
+        let state = tmp.path().join("state");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("a.md"), doc("a", "one")).unwrap();
+        set_mtime(&root.join("a.md"), 1_700_000_000);
+        assert!(same(&root, &state));
+        // Another inode renamed over it, same size and mtime.
+        fs::write(tmp.path().join("new.md"), doc("a", "two")).unwrap();
+        set_mtime(&tmp.path().join("new.md"), 1_700_000_000);
+        fs::rename(tmp.path().join("new.md"), root.join("a.md")).unwrap();
+        assert!(same(&root, &state));
+        let docs = scan_roots_with_window(&[(Scope::Private, root.as_path())], &state, 0).docs();
+        assert!(docs[0].body.contains("two"));
+    }
+
+    #[test]
+    fn several_roots_keep_their_order_and_restricting_them_rewrites_the_cache() {
+        let tmp = tempfile::tempdir().unwrap();
+        let private = tmp.path().join("private");
+        let user = tmp.path().join("user");
+        let state = tmp.path().join("state");
+        for (dir, name, secs) in [
+            (&private, "p.md", 1_700_000_100),
+            (&private, "same.md", 1_700_000_000),
+            (&user, "u.md", 1_700_000_200),
+            (&user, "same.md", 1_700_000_300),
+        ] {
+            fs::create_dir_all(dir).unwrap();
+            fs::write(dir.join(name), doc(name, &format!("in {}", dir.display()))).unwrap();
+            set_mtime(&dir.join(name), secs);
+        }
+        let both = [
+            (Scope::Private, private.as_path()),
+            (Scope::User, user.as_path()),
+            // The same scope twice: the first root wins, as in a plain scan.
+            (Scope::User, private.as_path()),
+        ];
+        for _ in 0..2 {
+            let cached = scan_roots_with_window(&both, &state, 0);
+            assert_eq!(cached.docs(), scan_roots(&both).0);
+            let views = cached.views();
+            assert_eq!(views[0].path(), private.join("p.md"));
+            assert!(views.iter().all(|v| v.is_at(&v.path())));
+            assert!(!views[0].is_at(&user.join("p.md")));
+        }
+        assert_eq!(cached_count(&state), 5);
+        let only = [(Scope::User, user.as_path())];
+        assert_eq!(
+            scan_roots_with_window(&only, &state, 0).docs(),
+            scan_roots(&only).0
+        );
+        assert_eq!(cached_count(&state), 2);
+        assert_eq!(
+            scan_roots_with_window(&both, &state, 0).docs(),
+            scan_roots(&both).0
+        );
+    }
+
+    #[test]
+    fn extras_and_non_ascii_text_round_trip() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("memory");
+        let state = tmp.path().join("state");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(
+            root.join("中文.md"),
+            "---\nname: 部署\ndescription: 金丝雀 ☃\ntype: user\nowner: 张三\nteam: 🚀\n---\n正文 body\n",
+        )
+        .unwrap();
+        assert!(same(&root, &state));
+        let docs = scan_roots_with_window(&[(Scope::Private, root.as_path())], &state, 0).docs();
+        assert_eq!(docs[0].extra.len(), 2);
+        assert_eq!(docs[0].title, "部署");
     }
 }

@@ -20,7 +20,7 @@ use crate::formats::doc::MemoryType;
 use crate::formats::text::is_js_whitespace;
 #[cfg(test)]
 use crate::formats::text::truncate_utf16;
-use crate::storage::scan::{self, ScannedDoc};
+use crate::storage::scan::{self, DocFields, ScannedDoc};
 
 /// The CJK class: Han, Hiragana and Hangul by script, Katakana by *script extensions*, which is
 /// what pulls U+30FC and CJK punctuation (、。「」・) into CJK runs as upstream does.
@@ -262,11 +262,11 @@ impl LexicalQuery {
 
     /// Score of one document: per token, title +4, description +3, body window +1 (substring
     /// match on normalized text); 0 when nothing matched, else plus the type boost.
-    pub fn score(&self, doc: &ScannedDoc) -> u32 {
+    pub fn score<D: DocFields + ?Sized>(&self, doc: &D) -> u32 {
         self.score_with(doc, &mut Scratch::default())
     }
 
-    fn score_with(&self, doc: &ScannedDoc, scratch: &mut Scratch) -> u32 {
+    fn score_with<D: DocFields + ?Sized>(&self, doc: &D, scratch: &mut Scratch) -> u32 {
         if self.tokens.is_empty() {
             return 0;
         }
@@ -276,9 +276,9 @@ impl LexicalQuery {
             body: body_buf,
             filter,
         } = scratch;
-        let title = normalize_in(&doc.title, title_buf).as_bytes();
-        let description = normalize_in(&doc.description, description_buf).as_bytes();
-        let body = normalize_in(body_window(&doc.body), body_buf).as_bytes();
+        let title = normalize_in(doc.title(), title_buf).as_bytes();
+        let description = normalize_in(doc.description(), description_buf).as_bytes();
+        let body = normalize_in(body_window(doc.body()), body_buf).as_bytes();
         let mut score = 0u32;
         if self.trigram_slots.is_empty() {
             for finder in &self.finders {
@@ -314,19 +314,20 @@ impl LexicalQuery {
         if score == 0 {
             return 0;
         }
-        score + self.type_boost[type_slot(doc.memory_type)]
+        score + self.type_boost[type_slot(doc.memory_type())]
     }
 
     /// Every matching document, best first: score descending, then mtime descending, then
     /// input order. `limit` of `None` keeps all hits.
-    pub fn rank<'a, I>(&self, docs: I, limit: Option<usize>) -> Vec<Ranked>
+    pub fn rank<'a, D, I>(&self, docs: I, limit: Option<usize>) -> Vec<Ranked>
     where
-        I: IntoIterator<Item = &'a ScannedDoc>,
+        D: DocFields + Sync + 'a,
+        I: IntoIterator<Item = &'a D>,
     {
         if self.tokens.is_empty() || limit == Some(0) {
             return Vec::new();
         }
-        let docs: Vec<&ScannedDoc> = docs.into_iter().collect();
+        let docs: Vec<&D> = docs.into_iter().collect();
         let mut hits = self.collect_hits(&docs);
         // `sort_by` is stable, so equal score and mtime keep input order.
         hits.sort_by(|(a, a_mtime), (b, b_mtime)| {
@@ -344,7 +345,7 @@ impl LexicalQuery {
 
 impl LexicalQuery {
     /// Scores every document, on several threads for large inputs; hits stay in input order.
-    fn collect_hits(&self, docs: &[&ScannedDoc]) -> Vec<(Ranked, f64)> {
+    fn collect_hits<D: DocFields + Sync>(&self, docs: &[&D]) -> Vec<(Ranked, f64)> {
         let threads = if docs.len() >= PARALLEL_MIN_DOCS {
             scan::available_threads(MAX_THREADS).min(docs.len() / DOCS_PER_THREAD)
         } else {
@@ -353,18 +354,18 @@ impl LexicalQuery {
         scan::in_parallel(docs, threads, |part, offset| self.hits_in(part, offset))
     }
 
-    fn hits_in(&self, docs: &[&ScannedDoc], offset: usize) -> Vec<(Ranked, f64)> {
+    fn hits_in<D: DocFields>(&self, docs: &[&D], offset: usize) -> Vec<(Ranked, f64)> {
         let mut scratch = Scratch::default();
         docs.iter()
             .enumerate()
             .filter_map(|(i, doc)| {
-                let score = self.score_with(doc, &mut scratch);
+                let score = self.score_with(*doc, &mut scratch);
                 (score > 0).then(|| {
                     let ranked = Ranked {
                         index: offset + i,
                         score,
                     };
-                    (ranked, crate::storage::scan::mtime_key(doc.mtime_ms))
+                    (ranked, crate::storage::scan::mtime_key(doc.mtime_ms()))
                 })
             })
             .collect()

@@ -37,7 +37,7 @@ use crate::formats::secrets::{self, Origin};
 use crate::integrations::model::{ModelClient, ModelConfig};
 use crate::integrations::telemetry::{self, Telemetry};
 use crate::storage::context::Context;
-use crate::storage::scan::ScannedDoc;
+use crate::storage::scan::{DocFields, ScannedDoc};
 use crate::storage::scan_cache;
 
 /// How recall chooses.
@@ -190,10 +190,13 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
         emit(ctx, req, &out, started);
         return out;
     }
-    let (mut docs, errors) =
-        scan_cache::scan_roots_cached(&ctx.layout.recall_roots(), ctx.state_dir());
-    out.root_errors = errors.iter().map(|e| e.to_string()).collect();
-    docs.retain(|d| !is_excluded(d, &req.exclude));
+    // Documents are borrowed from the parse cache; only the ones shown are copied.
+    let loaded = scan_cache::scan_roots_cached(&ctx.layout.recall_roots(), ctx.state_dir());
+    out.root_errors = loaded.errors().iter().map(|e| e.to_string()).collect();
+    let mut docs = loaded.views();
+    if !req.exclude.is_empty() {
+        docs.retain(|d| !is_excluded(d, &req.exclude));
+    }
     out.docs_scanned = docs.len();
     let deadline = Instant::now() + req.network_budget.unwrap_or(embed::DEFAULT_BUDGET);
 
@@ -218,7 +221,8 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
             chosen
         }
     };
-    let mut selected: Vec<&ScannedDoc> = chosen.iter().map(|(i, _)| &docs[*i]).collect();
+    let shown: Vec<ScannedDoc> = chosen.iter().map(|(i, _)| docs[*i].to_doc()).collect();
+    let mut selected: Vec<&ScannedDoc> = shown.iter().collect();
     out.prompt = render_prompt(&selected, req.now_ms);
     if let Some(max) = req.max_prompt_chars {
         while out.prompt.chars().count() > max && selected.len() > 1 {
@@ -232,17 +236,15 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
     }
     out.documents = chosen
         .iter()
-        .map(|(i, score)| {
-            let d = &docs[*i];
-            Recalled {
-                scope: d.scope.as_str(),
-                relative_path: d.relative_path.clone(),
-                path: d.path.display().to_string(),
-                title: d.title.clone(),
-                memory_type: d.memory_type.as_str(),
-                score: *score,
-                mtime_ms: d.mtime_ms,
-            }
+        .zip(&shown)
+        .map(|((_, score), d)| Recalled {
+            scope: d.scope.as_str(),
+            relative_path: d.relative_path.clone(),
+            path: d.path.display().to_string(),
+            title: d.title.clone(),
+            memory_type: d.memory_type.as_str(),
+            score: *score,
+            mtime_ms: d.mtime_ms,
         })
         .collect();
     if out.documents.is_empty() {
@@ -253,7 +255,11 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
 }
 
 /// The upstream lexical choice: ranked hits, skipping documents that fail the secret scan.
-fn upstream(query: &LexicalQuery, docs: &[ScannedDoc], limit: usize) -> Vec<(usize, u32)> {
+fn upstream<D: DocFields + Sync>(
+    query: &LexicalQuery,
+    docs: &[D],
+    limit: usize,
+) -> Vec<(usize, u32)> {
     query
         .rank(docs, None)
         .into_iter()
@@ -265,10 +271,10 @@ fn upstream(query: &LexicalQuery, docs: &[ScannedDoc], limit: usize) -> Vec<(usi
 
 /// The auto choice: relevance ranking, fused with semantic similarity when an embeddings
 /// endpoint is configured and answers before `deadline`.
-fn auto(
+fn auto<D: DocFields + Sync>(
     ctx: &Context,
     req: &RecallRequest,
-    docs: &[ScannedDoc],
+    docs: &[D],
     deadline: Instant,
     out: &mut RecallOutput,
 ) -> Vec<(usize, u32)> {
@@ -288,6 +294,7 @@ fn auto(
         .map(|s| (s.index, auto_points(s.score)))
         .collect();
     let semantic = embeddings.map(|cfg| {
+        let docs: Vec<ScannedDoc> = docs.iter().map(DocFields::to_doc).collect();
         // Sent to an endpoint: the strict scan, a reviewed allow marker does not count here.
         let eligible: Vec<bool> = docs
             .iter()
@@ -297,7 +304,7 @@ fn auto(
             &cfg,
             ctx.state_dir(),
             &secrets::redact(&req.query),
-            docs,
+            &docs,
             &eligible,
             deadline.saturating_duration_since(Instant::now()),
         )
@@ -334,21 +341,26 @@ fn auto(
 /// Whether any part of a document that recall could print (path, name, description, other
 /// frontmatter values, body) fails the scan. These are files on disk, so a reviewed
 /// `qwen-memory:allow` line counts.
-pub fn doc_has_secret(d: &ScannedDoc) -> bool {
+pub fn doc_has_secret<D: DocFields + ?Sized>(d: &D) -> bool {
     secrets::contains_secret_as(&document_text(d), Origin::Person)
 }
 
 /// The printable parts of a document, one per line (never joined into one line, so a marker
 /// cannot reach a secret on another line).
-pub fn document_text(d: &ScannedDoc) -> String {
-    let mut text = format!("{}\n{}\n{}\n", d.relative_path, d.title, d.description);
-    for (k, v) in &d.extra {
+pub fn document_text<D: DocFields + ?Sized>(d: &D) -> String {
+    let mut text = format!(
+        "{}\n{}\n{}\n",
+        d.relative_path(),
+        d.title(),
+        d.description()
+    );
+    d.for_each_extra(&mut |k, v| {
         text.push_str(k);
         text.push_str(": ");
         text.push_str(v);
         text.push('\n');
-    }
-    text.push_str(&d.body);
+    });
+    text.push_str(d.body());
     text
 }
 
@@ -367,14 +379,16 @@ pub fn within_deadline<T: Send + 'static>(
 }
 
 /// The model's choice among at most 200 candidates; `Err` carries the reason to fall back.
-fn choose_by_model(
+fn choose_by_model<D: DocFields>(
     ctx: &Context,
     req: &RecallRequest,
-    docs: &[ScannedDoc],
+    docs: &[D],
     deadline: Instant,
 ) -> Result<Vec<(usize, u32)>, String> {
     let mut config = ModelConfig::from_settings(&ctx.settings, true)
         .ok_or_else(|| "no model configured (model.baseUrl and model.name)".to_string())?;
+    let docs: Vec<ScannedDoc> = docs.iter().map(DocFields::to_doc).collect();
+    let docs = &docs[..];
     let relevance = relevance::RelevanceQuery::new(&req.query);
     let upstream_query = LexicalQuery::new(&req.query);
     // Relevance hits first, then the upstream hits it left out, so the model sees at least
@@ -420,11 +434,13 @@ fn choose_by_model(
         .collect())
 }
 
-fn is_excluded(d: &ScannedDoc, exclude: &[String]) -> bool {
+fn is_excluded(d: &scan_cache::DocView, exclude: &[String]) -> bool {
     exclude.iter().any(|x| {
-        *x == d.relative_path
-            || *x == format!("{}:{}", d.scope.as_str(), d.relative_path)
-            || std::path::Path::new(x) == d.path
+        x.as_str() == d.relative_path
+            || x.strip_prefix(d.scope.as_str())
+                .and_then(|rest| rest.strip_prefix(':'))
+                == Some(d.relative_path)
+            || d.is_at(std::path::Path::new(x))
     })
 }
 

@@ -27,7 +27,13 @@ use regex::Regex;
 
 use super::lexical::{body_window, normalize, type_keywords, type_slot};
 use crate::formats::doc::MemoryType;
-use crate::storage::scan::ScannedDoc;
+use crate::storage::scan::{self, DocFields};
+
+/// Inputs this large are ranked on several threads.
+const PARALLEL_MIN_DOCS: usize = 1024;
+/// Fewest documents worth one thread.
+const DOCS_PER_THREAD: usize = 512;
+const MAX_THREADS: usize = 8;
 
 /// Field weights, as upstream: title > description > body.
 const TITLE_WEIGHT: f64 = 4.0;
@@ -131,11 +137,12 @@ impl RelevanceQuery {
 
     /// Every relevant document, best first (score descending, then mtime descending, then
     /// input order); documents under the minimum relevance are left out.
-    pub fn rank<'a, I>(&self, docs: I) -> Vec<Scored>
+    pub fn rank<'a, D, I>(&self, docs: I) -> Vec<Scored>
     where
-        I: IntoIterator<Item = &'a ScannedDoc>,
+        D: DocFields + Sync + 'a,
+        I: IntoIterator<Item = &'a D>,
     {
-        let docs: Vec<&ScannedDoc> = docs.into_iter().collect();
+        let docs: Vec<&D> = docs.into_iter().collect();
         if self.terms.is_empty() || docs.is_empty() {
             return Vec::new();
         }
@@ -181,8 +188,8 @@ impl RelevanceQuery {
             let relevant = score >= MIN_SCORE
                 && (score >= STRONG_SCORE || score >= MIN_QUERY_SHARE * best_possible);
             if relevant {
-                score += self.type_boost[type_slot(docs[hit.index].memory_type)];
-                let mtime = docs[hit.index].mtime_ms;
+                score += self.type_boost[type_slot(docs[hit.index].memory_type())];
+                let mtime = docs[hit.index].mtime_ms();
                 let mtime = if mtime.is_nan() {
                     f64::NEG_INFINITY
                 } else {
@@ -207,7 +214,36 @@ impl RelevanceQuery {
             .collect()
     }
 
-    fn collect(&self, docs: &[&ScannedDoc]) -> Stats {
+    /// Corpus statistics and matches of every document, on several threads for large inputs
+    /// (the result does not depend on the split: lengths are whole numbers, so their sums are
+    /// exact in any order).
+    fn collect<D: DocFields + Sync>(&self, docs: &[&D]) -> Stats {
+        let threads = if docs.len() >= PARALLEL_MIN_DOCS {
+            scan::available_threads(MAX_THREADS).min(docs.len() / DOCS_PER_THREAD)
+        } else {
+            1
+        };
+        let parts = scan::in_parallel(docs, threads, |part, offset| {
+            vec![self.collect_part(part, offset)]
+        });
+        let mut parts = parts.into_iter();
+        let mut stats = parts
+            .next()
+            .unwrap_or_else(|| self.collect_part::<D>(&[], 0));
+        for part in parts {
+            for (df, more) in stats.df.iter_mut().zip(part.df) {
+                *df += more;
+            }
+            for f in 0..3 {
+                stats.len_sum[f] += part.len_sum[f];
+                stats.non_empty[f] += part.non_empty[f];
+            }
+            stats.hits.extend(part.hits);
+        }
+        stats
+    }
+
+    fn collect_part<D: DocFields>(&self, docs: &[&D], offset: usize) -> Stats {
         let mut stats = Stats {
             df: vec![0; self.terms.len()],
             len_sum: [0.0; 3],
@@ -216,9 +252,9 @@ impl RelevanceQuery {
         };
         let (mut tb, mut db, mut bb) = (String::new(), String::new(), String::new());
         for (index, doc) in docs.iter().enumerate() {
-            let title = normalize_into(&doc.title, &mut tb);
-            let description = normalize_into(&doc.description, &mut db);
-            let body = normalize_into(body_window(&doc.body), &mut bb);
+            let title = normalize_into(doc.title(), &mut tb);
+            let description = normalize_into(doc.description(), &mut db);
+            let body = normalize_into(body_window(doc.body()), &mut bb);
             let fields = [title, description, body];
             let len = fields.map(field_length);
             for f in 0..3 {
@@ -237,7 +273,7 @@ impl RelevanceQuery {
             }
             if !matches.is_empty() {
                 stats.hits.push(DocHit {
-                    index,
+                    index: offset + index,
                     len,
                     matches,
                 });
@@ -247,6 +283,7 @@ impl RelevanceQuery {
     }
 }
 
+#[derive(Debug, PartialEq)]
 struct Stats {
     df: Vec<u32>,
     len_sum: [f64; 3],
@@ -254,12 +291,14 @@ struct Stats {
     hits: Vec<DocHit>,
 }
 
+#[derive(Debug, PartialEq)]
 struct DocHit {
     index: usize,
     len: [f64; 3],
     matches: Vec<TermMatch>,
 }
 
+#[derive(Debug, PartialEq)]
 struct TermMatch {
     term: usize,
     tf: [u32; 3],
@@ -278,8 +317,20 @@ fn normalize_into<'a>(s: &'a str, buf: &'a mut String) -> &'a str {
 /// A field's length for length normalization: roughly its words, counting a CJK character as a
 /// word of its own (cheap; only the ratio to the corpus average matters).
 fn field_length(f: &str) -> f64 {
-    if f.is_ascii() {
-        (f.bytes().filter(|b| *b == b' ' || *b == b'\n').count() + 1) as f64
+    // One pass counting separators and checking for ASCII, in chunks whose byte counters
+    // cannot overflow (so the loop vectorizes).
+    let (mut separators, mut high) = (0usize, 0u8);
+    for chunk in f.as_bytes().chunks(255) {
+        let (mut n, mut h) = (0u8, 0u8);
+        for &b in chunk {
+            n += u8::from(b == b' ') + u8::from(b == b'\n');
+            h |= b;
+        }
+        separators += usize::from(n);
+        high |= h;
+    }
+    if high < 0x80 {
+        (separators + 1) as f64
     } else {
         f.chars()
             .filter(|c| c.is_whitespace() || (*c as u32) >= 0x2E80)
@@ -759,7 +810,7 @@ const STOP_WORDS: &[&str] = &[
 mod tests {
     use super::*;
     use crate::formats::doc::MemoryType;
-    use crate::storage::scan::Scope;
+    use crate::storage::scan::{ScannedDoc, Scope};
     use std::path::PathBuf;
 
     fn doc(title: &str, description: &str, body: &str) -> ScannedDoc {
@@ -891,5 +942,34 @@ mod tests {
     fn mixed_script_words_split_at_cjk() {
         let terms = RelevanceQuery::new("Redis缓存的TTL").terms().join(" ");
         assert_eq!(terms, "redis 缓存 ttl");
+    }
+
+    /// Statistics gathered on several threads equal the single-threaded ones.
+    #[test]
+    fn parallel_collect_equals_sequential() {
+        let words = [
+            "deploy",
+            "billing",
+            "terraform",
+            "canary",
+            "the",
+            "部署",
+            "金丝雀",
+        ];
+        let docs: Vec<ScannedDoc> = (0..PARALLEL_MIN_DOCS * 2 + 37)
+            .map(|i| {
+                let w = |k: usize| words[(i * 7 + k * 3) % words.len()];
+                doc(
+                    &format!("{} {}", w(0), i),
+                    &format!("about {} and {}", w(1), w(2)),
+                    &format!("{} {} body {}\nline {}", w(3), w(4), i, w(5)).repeat(i % 5 + 1),
+                )
+            })
+            .collect();
+        let refs: Vec<&ScannedDoc> = docs.iter().collect();
+        let query = RelevanceQuery::new("deploy billing with terraform canary 部署");
+        let sequential = query.collect_part(&refs, 0);
+        assert!(!sequential.hits.is_empty());
+        assert_eq!(query.collect(&refs), sequential);
     }
 }

@@ -77,9 +77,15 @@ const REMEMBER_CUES: &[&str] = &[
     "覚えて",
     "忘れないで",
     "기억해 주세요",
+    "기억해 두세요",
+    "기억해 둬",
+    "기억해둬",
     "기억해 줘",
     "기억해",
     "기억하세요",
+    "잊지 마세요",
+    "잊지 마",
+    "참고로",
     "remember that",
     "remember",
     "note that",
@@ -385,13 +391,22 @@ pub(super) fn split_why(text: &str) -> (String, Option<String>) {
         ("", "ので、"),
         ("", "ので，"),
         ("", "から、"),
-        ("", "때문에 "),
         ("", "때문에, "),
+        ("", "때문에 "),
+        ("", "니까, "),
+        ("", "니까 "),
     ] {
         let body = core.strip_prefix(open).unwrap_or(core);
         if open.is_empty() || core.starts_with(open) {
             if let Some(i) = body.find(sep) {
-                let (why, fact) = (&body[..i], &body[i + sep.len()..]);
+                // A Korean reason keeps its marker: "…못 읽기 때문에" reads as a reason,
+                // "…못 읽기" does not.
+                let why_end = if sep.starts_with(is_hangul) {
+                    i + sep.trim_end_matches([' ', ',']).len()
+                } else {
+                    i
+                };
+                let (why, fact) = (&body[..why_end], &body[i + sep.len()..]);
                 if fact.chars().count() >= 4 && why.chars().count() >= 2 {
                     return (
                         format!("{}{end}", fact.trim()),
@@ -443,6 +458,20 @@ mod tests {
         assert_eq!(
             split_why("因为上线要审批，所以周五不发版。"),
             ("周五不发版。".to_string(), Some("上线要审批".to_string()))
+        );
+        assert_eq!(
+            split_why("리뷰어가 한국어를 못 읽기 때문에 PR 설명은 영어로 써 주세요."),
+            (
+                "PR 설명은 영어로 써 주세요.".to_string(),
+                Some("리뷰어가 한국어를 못 읽기 때문에".to_string())
+            )
+        );
+        assert_eq!(
+            split_why("로그가 너무 많으니까 debug 로그는 남기지 마."),
+            (
+                "debug 로그는 남기지 마.".to_string(),
+                Some("로그가 너무 많으니까".to_string())
+            )
         );
         assert_eq!(
             split_why("我们用 pnpm。"),

@@ -1,12 +1,18 @@
 //! Korean rules.
 //!
-//! Durable: requests with a standing cue ("앞으로…", "항상…", "절대…") or about a topic marked with
-//! 은/는 ("변수 이름은 camelCase로 써 주세요"), prohibitions ("…하지 마세요"), facts about the user
-//! ("저는…"), facts of the team or project ("우리 팀은…", "이 프로젝트는…", "현재…"), pointers
-//! ("…는 <URL>에 있습니다").
+//! Durable: requests with a standing cue ("앞으로…", "항상…", "절대…", "지금부터…", "다시는…",
+//! "…할 때는", "배포 전에는") or about a topic marked with 은/는 ("변수 이름은 camelCase로 써
+//! 주세요"), prohibitions ("…하지 마세요", "…하지마", "…하면 안 됩니다", "…금지"), obligations
+//! ("…해야 합니다"), facts about the user ("저는…", "전…", "난…"), facts of the team or project
+//! ("우리 팀은…", "이 프로젝트는…", "현재…", a topic named first), pointers ("…는 <URL>에
+//! 있습니다", "…는 <path> 보면 돼", "…는 #채널에 남기면 됩니다"), in 합니다체, 해요체, 반말
+//! and memo style ("…하고 있음").
 //! Noise: requests about an object marked with 을/를 and no standing cue ("변수 이름을 userId로
-//! 바꿔 줘"), "이 …" pointing at the work at hand, "이번", "오늘", questions, thanks, opinions
-//! ("…것 같아요"), past tense.
+//! 바꿔 줘"), edits of one thing even when it is the topic ("README는 영어로 번역해 줘"), "이 …",
+//! "그렇게 …" pointing at the work at hand, "이번", "오늘", "당분간", "…중이에요", questions
+//! (also without a mark: "…할까", "…하는데요"), thanks, opinions ("…것 같아요", "…가 더 좋아요"),
+//! the speaker's own plans ("…할게요"), past tense, complaints ("항상 빌드가 실패해요").
+//! A reason in the same sentence ("…때문에", "…니까") is not judged: only the fact after it is.
 
 use super::cjk::{Lead, Sent, EN_MOMENT, EN_STANDING};
 use crate::formats::doc::MemoryType;
@@ -18,7 +24,9 @@ const MOMENT: &[&str] = &[
     "어제",
     "방금",
     "아까",
-    "감사",
+    "감사합니다",
+    "감사해",
+    "감사드",
     "고마워",
     "고맙",
     "알겠",
@@ -44,9 +52,97 @@ const MOMENT: &[&str] = &[
     "좀",
     "일단",
     "지금",
+    "당분간",
+    "임시로",
+    "잠깐",
+    "잠시",
+    "중이에요",
+    "중이야",
+    "중입니다",
+    "중이니",
+    "나중에",
+    "다음 주",
 ];
 
-/// Demonstratives pointing at the work at hand (as separate words).
+/// Phrases that contain a moment word but mark a standing rule: "지금부터" (from now on),
+/// "다시는" (never again), "어떤 경우에도" (in any case). They are taken out before the moment
+/// words are looked for.
+const STANDING_OVER_MOMENT: &[&str] = &[
+    "지금부터",
+    "이번부터",
+    "다시는",
+    "어떤 경우에도",
+    "어떤 경우든",
+    "어떤 상황에서도",
+    "어떤 일이 있어도",
+];
+
+/// "…하기로 했어요", "…하기로 결정했습니다": a decision of the team, told in the past but
+/// standing from now on.
+const DECISION: &[&str] = &["기로 했", "기로 결정했", "기로 정했", "기로 합의했"];
+
+/// Past tense: a syllable ending in ㅆ ("했", "놨", "었") before an ending ("어요", "습니다",
+/// "다", "는데"), except "있" (to be) and "겠" (will).
+fn past_tense(text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let code = c as u32;
+        let ss = (0xAC00..=0xD7A3).contains(&code) && (code - 0xAC00) % 28 == 20;
+        if ss
+            && !matches!(c, '있' | '겠')
+            && chars
+                .peek()
+                .is_some_and(|n| matches!(n, '어' | '습' | '다' | '죠' | '네' | '는' | '고' | '지'))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Opinions about one version or one diff; about the user ("저는 …가 더 편해요") they are a
+/// preference.
+const OPINION: &[&str] = &[
+    "더 좋",
+    "더 나아",
+    "더 나은",
+    "더 낫",
+    "더 깔끔",
+    "별로",
+    "마음에 들",
+    "마음에 안",
+];
+
+/// Sentence endings that make a question, a confirmation or a lead-up to one even without a
+/// question mark, or the speaker's own plan ("…할게요").
+const NOT_A_STATEMENT_END: &[&str] = &[
+    "나요",
+    "까요",
+    "가요",
+    "습니까",
+    "니",
+    "까",
+    "냐",
+    "래",
+    "래요",
+    "대요",
+    "는지",
+    "을지",
+    "죠",
+    "데요",
+    "는데",
+    "인데",
+    "던데",
+    "게요",
+    "께요",
+    "할게",
+    "을게",
+    "볼게",
+    "겠습니다",
+    "겠어요",
+    "겠어",
+];
+
 /// Reports about the work at hand: something fails, is slow or broken.
 const REPORT: &[&str] = &[
     "아니에요",
@@ -72,15 +168,67 @@ const REPORT: &[&str] = &[
     "다음과",
     "위와",
     "완료",
+    "재현",
+    "통과해요",
+    "통과합니다",
+    "통과함",
+    "아직 안",
+    "아직 없",
+    "아직 못",
+];
+
+/// Compounds with a report word that name a topic, not a failure ("에러 처리는 …로 통일합니다").
+const NOT_A_REPORT: &[&str] = &[
+    "에러 처리",
+    "에러처리",
+    "오류 처리",
+    "에러 핸들링",
+    "에러 코드",
+    "오류 코드",
+    "에러 로그",
+    "에러 메시지는",
+    "에러 응답",
+    "오류 응답",
+    "에러 페이지",
 ];
 
 /// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
 const CHANNEL: &[&str] = &[
-    "채널", "Slack", "slack", "Jira", "JIRA", "Issues", "Teams", "위키",
+    "채널",
+    "Slack",
+    "slack",
+    "슬랙",
+    "Jira",
+    "JIRA",
+    "지라",
+    "Issues",
+    "이슈 트래커",
+    "Teams",
+    "위키",
 ];
 
 const AT_HAND: &[&str] = &[
-    "이", "그", "저", "이거", "그거", "저거", "여기", "거기", "이걸", "그걸",
+    "이",
+    "그",
+    "저",
+    "이거",
+    "그거",
+    "저거",
+    "여기",
+    "거기",
+    "이걸",
+    "그걸",
+    "이건",
+    "그건",
+    "이게",
+    "그게",
+    "이런",
+    "그런",
+    "이렇게",
+    "그렇게",
+    "저렇게",
+    "여기서",
+    "거기서",
 ];
 
 const THIS_PROJECT: &[&str] = &[
@@ -93,23 +241,39 @@ const THIS_PROJECT: &[&str] = &[
     "회사",
 ];
 
-const STANDING: &[&str] = &[
+/// Cues that make a request a rule even when it names something at hand ("절대 이 파일은
+/// 건드리지 마").
+const STRONG_STANDING: &[&str] = &[
     "앞으로",
     "항상",
     "언제나",
     "절대",
     "매번",
+    "무조건",
+    "지금부터",
+    "이제부터",
+    "이번부터",
+    "다시는",
+    "어떤 경우에도",
+    "어떤 경우든",
+    "어떤 상황에서도",
+    "어떤 일이 있어도",
+    "때마다",
+];
+
+/// Cues of a rule that also say "be sure to" about one task ("이 함수 꼭 고쳐 줘"): a rule only
+/// when nothing at hand is named.
+const WEAK_STANDING: &[&str] = &[
     "반드시",
     "꼭",
     "기본적으로",
     "규칙",
     "원칙",
+    "컨벤션",
     "매일",
     "매주",
-    "무조건",
     "기 전에",
     "할 때",
-    "때마다",
 ];
 
 const REQUEST_END: &[&str] = &[
@@ -117,23 +281,109 @@ const REQUEST_END: &[&str] = &[
     "줘",
     "줘요",
     "주십시오",
-    "하세요",
+    "세요",
+    "십시오",
     "할 것",
     "바랍니다",
+    "바래요",
     "부탁해",
     "부탁합니다",
+    "부탁드립니다",
+    "부탁드려요",
+    "좋겠어요",
+    "좋겠습니다",
+    "좋겠어",
 ];
 
 const PROHIBITION: &[&str] = &[
     "지 마세요",
     "지 마",
+    "지마",
     "지 말아",
+    "지 말고",
     "지 말 것",
     "하지 마",
     "금지",
+    "면 안 돼",
+    "면 안돼",
+    "면 안 되",
+    "면 안되",
+    "면 안 됩",
+    "면 안됩",
+    "지 않도록",
+    "지 않게",
 ];
 
-const USER_START: &[&str] = &["저는", "나는", "제가", "내가", "제 ", "내 "];
+/// "…해야 합니다": an obligation.
+const OBLIGATION_END: &[&str] = &[
+    "야 합니다",
+    "야 해요",
+    "야 해",
+    "야 한다",
+    "야 함",
+    "야 돼",
+    "야 돼요",
+    "야 됩니다",
+    "야 됨",
+    "야합니다",
+    "야해요",
+    "야해",
+    "야돼",
+    "야돼요",
+    "야됩니다",
+];
+
+/// "…해도 괜찮아요": a permission.
+const PERMISSION: &[&str] = &["도 돼", "도 됩니다", "도 괜찮", "도 좋아", "도 좋습니다"];
+
+/// "…에 남기면 됩니다": where something goes.
+const WHERE_END: &[&str] = &["면 됩니다", "면 돼요", "면 돼", "면 되요"];
+
+/// Verbs that change one thing ("바꿔 주세요", "삭제해 줘"): a request with one of them and no
+/// standing cue is about the work at hand even when its object is the topic.
+const ONE_OFF_VERB: &[&str] = &[
+    "바꿔",
+    "고쳐",
+    "수정해",
+    "추가해",
+    "삭제해",
+    "지워",
+    "옮겨",
+    "번역해",
+    "되돌려",
+    "롤백해",
+    "커밋해",
+    "푸시해",
+    "머지해",
+    "배포해",
+    "실행해",
+    "돌려",
+    "다듬어",
+    "늘려",
+    "줄여",
+    "업데이트해",
+    "구현해",
+    "리팩터링해",
+    "리팩토링해",
+    "분리해",
+    "합쳐",
+    "나눠",
+    "만들어",
+    "반영해",
+    "적용해",
+    "정리해",
+    "제거해",
+    "없애",
+    "설치해",
+    "빌드해",
+];
+
+const USER_START: &[&str] = &[
+    "저는", "나는", "제가", "내가", "제 ", "내 ", "전 ", "난 ", "나 ",
+];
+
+/// "전 버전으로 …" (the previous version) is not "전 (= 저는)".
+const NOT_USER_AFTER_JEON: &[&str] = &["버전", "단계", "커밋", "코드", "방식", "내용", "상태"];
 
 const PROJECT_START: &[&str] = &[
     "우리",
@@ -157,36 +407,183 @@ const DOC_NOUN: &[&str] = &[
     "매뉴얼",
     "Wiki",
     "wiki",
+    "페이지",
+    "Confluence",
+    "컨플루언스",
+    "Notion",
+    "노션",
+    "스펙",
+    "명세",
+    "README",
+    "런북",
+    "runbook",
+    "Runbook",
+    "스프레드시트",
 ];
 
-const LOCATED: &[&str] = &["에 있", "입니다", "이에요", "예요", "참고", "에서 확인"];
+const LOCATED: &[&str] = &[
+    "에 있",
+    "입니다",
+    "이에요",
+    "예요",
+    "참고",
+    "에서 확인",
+    "정리되어 있",
+    "정리돼 있",
+    "나와 있",
+    "적혀 있",
+    "올라가 있",
+    "볼 수 있",
+    "확인할 수 있",
+    "보면 돼",
+    "보면 됩니다",
+    "보시면",
+    "에서 관리",
+];
+
+/// The words before "때" or "전에" that make it a time ago or a time span, not a habit
+/// ("10분 전에", "아까 전에").
+fn time_span(word: &str) -> bool {
+    ["분", "초", "시간", "일", "주", "달", "년", "개월"]
+        .iter()
+        .any(|u| word.ends_with(u))
+        || ["조금", "며칠", "얼마", "오래", "잠시", "한참"].contains(&word)
+}
+
+/// "PR을 만들 때는", "배포 전에는", "머지 후에는": a clause that says when, every time.
+fn habitual_clause(words: &[&str]) -> bool {
+    const WHEN: &[&str] = &[
+        "때",
+        "때는",
+        "때에는",
+        "때도",
+        "때엔",
+        "때마다",
+        "전에",
+        "전에는",
+        "전엔",
+        "후에",
+        "후에는",
+        "후엔",
+    ];
+    words
+        .iter()
+        .enumerate()
+        .skip(1)
+        .any(|(i, w)| WHEN.contains(w) && !time_span(words[i - 1]))
+}
+
+/// The fact of a sentence that gives its reason first ("보안 감사 때문에 모든 SQL은 …",
+/// "로그가 많으니까 …"): the reason may name errors, moments or objects the fact does not.
+fn fact_part(m: &str) -> &str {
+    const SEP: &[&str] = &["때문에, ", "때문에 ", "니까, ", "니까 ", "므로 "];
+    SEP.iter()
+        .filter_map(|sep| m.rfind(sep).map(|i| i + sep.len()))
+        .max()
+        .map(|at| &m[at..])
+        .filter(|rest| rest.chars().count() >= 4)
+        .unwrap_or(m)
+}
+
+fn ends_with_any(core: &str, ends: &[&str]) -> bool {
+    ends.iter().any(|e| core.ends_with(e))
+}
+
+fn has_any(text: &str, cues: &[&str]) -> bool {
+    cues.iter().any(|c| text.contains(c))
+}
+
+/// 반말 verb endings ("작성해", "써", "돌려", "둬"): an imperative when a standing cue comes
+/// with it and nobody else is the subject.
+fn banmal_verb_end(core: &str) -> bool {
+    core.chars().last().is_some_and(|c| {
+        matches!(
+            c,
+            '해' | '써'
+                | '둬'
+                | '봐'
+                | '라'
+                | '켜'
+                | '겨'
+                | '려'
+                | '춰'
+                | '줘'
+                | '어'
+                | '아'
+                | '워'
+        )
+    })
+}
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
+    let full = s;
+    let fact = fact_part(&s.m);
+    let fact_sent;
+    let s = if fact.len() == s.m.len() {
+        s
+    } else {
+        fact_sent = Sent {
+            m: fact.to_string(),
+            lower: fact.to_ascii_lowercase(),
+            url: s.url,
+            path: s.path,
+            lead: s.lead,
+        };
+        &fact_sent
+    };
     let core = s.core();
-    if s.question()
-        || ["나요", "까요", "가요", "습니까", "니"]
-            .iter()
-            .any(|e| core.ends_with(e))
-    {
+    let wish = ends_with_any(core, &["좋겠어요", "좋겠습니다", "좋겠어"]);
+    if full.question() || (ends_with_any(core, NOT_A_STATEMENT_END) && !wish) {
         return None;
     }
-    if s.has(MOMENT) || s.any_word(EN_MOMENT) || core.ends_with("네요") {
+    let user_start = USER_START.iter().any(|c| s.m.starts_with(c))
+        && !s
+            .m
+            .strip_prefix("전 ")
+            .is_some_and(|rest| NOT_USER_AFTER_JEON.iter().any(|n| rest.starts_with(n)));
+    let mut unmarked = s.m.clone();
+    for p in STANDING_OVER_MOMENT.iter().chain(DECISION) {
+        unmarked = unmarked.replace(p, " ");
+    }
+    let decision = s.has(DECISION);
+    if has_any(&unmarked, MOMENT)
+        || past_tense(&unmarked)
+        || s.any_word(EN_MOMENT)
+        || core.ends_with("네요")
+        || core.ends_with("네")
+        || (!user_start && has_any(&unmarked, OPINION))
+    {
         return None;
     }
     let words: Vec<&str> = s.m.split_whitespace().collect();
     // "늘" (always) only as a word: it is also the stem of "늘리다" (to increase).
-    let standing = s.has(STANDING) || s.any_word(EN_STANDING) || words.contains(&"늘");
+    let strong = s.has(STRONG_STANDING) || s.any_word(EN_STANDING) || words.contains(&"늘");
+    let habitual = habitual_clause(&words);
+    let weak = s.has(WEAK_STANDING) || habitual;
     let at_hand = words.iter().enumerate().any(|(i, w)| {
         AT_HAND.contains(w)
             && !words
                 .get(i + 1)
                 .is_some_and(|n| THIS_PROJECT.iter().any(|p| n.starts_with(p)))
     });
-    if at_hand && !standing {
+    if at_hand && !strong {
         return None;
     }
+    let standing = strong || weak;
+    let starts_project = PROJECT_START.iter().any(|c| s.m.starts_with(c));
     let prohibition = s.has(PROHIBITION);
-    let request = REQUEST_END.iter().any(|e| core.ends_with(e)) || prohibition;
+    let obligation = ends_with_any(core, OBLIGATION_END);
+    // A subject ("빌드가 항상 실패해") makes it a statement about that subject.
+    let subject = words
+        .iter()
+        .any(|w| w.chars().count() >= 2 && w.ends_with('가'));
+    let imperative = (strong || habitual)
+        && !subject
+        && !starts_project
+        && !user_start
+        && s.lead != Lead::TeamRule
+        && banmal_verb_end(core);
+    let request = ends_with_any(core, REQUEST_END) || prohibition || imperative;
     let topic = words
         .iter()
         .any(|w| w.chars().count() >= 2 && (w.ends_with('은') || w.ends_with('는')));
@@ -196,10 +593,26 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if request && !standing && !prohibition && (!topic || object) {
         return None;
     }
-    if USER_START.iter().any(|c| s.m.starts_with(c)) {
-        return Some(MemoryType::User);
+    // The verb of a request is in its last two words ("바꿔 주세요", "바꿔주세요").
+    let one_off = words
+        .iter()
+        .rev()
+        .take(2)
+        .any(|w| ONE_OFF_VERB.iter().any(|v| w.starts_with(v)));
+    if request && !standing && !prohibition && one_off {
+        return None;
     }
-    if request && !prohibition && s.has(CHANNEL) {
+    let mut report_text = s.m.clone();
+    for c in NOT_A_REPORT {
+        report_text = report_text.replace(c, " ");
+    }
+    let report = has_any(&report_text, REPORT);
+    // "전 이해가 안 돼요": about the speaker's moment, not a fact about them.
+    if user_start {
+        return (!report).then_some(MemoryType::User);
+    }
+    let channel = s.has(CHANNEL);
+    if (request || obligation || ends_with_any(core, WHERE_END)) && !prohibition && channel {
         return Some(MemoryType::Reference);
     }
     if request {
@@ -208,28 +621,93 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.url {
         return Some(MemoryType::Reference);
     }
-    let starts_project = PROJECT_START.iter().any(|c| s.m.starts_with(c));
-    let report = s.has(REPORT);
     if s.has(LOCATED) && (s.has(DOC_NOUN) || (s.path && !starts_project)) && !report {
         return Some(MemoryType::Reference);
     }
-    if s.lead == Lead::TeamRule {
+    if s.lead == Lead::TeamRule || (decision && !report) {
         return Some(MemoryType::Project);
     }
-    let statement = ["니다", "요", "어", "다", "야", "해"]
+    let statement = ["니다", "요", "어", "다", "야", "해", "음", "함", "임", "됨"]
         .iter()
         .any(|e| core.ends_with(e));
-    if statement && (starts_project || standing || s.lead == Lead::Remember) {
-        return Some(MemoryType::Project);
-    }
-    // "로그는 모두 JSON 형식으로 남깁니다": a statement about a topic named first (은/는 in the
-    // first two words) is how the project works, unless it reports a failure.
+    // "…에 남기면 됩니다" without a channel, "…로 돌리면 돼요": how things are done here.
+    let statement = statement || ends_with_any(core, WHERE_END);
+    // "로그는 모두 JSON 형식으로 남깁니다": a statement about a topic named first (은/는 on one
+    // of the first three words, the words before it bare nouns: "에러 응답 포맷은 …") is how the
+    // project works, unless it reports a failure.
     let topic_first = words
         .iter()
-        .take(2)
+        .take(3)
+        .take_while(|w| {
+            w.chars().count() < 2
+                || !w.ends_with(['가', '를', '을', '에', '로', '의', '도', '만', '서'])
+        })
         .any(|w| w.chars().count() >= 2 && (w.ends_with('은') || w.ends_with('는')));
+    // An obligation or a permission with nobody and no topic named is addressed to the
+    // assistant ("커밋하기 전에 테스트를 꼭 돌려야 해요", "주석은 한국어로 달아도 괜찮아요").
+    let permission = s.has(PERMISSION);
+    if (obligation && !starts_project && !topic_first && standing)
+        || (permission && topic_first && !starts_project && !report)
+    {
+        return Some(MemoryType::Feedback);
+    }
+    if statement && s.lead == Lead::Remember {
+        return Some(MemoryType::Project);
+    }
+    if statement && starts_project && !report {
+        return Some(MemoryType::Project);
+    }
+    if statement && standing && !report {
+        return Some(MemoryType::Project);
+    }
     if statement && topic_first && !report {
         return Some(MemoryType::Project);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fact_after_a_reason_is_judged() {
+        assert_eq!(
+            fact_part("보안 감사 때문에 모든 SQL은 바인딩을 써야 합니다."),
+            "모든 SQL은 바인딩을 써야 합니다."
+        );
+        assert_eq!(
+            fact_part("로그는 JSON으로 남깁니다."),
+            "로그는 JSON으로 남깁니다."
+        );
+        // Too little after the marker: the sentence is judged whole.
+        assert_eq!(
+            fact_part("그건 그렇기 때문에 응."),
+            "그건 그렇기 때문에 응."
+        );
+    }
+
+    #[test]
+    fn past_tense_is_told_from_being() {
+        assert!(past_tense("위에 붙여 놨어요."));
+        assert!(past_tense("배포는 실패했습니다."));
+        assert!(past_tense("서버를 재시작했는데"));
+        assert!(!past_tense("문서는 위키에 있어요."));
+        assert!(!past_tense("제가 하겠습니다."));
+        assert!(!past_tense("답변은 짧게 했으면 좋겠어요."));
+    }
+
+    #[test]
+    fn habits_are_not_time_spans() {
+        assert!(habitual_clause(&[
+            "PR을",
+            "만들",
+            "때는",
+            "적어",
+            "주세요."
+        ]));
+        assert!(habitual_clause(&["배포", "전에는", "확인해야", "합니다."]));
+        assert!(!habitual_clause(&["10분", "전에", "배포했어요."]));
+        assert!(!habitual_clause(&["전에", "말했듯이"]));
+    }
 }
