@@ -159,6 +159,16 @@ fn zsh_completes_git_qwen_memory_and_the_binary() {
     }
     let own = zsh_complete(&sb, &fpath, "git-qwen-memory recall --");
     assert!(own.contains(&"--limit".to_string()), "{own:?}");
+
+    // compinit's dump file is written elsewhere and renamed over its path: pointed at
+    // /dev/null (as this test once did), a run as root replaced the device with a regular file
+    // for the whole machine, and other programs then read back what had been written to it.
+    use std::os::unix::fs::FileTypeExt;
+    let null = fs::metadata("/dev/null").unwrap();
+    assert!(
+        null.file_type().is_char_device(),
+        "/dev/null is no longer a device after the zsh completion runs"
+    );
 }
 
 #[test]

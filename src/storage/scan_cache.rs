@@ -392,7 +392,21 @@ pub fn scan_roots_cached(roots: &[(Scope, &Path)], state_dir: &Path) -> Loaded {
 
 /// [`scan_roots_cached`] with another racy window (tests use 0 to cache files just written).
 pub fn scan_roots_with_window(roots: &[(Scope, &Path)], state_dir: &Path, racy_ns: i128) -> Loaded {
-    let table = Table::read(state_dir);
+    // The cache file is read and decoded on another core while the roots are walked.
+    let (table, walks) = std::thread::scope(|s| {
+        let reader = std::thread::Builder::new().spawn_scoped(s, || Table::read(state_dir));
+        let walks: Vec<_> = roots
+            .iter()
+            .map(|(scope, root)| scan::walk_root(root, *scope, true))
+            .collect();
+        let table = match reader {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => Table::read(state_dir),
+        };
+        (table, walks)
+    });
     let had_file = table.is_some();
     let table = table.unwrap_or_default();
     let now_ns = std::time::SystemTime::now()
@@ -423,8 +437,8 @@ pub fn scan_roots_with_window(roots: &[(Scope, &Path)], state_dir: &Path, racy_n
                 lookup[*root].insert(table.str(e.relative), i as u32);
             }
         }
-        for (r, (scope, root)) in roots.iter().enumerate() {
-            let walk = match scan::walk_root(root, *scope, true) {
+        for (r, ((scope, root), walk)) in roots.iter().zip(walks).enumerate() {
+            let walk = match walk {
                 Ok(Some(walk)) => walk,
                 Ok(None) => continue,
                 Err(e) => {

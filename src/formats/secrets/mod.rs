@@ -557,6 +557,12 @@ pub struct SecretError {
     pub rule_ids: Vec<String>,
 }
 
+/// Builds the scanner's shared prefilter now (a process that will scan soon can do this on
+/// another thread while it does other work; the first scan then finds it ready).
+pub fn warm_up() {
+    prefilter();
+}
+
 fn prefilter() -> &'static RegexSet {
     static SET: OnceLock<RegexSet> = OnceLock::new();
     SET.get_or_init(|| {

@@ -190,6 +190,9 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
         emit(ctx, req, &out, started);
         return out;
     }
+    // Shown documents are secret-scanned; building the scanner costs about as much as
+    // ranking 1,000 documents, so it is built on another core while the roots are read.
+    let _ = std::thread::Builder::new().spawn(secrets::warm_up);
     // Documents are borrowed from the parse cache; only the ones shown are copied.
     let loaded = scan_cache::scan_roots_cached(&ctx.layout.recall_roots(), ctx.state_dir());
     out.root_errors = loaded.errors().iter().map(|e| e.to_string()).collect();
