@@ -4,7 +4,9 @@
 //! `dev/` is what the rules are tuned on. `heldout/` (v1) was written and committed before the
 //! language rules; its mistakes were read after its first measurement. `heldout2/` was written
 //! and committed before the second round of rule changes, `heldout3/` (Korean only) before the
-//! third; their mistakes are never printed. No held-out set is used to change a rule. The bar
+//! third; `heldout4/` (Korean only) was written by a separate author who read no rule code and
+//! was first measured after the fourth round's rules were committed; their mistakes are never
+//! printed. No held-out set is used to change a rule. The bar
 //! is asserted on all of them, with the listed exceptions in `heldout_floor` (see README,
 //! "Extract quality").
 //!
@@ -22,6 +24,8 @@ use serde_json::{json, Value};
 const LANGS: &[&str] = &["en", "zh", "mixed", "ja", "ko"];
 /// Held-out v3 was written for the one language that missed the bar on v2.
 const HELDOUT3_LANGS: &[&str] = &["ko"];
+/// Held-out v4 was written for Korean by an author who had read neither the rules nor v1–v3.
+const HELDOUT4_LANGS: &[&str] = &["ko"];
 const FORMATS: &[&str] = &["qwen", "claude", "generic"];
 
 #[derive(Debug, Clone)]
@@ -180,6 +184,8 @@ fn measure(sb: &Sandbox, set: &str, lang: &str, format: &str) -> (Score, Vec<Str
 fn langs(set: &str) -> &'static [&'static str] {
     if set == "heldout3" {
         HELDOUT3_LANGS
+    } else if set == "heldout4" {
+        HELDOUT4_LANGS
     } else {
         LANGS
     }
@@ -217,7 +223,7 @@ fn table(set: &str) -> BTreeMap<(String, String), (Score, Vec<String>)> {
         ));
     }
     eprintln!("{}", lines.join("\n"));
-    // Held-out v1 was inspected after its first measurement; v2 and v3 never were.
+    // Held-out v1 was inspected after its first measurement; v2, v3 and v4 never were.
     let show = show_mistakes(set);
     for ((lang, format), (_, bad)) in &out {
         if show && format == "qwen" && !bad.is_empty() {
@@ -265,6 +271,13 @@ fn corpora_have_the_promised_sizes() {
         } else {
             Vec::new()
         };
+        let h4 = if HELDOUT4_LANGS.contains(&lang) {
+            let h4 = load("heldout4", lang);
+            assert!(h4.len() >= 60, "{lang}: {} held-out v4 messages", h4.len());
+            h4
+        } else {
+            Vec::new()
+        };
         assert!(h1.len() >= min1, "{lang}: {} held-out messages", h1.len());
         assert!(
             h2.len() >= min2,
@@ -276,8 +289,10 @@ fn corpora_have_the_promised_sizes() {
         for set in [&h1, &h2, &d] {
             assert!(set.iter().any(|m| m.durable) && set.iter().any(|m| !m.durable));
         }
-        if !h3.is_empty() {
-            assert!(h3.iter().any(|m| m.durable) && h3.iter().any(|m| !m.durable));
+        for h in [&h3, &h4] {
+            if !h.is_empty() {
+                assert!(h.iter().any(|m| m.durable) && h.iter().any(|m| !m.durable));
+            }
         }
         // The sets are disjoint: a held-out message is never also a tuning example, and the
         // held-out sets do not repeat each other.
@@ -289,6 +304,10 @@ fn corpora_have_the_promised_sizes() {
             .chain(h3.iter().map(|m| (m, &d)))
             .chain(h3.iter().map(|m| (m, &h1)))
             .chain(h3.iter().map(|m| (m, &h2)))
+            .chain(h4.iter().map(|m| (m, &d)))
+            .chain(h4.iter().map(|m| (m, &h1)))
+            .chain(h4.iter().map(|m| (m, &h2)))
+            .chain(h4.iter().map(|m| (m, &h3)))
         {
             assert!(
                 !other.iter().any(|x| x.text == m.text),
@@ -319,12 +338,15 @@ const BAR: (f64, f64, f64) = (0.95, 0.90, 0.90);
 /// fails) and the README reports the shortfall. Every exception is listed here.
 fn heldout_floor(set: &str, lang: &str) -> (f64, f64, f64) {
     match (set, lang) {
-        // Measured once after the third (Korean) round: precision 0.917 (11 of 12 found are
-        // durable), recall 0.917; before it 0.909 / 0.833.
-        ("heldout2", "ko") => (0.91, 0.90, 0.90),
-        // Measured once after the third round, the first time it was measured: recall 0.857
-        // (24 of 28), type accuracy 0.917, precision 1.000.
+        // Measured once after the fourth (Korean) round: precision 0.923 (12 of 13 found are
+        // durable), recall 1.000; after the third 0.917 / 0.917, before it 0.909 / 0.833.
+        ("heldout2", "ko") => (0.92, 0.90, 0.90),
+        // Measured once after the third round, the first time it was measured, and once after
+        // the fourth: recall 0.857 (24 of 28), type accuracy 0.917, precision 1.000 both times.
         ("heldout3", "ko") => (0.95, 0.85, 0.90),
+        // Measured once, after the fourth round's rules were committed (the first time it was
+        // measured): recall 0.825 (33 of 40), precision 1.000, type accuracy 0.970 (32 of 33).
+        ("heldout4", "ko") => (0.95, 0.82, 0.90),
         _ => BAR,
     }
 }
@@ -351,7 +373,7 @@ fn heldout_corpora() {
 fn no_secret_from_the_corpora_is_written() {
     let sb = Sandbox::new();
     let mut secrets = Vec::new();
-    for set in ["dev", "heldout", "heldout2", "heldout3"] {
+    for set in ["dev", "heldout", "heldout2", "heldout3", "heldout4"] {
         for lang in langs(set) {
             let msgs = load(set, lang);
             for m in &msgs {
@@ -417,6 +439,25 @@ fn heldout3_corpora() {
         assert!(
             s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
             "held-out v3 {lang} {format}: precision {:.3} recall {:.3} type {:.3}",
+            s.precision(),
+            s.recall(),
+            s.type_accuracy()
+        );
+    }
+}
+
+/// Held-out v4 (Korean): written and committed (93347e2) by a separate author who read no rule
+/// code and no other held-out set; first measured once the fourth round's rules were committed,
+/// never used to change a rule, its mistakes never printed.
+#[test]
+fn heldout4_corpora() {
+    let t = table("heldout4");
+    assert_formats_agree("heldout4", &t);
+    for ((lang, format), (s, _)) in &t {
+        let (p, r, ty) = heldout_floor("heldout4", lang);
+        assert!(
+            s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
+            "held-out v4 {lang} {format}: precision {:.3} recall {:.3} type {:.3}",
             s.precision(),
             s.recall(),
             s.type_accuracy()

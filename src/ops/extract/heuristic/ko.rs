@@ -2,16 +2,24 @@
 //!
 //! Durable: requests with a standing cue ("앞으로…", "항상…", "절대…", "지금부터…", "다시는…",
 //! "…할 때는", "배포 전에는") or about a topic marked with 은/는 ("변수 이름은 camelCase로 써
-//! 주세요"), prohibitions ("…하지 마세요", "…하지마", "…하면 안 됩니다", "…금지"), obligations
-//! ("…해야 합니다"), facts about the user ("저는…", "전…", "난…"), facts of the team or project
-//! ("우리 팀은…", "이 프로젝트는…", "현재…", a topic named first), pointers ("…는 <URL>에
-//! 있습니다", "…는 <path> 보면 돼", "…는 #채널에 남기면 됩니다"), in 합니다체, 해요체, 반말
-//! and memo style ("…하고 있음").
+//! 주세요"), advice ("…하는 게 좋아요"), prohibitions ("…하지 마세요", "…하지마", "…하면 안
+//! 됩니다", "…하는 건 안 돼요", "…금지"), obligations ("…해야 합니다", memo "…필수"), facts
+//! about the user ("저는…", "전…", "난…", or without them: experience "…는 처음이에요", "5년
+//! 차", and habitual likes "…는 싫어해요", "…하는 편이에요"), facts of the team or project
+//! ("우리 팀은…", "이 프로젝트는…", a topic named first, a state that holds "현재/아직/요즘/
+//! 지금은 …" when it names something technical, "작년부터 …"), changes told in the past that
+//! stay true (decisions "…로 정했습니다" about something technical, migrations "…로
+//! 넘어왔어요", "…로 바뀌었어요", something retired "폐기됐어요", someone who joined), pointers
+//! ("…는 <URL>에 있습니다", "…는 <path> 보면 돼", "…는 #채널에 남기면 됩니다", a named place
+//! "…는 PagerDuty에서 확인하세요", "'…' 페이지 참고", "…에서 볼 수 있어요"), in 합니다체,
+//! 해요체, 반말 and memo style ("…하고 있음").
 //! Noise: requests about an object marked with 을/를 and no standing cue ("변수 이름을 userId로
 //! 바꿔 줘"), edits of one thing even when it is the topic ("README는 영어로 번역해 줘"), "이 …",
-//! "그렇게 …" pointing at the work at hand, "이번", "오늘", "당분간", "…중이에요", questions
-//! (also without a mark: "…할까", "…하는데요"), thanks, opinions ("…것 같아요", "…가 더 좋아요"),
-//! the speaker's own plans ("…할게요"), past tense, complaints ("항상 빌드가 실패해요").
+//! "그렇게 …", "이걸로 …" pointing at the work at hand, "이번", "오늘", "당분간", "…중이에요",
+//! questions (also without a mark: "…할까", "…하는데요", "배포는 누가 해요"), thanks, opinions
+//! ("…것 같아요", "…가 더 좋아요", "제 생각엔 …"), reactions ("저는 괜찮아요"), the speaker's own
+//! plans ("…할게요"), past tense (what was just done, "로그 레벨을 DEBUG로 바꿨어요"),
+//! complaints ("항상 빌드가 실패해요"), the state of a thing now ("현재 CI가 빨간불입니다").
 //! A reason in the same sentence ("…때문에", "…니까") is not judged: only the fact after it is.
 
 use super::cjk::{Lead, Sent, EN_MOMENT, EN_STANDING};
@@ -33,6 +41,10 @@ const MOMENT: &[&str] = &[
     "알았",
     "같아요",
     "같아",
+    "생각엔",
+    "생각에는",
+    "생각으론",
+    "생각으로는",
     "다시",
     "왜",
     "무슨",
@@ -42,13 +54,6 @@ const MOMENT: &[&str] = &[
     "보자",
     "하자",
     "합시다",
-    "했어",
-    "했습니다",
-    "었어",
-    "았어",
-    "었습니다",
-    "았습니다",
-    "됐",
     "좀",
     "일단",
     "지금",
@@ -62,6 +67,24 @@ const MOMENT: &[&str] = &[
     "중이니",
     "나중에",
     "다음 주",
+    "다음 달",
+    "다음 스프린트",
+    "다음 회의",
+    "다음 번",
+    "다음번",
+    "이따",
+];
+
+/// Past-tense endings spelled out (the rest is found by [`past_tense`]): what was just done,
+/// unless it is a lasting change ([`lasting_change`]).
+const PAST: &[&str] = &[
+    "했어",
+    "했습니다",
+    "었어",
+    "았어",
+    "었습니다",
+    "았습니다",
+    "됐",
 ];
 
 /// Phrases that contain a moment word but mark a standing rule: "지금부터" (from now on),
@@ -75,11 +98,107 @@ const STANDING_OVER_MOMENT: &[&str] = &[
     "어떤 경우든",
     "어떤 상황에서도",
     "어떤 일이 있어도",
+    // A state that holds, not the moment: "지금은 모노레포로 관리해요", "Node 20을 사용 중이에요".
+    "지금은",
+    "다음 주부터",
+    "다음 달부터",
+    "다음 스프린트부터",
+    "사용 중",
+    "운영 중",
+    "쓰는 중",
 ];
 
 /// "…하기로 했어요", "…하기로 결정했습니다": a decision of the team, told in the past but
 /// standing from now on.
-const DECISION: &[&str] = &["기로 했", "기로 결정했", "기로 정했", "기로 합의했"];
+/// "…로 정했습니다", "…로 결정됐어요": the same for a choice.
+const DECISION: &[&str] = &[
+    "기로 했",
+    "기로 결정했",
+    "로 정했",
+    "로 결정했",
+    "로 결정됐",
+    "로 합의했",
+    "로 확정했",
+    "로 확정됐",
+];
+
+/// Changes told in the past that stay true: something retired ("폐기됐어요", "deprecated",
+/// "더 이상 …"), someone who joined or left the team.
+const RETIRED_OR_JOINED: &[&str] = &[
+    "폐기",
+    "deprecated",
+    "지원 종료",
+    "지원이 종료",
+    "더 이상",
+    "더이상",
+    "합류",
+    "입사",
+    "퇴사",
+];
+
+/// Verbs of a migration from one system to another ("Jira에서 Linear로 넘어왔어요", "셀프
+/// 호스팅으로 전환했습니다").
+const MIGRATED: &[&str] = &[
+    "넘어갔",
+    "넘어왔",
+    "전환했",
+    "전환됐",
+    "전환되었",
+    "이전했",
+    "갈아탔",
+    "마이그레이션했",
+];
+
+/// Verbs of any change: "로그 레벨을 DEBUG로 바꿨어요" is an edit just done; only told about
+/// the team or since a time ("작년에 …로 옮겼어요") is it a change of the stack.
+const CHANGED: &[&str] = &["옮겼", "바꿨", "바꾸었", "교체했"];
+
+/// A time long enough ago that what changed then is how things are now.
+const SINCE_THEN: &[&str] = &[
+    "작년",
+    "지난해",
+    "지난달",
+    "지난 달",
+    "지난주",
+    "지난 주",
+    "예전에",
+    "올해",
+];
+
+/// Objects of a change that name code, not a system: renaming a variable is work at hand.
+const CODE_NAME: &[&str] = &["이름", "변수", "함수", "명을", "값을", "파일명", "메서드"];
+
+/// A change of the team's stack or membership, told in the past but true from then on: a move
+/// "from A to B" or "since then" ("…에서 …로 옮겼어요", "지난달부터 ArgoCD로 바뀌었습니다",
+/// "저희 팀은 …로 넘어갔습니다"), something retired, someone who joined.
+fn lasting_change(s: &Sent, words: &[&str], team: bool) -> bool {
+    if s.has(RETIRED_OR_JOINED) {
+        return true;
+    }
+    let target = words
+        .iter()
+        .any(|w| w.ends_with("로") && w.chars().count() >= 2);
+    if !target || s.has(CODE_NAME) {
+        return false;
+    }
+    let object = words
+        .iter()
+        .any(|w| w.chars().count() >= 2 && (w.ends_with('을') || w.ends_with('를')));
+    // "배포 방식이 ArgoCD로 바뀌었어요": the way things are done changed, nobody edited a thing.
+    let became = !object && s.has(BECAME);
+    let since = since_clause(words) || s.has(SINCE_THEN);
+    s.has(MIGRATED) || became || ((team || since) && s.has(CHANGED))
+}
+
+/// Intransitive changes ("바뀌었어요", "전환됐습니다"): a system or a way of working changed.
+const BECAME: &[&str] = &[
+    "바뀌었",
+    "전환됐",
+    "전환되었",
+    "변경됐",
+    "변경되었",
+    "교체됐",
+];
 
 /// Past tense: a syllable ending in ㅆ ("했", "놨", "었") before an ending ("어요", "습니다",
 /// "다", "는데"), except "있" (to be) and "겠" (will).
@@ -175,6 +294,10 @@ const REPORT: &[&str] = &[
     "아직 안",
     "아직 없",
     "아직 못",
+    "빨간불",
+    "경고",
+    "곤란",
+    "정상",
 ];
 
 /// Compounds with a report word that name a topic, not a failure ("에러 처리는 …로 통일합니다").
@@ -190,6 +313,9 @@ const NOT_A_REPORT: &[&str] = &[
     "에러 응답",
     "오류 응답",
     "에러 페이지",
+    "에러 추적",
+    "오류 추적",
+    "에러 모니터링",
 ];
 
 /// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
@@ -229,6 +355,11 @@ const AT_HAND: &[&str] = &[
     "저렇게",
     "여기서",
     "거기서",
+];
+
+/// Word beginnings that point at the work at hand whatever follows ("이걸로", "그거는").
+const AT_HAND_PREFIX: &[&str] = &[
+    "이걸", "그걸", "저걸", "이거", "그거", "저거", "이것", "그것", "저것", "이쪽", "그쪽",
 ];
 
 const THIS_PROJECT: &[&str] = &[
@@ -276,6 +407,15 @@ const WEAK_STANDING: &[&str] = &[
     "할 때",
 ];
 
+/// "…하는 게 좋아요": advice, which asks for it every time.
+const ADVICE_END: &[&str] = &[
+    "게 좋아요",
+    "게 좋습니다",
+    "게 좋아",
+    "게 나아요",
+    "게 낫습니다",
+];
+
 const REQUEST_END: &[&str] = &[
     "주세요",
     "줘",
@@ -310,6 +450,12 @@ const PROHIBITION: &[&str] = &[
     "면 안되",
     "면 안 됩",
     "면 안됩",
+    "건 안 돼",
+    "건 안돼",
+    "건 안 되",
+    "건 안되",
+    "건 안 됩",
+    "건 안됩",
     "지 않도록",
     "지 않게",
 ];
@@ -392,7 +538,8 @@ const PROJECT_START: &[&str] = &[
     "이 저장소",
     "이 레포",
     "운영",
-    "현재",
+    "사내",
+    "팀에서",
     "프로덕션",
     "스테이징",
     "개발 서버",
@@ -419,6 +566,18 @@ const DOC_NOUN: &[&str] = &[
     "runbook",
     "Runbook",
     "스프레드시트",
+    "Figma",
+    "피그마",
+    "Grafana",
+    "그라파나",
+    "Sentry",
+    "센트리",
+    "Datadog",
+    "Kibana",
+    "키바나",
+    "드라이브",
+    "포털",
+    "캘린더",
 ];
 
 const LOCATED: &[&str] = &[
@@ -439,7 +598,139 @@ const LOCATED: &[&str] = &[
     "보면 됩니다",
     "보시면",
     "에서 관리",
+    "에 모아",
+    "에 저장",
+    "에 기록",
+    "에 정리",
+    "에서 합니다",
+    "에서 해요",
+    "에서 봅니다",
+    "모여 있",
+    "들어 있",
+    "들어있",
+    "에 쌓",
 ];
+
+/// Verbs of looking something up: a request to look at a document is a pointer to it.
+const LOOK_UP: &[&str] = &["참고", "확인하", "보세요", "보면", "보시면", "물어"];
+
+/// "현재 …", "아직 …", "요즘은 …", "지금은 …": a sentence that starts with one of these states
+/// what holds now, about the project when it names a technical thing ("아직 Java 11을 써요")
+/// and no subject that could be a failure ("현재 CI가 빨간불입니다").
+const STATE_START: &[&str] = &["현재", "아직", "요즘", "지금은", "최근"];
+
+/// Words of using or running something, for a state without a technical name.
+const USAGE: &[&str] = &[
+    "사용",
+    "쓰고",
+    "써요",
+    "씁니다",
+    "기반",
+    "운영",
+    "지원",
+    "관리",
+];
+
+/// What the user knows or has done: "프론트는 처음이에요", "Rust는 아직 익숙하지 않아요",
+/// "백엔드 개발 5년 차입니다" — facts about the user without "저는".
+const EXPERIENCE: &[&str] = &[
+    "처음이",
+    "처음입니다",
+    "익숙하",
+    "익숙해",
+    "익숙지",
+    "경험이",
+    "본 적이",
+    "본 적 없",
+    "년 차",
+    "년차",
+    "초보",
+    "입문",
+    "잘 몰라",
+    "잘 모릅",
+    "잘 모르",
+];
+
+/// What the user likes or avoids in general: "장황한 설명은 싫어해요" (the habitual verb, not
+/// "…가 좋아요", which judges one thing).
+const PREFERENCE: &[&str] = &[
+    "좋아해",
+    "좋아합",
+    "싫어해",
+    "싫어합",
+    "선호해",
+    "선호합",
+    "선호하는",
+    "편이에요",
+    "편입니다",
+    "편이야",
+    "편임",
+    "공부하고",
+    "배우고 있",
+];
+
+/// Places one looks things up: "…에서 볼 수 있어요" is a pointer whatever the place is called.
+const LOOK_UP_THERE: &[&str] = &[
+    "볼 수 있",
+    "확인할 수 있",
+    "확인 가능",
+    "찾을 수 있",
+    "보면 돼",
+    "보면 됩니다",
+    "보시면 됩",
+];
+
+/// Question words: without a question mark "배포는 누가 해요" is still a question.
+const QUESTION_WORD: &[&str] = &[
+    "누가",
+    "누구",
+    "누구를",
+    "누구한테",
+    "누구에게",
+    "언제",
+    "어디",
+    "어디에",
+    "어디서",
+    "어디에서",
+    "어디로",
+    "어디야",
+    "어딨어",
+    "무엇",
+    "무엇을",
+    "뭘",
+    "몇",
+    "얼마나",
+    "얼마",
+];
+
+/// "작년부터", "3월부터", "v2부터": since when a state holds.
+fn since_clause(words: &[&str]) -> bool {
+    words.iter().any(|w| {
+        w.strip_suffix("부터").is_some_and(|stem| {
+            stem.ends_with(['년', '해', '달', '월', '주', '기'])
+                || stem.chars().any(|c| c.is_ascii_digit())
+        })
+    })
+}
+
+/// A name in quotes ("'Backend Onboarding' 페이지", "'개발자 센터'"): a named place.
+fn quoted_name(text: &str) -> bool {
+    [
+        ('\'', '\''),
+        ('"', '"'),
+        ('‘', '’'),
+        ('“', '”'),
+        ('「', '」'),
+    ]
+    .iter()
+    .any(|(open, close)| {
+        text.find(*open)
+            .is_some_and(|i| text[i + open.len_utf8()..].contains(*close))
+    })
+}
+
+/// A rule in memo style: "PR 리뷰 승인 2명 필수".
+const REQUIRED_END: &[&str] = &["필수", "필수임", "필수입니다", "필수예요", "필수야"];
 
 /// The words before "때" or "전에" that make it a time ago or a time span, not a habit
 /// ("10분 전에", "아까 전에").
@@ -471,6 +762,59 @@ fn habitual_clause(words: &[&str]) -> bool {
         .enumerate()
         .skip(1)
         .any(|(i, w)| WHEN.contains(w) && !time_span(words[i - 1]))
+}
+
+/// "장애가 나면 …", "배포가 실패하면 …": whenever something happens. Alone it may be about the
+/// task at hand ("에러가 나면 알려 줘"); with a channel to report to it is a procedure.
+fn on_event(words: &[&str]) -> bool {
+    const ON_EVENT: &[&str] = &["나면", "생기면", "발생하면", "터지면", "실패하면", "깨지면"];
+    words
+        .iter()
+        .enumerate()
+        .skip(1)
+        .any(|(i, w)| ON_EVENT.contains(w) && words[i - 1].ends_with(['가', '이']))
+}
+
+/// "좋은 주말", "사용하는 도구": a verb or adjective before a noun ends in 은/는 like a topic.
+/// Endings of verb forms (no noun ends in them) and whole adjectives (a noun may end in "보는":
+/// "제보는").
+const ADNOMINAL_END: &[&str] = &["하는", "있는", "없는", "되는", "않은", "않는", "싶은"];
+const ADNOMINAL: &[&str] = &[
+    "좋은",
+    "같은",
+    "많은",
+    "작은",
+    "높은",
+    "낮은",
+    "짧은",
+    "넓은",
+    "적은",
+    "보는",
+    "쓰는",
+    "맞는",
+    "새로운",
+];
+
+/// A word marked as the topic (은/는), not a modifier ending the same way.
+fn is_topic(w: &str) -> bool {
+    w.chars().count() >= 2
+        && (w.ends_with('은') || w.ends_with('는'))
+        && !ADNOMINAL_END.iter().any(|a| w.ends_with(a))
+        && !ADNOMINAL.contains(&w)
+}
+
+/// "PagerDuty에서", "Jenkins에": a place named like a product (an ASCII name, capitalised).
+fn named_place(words: &[&str]) -> bool {
+    words.iter().any(|w| {
+        ["에서", "에"].iter().any(|p| {
+            w.strip_suffix(p).is_some_and(|stem| {
+                stem.starts_with(|c: char| c.is_ascii_uppercase())
+                    && stem
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            })
+        })
+    })
 }
 
 /// The fact of a sentence that gives its reason first ("보안 감사 때문에 모든 SQL은 …",
@@ -536,7 +880,16 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if full.question() || (ends_with_any(core, NOT_A_STATEMENT_END) && !wish) {
         return None;
     }
-    let user_start = USER_START.iter().any(|c| s.m.starts_with(c))
+    let words: Vec<&str> = s.m.split_whitespace().collect();
+    let user_cue = USER_START.iter().any(|c| s.m.starts_with(c));
+    // "저는 괜찮아요", "저는 상관없습니다": a reaction, not a fact about the speaker.
+    if user_cue && words.len() < 3 && core.chars().count() <= 10 {
+        return None;
+    }
+    if words.iter().any(|w| QUESTION_WORD.contains(w)) {
+        return None;
+    }
+    let user_start = user_cue
         && !s
             .m
             .strip_prefix("전 ")
@@ -545,52 +898,83 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     for p in STANDING_OVER_MOMENT.iter().chain(DECISION) {
         unmarked = unmarked.replace(p, " ");
     }
-    let decision = s.has(DECISION);
+    let topic = words.iter().any(|w| is_topic(w));
+    // "설명은 좀 더 짧았으면 좋겠어요": a softener in a wish about a topic, not "just this once".
+    if wish && topic {
+        unmarked = unmarked.replace("좀", " ");
+    }
+    let team = PROJECT_START.iter().any(|c| s.m.starts_with(c)) || s.has(&["우리 팀", "저희 팀"]);
+    // A technical name (ASCII letters) or a word of using a system.
+    let technical = s.m.chars().any(|c| c.is_ascii_alphabetic()) || s.has(USAGE);
+    // "점심은 김밥으로 정했어요": a choice of the moment unless it names something technical
+    // or the team.
+    let decision = s.has(DECISION) && (s.m.contains("기로 ") || technical || team);
+    if s.has(DECISION) && !decision {
+        return None;
+    }
+    let lasting = decision || lasting_change(s, &words, team);
+    let past = past_tense(&unmarked) || has_any(&unmarked, PAST);
     if has_any(&unmarked, MOMENT)
-        || past_tense(&unmarked)
+        || (past && !lasting)
         || s.any_word(EN_MOMENT)
         || core.ends_with("네요")
         || core.ends_with("네")
-        || (!user_start && has_any(&unmarked, OPINION))
+        || (!user_start && has_any(&unmarked, OPINION) && !s.has(PREFERENCE))
     {
         return None;
     }
-    let words: Vec<&str> = s.m.split_whitespace().collect();
     // "늘" (always) only as a word: it is also the stem of "늘리다" (to increase).
     let strong = s.has(STRONG_STANDING) || s.any_word(EN_STANDING) || words.contains(&"늘");
     let habitual = habitual_clause(&words);
-    let weak = s.has(WEAK_STANDING) || habitual;
+    let weak = s.has(WEAK_STANDING) || habitual || since_clause(&words);
     let at_hand = words.iter().enumerate().any(|(i, w)| {
-        AT_HAND.contains(w)
+        (AT_HAND.contains(w) || AT_HAND_PREFIX.iter().any(|p| w.starts_with(p)))
             && !words
                 .get(i + 1)
                 .is_some_and(|n| THIS_PROJECT.iter().any(|p| n.starts_with(p)))
     });
-    if at_hand && !strong {
-        return None;
-    }
-    let standing = strong || weak;
-    let starts_project = PROJECT_START.iter().any(|c| s.m.starts_with(c));
-    let prohibition = s.has(PROHIBITION);
-    let obligation = ends_with_any(core, OBLIGATION_END);
+    let required = ends_with_any(core, REQUIRED_END);
+    let standing = strong || weak || required;
     // A subject ("빌드가 항상 실패해") makes it a statement about that subject.
     let subject = words
         .iter()
         .any(|w| w.chars().count() >= 2 && w.ends_with('가'));
+    let state_start = STATE_START.iter().any(|c| s.m.starts_with(c));
+    // "요즘 너무 피곤해요", "현재 CI가 빨간불입니다": the moment of the speaker or of a thing.
+    if state_start && (subject || !technical) {
+        return None;
+    }
+    let starts_project = team || state_start;
+    let prohibition = s.has(PROHIBITION);
+    let obligation = ends_with_any(core, OBLIGATION_END);
     let imperative = (strong || habitual)
         && !subject
         && !starts_project
         && !user_start
         && s.lead != Lead::TeamRule
         && banmal_verb_end(core);
-    let request = ends_with_any(core, REQUEST_END) || prohibition || imperative;
-    let topic = words
-        .iter()
-        .any(|w| w.chars().count() >= 2 && (w.ends_with('은') || w.ends_with('는')));
+    let request = ends_with_any(core, REQUEST_END)
+        || ends_with_any(core, ADVICE_END)
+        || prohibition
+        || imperative;
+    // "절대 이 파일은 건드리지 마": a strong cue makes a request a rule even about something at
+    // hand; a statement about it ("항상 이런 식이면 곤란해요") stays about the moment.
+    if at_hand && !(strong && request) {
+        return None;
+    }
+    let channel = s.has(CHANNEL);
+    // "장애 연락처는 위키의 '온콜' 페이지를 참고하세요": where to look, not a task.
+    let quoted = quoted_name(&s.m);
+    let place = channel || s.has(DOC_NOUN) || s.path || quoted || named_place(&words);
+    let pointer = place && s.has(LOOK_UP);
     let object = words
         .iter()
         .any(|w| w.chars().count() >= 2 && (w.ends_with('을') || w.ends_with('를')));
-    if request && !standing && !prohibition && (!topic || object) {
+    // A request about an object, or with nothing named as its topic, is a task, unless it says
+    // where to look ("…는 '온콜' 페이지를 참고하세요") or where to report whenever something
+    // happens ("장애가 나면 #incident 채널에 알려 주세요").
+    let task = (!topic || (object && !pointer)) && !(channel && on_event(&words));
+    if request && !standing && !prohibition && task {
         return None;
     }
     // The verb of a request is in its last two words ("바꿔 주세요", "바꿔주세요").
@@ -611,8 +995,16 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if user_start {
         return (!report).then_some(MemoryType::User);
     }
-    let channel = s.has(CHANNEL);
-    if (request || obligation || ends_with_any(core, WHERE_END)) && !prohibition && channel {
+    if (request || obligation || ends_with_any(core, WHERE_END))
+        && !prohibition
+        && (channel || pointer)
+    {
+        return Some(MemoryType::Reference);
+    }
+    if (s.has(EXPERIENCE) || s.has(PREFERENCE)) && !request && !team && !report {
+        return Some(MemoryType::User);
+    }
+    if s.has(LOOK_UP_THERE) && !report {
         return Some(MemoryType::Reference);
     }
     if request {
@@ -621,17 +1013,23 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.url {
         return Some(MemoryType::Reference);
     }
-    if s.has(LOCATED) && (s.has(DOC_NOUN) || (s.path && !starts_project)) && !report {
+    if s.has(LOCATED)
+        && (s.has(DOC_NOUN) || channel || quoted || (s.path && !starts_project))
+        && !report
+    {
         return Some(MemoryType::Reference);
     }
-    if s.lead == Lead::TeamRule || (decision && !report) {
+    // "더 이상 필요 없어요" names nothing that lasts: a change needs a topic, the team or a name.
+    if s.lead == Lead::TeamRule || (lasting && !report && (topic || team || technical)) {
         return Some(MemoryType::Project);
     }
-    let statement = ["니다", "요", "어", "다", "야", "해", "음", "함", "임", "됨"]
-        .iter()
-        .any(|e| core.ends_with(e));
+    let statement = [
+        "니다", "요", "어", "다", "야", "해", "음", "함", "임", "됨", "씀",
+    ]
+    .iter()
+    .any(|e| core.ends_with(e));
     // "…에 남기면 됩니다" without a channel, "…로 돌리면 돼요": how things are done here.
-    let statement = statement || ends_with_any(core, WHERE_END);
+    let statement = statement || ends_with_any(core, WHERE_END) || required;
     // "로그는 모두 JSON 형식으로 남깁니다": a statement about a topic named first (은/는 on one
     // of the first three words, the words before it bare nouns: "에러 응답 포맷은 …") is how the
     // project works, unless it reports a failure.
@@ -642,7 +1040,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
             w.chars().count() < 2
                 || !w.ends_with(['가', '를', '을', '에', '로', '의', '도', '만', '서'])
         })
-        .any(|w| w.chars().count() >= 2 && (w.ends_with('은') || w.ends_with('는')));
+        .any(|w| is_topic(w));
     // An obligation or a permission with nobody and no topic named is addressed to the
     // assistant ("커밋하기 전에 테스트를 꼭 돌려야 해요", "주석은 한국어로 달아도 괜찮아요").
     let permission = s.has(PERMISSION);
@@ -695,6 +1093,54 @@ mod tests {
         assert!(!past_tense("문서는 위키에 있어요."));
         assert!(!past_tense("제가 하겠습니다."));
         assert!(!past_tense("답변은 짧게 했으면 좋겠어요."));
+    }
+
+    fn sent(m: &str) -> Sent {
+        Sent {
+            m: m.to_string(),
+            lower: m.to_ascii_lowercase(),
+            url: false,
+            path: false,
+            lead: Lead::None,
+        }
+    }
+
+    fn lasting(m: &str) -> bool {
+        let words: Vec<&str> = m.split_whitespace().collect();
+        lasting_change(&sent(m), &words, false)
+    }
+
+    #[test]
+    fn a_change_of_the_stack_is_told_from_an_edit() {
+        assert!(lasting("우리는 Jira에서 Linear로 넘어왔어요."));
+        assert!(lasting("배포 방식이 ArgoCD로 바뀌었어요."));
+        assert!(lasting("작년에 DB를 PostgreSQL로 옮겼어요."));
+        assert!(lasting("구 결제 API는 폐기됐어요."));
+        assert!(!lasting("로그 레벨을 INFO에서 DEBUG로 바꿨어요."));
+        assert!(!lasting("변수명을 data에서 userData로 바꿨어요."));
+        assert!(!lasting("테스트를 tests 폴더로 옮겼어요."));
+    }
+
+    #[test]
+    fn topics_are_not_modifiers() {
+        assert!(is_topic("설명은") && is_topic("제보는") && is_topic("저는"));
+        assert!(!is_topic("좋은") && !is_topic("사용하는") && !is_topic("은"));
+    }
+
+    #[test]
+    fn places_and_times_are_recognized() {
+        assert!(named_place(&[
+            "온콜",
+            "일정은",
+            "PagerDuty에서",
+            "확인하세요."
+        ]));
+        assert!(!named_place(&["로그를", "파일에", "남겨요."]));
+        assert!(quoted_name("노션 '릴리스 절차' 문서"));
+        assert!(!quoted_name("노션 문서"));
+        assert!(since_clause(&["작년부터", "Go를", "써요."]));
+        assert!(since_clause(&["v2부터", "바뀝니다."]));
+        assert!(!since_clause(&["처음부터", "다시", "해"]));
     }
 
     #[test]
