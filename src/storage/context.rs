@@ -31,20 +31,21 @@ impl Context {
     /// Opens the context for `cwd`, with command-line setting overrides as (key, value). An
     /// invalid setting value is an error.
     pub fn open(cwd: &Path, flags: &Flags) -> Result<Context, ContextError> {
-        Context::open_with(cwd, flags, false, settings::process_env)
+        Context::open_with(cwd, flags, false, settings::process_env, true)
     }
 
-    /// [`Context::open`] as if no environment variable were set, for unit tests that must not
-    /// depend on the developer's shell.
+    /// [`Context::open`] as if no environment variable were set and no Git configuration
+    /// existed beyond the repository's own, for unit tests that must not depend on the
+    /// developer's shell or their `~/.gitconfig`.
     #[cfg(test)]
     pub(crate) fn open_without_env(cwd: &Path) -> Result<Context, ContextError> {
-        Context::open_with(cwd, &[], false, |_| None)
+        Context::open_with(cwd, &[], false, |_| None, false)
     }
 
     /// Opens the context even when a setting value is invalid: the key falls back to its default
     /// and the problem is listed by `settings.problems()` (for `status` and `check`).
     pub fn open_lenient(cwd: &Path, flags: &Flags) -> Result<Context, ContextError> {
-        Context::open_with(cwd, flags, true, settings::process_env)
+        Context::open_with(cwd, flags, true, settings::process_env, true)
     }
 
     fn open_with(
@@ -52,9 +53,14 @@ impl Context {
         flags: &Flags,
         lenient: bool,
         env: settings::EnvReader,
+        user_git_config: bool,
     ) -> Result<Context, ContextError> {
         let project = Project::discover(cwd, env(project::ENV_PROJECT_SCOPE).as_deref())?;
-        let source = SystemSource::with_env(project.git_dir.as_deref(), env);
+        let source = if user_git_config {
+            SystemSource::with_env(project.git_dir.as_deref(), env)
+        } else {
+            SystemSource::repository_only(project.git_dir.as_deref(), env)
+        };
         let settings = if lenient {
             Settings::load_lenient(&source, flags)
         } else {

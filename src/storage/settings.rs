@@ -256,6 +256,20 @@ impl SystemSource {
             .and_then(|mut c| c.snapshot().ok());
         SystemSource { config, env }
     }
+
+    /// [`SystemSource::with_env`] reading only the repository's own configuration file, none
+    /// of the user's or the system's (unit tests that must not see the developer's).
+    pub(crate) fn repository_only(
+        repo_git_dir: Option<&std::path::Path>,
+        env: EnvReader,
+    ) -> SystemSource {
+        let config = repo_git_dir
+            .and_then(|d| git2::Repository::open(d).ok())
+            .and_then(|r| r.config().ok())
+            .and_then(|c| c.open_level(git2::ConfigLevel::Local).ok())
+            .and_then(|mut c| c.snapshot().ok());
+        SystemSource { config, env }
+    }
 }
 
 impl Source for SystemSource {

@@ -202,15 +202,27 @@ pub fn set_mtime(path: &Path, secs: i64) {
 /// shell cannot change what a test sees; callers then set the sandbox's own (`Sandbox::env`).
 /// Applied to every process a test starts that may run the binary, including `git` (hooks).
 pub fn clear_tool_env(c: &mut std::process::Command) -> &mut std::process::Command {
-    for var in qwen_memory::storage::settings::ENV_VARS.iter().chain(&[
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-    ]) {
+    for var in qwen_memory::storage::settings::ENV_VARS
+        .iter()
+        .chain(&["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"])
+        .chain(GIT_CONFIG_ENV)
+    {
         c.env_remove(var);
     }
     c
 }
+
+/// What points Git at configuration other than the sandbox's HOME: a global or system file
+/// named in the environment (Git prefers `GIT_CONFIG_GLOBAL` to `$HOME/.gitconfig`) and
+/// configuration given in the environment itself (`GIT_CONFIG_COUNT` with its `KEY_n`/`VALUE_n`,
+/// and `GIT_CONFIG_PARAMETERS`, which `git -c` passes to child processes).
+pub const GIT_CONFIG_ENV: &[&str] = &[
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG",
+];
 
 /// The directory holding the built binary, so hook shims find `git-qwen-memory` on PATH.
 pub fn bin_dir() -> PathBuf {
