@@ -175,9 +175,14 @@ mod tests {
         let system = dir.path().join("system");
         fs::write(&system, "[qwen-memory]\n\tautoCommit = true\n").unwrap();
         let repo = repo_with(dir.path(), "[core]\n\trepositoryformatversion = 0\n");
+        // A missing global file, so the developer's own global and XDG files stay out of it.
+        let no_global = dir.path().join("no-global");
         let on = open_with(
             Some(&repo),
-            env_of(vec![(ENV_CONFIG_SYSTEM, system.clone())]),
+            env_of(vec![
+                (ENV_CONFIG_SYSTEM, system.clone()),
+                (ENV_CONFIG_GLOBAL, no_global.clone()),
+            ]),
         )
         .unwrap()
         .snapshot()
@@ -188,6 +193,7 @@ mod tests {
             env_of(vec![
                 (ENV_CONFIG_SYSTEM, system),
                 (ENV_CONFIG_NOSYSTEM, PathBuf::from("true")),
+                (ENV_CONFIG_GLOBAL, no_global),
             ]),
         )
         .unwrap()
