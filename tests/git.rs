@@ -203,6 +203,100 @@ fn global_hooks_path_and_hook_managers_are_refused_with_manual_offered() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("pre-commit"));
 }
 
+/// Git reads the global file `GIT_CONFIG_GLOBAL` names instead of `~/.gitconfig` (dotfile
+/// managers set it) and, with `GIT_CONFIG_NOSYSTEM`, no system file; the tool must read what Git
+/// reads: its settings, a global `core.hooksPath` (install must not put hooks where Git never
+/// runs them) and the identity its commit helper commits with.
+#[test]
+fn the_global_file_git_config_global_names_is_read_as_git_reads_it() {
+    let sb = local_sandbox();
+    let dotfiles = sb.root().join("dotfiles-gitconfig");
+    let global_hooks = sb.root().join("global-hooks");
+    // The identity comes through a conditional include, as many people keep a work identity.
+    let identity = sb.root().join("identity-gitconfig");
+    fs::write(
+        &identity,
+        "[user]\n\tname = Dot Files\n\temail = dot@example.com\n",
+    )
+    .unwrap();
+    fs::write(
+        &dotfiles,
+        format!(
+            "[qwen-memory \"recall\"]\n\tlimit = 3\n[includeIf \"gitdir:{}/\"]\n\tpath = {}\n[core]\n\thooksPath = {}\n",
+            sb.repo.display(),
+            identity.display(),
+            global_hooks.display()
+        ),
+    )
+    .unwrap();
+    let env = ("GIT_CONFIG_GLOBAL", dotfiles.display().to_string());
+    let git_sees = clear_tool_env(&mut std::process::Command::new("git"))
+        .args(["config", "qwen-memory.recall.limit"])
+        .current_dir(&sb.repo)
+        .envs(sb.env())
+        .env(env.0, &env.1)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&git_sees.stdout).trim(), "3");
+
+    let out = sb
+        .cmd()
+        .args(["status", "--json"])
+        .env(env.0, &env.1)
+        .output()
+        .unwrap();
+    assert_success(&out, &["status"]);
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let limit = st["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["key"] == "recall.limit")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (limit["value"].as_str(), limit["origin"].as_str()),
+        (Some("3"), Some("git-config")),
+        "{limit}"
+    );
+
+    let out = sb
+        .cmd()
+        .args(["install"])
+        .env(env.0, &env.1)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a global core.hooksPath is refused"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("globally"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    write_doc(
+        &sb.repo.join(".qwen/memory"),
+        "project/dot.md",
+        &doc_text("Dot", "Dot", "project", "A fact to commit."),
+    );
+    let out = sb
+        .cmd()
+        .args(["commit", "--json"])
+        .env(env.0, &env.1)
+        .env_remove("GIT_AUTHOR_NAME")
+        .env_remove("GIT_AUTHOR_EMAIL")
+        .env_remove("GIT_COMMITTER_NAME")
+        .env_remove("GIT_COMMITTER_EMAIL")
+        .output()
+        .unwrap();
+    assert_success(&out, &["commit"]);
+    let who = sb.git(&sb.repo, &["log", "-1", "--format=%an <%ae>"]);
+    assert_eq!(who.trim(), "Dot Files <dot@example.com>");
+}
+
 #[test]
 fn config_hooks_need_git_2_54() {
     let sb = Sandbox::new();

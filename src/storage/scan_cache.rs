@@ -227,6 +227,8 @@ pub struct Loaded {
     table: Table,
     roots: Vec<(Scope, PathBuf)>,
     fresh: Vec<ScannedDoc>,
+    /// The root index of each fresh document.
+    fresh_roots: Vec<u32>,
     items: Vec<Item>,
     errors: Vec<ScanError>,
 }
@@ -241,6 +243,8 @@ pub struct DocView<'a> {
     pub description: &'a str,
     pub body: &'a str,
     pub mtime_ms: f64,
+    /// Index of its root in the roots that were scanned.
+    pub root_index: usize,
     source: Source<'a>,
 }
 
@@ -260,16 +264,6 @@ impl DocView<'_> {
         match self.source {
             Source::Fresh(d) => d.path.clone(),
             Source::Cached { root, .. } => root.join(self.relative_path),
-        }
-    }
-
-    /// Whether the file is at `path` (as `path() == path`, without building the path).
-    pub fn is_at(&self, path: &Path) -> bool {
-        match self.source {
-            Source::Fresh(d) => d.path == path,
-            Source::Cached { root, .. } => path
-                .strip_prefix(root)
-                .is_ok_and(|rest| rest == Path::new(self.relative_path)),
         }
     }
 }
@@ -358,11 +352,13 @@ impl Loaded {
                     description: &d.description,
                     body: &d.body,
                     mtime_ms: d.mtime_ms,
+                    root_index: self.fresh_roots[i as usize] as usize,
                     source: Source::Fresh(d),
                 }
             }
             Item::Cached { root, entry } => {
-                let (scope, root) = &self.roots[root as usize];
+                let root_index = root as usize;
+                let (scope, root) = &self.roots[root_index];
                 let t = &self.table;
                 let e = &t.entries[entry as usize];
                 DocView {
@@ -373,6 +369,7 @@ impl Loaded {
                     description: t.str(e.description),
                     body: t.str(e.body),
                     mtime_ms: e.mtime_ms,
+                    root_index,
                     source: Source::Cached {
                         root,
                         table: t,
@@ -421,7 +418,8 @@ pub fn scan_roots_with_window(roots: &[(Scope, &Path)], state_dir: &Path, racy_n
     let mut errors = Vec::new();
     {
         // Per current root, its cached entries by relative path.
-        let mut lookup: Vec<HashMap<&str, u32>> = vec![HashMap::new(); roots.len()];
+        let mut lookup: Vec<HashMap<&str, u32, foldhash::fast::RandomState>> =
+            vec![HashMap::default(); roots.len()];
         let current: Vec<Option<usize>> = table
             .roots
             .iter()
@@ -510,6 +508,7 @@ pub fn scan_roots_with_window(roots: &[(Scope, &Path)], state_dir: &Path, racy_n
     let loaded = Loaded {
         table,
         roots: roots.iter().map(|(s, r)| (*s, r.to_path_buf())).collect(),
+        fresh_roots: fresh_keys.iter().map(|(root, _)| *root).collect(),
         fresh,
         items,
         errors,
@@ -823,8 +822,10 @@ mod tests {
             assert_eq!(cached.docs(), scan_roots(&both).0);
             let views = cached.views();
             assert_eq!(views[0].path(), private.join("p.md"));
-            assert!(views.iter().all(|v| v.is_at(&v.path())));
-            assert!(!views[0].is_at(&user.join("p.md")));
+            assert_eq!(views[0].root_index, 0);
+            assert!(views
+                .iter()
+                .all(|v| v.path() == both[v.root_index].1.join(v.relative_path)));
         }
         assert_eq!(cached_count(&state), 5);
         let only = [(Scope::User, user.as_path())];

@@ -175,6 +175,10 @@ pub const ENV_VARS: &[&str] = &[
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
     "GIT_SSH_COMMAND",
+    // which Git configuration files are read (as Git reads them: storage::git_config)
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
     // who the tool's own commits are by (as Git takes them); the merge driver also reads
     // `GITHEAD_<sha>`, which Git sets for that one process
     "GIT_AUTHOR_NAME",
@@ -226,8 +230,8 @@ pub trait Source {
     }
 }
 
-/// The real environment and a git2 configuration (repository config when inside one, which
-/// includes the global and system files).
+/// The real environment and Git's configuration (repository config when inside one, which
+/// includes the global and system files, found as Git finds them: `storage::git_config`).
 pub struct SystemSource {
     config: Option<git2::Config>,
     env: EnvReader,
@@ -249,9 +253,9 @@ impl SystemSource {
 
     /// [`SystemSource::new`] with the environment read through `env`.
     pub fn with_env(repo_git_dir: Option<&std::path::Path>, env: EnvReader) -> SystemSource {
-        let config = repo_git_dir
-            .and_then(|d| git2::Repository::open(d).ok())
-            .and_then(|r| r.config().ok())
+        let repo = repo_git_dir.and_then(|d| git2::Repository::open(d).ok());
+        let config = crate::storage::git_config::open(repo.as_ref())
+            .ok()
             .or_else(|| git2::Config::open_default().ok())
             .and_then(|mut c| c.snapshot().ok());
         SystemSource { config, env }
@@ -543,6 +547,9 @@ mod tests {
             crate::integrations::telemetry::ENV_TELEMETRY,
             crate::integrations::sharing::ENV_QWEN_LOCAL,
             crate::storage::safe_fs::ENV_TEST_LOCK_BARRIER,
+            crate::storage::git_config::ENV_CONFIG_GLOBAL,
+            crate::storage::git_config::ENV_CONFIG_SYSTEM,
+            crate::storage::git_config::ENV_CONFIG_NOSYSTEM,
         ] {
             assert!(ENV_VARS.contains(&var), "{var} missing from ENV_VARS");
         }

@@ -28,6 +28,8 @@ pub const MAX_QUERY_TOKENS: usize = 64;
 /// The placeholder an entry-less body renders as; it counts as an empty body.
 pub const NO_ENTRIES_PLACEHOLDER: &str = "_No entries yet._";
 
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -37,7 +39,7 @@ use crate::formats::secrets::{self, Origin};
 use crate::integrations::model::{ModelClient, ModelConfig};
 use crate::integrations::telemetry::{self, Telemetry};
 use crate::storage::context::Context;
-use crate::storage::scan::{DocFields, ScannedDoc};
+use crate::storage::scan::{DocFields, ScannedDoc, Scope};
 use crate::storage::scan_cache;
 
 /// How recall chooses.
@@ -194,11 +196,13 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
     // ranking 1,000 documents, so it is built on another core while the roots are read.
     let _ = std::thread::Builder::new().spawn(secrets::warm_up);
     // Documents are borrowed from the parse cache; only the ones shown are copied.
-    let loaded = scan_cache::scan_roots_cached(&ctx.layout.recall_roots(), ctx.state_dir());
+    let roots = ctx.layout.recall_roots();
+    let loaded = scan_cache::scan_roots_cached(&roots, ctx.state_dir());
     out.root_errors = loaded.errors().iter().map(|e| e.to_string()).collect();
     let mut docs = loaded.views();
     if !req.exclude.is_empty() {
-        docs.retain(|d| !is_excluded(d, &req.exclude));
+        let excluded = Excluded::new(&req.exclude, &roots);
+        docs.retain(|d| !excluded.contains(d));
     }
     out.docs_scanned = docs.len();
     let deadline = Instant::now() + req.network_budget.unwrap_or(embed::DEFAULT_BUDGET);
@@ -437,14 +441,60 @@ fn choose_by_model<D: DocFields>(
         .collect())
 }
 
-fn is_excluded(d: &scan_cache::DocView, exclude: &[String]) -> bool {
-    exclude.iter().any(|x| {
-        x.as_str() == d.relative_path
-            || x.strip_prefix(d.scope.as_str())
-                .and_then(|rest| rest.strip_prefix(':'))
-                == Some(d.relative_path)
-            || d.is_at(std::path::Path::new(x))
-    })
+/// The documents a request leaves out, resolved once (a hook's list grows with the session and
+/// is checked against every document): relative paths, `scope:relative` ids, and file paths as
+/// (root, relative path) — a file path names the document whose `path` equals it, i.e. its
+/// root followed by the same components.
+struct Excluded<'a> {
+    relative: HashSet<&'a str>,
+    scoped: HashMap<&'a str, HashSet<&'a str>>,
+    /// Per root (as scanned), relative paths named by a file path.
+    at: Vec<HashSet<String>>,
+}
+
+impl<'a> Excluded<'a> {
+    fn new(exclude: &'a [String], roots: &[(Scope, &Path)]) -> Excluded<'a> {
+        let mut out = Excluded {
+            relative: HashSet::new(),
+            scoped: HashMap::new(),
+            at: vec![HashSet::new(); roots.len()],
+        };
+        for x in exclude {
+            out.relative.insert(x);
+            if let Some((scope, rest)) = x.split_once(':') {
+                out.scoped.entry(scope).or_default().insert(rest);
+            }
+            for (i, (_, root)) in roots.iter().enumerate() {
+                let Ok(rest) = Path::new(x).strip_prefix(root) else {
+                    continue;
+                };
+                let names: Option<Vec<_>> = rest
+                    .components()
+                    .map(|c| match c {
+                        Component::Normal(name) => Some(name.to_string_lossy()),
+                        // A document's relative path holds only names.
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(names) = names.filter(|n| !n.is_empty()) {
+                    out.at[i].insert(names.join("/"));
+                }
+            }
+        }
+        out
+    }
+
+    fn contains(&self, d: &scan_cache::DocView) -> bool {
+        self.relative.contains(d.relative_path)
+            || self
+                .scoped
+                .get(d.scope.as_str())
+                .is_some_and(|s| s.contains(d.relative_path))
+            || self
+                .at
+                .get(d.root_index)
+                .is_some_and(|s| s.contains(d.relative_path))
+    }
 }
 
 fn emit(ctx: &Context, req: &RecallRequest, out: &RecallOutput, started: Instant) {
@@ -457,4 +507,68 @@ fn emit(ctx: &Context, req: &RecallRequest, out: &RecallOutput, started: Instant
         trigger: req.trigger,
         duration_ms: started.elapsed().as_millis() as u64,
     });
+}
+
+#[cfg(test)]
+mod excluded_tests {
+    use super::*;
+    use crate::storage::scan_cache::scan_roots_with_window;
+    use std::fs;
+
+    /// Resolving the exclusions once names exactly the documents the plain rule names: equal
+    /// relative path, equal `scope:relative`, or a file path equal to the document's path.
+    #[test]
+    fn resolved_exclusions_match_the_plain_rule() {
+        let tmp = tempfile::tempdir().unwrap();
+        let private = tmp.path().join("private");
+        let user = tmp.path().join("user");
+        for (root, rel) in [
+            (&private, "a.md"),
+            (&private, "sub/b.md"),
+            (&user, "a.md"),
+            (&user, "c.md"),
+        ] {
+            let path = root.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(
+                &path,
+                format!("---\nname: {rel}\ndescription: d\ntype: user\n---\nbody\n"),
+            )
+            .unwrap();
+        }
+        let roots = [
+            (Scope::Private, private.as_path()),
+            (Scope::User, user.as_path()),
+        ];
+        let loaded = scan_roots_with_window(&roots, &tmp.path().join("state"), 0);
+        let docs = loaded.views();
+        assert_eq!(docs.len(), 4);
+        let p = |root: &Path, rest: &str| format!("{}{rest}", root.display());
+        let cases: Vec<Vec<String>> = vec![
+            vec!["a.md".into()],
+            vec!["user:a.md".into(), "private:sub/b.md".into()],
+            vec!["user:sub/b.md".into(), "team:c.md".into(), "c.md:x".into()],
+            vec![p(&private, "/sub/b.md")],
+            vec![p(&private, "//sub/./b.md")],
+            vec![p(&user, "/a.md"), p(&user, "/../private/a.md")],
+            vec![p(&private, ""), p(&private, "/sub"), "sub".into()],
+            vec![p(&user, "/c.md/"), "/elsewhere/a.md".into()],
+        ];
+        for exclude in cases {
+            let excluded = Excluded::new(&exclude, &roots);
+            for d in &docs {
+                let plain = exclude.iter().any(|x| {
+                    x.as_str() == d.relative_path
+                        || *x == format!("{}:{}", d.scope.as_str(), d.relative_path)
+                        || Path::new(x) == d.path()
+                });
+                assert_eq!(
+                    excluded.contains(d),
+                    plain,
+                    "{exclude:?} {}",
+                    d.path().display()
+                );
+            }
+        }
+    }
 }
