@@ -44,6 +44,9 @@ const EXTRA_LEN: usize = 2 * SPAN_LEN;
 /// Offset and length (u32 each) of a string in the heap.
 const SPAN_LEN: usize = 8;
 
+/// Cache files at least this large (about 3,000 documents) are read on a second thread.
+const PARALLEL_READ_MIN_BYTES: u64 = 2 << 20;
+
 const SCOPES: [Scope; 4] = [Scope::Repository, Scope::Private, Scope::Team, Scope::User];
 
 /// A string in the heap (checked against the heap when decoded).
@@ -91,10 +94,21 @@ impl Table {
 
     /// The cache file of `state_dir`, or `None` when it is missing or not a complete,
     /// well-formed file of this version.
+    #[cfg(test)]
     fn read(state_dir: &Path) -> Option<Table> {
+        let (file, len) = Table::open(state_dir)?;
+        Table::read_from(file, len)
+    }
+
+    /// The cache file of `state_dir` and its length.
+    fn open(state_dir: &Path) -> Option<(std::fs::File, u64)> {
         let dir = Dir::open_trusted(state_dir, false).ok()?;
-        let mut file = dir.open_read(OsStr::new(CACHE_FILE)).ok()??;
-        let file_len = file.metadata().ok()?.len();
+        let file = dir.open_read(OsStr::new(CACHE_FILE)).ok()??;
+        let len = file.metadata().ok()?.len();
+        Some((file, len))
+    }
+
+    fn read_from(mut file: std::fs::File, file_len: u64) -> Option<Table> {
         let mut header = [0u8; HEADER_LEN];
         file.read_exact(&mut header).ok()?;
         let mut h = Reader(&header);
@@ -389,21 +403,27 @@ pub fn scan_roots_cached(roots: &[(Scope, &Path)], state_dir: &Path) -> Loaded {
 
 /// [`scan_roots_cached`] with another racy window (tests use 0 to cache files just written).
 pub fn scan_roots_with_window(roots: &[(Scope, &Path)], state_dir: &Path, racy_ns: i128) -> Loaded {
-    // The cache file is read and decoded on another core while the roots are walked.
-    let (table, walks) = std::thread::scope(|s| {
-        let reader = std::thread::Builder::new().spawn_scoped(s, || Table::read(state_dir));
-        let walks: Vec<_> = roots
+    let walk_all = || -> Vec<_> {
+        roots
             .iter()
             .map(|(scope, root)| scan::walk_root(root, *scope, true))
-            .collect();
-        let table = match reader {
-            Ok(handle) => handle
+            .collect()
+    };
+    let opened = Table::open(state_dir);
+    // A large cache file is read and decoded on another core while the roots are walked; for
+    // a small one the thread costs more than it saves (measured: 0 and 1,000 documents).
+    let (table, walks) = match opened {
+        Some((file, len)) if len >= PARALLEL_READ_MIN_BYTES => std::thread::scope(|s| {
+            let reader = s.spawn(move || Table::read_from(file, len));
+            let walks = walk_all();
+            let table = reader
                 .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => Table::read(state_dir),
-        };
-        (table, walks)
-    });
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (table, walks)
+        }),
+        Some((file, len)) => (Table::read_from(file, len), walk_all()),
+        None => (None, walk_all()),
+    };
     let had_file = table.is_some();
     let table = table.unwrap_or_default();
     let now_ns = std::time::SystemTime::now()
@@ -855,5 +875,24 @@ mod tests {
         let docs = scan_roots_with_window(&[(Scope::Private, root.as_path())], &state, 0).docs();
         assert_eq!(docs[0].extra.len(), 2);
         assert_eq!(docs[0].title, "部署");
+    }
+
+    /// A cache file large enough to be read on a second thread gives the same documents.
+    #[test]
+    fn a_large_cache_file_is_read_alongside_the_walk() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("memory");
+        let state = tmp.path().join("state");
+        fs::create_dir_all(&root).unwrap();
+        let body = "lorem ipsum dolor sit amet ".repeat(2_500);
+        for i in 0..40 {
+            fs::write(root.join(format!("n{i}.md")), doc(&format!("n{i}"), &body)).unwrap();
+        }
+        assert!(same(&root, &state));
+        let len = fs::metadata(state.join(CACHE_FILE)).unwrap().len();
+        assert!(len >= PARALLEL_READ_MIN_BYTES, "{len}");
+        assert_eq!(cached_count(&state), 40);
+        fs::write(root.join("n7.md"), doc("n7", "changed")).unwrap();
+        assert!(same(&root, &state));
     }
 }

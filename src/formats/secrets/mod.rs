@@ -557,25 +557,6 @@ pub struct SecretError {
     pub rule_ids: Vec<String>,
 }
 
-/// Builds the scanner's shared prefilter now (a process that will scan soon can do this on
-/// another thread while it does other work; the first scan then finds it ready).
-pub fn warm_up() {
-    prefilter();
-    for (index, rule) in RULES.iter().enumerate() {
-        if PROSE_PREFILTERS.contains(&rule.id) {
-            rule_regex(index);
-        }
-    }
-}
-
-/// Rules whose prefilter fires on ordinary prose ("secret", "task-", "risk-"), so a scan of
-/// everyday memories usually needs their full pattern: [`warm_up`] builds them too.
-const PROSE_PREFILTERS: &[&str] = &[
-    "aws-secret-access-key",
-    "openai-api-key",
-    "dashscope-api-key",
-];
-
 fn prefilter() -> &'static RegexSet {
     static SET: OnceLock<RegexSet> = OnceLock::new();
     SET.get_or_init(|| {

@@ -192,9 +192,6 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
         emit(ctx, req, &out, started);
         return out;
     }
-    // Shown documents are secret-scanned; building the scanner costs about as much as
-    // ranking 1,000 documents, so it is built on another core while the roots are read.
-    let _ = std::thread::Builder::new().spawn(secrets::warm_up);
     // Documents are borrowed from the parse cache; only the ones shown are copied.
     let roots = ctx.layout.recall_roots();
     let loaded = scan_cache::scan_roots_cached(&roots, ctx.state_dir());
