@@ -5,8 +5,10 @@
 //! language rules; its mistakes were read after its first measurement. `heldout2/` was written
 //! and committed before the second round of rule changes, `heldout3/` (Korean only) before the
 //! third; `heldout4/` (Korean only) was written by a separate author who read no rule code and
-//! was first measured after the fourth round's rules were committed; their mistakes are never
-//! printed. No held-out set is used to change a rule. The bar
+//! was first measured after the fourth round's rules were committed; `heldout5/` (Korean only,
+//! another separate author who read no rule code, no Korean dev line and no other held-out
+//! set) was first measured after the fifth round's rules were committed; their mistakes are
+//! never printed. No held-out set is used to change a rule. The bar
 //! is asserted on all of them, with the listed exceptions in `heldout_floor` (see README,
 //! "Extract quality").
 //!
@@ -26,6 +28,9 @@ const LANGS: &[&str] = &["en", "zh", "mixed", "ja", "ko"];
 const HELDOUT3_LANGS: &[&str] = &["ko"];
 /// Held-out v4 was written for Korean by an author who had read neither the rules nor v1–v3.
 const HELDOUT4_LANGS: &[&str] = &["ko"];
+/// Held-out v5 was written for Korean by another separate author, as realistic messy session
+/// messages, while the fifth round's rules were being written.
+const HELDOUT5_LANGS: &[&str] = &["ko"];
 const FORMATS: &[&str] = &["qwen", "claude", "generic"];
 
 #[derive(Debug, Clone)]
@@ -186,6 +191,8 @@ fn langs(set: &str) -> &'static [&'static str] {
         HELDOUT3_LANGS
     } else if set == "heldout4" {
         HELDOUT4_LANGS
+    } else if set == "heldout5" {
+        HELDOUT5_LANGS
     } else {
         LANGS
     }
@@ -278,6 +285,13 @@ fn corpora_have_the_promised_sizes() {
         } else {
             Vec::new()
         };
+        let h5 = if HELDOUT5_LANGS.contains(&lang) {
+            let h5 = load("heldout5", lang);
+            assert!(h5.len() >= 60, "{lang}: {} held-out v5 messages", h5.len());
+            h5
+        } else {
+            Vec::new()
+        };
         assert!(h1.len() >= min1, "{lang}: {} held-out messages", h1.len());
         assert!(
             h2.len() >= min2,
@@ -289,7 +303,7 @@ fn corpora_have_the_promised_sizes() {
         for set in [&h1, &h2, &d] {
             assert!(set.iter().any(|m| m.durable) && set.iter().any(|m| !m.durable));
         }
-        for h in [&h3, &h4] {
+        for h in [&h3, &h4, &h5] {
             if !h.is_empty() {
                 assert!(h.iter().any(|m| m.durable) && h.iter().any(|m| !m.durable));
             }
@@ -308,6 +322,11 @@ fn corpora_have_the_promised_sizes() {
             .chain(h4.iter().map(|m| (m, &h1)))
             .chain(h4.iter().map(|m| (m, &h2)))
             .chain(h4.iter().map(|m| (m, &h3)))
+            .chain(h5.iter().map(|m| (m, &d)))
+            .chain(h5.iter().map(|m| (m, &h1)))
+            .chain(h5.iter().map(|m| (m, &h2)))
+            .chain(h5.iter().map(|m| (m, &h3)))
+            .chain(h5.iter().map(|m| (m, &h4)))
         {
             assert!(
                 !other.iter().any(|x| x.text == m.text),
@@ -338,15 +357,16 @@ const BAR: (f64, f64, f64) = (0.95, 0.90, 0.90);
 /// fails) and the README reports the shortfall. Every exception is listed here.
 fn heldout_floor(set: &str, lang: &str) -> (f64, f64, f64) {
     match (set, lang) {
-        // Measured once after the fourth (Korean) round: precision 0.923 (12 of 13 found are
-        // durable), recall 1.000; after the third 0.917 / 0.917, before it 0.909 / 0.833.
+        // Measured once after the fifth (Korean) round, unchanged from the fourth: precision
+        // 0.923 (12 of 13 found are durable), recall 1.000; after the third 0.917 / 0.917,
+        // before it 0.909 / 0.833.
         ("heldout2", "ko") => (0.92, 0.90, 0.90),
-        // Measured once after the third round, the first time it was measured, and once after
-        // the fourth: recall 0.857 (24 of 28), type accuracy 0.917, precision 1.000 both times.
-        ("heldout3", "ko") => (0.95, 0.85, 0.90),
-        // Measured once, after the fourth round's rules were committed (the first time it was
-        // measured): recall 0.825 (33 of 40), precision 1.000, type accuracy 0.970 (32 of 33).
-        ("heldout4", "ko") => (0.95, 0.82, 0.90),
+        // Held-out v3 (after the fifth round 1.000 / 0.929 / 0.923, was 1.000 / 0.857 / 0.917)
+        // and v4 (1.000 / 0.900 / 0.972, was 1.000 / 0.825 / 0.970) now meet the bar: no
+        // exception.
+        // Measured once, after the fifth round's rules were committed (the first time it was
+        // measured): recall 0.829 (34 of 41), precision 0.971 (34 of 35), type 0.941 (32 of 34).
+        ("heldout5", "ko") => (0.95, 0.82, 0.90),
         _ => BAR,
     }
 }
@@ -373,7 +393,9 @@ fn heldout_corpora() {
 fn no_secret_from_the_corpora_is_written() {
     let sb = Sandbox::new();
     let mut secrets = Vec::new();
-    for set in ["dev", "heldout", "heldout2", "heldout3", "heldout4"] {
+    for set in [
+        "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5",
+    ] {
         for lang in langs(set) {
             let msgs = load(set, lang);
             for m in &msgs {
@@ -458,6 +480,22 @@ fn heldout4_corpora() {
         assert!(
             s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
             "held-out v4 {lang} {format}: precision {:.3} recall {:.3} type {:.3}",
+            s.precision(),
+            s.recall(),
+            s.type_accuracy()
+        );
+    }
+}
+
+#[test]
+fn heldout5_corpora() {
+    let t = table("heldout5");
+    assert_formats_agree("heldout5", &t);
+    for ((lang, format), (s, _)) in &t {
+        let (p, r, ty) = heldout_floor("heldout5", lang);
+        assert!(
+            s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
+            "held-out v5 {lang} {format}: precision {:.3} recall {:.3} type {:.3}",
             s.precision(),
             s.recall(),
             s.type_accuracy()

@@ -197,6 +197,32 @@ pub(super) const EN_STANDING: &[&str] = &[
 
 pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     let text = collapse_whitespace(raw);
+    if !text.chars().any(is_hangul) {
+        return classify_text(text);
+    }
+    // Korean chat: "아 그리고 …", "…해요 ㅋㅋ" — the filler around a statement says nothing.
+    let tidy = ko::tidy(&text);
+    if let Some(c) = classify_text(tidy.to_string()) {
+        return Some(c);
+    }
+    // "이거 고쳐 주고, 참고로 우리는 …": a one-off request joined to a durable statement; each
+    // clause is judged alone and the first durable one is kept, with its own type.
+    let clauses = ko::clauses(tidy);
+    if clauses.len() < 2 {
+        return None;
+    }
+    // "저도 pnpm 좋아해요, 근데 이번엔 npm 써요": what comes before a clause about this once
+    // gives way to it.
+    let from = clauses
+        .iter()
+        .rposition(|c| ko::one_time(c))
+        .map_or(0, |i| i + 1);
+    clauses[from..]
+        .iter()
+        .find_map(|c| classify_text(ko::tidy(c).to_string()))
+}
+
+fn classify_text(text: String) -> Option<Candidate> {
     let len = utf16_len(&text);
     if len > MAX_SENTENCE_LEN || filter::summary_len(&text) < filter::MIN_SUMMARY_LEN {
         return None;
@@ -342,10 +368,14 @@ fn has_path(mask: &str) -> bool {
         .map(|t| t.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '`')))
         .any(|t| {
             let lower = t.to_ascii_lowercase();
+            // "Next.js", "Node.js": a framework's name, not a file.
+            let framework =
+                lower.ends_with(".js") && t.starts_with(|c: char| c.is_ascii_uppercase());
             (t.contains('/') && t.chars().filter(|c| c.is_ascii_alphabetic()).count() >= 2)
-                || EXT
-                    .iter()
-                    .any(|e| lower.ends_with(e) && lower.len() > e.len())
+                || (!framework
+                    && EXT
+                        .iter()
+                        .any(|e| lower.ends_with(e) && lower.len() > e.len()))
         })
 }
 

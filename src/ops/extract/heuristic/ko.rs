@@ -21,6 +21,16 @@
 //! plans ("…할게요"), past tense (what was just done, "로그 레벨을 DEBUG로 바꿨어요"),
 //! complaints ("항상 빌드가 실패해요"), the state of a thing now ("현재 CI가 빨간불입니다").
 //! A reason in the same sentence ("…때문에", "…니까") is not judged: only the fact after it is.
+//!
+//! Statement-shaped by default: a present or habitual statement about the stack is durable
+//! even without a topic or team ("PostgreSQL 15 써요", "커밋 메시지 영어로 써요", memo
+//! "…따름"), as is "X가 <name>이에요" ("메인 DB가 PostgreSQL이에요"), unless a noise shape
+//! above applies (also "그럼 …로 해요", "…하면 어때요", "…는 중", moods "바빠요/짜증나요",
+//! the speaker's own doing "당분간 배포는 제가 …"). Chat fillers around a statement ("아
+//! 그리고", "근데", "아니 그게 아니라,", "ㅋㅋ", "~") are taken off first ([`tidy`]); a message
+//! that joins a one-off request to a statement ("이거 고쳐 주고, 참고로 우리는 …") is cut at
+//! its clause boundaries ([`clauses`]: commas, "…고", "…는데", "그리고", "참고로") and the
+//! first durable clause after any clause about this once is kept, with its own type.
 
 use super::cjk::{Lead, Sent, EN_MOMENT, EN_STANDING};
 use crate::formats::doc::MemoryType;
@@ -73,6 +83,31 @@ const MOMENT: &[&str] = &[
     "다음 번",
     "다음번",
     "이따",
+    // "테스트 돌리는 중임": something under way (the lasting "쓰는 중" is taken out before).
+    "는 중",
+    "중임",
+    // "이제 로그만 보면 돼요" (now, next); "이제부터", "이제는" stay standing.
+    "이제 ",
+    "그냥",
+    // "그럼 Redis로 해요": a choice made in the conversation.
+    "그럼 ",
+    "그러면 ",
+    "다음에 해",
+    "다음에 하",
+    "다음에 봐",
+    "다음에 볼",
+    // "…해 볼까 해요": a plan being weighed.
+    "까 해",
+    "까 합니다",
+    "까 싶",
+    // The speaker's mood: "요즘 너무 바빠요", "빌드 너무 느려서 짜증나요".
+    "바빠",
+    "바쁘",
+    "힘들",
+    "짜증",
+    "피곤",
+    "답답",
+    "귀찮",
 ];
 
 /// Past-tense endings spelled out (the rest is found by [`past_tense`]): what was just done,
@@ -100,12 +135,14 @@ const STANDING_OVER_MOMENT: &[&str] = &[
     "어떤 일이 있어도",
     // A state that holds, not the moment: "지금은 모노레포로 관리해요", "Node 20을 사용 중이에요".
     "지금은",
+    "이제는",
     "다음 주부터",
     "다음 달부터",
     "다음 스프린트부터",
     "사용 중",
     "운영 중",
     "쓰는 중",
+    "배우는 중",
 ];
 
 /// "…하기로 했어요", "…하기로 결정했습니다": a decision of the team, told in the past but
@@ -153,6 +190,9 @@ const MIGRATED: &[&str] = &[
 /// the team or since a time ("작년에 …로 옮겼어요") is it a change of the stack.
 const CHANGED: &[&str] = &["옮겼", "바꿨", "바꾸었", "교체했"];
 
+/// "팀에서 Bun 도입했어요": something adopted by the team or since a time stays in use.
+const ADOPTED: &[&str] = &["도입했", "도입됐", "도입되었", "도입하였"];
+
 /// A time long enough ago that what changed then is how things are now.
 const SINCE_THEN: &[&str] = &[
     "작년",
@@ -173,6 +213,9 @@ const CODE_NAME: &[&str] = &["이름", "변수", "함수", "명을", "값을", "
 /// "저희 팀은 …로 넘어갔습니다"), something retired, someone who joined.
 fn lasting_change(s: &Sent, words: &[&str], team: bool) -> bool {
     if s.has(RETIRED_OR_JOINED) {
+        return true;
+    }
+    if s.has(ADOPTED) && (team || since_clause(words) || s.has(SINCE_THEN)) {
         return true;
     }
     let target = words
@@ -237,7 +280,12 @@ const OPINION: &[&str] = &[
 const NOT_A_STATEMENT_END: &[&str] = &[
     "나요",
     "까요",
-    "가요",
+    // "…인가요", "…한가요" ask; "…로 돌아가요" (runs on) does not.
+    "인가요",
+    "는가요",
+    "은가요",
+    "한가요",
+    "던가요",
     "습니까",
     "니",
     "까",
@@ -260,6 +308,10 @@ const NOT_A_STATEMENT_END: &[&str] = &[
     "겠습니다",
     "겠어요",
     "겠어",
+    // "…하면 어때요": a suggestion to weigh.
+    "어때요",
+    "어때",
+    "어떨까요",
 ];
 
 /// Reports about the work at hand: something fails, is slow or broken.
@@ -314,6 +366,13 @@ const NOT_A_REPORT: &[&str] = &[
     "오류 응답",
     "에러 페이지",
     "에러 추적",
+    // "요새" (these days) is not "새 …" (a new …).
+    "요새",
+    // "v2 경로 아래에": under a path, not "see below".
+    "경로 아래",
+    "폴더 아래",
+    "디렉터리 아래",
+    "디렉토리 아래",
     "오류 추적",
     "에러 모니터링",
 ];
@@ -447,6 +506,8 @@ const PROHIBITION: &[&str] = &[
     "면 안 돼",
     "면 안돼",
     "면 안 되",
+    "면 안 됨",
+    "면 안됨",
     "면 안되",
     "면 안 됩",
     "면 안됩",
@@ -534,6 +595,9 @@ const NOT_USER_AFTER_JEON: &[&str] = &["버전", "단계", "커밋", "코드", "
 const PROJECT_START: &[&str] = &[
     "우리",
     "저희",
+    // 우리는/저희는 contracted: "린"/"흰" are one syllable, not "리"/"희" followed by ㄴ.
+    "우린",
+    "저흰",
     "이 프로젝트",
     "이 저장소",
     "이 레포",
@@ -609,6 +673,12 @@ const LOCATED: &[&str] = &[
     "들어 있",
     "들어있",
     "에 쌓",
+    // "알림은 #alerts 채널로 와요": where something arrives.
+    "로 와요",
+    "로 옵니다",
+    "로 와",
+    "로 가요",
+    "로 갑니다",
 ];
 
 /// Verbs of looking something up: a request to look at a document is a pointer to it.
@@ -617,7 +687,27 @@ const LOOK_UP: &[&str] = &["참고", "확인하", "보세요", "보면", "보시
 /// "현재 …", "아직 …", "요즘은 …", "지금은 …": a sentence that starts with one of these states
 /// what holds now, about the project when it names a technical thing ("아직 Java 11을 써요")
 /// and no subject that could be a failure ("현재 CI가 빨간불입니다").
-const STATE_START: &[&str] = &["현재", "아직", "요즘", "지금은", "최근"];
+const STATE_START: &[&str] = &["현재", "아직", "요즘", "요새", "지금은", "최근"];
+
+/// Verbs of using or running the stack ("써요", "…로 개발해요", "…로 돌아가요").
+const STACK_VERB: &[&str] = &[
+    "써요",
+    "씁니다",
+    "씀",
+    "쓰고 있",
+    "사용해요",
+    "사용합니다",
+    "사용하고 있",
+    "사용함",
+    "기준으로",
+    "로 개발",
+    "로 돌아가",
+    "로 돌아갑",
+    "로 돌리고 있",
+    "로 해요",
+    "로 합니다",
+    "로 관리",
+];
 
 /// Words of using or running something, for a state without a technical name.
 const USAGE: &[&str] = &[
@@ -649,6 +739,14 @@ const EXPERIENCE: &[&str] = &[
     "잘 몰라",
     "잘 모릅",
     "잘 모르",
+    // "iOS만 해봐서 …", "파이썬은 거의 안 써 봐서 …": what the user has (not) tried.
+    "해봐서",
+    "해 봐서",
+    "써봐서",
+    "써 봐서",
+    "해 본 적",
+    "써 본 적",
+    "경력",
 ];
 
 /// What the user likes or avoids in general: "장황한 설명은 싫어해요" (the habitual verb, not
@@ -667,6 +765,7 @@ const PREFERENCE: &[&str] = &[
     "편임",
     "공부하고",
     "배우고 있",
+    "배우는 중",
 ];
 
 /// Places one looks things up: "…에서 볼 수 있어요" is a pointer whatever the place is called.
@@ -729,6 +828,52 @@ fn quoted_name(text: &str) -> bool {
     })
 }
 
+/// Memo style ends in a verb made a noun with ㅁ ("배포는 목요일에 함", "Conventional Commits
+/// 따름", "매일 밤 초기화됨").
+fn nominal_end(core: &str) -> bool {
+    core.chars().last().is_some_and(|c| {
+        let code = c as u32;
+        (0xAC00..=0xD7A3).contains(&code) && (code - 0xAC00) % 28 == 16
+    })
+}
+
+/// Words after 저 that make it "that" ("저 파일", "저 부분"), not "I".
+const POINTED_AT: &[&str] = &[
+    "파일",
+    "함수",
+    "부분",
+    "코드",
+    "버튼",
+    "거",
+    "것",
+    "쪽",
+    "위",
+    "아래",
+    "줄",
+    "에러",
+    "화면",
+    "페이지",
+    "버전",
+    "방식",
+    "브랜치",
+    "PR",
+    "커밋",
+    "로그",
+    "설정",
+    "테이블",
+    "링크",
+    "메시지",
+    "테스트",
+    "값",
+    "변수",
+    "클래스",
+    "모듈",
+    "폴더",
+    "디렉터리",
+    "서버",
+    "API",
+];
+
 /// A rule in memo style: "PR 리뷰 승인 2명 필수".
 const REQUIRED_END: &[&str] = &["필수", "필수임", "필수입니다", "필수예요", "필수야"];
 
@@ -749,6 +894,7 @@ fn habitual_clause(words: &[&str]) -> bool {
         "때에는",
         "때도",
         "때엔",
+        "땐",
         "때마다",
         "전에",
         "전에는",
@@ -797,8 +943,9 @@ const ADNOMINAL: &[&str] = &[
 
 /// A word marked as the topic (은/는), not a modifier ending the same way.
 fn is_topic(w: &str) -> bool {
+    // "금요일 오후엔": 엔 is 에는 contracted.
     w.chars().count() >= 2
-        && (w.ends_with('은') || w.ends_with('는'))
+        && (w.ends_with('은') || w.ends_with('는') || w.ends_with('엔'))
         && !ADNOMINAL_END.iter().any(|a| w.ends_with(a))
         && !ADNOMINAL.contains(&w)
 }
@@ -859,6 +1006,140 @@ fn banmal_verb_end(core: &str) -> bool {
     })
 }
 
+/// Words that open a chat message without adding to it: "아 그리고 …", "근데 …", "맞다, …", and
+/// the start of a correction ("아니 그게 아니라, 우리 API는 …"), which says what follows replaces
+/// something said before.
+const FILLER_START: &[&str] = &[
+    "아니 그게 아니라",
+    "아니 그게 아니고",
+    "그게 아니라",
+    "그게 아니고",
+    "아 맞다",
+    "아맞다",
+    "아 그리고",
+    "아 참",
+    "아니요",
+    "아뇨",
+    "아니",
+    "그리고",
+    "근데",
+    "그런데",
+    "맞다",
+    "참",
+    "넵",
+    "네네",
+    "음",
+    "아",
+];
+
+/// Chat marks at the end ("ㅋㅋ", "ㅠㅠ", "ㅎㅎ", "~", "^^"): a tone, not a word.
+fn chat_mark(c: char) -> bool {
+    matches!(c as u32, 0x1100..=0x11FF | 0x3131..=0x318E) || matches!(c, '~' | '^' | ' ' | '～')
+}
+
+/// The statement of a chat sentence without fillers at its start or chat marks at its end.
+pub(super) fn tidy(text: &str) -> &str {
+    let mut t = text.trim();
+    loop {
+        let before = t.len();
+        // "ㅋㅋ 참고로 …": a laugh before the statement.
+        let lead = t.trim_start_matches(chat_mark);
+        if lead.len() != t.len() && lead.chars().count() >= 4 {
+            t = lead;
+        }
+        for f in FILLER_START {
+            if let Some(rest) = t.strip_prefix(f) {
+                if rest.starts_with([' ', ',', '，', '.', '…']) {
+                    let rest = rest.trim_start_matches([' ', ',', '，', '.', '…']);
+                    if rest.chars().count() >= 4 {
+                        t = rest;
+                        break;
+                    }
+                }
+            }
+        }
+        if t.len() == before {
+            break;
+        }
+    }
+    // "…해요 ㅋㅋ.", "해주세요~": the marks before a closing stop go with them.
+    let stop = t.ends_with(['.', '!', '。', '！']);
+    let body = t.trim_end_matches(['.', '!', '。', '！']);
+    let bare = body.trim_end_matches(chat_mark);
+    if bare.len() == body.len() || bare.chars().count() < 4 || bare.ends_with(' ') {
+        return t;
+    }
+    if stop {
+        // Keep the stop: it is the last char of `t`, and `bare` is a prefix of `t`.
+        return bare;
+    }
+    bare
+}
+
+/// A clause about this once ("근데 이번엔 npm 써요", "일단 …", "오늘은 …").
+pub(super) fn one_time(clause: &str) -> bool {
+    const ONCE: &[&str] = &[
+        "이번",
+        "오늘",
+        "일단",
+        "방금",
+        "당분간",
+        "임시로",
+        "그냥",
+        "이따",
+        "아까",
+        "우선",
+    ];
+    has_any(&clause.replace("이번부터", " "), ONCE)
+}
+
+/// Clause boundaries of a sentence that joins several statements: a comma, "그리고", "참고로",
+/// a verb ending in "…고" or "…는데" ("고쳐 주고 …", "3년차인데 …"). A "…고" that goes on with
+/// the same verb ("쓰고 있어요", "하고 싶어요", "하고 나서") is not one, nor a condition
+/// ("…하면, …"), whose clause only holds with the next.
+pub(super) fn clauses(text: &str) -> Vec<&str> {
+    const GOES_ON: &[&str] = &["있", "계", "싶", "나서", "난 ", "말", "봐", "보"];
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut words = text
+        .char_indices()
+        .filter(|(_, c)| *c == ' ')
+        .map(|(i, _)| i)
+        .peekable();
+    while let Some(space) = words.next() {
+        let word_start = text[..space]
+            .rfind(' ')
+            .map_or(start, |i| (i + 1).max(start));
+        let word = &text[word_start..space];
+        let next = &text[space + 1..];
+        let bare = word.trim_end_matches([',', '，']);
+        let comma = bare.len() != word.len();
+        let joined = (bare.ends_with('고')
+            || bare.ends_with("고요")
+            || bare.ends_with("는데")
+            || bare.ends_with("은데")
+            || bare.ends_with("인데"))
+            && bare.chars().count() >= 2
+            && bare != "그리고"
+            && !GOES_ON.iter().any(|g| next.starts_with(g));
+        let condition = bare.ends_with('면') || bare.ends_with("면은");
+        let before_cue = ["그리고 ", "참고로"].iter().any(|c| next.starts_with(c));
+        if (comma || joined || before_cue) && !condition {
+            let clause = text[start..space].trim();
+            if !clause.is_empty() {
+                out.push(clause);
+            }
+            start = space + 1;
+        }
+        let _ = words.peek();
+    }
+    let last = text[start..].trim();
+    if !last.is_empty() {
+        out.push(last);
+    }
+    out
+}
+
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let full = s;
     let fact = fact_part(&s.m);
@@ -881,7 +1162,23 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return None;
     }
     let words: Vec<&str> = s.m.split_whitespace().collect();
-    let user_cue = USER_START.iter().any(|c| s.m.starts_with(c));
+    // "저 눈이 안 좋아서 …해 주세요": a request that rests on a fact about the speaker.
+    let user_reason = words.iter().rev().skip(2).any(|w| {
+        w.chars().count() >= 2
+            && (w.ends_with("아서")
+                || w.ends_with("어서")
+                || w.ends_with("라서")
+                || w.ends_with("해서"))
+    });
+    // "저 맥북 M2 쓰고 있어요": 저 without 는 is the speaker unless it points at a thing ("저 파일
+    // 지워 줘") or the sentence asks for something.
+    let jeo_user = s.m.starts_with("저 ")
+        && words
+            .get(1)
+            .is_some_and(|w| !POINTED_AT.iter().any(|p| w.starts_with(p)))
+        && (!ends_with_any(core, REQUEST_END) || user_reason)
+        && !s.has(PROHIBITION);
+    let user_cue = USER_START.iter().any(|c| s.m.starts_with(c)) || jeo_user;
     // "저는 괜찮아요", "저는 상관없습니다": a reaction, not a fact about the speaker.
     if user_cue && words.len() < 3 && core.chars().count() <= 10 {
         return None;
@@ -899,11 +1196,16 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         unmarked = unmarked.replace(p, " ");
     }
     let topic = words.iter().any(|w| is_topic(w));
+    // "이제 CI는 GitHub Actions만 써요": "now" before a topic tells how things are from now on.
+    if words.first() == Some(&"이제") && words.get(1).is_some_and(|w| is_topic(w)) {
+        unmarked = unmarked.replacen("이제 ", " ", 1);
+    }
     // "설명은 좀 더 짧았으면 좋겠어요": a softener in a wish about a topic, not "just this once".
     if wish && topic {
         unmarked = unmarked.replace("좀", " ");
     }
-    let team = PROJECT_START.iter().any(|c| s.m.starts_with(c)) || s.has(&["우리 팀", "저희 팀"]);
+    let team = PROJECT_START.iter().any(|c| s.m.starts_with(c))
+        || s.has(&["우리 팀", "저희 팀", " 팀에서 ", "팀에서는"]);
     // A technical name (ASCII letters) or a word of using a system.
     let technical = s.m.chars().any(|c| c.is_ascii_alphabetic()) || s.has(USAGE);
     // "점심은 김밥으로 정했어요": a choice of the moment unless it names something technical
@@ -914,6 +1216,11 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     let lasting = decision || lasting_change(s, &words, team);
     let past = past_tense(&unmarked) || has_any(&unmarked, PAST);
+    // "답변할 때 코드 먼저 보여 주고 설명은 나중에 해 주세요": within a habit, "나중에" orders
+    // the steps.
+    if habitual_clause(&words) {
+        unmarked = unmarked.replace("나중에", " ");
+    }
     if has_any(&unmarked, MOMENT)
         || (past && !lasting)
         || s.any_word(EN_MOMENT)
@@ -928,7 +1235,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let habitual = habitual_clause(&words);
     let weak = s.has(WEAK_STANDING) || habitual || since_clause(&words);
     let at_hand = words.iter().enumerate().any(|(i, w)| {
-        (AT_HAND.contains(w) || AT_HAND_PREFIX.iter().any(|p| w.starts_with(p)))
+        !(i == 0 && jeo_user)
+            && (AT_HAND.contains(w) || AT_HAND_PREFIX.iter().any(|p| w.starts_with(p)))
             && !words
                 .get(i + 1)
                 .is_some_and(|n| THIS_PROJECT.iter().any(|p| n.starts_with(p)))
@@ -995,17 +1303,45 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if user_start {
         return (!report).then_some(MemoryType::User);
     }
+    // "오후엔 제가 자리에 없어요", "당분간 배포는 제가 수동으로 해요": the speaker's own doing,
+    // unless it is their role ("배포는 제가 담당해요").
+    if !request && words.iter().skip(1).any(|w| matches!(*w, "제가" | "내가")) {
+        return (s.has(&["담당", "맡고", "맡아", "책임"]) && !report).then_some(MemoryType::User);
+    }
     if (request || obligation || ends_with_any(core, WHERE_END))
         && !prohibition
-        && (channel || pointer)
+        && (channel || pointer || (s.path && ends_with_any(core, WHERE_END)))
     {
         return Some(MemoryType::Reference);
     }
-    if (s.has(EXPERIENCE) || s.has(PREFERENCE)) && !request && !team && !report {
+    // "영어보다 한국어 설명이 편해요": what the user finds easier than something else.
+    let easier = s.has(&["보다 "]) && s.has(&["편해", "편합", "편하"]);
+    // "리액트는 잘 몰라서 설명 자세히 해 주세요": the request rests on a fact about the user.
+    if request && s.has(EXPERIENCE) && s.has(&["몰라서", "봐서", "처음이라", "라서 "]) && !report
+    {
+        return Some(MemoryType::User);
+    }
+    // "커밋 단위는 작게 가져가는 편이에요": a tendency of a thing named as the topic is how the
+    // project works, not a taste of the user.
+    const TENDS: &[&str] = &["편이에요", "편입니다", "편이야", "편임"];
+    let tends_only = s.has(TENDS)
+        && !PREFERENCE
+            .iter()
+            .any(|p| !TENDS.contains(p) && s.m.contains(p));
+    let preference = s.has(PREFERENCE) && !(tends_only && topic);
+    if (s.has(EXPERIENCE) || preference || easier) && !request && !team && !report {
         return Some(MemoryType::User);
     }
     if s.has(LOOK_UP_THERE) && !report {
         return Some(MemoryType::Reference);
+    }
+    // "우리 팀은 금요일 배포 금지예요": a prohibition stated as the team's rule.
+    if s.has(&["우리", "저희", "우린", "저흰", "팀은", "팀에서"])
+        && prohibition
+        && !ends_with_any(core, REQUEST_END)
+        && !s.has(&["지 마", "지마"])
+    {
+        return Some(MemoryType::Project);
     }
     if request {
         return Some(MemoryType::Feedback);
@@ -1029,13 +1365,13 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     .iter()
     .any(|e| core.ends_with(e));
     // "…에 남기면 됩니다" without a channel, "…로 돌리면 돼요": how things are done here.
-    let statement = statement || ends_with_any(core, WHERE_END) || required;
+    let statement = statement || ends_with_any(core, WHERE_END) || required || nominal_end(core);
     // "로그는 모두 JSON 형식으로 남깁니다": a statement about a topic named first (은/는 on one
     // of the first three words, the words before it bare nouns: "에러 응답 포맷은 …") is how the
     // project works, unless it reports a failure.
     let topic_first = words
         .iter()
-        .take(3)
+        .take(4)
         .take_while(|w| {
             w.chars().count() < 2
                 || !w.ends_with(['가', '를', '을', '에', '로', '의', '도', '만', '서'])
@@ -1059,6 +1395,24 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Project);
     }
     if statement && topic_first && !report {
+        return Some(MemoryType::Project);
+    }
+    // "메인 DB가 PostgreSQL이에요": a thing named as what it is, with a technical name.
+    let copula = ends_with_any(core, &["이에요", "예요", "입니다", "이야", "임"]);
+    let named = words
+        .last()
+        .is_some_and(|w| w.chars().any(|c| c.is_ascii_alphabetic()));
+    if copula && named && subject && !report {
+        return Some(MemoryType::Project);
+    }
+    // "PostgreSQL 15 써요", "커밋 메시지 영어로 써요", "배포 파이프라인 GitHub Actions로
+    // 돌아가요": how the stack is used, said without a topic. Using something named, or in a
+    // way ("…로", "… 대신"), is a habit; the moment, requests, plans and reports left above.
+    let stack_verb = s.has(STACK_VERB);
+    let how = named
+        || s.m.chars().any(|c| c.is_ascii_alphabetic())
+        || s.has(&["대신", "말고", "로 써", "로 씀"]);
+    if statement && stack_verb && how && !report && !request && !obligation {
         return Some(MemoryType::Project);
     }
     None
@@ -1141,6 +1495,56 @@ mod tests {
         assert!(since_clause(&["작년부터", "Go를", "써요."]));
         assert!(since_clause(&["v2부터", "바뀝니다."]));
         assert!(!since_clause(&["처음부터", "다시", "해"]));
+    }
+
+    #[test]
+    fn chat_fillers_and_marks_are_taken_off() {
+        assert_eq!(
+            tidy("아 그리고 우리 DB는 Flyway로 해요 ㅋㅋ"),
+            "우리 DB는 Flyway로 해요"
+        );
+        assert_eq!(
+            tidy("아니 그게 아니라, 우리 API는 항상 snake_case로 응답해요."),
+            "우리 API는 항상 snake_case로 응답해요."
+        );
+        assert_eq!(
+            tidy("답변은 한국어로 해주세요~"),
+            "답변은 한국어로 해주세요"
+        );
+        // A filler that is the whole message stays.
+        assert_eq!(tidy("아니요"), "아니요");
+    }
+
+    #[test]
+    fn clauses_are_cut_where_statements_join() {
+        assert_eq!(
+            clauses("이거 고쳐 주고, 참고로 우리는 커밋 메시지를 영어로 써요."),
+            [
+                "이거 고쳐 주고,",
+                "참고로 우리는 커밋 메시지를 영어로 써요."
+            ]
+        );
+        assert_eq!(
+            clauses("저 프론트 3년차인데 Rust는 처음이에요"),
+            ["저 프론트 3년차인데", "Rust는 처음이에요"]
+        );
+        // "쓰고 있어요" goes on with the same verb; a condition holds only with what follows.
+        assert_eq!(
+            clauses("프론트는 React 쓰고 있어요."),
+            ["프론트는 React 쓰고 있어요."]
+        );
+        assert_eq!(
+            clauses("배포가 실패하면, 롤백해 주세요."),
+            ["배포가 실패하면, 롤백해 주세요."]
+        );
+        assert!(one_time("근데 이번엔 npm 써요.") && !one_time("이번부터 pnpm 써요."));
+    }
+
+    #[test]
+    fn memo_endings_are_statements() {
+        assert!(nominal_end("커밋 메시지는 Conventional Commits 따름"));
+        assert!(nominal_end("배포는 목요일에 함") && nominal_end("초기화됨"));
+        assert!(!nominal_end("배포는 목요일에 해요"));
     }
 
     #[test]
