@@ -561,7 +561,20 @@ pub struct SecretError {
 /// another thread while it does other work; the first scan then finds it ready).
 pub fn warm_up() {
     prefilter();
+    for (index, rule) in RULES.iter().enumerate() {
+        if PROSE_PREFILTERS.contains(&rule.id) {
+            rule_regex(index);
+        }
+    }
 }
+
+/// Rules whose prefilter fires on ordinary prose ("secret", "task-", "risk-"), so a scan of
+/// everyday memories usually needs their full pattern: [`warm_up`] builds them too.
+const PROSE_PREFILTERS: &[&str] = &[
+    "aws-secret-access-key",
+    "openai-api-key",
+    "dashscope-api-key",
+];
 
 fn prefilter() -> &'static RegexSet {
     static SET: OnceLock<RegexSet> = OnceLock::new();

@@ -448,3 +448,12 @@ proptest! {
         }
     }
 }
+
+/// Every rule `warm_up` builds ahead exists (a misspelt id would silently build nothing).
+#[test]
+fn prose_prefilter_rules_exist() {
+    for id in PROSE_PREFILTERS {
+        assert!(rule_ids().any(|r| r == *id), "{id}");
+    }
+    warm_up();
+}

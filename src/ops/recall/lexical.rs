@@ -478,7 +478,8 @@ fn token_trigram_slots(token: &[u8]) -> Vec<u16> {
 }
 
 /// [`normalize`] into a reusable buffer; borrows `s` when it is already normalized ASCII.
-fn normalize_in<'a>(s: &'a str, buf: &'a mut String) -> &'a str {
+/// [`normalize`] into a reused buffer (no allocation per field for ASCII text).
+pub(super) fn normalize_in<'a>(s: &'a str, buf: &'a mut String) -> &'a str {
     if s.is_ascii() {
         if !s.bytes().any(|b| b.is_ascii_uppercase()) {
             return s;

@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 use memchr::memmem::Finder;
 use regex::Regex;
 
-use super::lexical::{body_window, normalize, type_keywords, type_slot};
+use super::lexical::{body_window, normalize, normalize_in, type_keywords, type_slot};
 use crate::formats::doc::MemoryType;
 use crate::storage::scan::{self, DocFields};
 
@@ -252,9 +252,9 @@ impl RelevanceQuery {
         };
         let (mut tb, mut db, mut bb) = (String::new(), String::new(), String::new());
         for (index, doc) in docs.iter().enumerate() {
-            let title = normalize_into(doc.title(), &mut tb);
-            let description = normalize_into(doc.description(), &mut db);
-            let body = normalize_into(body_window(doc.body()), &mut bb);
+            let title = normalize_in(doc.title(), &mut tb);
+            let description = normalize_in(doc.description(), &mut db);
+            let body = normalize_in(body_window(doc.body()), &mut bb);
             let fields = [title, description, body];
             let len = fields.map(field_length);
             for f in 0..3 {
@@ -302,16 +302,6 @@ struct DocHit {
 struct TermMatch {
     term: usize,
     tf: [u32; 3],
-}
-
-fn normalize_into<'a>(s: &'a str, buf: &'a mut String) -> &'a str {
-    match normalize(s) {
-        std::borrow::Cow::Borrowed(b) => b,
-        std::borrow::Cow::Owned(o) => {
-            *buf = o;
-            buf.as_str()
-        }
-    }
 }
 
 /// A field's length for length normalization: roughly its words, counting a CJK character as a
