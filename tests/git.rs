@@ -247,13 +247,7 @@ fn the_global_file_git_config_global_names_is_read_as_git_reads_it() {
         .unwrap();
     assert_success(&out, &["status"]);
     let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let limit = st["settings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["key"] == "recall.limit")
-        .unwrap()
-        .clone();
+    let limit = status_setting(&st, "recall.limit");
     assert_eq!(
         (limit["value"].as_str(), limit["origin"].as_str()),
         (Some("3"), Some("git-config")),
@@ -459,12 +453,7 @@ fn git_dash_c_reaches_the_subcommand_and_the_hooks() {
     assert_success(&out, &["git -c … qwen-memory status"]);
     let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let setting = |key: &str| {
-        let s = st["settings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["key"] == key)
-            .unwrap();
+        let s = status_setting(&st, key);
         (s["value"].to_string(), s["origin"].to_string())
     };
     assert_eq!(
