@@ -16,8 +16,7 @@ fn status_reports_key_roots_and_setting_origins() {
     assert_eq!(st["projectKey"], sanitize(&sb.repo.display().to_string()));
     assert_eq!(st["projectRoot"], sb.repo.display().to_string());
     assert_eq!(st["mode"], "private");
-    let settings = st["settings"].as_array().unwrap();
-    let find = |k: &str| settings.iter().find(|s| s["key"] == k).unwrap().clone();
+    let find = |k: &str| status_setting(&st, k);
     assert_eq!(find("recall.limit")["value"], "9");
     assert_eq!(find("recall.limit")["origin"], "git-config");
     assert_eq!(find("dream.minHours")["origin"], "default");
@@ -32,13 +31,7 @@ fn status_reports_key_roots_and_setting_origins() {
         .output()
         .unwrap();
     let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let limit = st["settings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["key"] == "recall.limit")
-        .unwrap()
-        .clone();
+    let limit = status_setting(&st, "recall.limit");
     assert_eq!(limit["value"], "3");
     assert_eq!(limit["origin"], "env:QWEN_MEMORY_RECALL_LIMIT");
     // Human output works too.

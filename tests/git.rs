@@ -247,13 +247,7 @@ fn the_global_file_git_config_global_names_is_read_as_git_reads_it() {
         .unwrap();
     assert_success(&out, &["status"]);
     let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let limit = st["settings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["key"] == "recall.limit")
-        .unwrap()
-        .clone();
+    let limit = status_setting(&st, "recall.limit");
     assert_eq!(
         (limit["value"].as_str(), limit["origin"].as_str()),
         (Some("3"), Some("git-config")),
@@ -436,6 +430,56 @@ fn post_commit_when_dream_is_not_due_changes_nothing() {
     );
     assert_success(&res, &["commit"]);
     assert_eq!(fs::read_to_string(&log).unwrap_or_default(), before);
+}
+
+/// `git -c key=value …` reaches hooks and `git qwen-memory` only through Git's environment
+/// (`GIT_CONFIG_PARAMETERS`), which libgit2 does not read: the real Git passes it here.
+#[test]
+fn git_dash_c_reaches_the_subcommand_and_the_hooks() {
+    let sb = Sandbox::new();
+    let out = sb.git_hooked(
+        &sb.repo,
+        &[
+            "-c",
+            "qwen-memory.recall.limit=4",
+            "-c",
+            "qwen-memory.dream.minHours=9",
+            "qwen-memory",
+            "status",
+            "--json",
+        ],
+        &[],
+    );
+    assert_success(&out, &["git -c … qwen-memory status"]);
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let setting = |key: &str| {
+        let s = status_setting(&st, key);
+        (s["value"].to_string(), s["origin"].to_string())
+    };
+    assert_eq!(
+        setting("recall.limit"),
+        ("\"4\"".into(), "\"git-config\"".into())
+    );
+    assert_eq!(
+        setting("dream.minHours"),
+        ("\"9\"".into(), "\"git-config\"".into())
+    );
+
+    assert_success(&install(&sb, &sb.repo, &[]), &["install"]);
+    let log = sb.private_state().join("hook.log");
+    let commit = |extra: &[&str], message: &str| {
+        let mut args = extra.to_vec();
+        args.extend(["commit", "-q", "--allow-empty", "-m", message]);
+        assert_success(&sb.git_hooked(&sb.repo, &args, &[]), &["commit"]);
+        fs::read_to_string(&log).unwrap_or_default()
+    };
+    let before = commit(&[], "hooks run");
+    assert!(before.contains("hook post-commit"), "{before}");
+    let after = commit(&["-c", "qwen-memory.hooks.enabled=false"], "hooks off");
+    assert_eq!(
+        after, before,
+        "a hook ran with hooks.enabled=false given to git -c"
+    );
 }
 
 #[test]

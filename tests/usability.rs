@@ -28,13 +28,7 @@ fn status_reports_setting_problems_instead_of_dying() {
     );
     let st = sb.json(&["status"]);
     assert_eq!(st["settingProblems"].as_array().unwrap().len(), 2, "{st}");
-    let limit = st["settings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["key"] == "recall.limit")
-        .unwrap()
-        .clone();
+    let limit = status_setting(&st, "recall.limit");
     assert_eq!(limit["origin"], "default");
 
     // check reports both and fails.

@@ -337,6 +337,7 @@ fn env_description(name: &str) -> Option<&'static str> {
         "GIT_SSH_COMMAND" => "Used by sync's pull and push; when unset, sync runs ssh in batch mode so it never prompts.",
         "GIT_AUTHOR_NAME" | "GIT_AUTHOR_EMAIL" | "GIT_COMMITTER_NAME" | "GIT_COMMITTER_EMAIL" => "As for git: the author and committer of the commits this tool makes; else user.name and user.email.",
         "GIT_CONFIG_GLOBAL" | "GIT_CONFIG_SYSTEM" | "GIT_CONFIG_NOSYSTEM" => "As for git: which global and system configuration files are read (settings, core.hooksPath, the commit identity).",
+        "GIT_CONFIG_PARAMETERS" | "GIT_CONFIG_COUNT" => "As for git: configuration given with git -c (or GIT_CONFIG_KEY_<n>/GIT_CONFIG_VALUE_<n>), above every file; git -c qwen-memory.hooks.enabled=false commit runs the commit without this tool's hooks.",
         _ => return None,
     })
 }

@@ -179,6 +179,8 @@ pub const ENV_VARS: &[&str] = &[
     "GIT_CONFIG_GLOBAL",
     "GIT_CONFIG_SYSTEM",
     "GIT_CONFIG_NOSYSTEM",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_PARAMETERS",
     // who the tool's own commits are by (as Git takes them); the merge driver also reads
     // `GITHEAD_<sha>`, which Git sets for that one process
     "GIT_AUTHOR_NAME",
@@ -550,6 +552,8 @@ mod tests {
             crate::storage::git_config::ENV_CONFIG_GLOBAL,
             crate::storage::git_config::ENV_CONFIG_SYSTEM,
             crate::storage::git_config::ENV_CONFIG_NOSYSTEM,
+            crate::storage::git_config::ENV_CONFIG_COUNT,
+            crate::storage::git_config::ENV_CONFIG_PARAMETERS,
         ] {
             assert!(ENV_VARS.contains(&var), "{var} missing from ENV_VARS");
         }

@@ -233,6 +233,15 @@ pub fn bin_dir() -> PathBuf {
 }
 
 /// PATH with the binary's directory first.
+/// One entry of `status --json`'s `settings` (`{key, value, origin}`), by key.
+pub fn status_setting(status: &serde_json::Value, key: &str) -> serde_json::Value {
+    status["settings"]
+        .as_array()
+        .and_then(|all| all.iter().find(|s| s["key"] == key))
+        .unwrap_or_else(|| panic!("no setting {key} in {status}"))
+        .clone()
+}
+
 pub fn path_with_bin() -> String {
     format!(
         "{}:{}",
