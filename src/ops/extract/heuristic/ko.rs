@@ -212,7 +212,7 @@ const CODE_NAME: &[&str] = &["이름", "변수", "함수", "명을", "값을", "
 /// "from A to B" or "since then" ("…에서 …로 옮겼어요", "지난달부터 ArgoCD로 바뀌었습니다",
 /// "저희 팀은 …로 넘어갔습니다"), something retired, someone who joined.
 fn lasting_change(s: &Sent, words: &[&str], team: bool) -> bool {
-    if s.has(RETIRED_OR_JOINED) {
+    if s.has(RETIRED_OR_JOINED) || s.has(RULE_GIVEN) {
         return true;
     }
     if s.has(ADOPTED) && (team || since_clause(words) || s.has(SINCE_THEN)) {
@@ -232,6 +232,19 @@ fn lasting_change(s: &Sent, words: &[&str], team: bool) -> bool {
     let since = since_clause(words) || s.has(SINCE_THEN);
     s.has(MIGRATED) || became || ((team || since) && s.has(CHANGED))
 }
+
+/// A rule someone set ("교수님이 외부 라이브러리는 못 쓰게 하셨어요", "팀장님이 PR은 작게
+/// 올리라고 하셨어요") or a role taken on ("백엔드는 제가 맡았어요"): told in the past, still true.
+const RULE_GIVEN: &[&str] = &[
+    "게 하셨",
+    "라고 하셨",
+    "기로 하셨",
+    "맡았",
+    "맡게 됐",
+    "맡게 되었",
+    "담당하게 됐",
+    "담당하게 되었",
+];
 
 /// Intransitive changes ("바뀌었어요", "전환됐습니다"): a system or a way of working changed.
 const BECAME: &[&str] = &[
@@ -270,7 +283,6 @@ const OPINION: &[&str] = &[
     "더 나은",
     "더 낫",
     "더 깔끔",
-    "별로",
     "마음에 들",
     "마음에 안",
 ];
@@ -375,6 +387,12 @@ const NOT_A_REPORT: &[&str] = &[
     "디렉토리 아래",
     "오류 추적",
     "에러 모니터링",
+];
+
+/// Words after "그"/"저" inside a sentence that make them point back at the sentence's own
+/// clause ("그 전에") or name the speaker ("저 포함").
+const WITHIN_SENTENCE: &[&str] = &[
+    "전에", "후에", "다음에", "뒤에", "때", "때는", "대신", "포함", "포함해서", "빼고", "말고",
 ];
 
 /// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
@@ -492,6 +510,21 @@ const REQUEST_END: &[&str] = &[
     "좋겠어요",
     "좋겠습니다",
     "좋겠어",
+    "으면 해요",
+    "으면 합니다",
+    "으면 해",
+];
+
+/// "…해 주면 좋겠어요", "…해 줬으면 해요": a wish, which is how the speaker wants things done
+/// rather than a task of the moment unless it names what to change (an object or something at
+/// hand).
+const WISH_END: &[&str] = &[
+    "좋겠어요",
+    "좋겠습니다",
+    "좋겠어",
+    "으면 해요",
+    "으면 합니다",
+    "으면 해",
 ];
 
 const PROHIBITION: &[&str] = &[
@@ -544,7 +577,7 @@ const OBLIGATION_END: &[&str] = &[
 const PERMISSION: &[&str] = &["도 돼", "도 됩니다", "도 괜찮", "도 좋아", "도 좋습니다"];
 
 /// "…에 남기면 됩니다": where something goes.
-const WHERE_END: &[&str] = &["면 됩니다", "면 돼요", "면 돼", "면 되요"];
+const WHERE_END: &[&str] = &["면 됩니다", "면 돼요", "면 돼", "면 되요", "면 됨"];
 
 /// Verbs that change one thing ("바꿔 주세요", "삭제해 줘"): a request with one of them and no
 /// standing cue is about the work at hand even when its object is the topic.
@@ -673,6 +706,11 @@ const LOCATED: &[&str] = &[
     "들어 있",
     "들어있",
     "에 쌓",
+    // "설계 문서는 Confluence '…' 스페이스에 올립니다": where something is posted.
+    "에 올립니다",
+    "에 올려요",
+    "에 올려",
+    "에 올림",
     // "알림은 #alerts 채널로 와요": where something arrives.
     "로 와요",
     "로 옵니다",
@@ -835,6 +873,22 @@ fn nominal_end(core: &str) -> bool {
         let code = c as u32;
         (0xAC00..=0xD7A3).contains(&code) && (code - 0xAC00) % 28 == 16
     })
+}
+
+/// The last word is a noun or a number, not a verb form ("…월요일 오전 10시", "…담당 Kim").
+fn noun_end(core: &str) -> bool {
+    const VERBISH: &[char] = &[
+        '다', '요', '어', '아', '해', '지', '고', '서', '면', '게', '며', '니', '까', '죠', '네',
+        '음', '함', '임', '됨', '야', '자', '라', '나', '데', '도', '만', '는', '은', '가', '이',
+        '를', '을', '에', '로', '와', '과', '랑', '줘', '둬', '봐', '써',
+    ];
+    core.chars()
+        .last()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || (is_syllable(c) && !VERBISH.contains(&c)))
+}
+
+fn is_syllable(c: char) -> bool {
+    (0xAC00..=0xD7A3).contains(&(c as u32))
 }
 
 /// Words after 저 that make it "that" ("저 파일", "저 부분"), not "I".
@@ -1157,7 +1211,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         &fact_sent
     };
     let core = s.core();
-    let wish = ends_with_any(core, &["좋겠어요", "좋겠습니다", "좋겠어"]);
+    let wish = ends_with_any(core, WISH_END);
     if full.question() || (ends_with_any(core, NOT_A_STATEMENT_END) && !wish) {
         return None;
     }
@@ -1226,7 +1280,10 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         || s.any_word(EN_MOMENT)
         || core.ends_with("네요")
         || core.ends_with("네")
-        || (!user_start && has_any(&unmarked, OPINION) && !s.has(PREFERENCE))
+        || (!user_start
+            // "별로" (not much) only as a word: "도메인별로" is "per domain".
+            && (has_any(&unmarked, OPINION) || words.iter().any(|w| w.starts_with("별로")))
+            && !s.has(PREFERENCE))
     {
         return None;
     }
@@ -1240,9 +1297,22 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
             && !words
                 .get(i + 1)
                 .is_some_and(|n| THIS_PROJECT.iter().any(|p| n.starts_with(p)))
+            // "마감이 일요일이라서 그 전에 …", "팀원은 저 포함 네 명": inside a sentence "그"
+            // points back at its own clause and "저" is the speaker, not the work at hand.
+            && !(i > 0
+                && matches!(*w, "그" | "저")
+                && words.get(i + 1).is_some_and(|n| WITHIN_SENTENCE.contains(n)))
     });
     let required = ends_with_any(core, REQUIRED_END);
-    let standing = strong || weak || required;
+    // "로그 포맷 바꾸면 데이터팀에 미리 알려야 해요": an obligation under a condition holds
+    // whenever the condition does.
+    let conditional_rule = ends_with_any(core, OBLIGATION_END)
+        && words.iter().rev().skip(2).any(|w| {
+            w.chars().count() >= 2 && w.ends_with('면') && !s.has(PROHIBITION)
+        });
+    // "계속 그렇게 해 주세요": asking to keep doing something is a standing request.
+    let keep_on = words.contains(&"계속") && ends_with_any(core, REQUEST_END);
+    let standing = strong || weak || required || keep_on || conditional_rule;
     // A subject ("빌드가 항상 실패해") makes it a statement about that subject.
     let subject = words
         .iter()
@@ -1267,7 +1337,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         || imperative;
     // "절대 이 파일은 건드리지 마": a strong cue makes a request a rule even about something at
     // hand; a statement about it ("항상 이런 식이면 곤란해요") stays about the moment.
-    if at_hand && !(strong && request) {
+    if at_hand && !((strong || keep_on) && request) {
         return None;
     }
     let channel = s.has(CHANNEL);
@@ -1282,7 +1352,10 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     // where to look ("…는 '온콜' 페이지를 참고하세요") or where to report whenever something
     // happens ("장애가 나면 #incident 채널에 알려 주세요").
     let task = (!topic || (object && !pointer)) && !(channel && on_event(&words));
-    if request && !standing && !prohibition && task {
+    // "핵심만 세 줄로 요약해 주면 좋겠어요": a wish that names nothing to change is how the
+    // speaker wants answers, not a task.
+    let standing_wish = wish && !object && !at_hand;
+    if request && !standing && !prohibition && task && !standing_wish {
         return None;
     }
     // The verb of a request is in its last two words ("바꿔 주세요", "바꿔주세요").
@@ -1294,7 +1367,25 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if request && !standing && !prohibition && one_off {
         return None;
     }
-    let mut report_text = s.m.clone();
+    // A failure word before the topic's head names a thing ("실패 알림은 …", "장애 대응 런북은
+    // …"): only the topic's head ("원인은 …") and what is said about it can report a failure,
+    // and "새 …" (a new thing) anywhere.
+    let topic_at = words
+        .iter()
+        .take(4)
+        .take_while(|w| {
+            w.chars().count() < 2
+                || !w.ends_with(['가', '를', '을', '에', '로', '의', '도', '만', '서'])
+        })
+        .position(|w| is_topic(w));
+    let mut report_text = match topic_at {
+        Some(i) if !s.m.contains("새 ") => words[i..].join(" "),
+        _ => s.m.clone(),
+    };
+    // "wiki/runbooks/ 아래에 있음": under a path, not "see below".
+    if s.path || quoted {
+        report_text = report_text.replace("아래에", " ");
+    }
     for c in NOT_A_REPORT {
         report_text = report_text.replace(c, " ");
     }
@@ -1306,7 +1397,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     // "오후엔 제가 자리에 없어요", "당분간 배포는 제가 수동으로 해요": the speaker's own doing,
     // unless it is their role ("배포는 제가 담당해요").
     if !request && words.iter().skip(1).any(|w| matches!(*w, "제가" | "내가")) {
-        return (s.has(&["담당", "맡고", "맡아", "책임"]) && !report).then_some(MemoryType::User);
+        return (s.has(&["담당", "맡고", "맡아", "맡았", "맡게", "책임"]) && !report)
+            .then_some(MemoryType::User);
     }
     if (request || obligation || ends_with_any(core, WHERE_END))
         && !prohibition
@@ -1366,6 +1458,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     .any(|e| core.ends_with(e));
     // "…에 남기면 됩니다" without a channel, "…로 돌리면 돼요": how things are done here.
     let statement = statement || ends_with_any(core, WHERE_END) || required || nominal_end(core);
+    // "온콜은 주 단위로 돌아가고 교대는 월요일 오전 10시": a memo that ends in a noun.
+    let statement = statement || (words.len() >= 3 && noun_end(core));
     // "로그는 모두 JSON 형식으로 남깁니다": a statement about a topic named first (은/는 on one
     // of the first three words, the words before it bare nouns: "에러 응답 포맷은 …") is how the
     // project works, unless it reports a failure.
