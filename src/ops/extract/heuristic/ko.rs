@@ -441,6 +441,14 @@ const AT_HAND_PREFIX: &[&str] = &[
 
 const THIS_PROJECT: &[&str] = &[
     "프로젝트",
+    "앱",
+    "사이트",
+    "웹사이트",
+    "시스템",
+    "제품",
+    "클라이언트",
+    "코드베이스",
+    "모노레포",
     "저장소",
     "레포",
     "리포지토리",
@@ -482,6 +490,17 @@ const WEAK_STANDING: &[&str] = &[
     "매주",
     "기 전에",
     "할 때",
+];
+
+/// Conditions that hold whenever something grows past a limit ("함수 길어지면 …").
+const THRESHOLD: &[&str] = &[
+    "넘으면",
+    "넘어가면",
+    "길어지면",
+    "커지면",
+    "많아지면",
+    "늘어나면",
+    "초과하면",
 ];
 
 /// "…하는 게 좋아요": advice, which asks for it every time.
@@ -1179,7 +1198,8 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
         let condition = bare.ends_with('면') || bare.ends_with("면은");
         let before_cue = ["그리고 ", "참고로"].iter().any(|c| next.starts_with(c));
         if (comma || joined || before_cue) && !condition {
-            let clause = text[start..space].trim();
+            // The comma that cut it is not part of the clause: its ending is judged.
+            let clause = text[start..space].trim().trim_end_matches([',', '，']);
             if !clause.is_empty() {
                 out.push(clause);
             }
@@ -1290,7 +1310,12 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     // "늘" (always) only as a word: it is also the stem of "늘리다" (to increase).
     let strong = s.has(STRONG_STANDING) || s.any_word(EN_STANDING) || words.contains(&"늘");
     let habitual = habitual_clause(&words);
-    let weak = s.has(WEAK_STANDING) || habitual || since_clause(&words);
+    // "매 배포 전날까지", "함수 길어지면 알아서 쪼개 줘": every time, whenever a threshold is
+    // passed, at the assistant's own judgement.
+    let weak = s.has(WEAK_STANDING)
+        || habitual
+        || since_clause(&words)
+        || words.iter().any(|w| matches!(*w, "매" | "알아서") || THRESHOLD.contains(w));
     let at_hand = words.iter().enumerate().any(|(i, w)| {
         !(i == 0 && jeo_user)
             && (AT_HAND.contains(w) || AT_HAND_PREFIX.iter().any(|p| w.starts_with(p)))
@@ -1396,9 +1421,16 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     // "오후엔 제가 자리에 없어요", "당분간 배포는 제가 수동으로 해요": the speaker's own doing,
     // unless it is their role ("배포는 제가 담당해요").
+    // A habit of theirs about a topic ("릴리스 노트는 PM인 제가 매 배포 전날까지 작성합니다")
+    // is how the project works.
     if !request && words.iter().skip(1).any(|w| matches!(*w, "제가" | "내가")) {
-        return (s.has(&["담당", "맡고", "맡아", "맡았", "맡게", "책임"]) && !report)
-            .then_some(MemoryType::User);
+        if report {
+            return None;
+        }
+        if s.has(&["담당", "맡고", "맡아", "맡았", "맡게", "책임"]) {
+            return Some(MemoryType::User);
+        }
+        return (standing && topic_at.is_some()).then_some(MemoryType::Project);
     }
     if (request || obligation || ends_with_any(core, WHERE_END))
         && !prohibition
@@ -1441,9 +1473,12 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.url {
         return Some(MemoryType::Reference);
     }
+    // "실험 결과는 MLflow 대시보드에서 볼 수 있어요": a failure word as the topic of a pointer
+    // to a document or channel is what is found there.
+    let placed = s.has(DOC_NOUN) || channel || quoted;
     if s.has(LOCATED)
-        && (s.has(DOC_NOUN) || channel || quoted || (s.path && !starts_project))
-        && !report
+        && (placed || (s.path && !starts_project))
+        && (!report || (placed && topic_at.is_some()))
     {
         return Some(MemoryType::Reference);
     }
