@@ -492,6 +492,13 @@ const WEAK_STANDING: &[&str] = &[
     "할 때",
 ];
 
+/// Words of the trade: a statement about one of these is about the work.
+const WORK_NOUN: &[&str] = &[
+    "배포", "테스트", "코드", "리뷰", "브랜치", "서버", "빌드", "커밋", "스프린트", "데이터",
+    "파이프라인", "모듈", "서비스", "프로젝트", "저장소", "레포", "릴리스", "장애", "온콜",
+    "마감", "일정", "회의", "API", "DB", "쿼리", "로그", "환경", "인프라", "라이브러리",
+];
+
 /// Conditions that hold whenever something grows past a limit ("함수 길어지면 …").
 const THRESHOLD: &[&str] = &[
     "넘으면",
@@ -1542,6 +1549,11 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         || s.m.chars().any(|c| c.is_ascii_alphabetic())
         || s.has(&["대신", "말고", "로 써", "로 씀"]);
     if statement && stack_verb && how && !report && !request && !obligation {
+        return Some(MemoryType::Project);
+    }
+    // Undecided: a plain statement about the work (a technical name or a word of the trade)
+    // that no noise shape above caught leans durable.
+    if statement && !report && !request && topic && !subject && (technical || s.has(WORK_NOUN)) {
         return Some(MemoryType::Project);
     }
     None
