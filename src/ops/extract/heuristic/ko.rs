@@ -215,6 +215,18 @@ fn lasting_change(s: &Sent, words: &[&str], team: bool) -> bool {
     if s.has(RETIRED_OR_JOINED) || s.has(RULE_GIVEN) {
         return true;
     }
+    // "용어집은 docs/glossary.md 에 모아 두었어요": put somewhere and left there.
+    // "위에 붙여 놨어요" points into the conversation, not at a place.
+    const IN_CHAT: &[&str] = &["위에", "아래에", "밑에", "앞에", "여기에", "거기에", "붙여"];
+    if s.has(&["두었", "뒀", "놓았", "놨"])
+        && (s.path || s.has(DOC_NOUN) || quoted_name(&s.m))
+        && !s.has(CODE_NAME)
+        && !words
+            .iter()
+            .any(|w| IN_CHAT.iter().any(|c| w.starts_with(c)))
+    {
+        return true;
+    }
     if s.has(ADOPTED) && (team || since_clause(words) || s.has(SINCE_THEN)) {
         return true;
     }
@@ -392,7 +404,17 @@ const NOT_A_REPORT: &[&str] = &[
 /// Words after "그"/"저" inside a sentence that make them point back at the sentence's own
 /// clause ("그 전에") or name the speaker ("저 포함").
 const WITHIN_SENTENCE: &[&str] = &[
-    "전에", "후에", "다음에", "뒤에", "때", "때는", "대신", "포함", "포함해서", "빼고", "말고",
+    "전에",
+    "후에",
+    "다음에",
+    "뒤에",
+    "때",
+    "때는",
+    "대신",
+    "포함",
+    "포함해서",
+    "빼고",
+    "말고",
 ];
 
 /// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
@@ -492,11 +514,66 @@ const WEAK_STANDING: &[&str] = &[
     "할 때",
 ];
 
+/// Experience told in the past ("…해 봤어요", "오래 했어요", "3년 했어요").
+const TRIED: &[&str] = &[
+    "해 봤",
+    "해봤",
+    "써 봤",
+    "써봤",
+    "만져 봤",
+    "만져봤",
+    "오래 했",
+    "년 했",
+    "년간",
+    "년 동안",
+];
+
+/// Who the speaker may be ("인턴이라 …", "신입이라서 …").
+const ROLE_NOUN: &[&str] = &[
+    "인턴",
+    "신입",
+    "주니어",
+    "시니어",
+    "학생",
+    "프리랜서",
+    "초보",
+    "비개발자",
+    "디자이너",
+    "기획자",
+    "외주",
+];
+
 /// Words of the trade: a statement about one of these is about the work.
 const WORK_NOUN: &[&str] = &[
-    "배포", "테스트", "코드", "리뷰", "브랜치", "서버", "빌드", "커밋", "스프린트", "데이터",
-    "파이프라인", "모듈", "서비스", "프로젝트", "저장소", "레포", "릴리스", "장애", "온콜",
-    "마감", "일정", "회의", "API", "DB", "쿼리", "로그", "환경", "인프라", "라이브러리",
+    "배포",
+    "테스트",
+    "코드",
+    "리뷰",
+    "브랜치",
+    "서버",
+    "빌드",
+    "커밋",
+    "스프린트",
+    "데이터",
+    "파이프라인",
+    "모듈",
+    "서비스",
+    "프로젝트",
+    "저장소",
+    "레포",
+    "릴리스",
+    "장애",
+    "온콜",
+    "마감",
+    "일정",
+    "회의",
+    "API",
+    "DB",
+    "쿼리",
+    "로그",
+    "환경",
+    "인프라",
+    "라이브러리",
 ];
 
 /// Conditions that hold whenever something grows past a limit ("함수 길어지면 …").
@@ -901,6 +978,14 @@ fn nominal_end(core: &str) -> bool {
     })
 }
 
+/// "security@example.com 으로 보내면 됩니다": an address to write to.
+fn email(text: &str) -> bool {
+    text.split_whitespace().any(|w| {
+        w.split_once('@')
+            .is_some_and(|(a, b)| !a.is_empty() && b.contains('.') && b.is_ascii())
+    })
+}
+
 /// The last word is a noun or a number, not a verb form ("…월요일 오전 10시", "…담당 Kim").
 fn noun_end(core: &str) -> bool {
     const VERBISH: &[char] = &[
@@ -1259,7 +1344,14 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
             .is_some_and(|w| !POINTED_AT.iter().any(|p| w.starts_with(p)))
         && (!ends_with_any(core, REQUEST_END) || user_reason)
         && !s.has(PROHIBITION);
-    let user_cue = USER_START.iter().any(|c| s.m.starts_with(c)) || jeo_user;
+    // "인턴이라 권한이 없어서 …": who the speaker is, given as the reason of what follows.
+    let role_reason = words.first().is_some_and(|w| {
+        ROLE_NOUN.iter().any(|r| w.starts_with(r))
+            && ["이라", "라서", "이라서", "이어서", "여서"]
+                .iter()
+                .any(|e| w.ends_with(e))
+    });
+    let user_cue = USER_START.iter().any(|c| s.m.starts_with(c)) || jeo_user || role_reason;
     // "저는 괜찮아요", "저는 상관없습니다": a reaction, not a fact about the speaker.
     if user_cue && words.len() < 3 && core.chars().count() <= 10 {
         return None;
@@ -1295,7 +1387,10 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.has(DECISION) && !decision {
         return None;
     }
-    let lasting = decision || lasting_change(s, &words, team);
+    // "저는 C#은 오래 했고 C++은 거의 안 해 봤어요": what the speaker has (or never) done is
+    // their experience, which lasts.
+    let tried = user_start && s.has(TRIED);
+    let lasting = decision || tried || lasting_change(s, &words, team);
     let past = past_tense(&unmarked) || has_any(&unmarked, PAST);
     // "답변할 때 코드 먼저 보여 주고 설명은 나중에 해 주세요": within a habit, "나중에" orders
     // the steps.
@@ -1322,7 +1417,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let weak = s.has(WEAK_STANDING)
         || habitual
         || since_clause(&words)
-        || words.iter().any(|w| matches!(*w, "매" | "알아서") || THRESHOLD.contains(w));
+        || words
+            .iter()
+            .any(|w| matches!(*w, "매" | "알아서") || THRESHOLD.contains(w));
     let at_hand = words.iter().enumerate().any(|(i, w)| {
         !(i == 0 && jeo_user)
             && (AT_HAND.contains(w) || AT_HAND_PREFIX.iter().any(|p| w.starts_with(p)))
@@ -1339,11 +1436,16 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     // "로그 포맷 바꾸면 데이터팀에 미리 알려야 해요": an obligation under a condition holds
     // whenever the condition does.
     let conditional_rule = ends_with_any(core, OBLIGATION_END)
-        && words.iter().rev().skip(2).any(|w| {
-            w.chars().count() >= 2 && w.ends_with('면') && !s.has(PROHIBITION)
-        });
+        && words
+            .iter()
+            .rev()
+            .skip(2)
+            .any(|w| w.chars().count() >= 2 && w.ends_with('면') && !s.has(PROHIBITION));
     // "계속 그렇게 해 주세요": asking to keep doing something is a standing request.
-    let keep_on = words.contains(&"계속") && ends_with_any(core, REQUEST_END);
+    // "계속 진행해 주세요" only goes on with the task: the manner must be named.
+    let keep_on = words.contains(&"계속")
+        && s.has(&["그렇게", "이렇게", "그런 식", "이런 식", "스타일", "그대로"])
+        && ends_with_any(core, REQUEST_END);
     let standing = strong || weak || required || keep_on || conditional_rule;
     // A subject ("빌드가 항상 실패해") makes it a statement about that subject.
     let subject = words
@@ -1386,7 +1488,18 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let task = (!topic || (object && !pointer)) && !(channel && on_event(&words));
     // "핵심만 세 줄로 요약해 주면 좋겠어요": a wish that names nothing to change is how the
     // speaker wants answers, not a task.
-    let standing_wish = wish && !object && !at_hand;
+    // The wish must say how ("핵심만", "세 줄 정도로", "짧게", "자세히"): "회의록 요약해 주면
+    // 좋겠어요" is a task.
+    let manner = words.iter().any(|w| {
+        w.chars().count() >= 2
+            && (w.ends_with('게')
+                || w.ends_with('히')
+                || w.ends_with('만')
+                || w.ends_with("정도로")
+                || w.ends_with("식으로")
+                || w.ends_with("위주로"))
+    });
+    let standing_wish = wish && manner && !object && !at_hand;
     if request && !standing && !prohibition && task && !standing_wish {
         return None;
     }
@@ -1441,7 +1554,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     if (request || obligation || ends_with_any(core, WHERE_END))
         && !prohibition
-        && (channel || pointer || (s.path && ends_with_any(core, WHERE_END)))
+        && (channel || pointer || ((s.path || email(&s.m)) && ends_with_any(core, WHERE_END)))
     {
         return Some(MemoryType::Reference);
     }
@@ -1494,7 +1607,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Project);
     }
     let statement = [
-        "니다", "요", "어", "다", "야", "해", "음", "함", "임", "됨", "씀",
+        "니다", "요", "어", "아", "다", "야", "해", "음", "함", "임", "됨", "씀",
     ]
     .iter()
     .any(|e| core.ends_with(e));
@@ -1660,10 +1773,7 @@ mod tests {
     fn clauses_are_cut_where_statements_join() {
         assert_eq!(
             clauses("이거 고쳐 주고, 참고로 우리는 커밋 메시지를 영어로 써요."),
-            [
-                "이거 고쳐 주고,",
-                "참고로 우리는 커밋 메시지를 영어로 써요."
-            ]
+            ["이거 고쳐 주고", "참고로 우리는 커밋 메시지를 영어로 써요."]
         );
         assert_eq!(
             clauses("저 프론트 3년차인데 Rust는 처음이에요"),
@@ -1700,5 +1810,36 @@ mod tests {
         assert!(habitual_clause(&["배포", "전에는", "확인해야", "합니다."]));
         assert!(!habitual_clause(&["10분", "전에", "배포했어요."]));
         assert!(!habitual_clause(&["전에", "말했듯이"]));
+    }
+    #[test]
+    fn round_six_shapes() {
+        let kind = |m: &str| classify(&sent(m));
+        // A memo that ends in a noun, an address to write to, a rule someone set.
+        assert!(noun_end("교대는 월요일 오전 10시") && !noun_end("배포는 금요일에 해요"));
+        assert!(email("신고는 security@example.com 으로") && !email("@channel 멘션"));
+        assert!(lasting("교수님이 외부 라이브러리는 못 쓰게 하셨어요."));
+        assert_eq!(
+            kind("온콜은 주 단위로 돌아가고 교대는 월요일 오전 10시."),
+            Some(MemoryType::Project)
+        );
+        // A wish that says how is standing; one that names only the task is not.
+        assert_eq!(
+            kind("핵심만 세 줄 정도로 요약해 주면 좋겠어요."),
+            Some(MemoryType::Feedback)
+        );
+        assert_eq!(kind("회의록 요약해 주면 좋겠어요."), None);
+        // Keeping on in a named manner is a rule; going on with the task is not.
+        assert_eq!(kind("계속 그렇게 해 주세요."), Some(MemoryType::Feedback));
+        assert_eq!(kind("계속 진행해 주세요."), None);
+        // A failure word before the topic's head names a thing; the head itself reports.
+        assert!(kind("파이프라인 실패 알림은 #data-alerts 채널로 옵니다.").is_some());
+        assert_eq!(kind("에러 원인은 메모리 누수예요."), None);
+        // "별로" only as a word.
+        assert!(kind("DAG 파일은 폴더 밑에 도메인별로 나눠 둡니다.").is_some());
+        assert_eq!(kind("인턴이라 잘 모르겠어요."), None);
+        assert_eq!(
+            kind("인턴이라 권한이 없어서 프로덕션 콘솔은 못 들어가요."),
+            Some(MemoryType::User)
+        );
     }
 }
