@@ -399,6 +399,11 @@ const NOT_A_REPORT: &[&str] = &[
     "디렉토리 아래",
     "오류 추적",
     "에러 모니터링",
+    // "재현성을 위해": reproducibility, not reproducing a bug.
+    "재현성",
+    // "주말엔 연락 안 돼요": when the speaker can be reached.
+    "연락 안 ",
+    "연락이 안 ",
 ];
 
 /// Words after "그"/"저" inside a sentence that make them point back at the sentence's own
@@ -1334,11 +1339,16 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
             && (w.ends_with("아서")
                 || w.ends_with("어서")
                 || w.ends_with("라서")
-                || w.ends_with("해서"))
+                || w.ends_with("해서")
+                // "헷갈려서", "어려워서", "서툴러서": other vowels before the ending.
+                || ["려서", "워서", "러서", "와서", "져서"]
+                    .iter()
+                    .any(|e| w.ends_with(e)))
     });
     // "저 맥북 M2 쓰고 있어요": 저 without 는 is the speaker unless it points at a thing ("저 파일
     // 지워 줘") or the sentence asks for something.
-    let jeo_user = s.m.starts_with("저 ")
+    // "나 코틀린 코루틴 아직 헷갈려서 …" in 반말 the same.
+    let jeo_user = (s.m.starts_with("저 ") || s.m.starts_with("나 "))
         && words
             .get(1)
             .is_some_and(|w| !POINTED_AT.iter().any(|p| w.starts_with(p)))
@@ -1500,7 +1510,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
                 || w.ends_with("위주로"))
     });
     let standing_wish = wish && manner && !object && !at_hand;
-    if request && !standing && !prohibition && task && !standing_wish {
+    // "나 코루틴 아직 헷갈려서 자세하게 설명해 줘": the request rests on a fact about the speaker.
+    let rests_on_user = jeo_user && user_reason;
+    if request && !standing && !prohibition && task && !standing_wish && !rests_on_user {
         return None;
     }
     // The verb of a request is in its last two words ("바꿔 주세요", "바꿔주세요").
