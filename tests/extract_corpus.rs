@@ -31,6 +31,9 @@ const HELDOUT4_LANGS: &[&str] = &["ko"];
 /// Held-out v5 was written for Korean by another separate author, as realistic messy session
 /// messages, while the fifth round's rules were being written.
 const HELDOUT5_LANGS: &[&str] = &["ko"];
+/// Held-out v6 was written for Korean by yet another separate author (several imagined voices)
+/// while the sixth round's rules were being written.
+const HELDOUT6_LANGS: &[&str] = &["ko"];
 const FORMATS: &[&str] = &["qwen", "claude", "generic"];
 
 #[derive(Debug, Clone)]
@@ -193,6 +196,8 @@ fn langs(set: &str) -> &'static [&'static str] {
         HELDOUT4_LANGS
     } else if set == "heldout5" {
         HELDOUT5_LANGS
+    } else if set == "heldout6" {
+        HELDOUT6_LANGS
     } else {
         LANGS
     }
@@ -292,6 +297,13 @@ fn corpora_have_the_promised_sizes() {
         } else {
             Vec::new()
         };
+        let h6 = if HELDOUT6_LANGS.contains(&lang) {
+            let h6 = load("heldout6", lang);
+            assert!(h6.len() >= 60, "{lang}: {} held-out v6 messages", h6.len());
+            h6
+        } else {
+            Vec::new()
+        };
         assert!(h1.len() >= min1, "{lang}: {} held-out messages", h1.len());
         assert!(
             h2.len() >= min2,
@@ -303,7 +315,7 @@ fn corpora_have_the_promised_sizes() {
         for set in [&h1, &h2, &d] {
             assert!(set.iter().any(|m| m.durable) && set.iter().any(|m| !m.durable));
         }
-        for h in [&h3, &h4, &h5] {
+        for h in [&h3, &h4, &h5, &h6] {
             if !h.is_empty() {
                 assert!(h.iter().any(|m| m.durable) && h.iter().any(|m| !m.durable));
             }
@@ -327,6 +339,12 @@ fn corpora_have_the_promised_sizes() {
             .chain(h5.iter().map(|m| (m, &h2)))
             .chain(h5.iter().map(|m| (m, &h3)))
             .chain(h5.iter().map(|m| (m, &h4)))
+            .chain(h6.iter().map(|m| (m, &d)))
+            .chain(h6.iter().map(|m| (m, &h1)))
+            .chain(h6.iter().map(|m| (m, &h2)))
+            .chain(h6.iter().map(|m| (m, &h3)))
+            .chain(h6.iter().map(|m| (m, &h4)))
+            .chain(h6.iter().map(|m| (m, &h5)))
         {
             assert!(
                 !other.iter().any(|x| x.text == m.text),
@@ -400,7 +418,7 @@ fn no_secret_from_the_corpora_is_written() {
     let sb = Sandbox::new();
     let mut secrets = Vec::new();
     for set in [
-        "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5",
+        "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
     ] {
         for lang in langs(set) {
             let msgs = load(set, lang);
@@ -459,7 +477,18 @@ fn heldout4_corpora() {
     assert_meets_floor("heldout4");
 }
 
+/// Held-out v5 (Korean): written and committed (081d642) by another separate author while the
+/// fifth round's rules were being written; first measured once those rules were committed.
 #[test]
 fn heldout5_corpora() {
     assert_meets_floor("heldout5");
+}
+
+/// Held-out v6 (Korean): written and committed (1537441) by a separate author who read no rule
+/// code, no Korean dev line and no other held-out set, while the sixth round's rules were being
+/// written; first measured once those rules were committed, never used to change a rule, its
+/// mistakes never printed.
+#[test]
+fn heldout6_corpora() {
+    assert_meets_floor("heldout6");
 }
