@@ -7,8 +7,9 @@
 //! third; `heldout4/` (Korean only) was written by a separate author who read no rule code and
 //! was first measured after the fourth round's rules were committed; `heldout5/` (Korean only,
 //! another separate author who read no rule code, no Korean dev line and no other held-out
-//! set) was first measured after the fifth round's rules were committed; their mistakes are
-//! never printed. No held-out set is used to change a rule. The bar
+//! set) was first measured after the fifth round's rules were committed; `heldout6/` (Korean
+//! only, yet another separate author with the same restrictions) after the sixth's; their
+//! mistakes are never printed. No held-out set is used to change a rule. The bar
 //! is asserted on all of them, with the listed exceptions in `heldout_floor` (see README,
 //! "Extract quality").
 //!
@@ -375,16 +376,21 @@ const BAR: (f64, f64, f64) = (0.95, 0.90, 0.90);
 /// fails) and the README reports the shortfall. Every exception is listed here.
 fn heldout_floor(set: &str, lang: &str) -> (f64, f64, f64) {
     match (set, lang) {
-        // Measured once after the fifth (Korean) round, unchanged from the fourth: precision
+        // Measured once after the sixth (Korean) round, unchanged since the fourth: precision
         // 0.923 (12 of 13 found are durable), recall 1.000; after the third 0.917 / 0.917,
         // before it 0.909 / 0.833.
         ("heldout2", "ko") => (0.92, 0.90, 0.90),
-        // Held-out v3 (after the fifth round 1.000 / 0.929 / 0.923, was 1.000 / 0.857 / 0.917)
-        // and v4 (1.000 / 0.900 / 0.972, was 1.000 / 0.825 / 0.970) now meet the bar: no
+        // Held-out v3 (after the sixth round 1.000 / 0.964 / 0.926) and v4 (0.973 / 0.900 /
+        // 0.972; its precision fell from 1.000, one noise message now kept) meet the bar: no
         // exception.
-        // Measured once, after the fifth round's rules were committed (the first time it was
-        // measured): recall 0.829 (34 of 41), precision 0.971 (34 of 35), type 0.941 (32 of 34).
-        ("heldout5", "ko") => (0.95, 0.82, 0.90),
+        // Held-out v5, measured the second time after the sixth round's rules were committed:
+        // recall rose from 0.829 to 0.902 (37 of 41) and now meets the bar, but precision FELL
+        // from 0.971 to 0.949 (37 of 39 found are durable), just under it; type 0.946.
+        ("heldout5", "ko") => (0.94, 0.90, 0.90),
+        // Held-out v6, measured once after the sixth round's rules were committed (the first
+        // time it was measured): precision 0.977 (43 of 44), recall 0.915 (43 of 47), type
+        // accuracy 0.884 (38 of 43), under the bar.
+        ("heldout6", "ko") => (0.95, 0.90, 0.88),
         _ => BAR,
     }
 }
