@@ -99,12 +99,33 @@ pub(super) fn looks_like_machine_text(s: &Masked) -> bool {
         return true;
     }
     let visible = s.mask.chars().filter(|c| !c.is_whitespace()).count();
-    let symbols = s
-        .mask
-        .chars()
-        .filter(|c| "{}[]<>=;|\\$&^~#@%+*".contains(*c))
-        .count();
-    symbols * 10 > visible
+    symbol_count(&s.mask) * 10 > visible
+}
+
+/// Code-like symbols in `text`, not counting those of a language's name ("C++", "g++", "C#",
+/// "F#"): "I'm a C++ developer." is 2 symbols in 17 characters, which read as machine text.
+fn symbol_count(text: &str) -> usize {
+    let chars: Vec<char> = text.chars().collect();
+    // A name may be followed by a particle in a script without spaces ("C++로", "C#을").
+    let ends_word = |i: usize| chars.get(i).is_none_or(|c| !c.is_ascii_alphanumeric());
+    let mut count = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let after_letter = i > 0 && chars[i - 1].is_ascii_alphabetic();
+        if after_letter && chars[i] == '+' && chars.get(i + 1) == Some(&'+') && ends_word(i + 2) {
+            i += 2;
+            continue;
+        }
+        if after_letter && chars[i] == '#' && ends_word(i + 1) {
+            i += 1;
+            continue;
+        }
+        if "{}[]<>=;|\\$&^~#@%+*".contains(chars[i]) {
+            count += 1;
+        }
+        i += 1;
+    }
+    count
 }
 
 /// Conversational lead-ins ("ok,", "also", "btw") are dropped from the summary as well.
@@ -591,8 +612,8 @@ fn user_fact(s: &Masked) -> bool {
             r"^i(?:'d| would)?(?: really| strongly| generally| usually| much)? (?:prefer|like|love|enjoy|hate|dislike|don't like|do not like|can't stand|cannot stand)\s+(?P<next>\w+(?:\s+\w+)?)",
             r"^my (?:preferred|favou?rite|main|primary|usual|default|go-to|native|first|daily) [\w .+#/-]{1,40}?\b(?:is|are)\b",
             r"^my (?:name|role|title|job|job title|timezone|time zone|background|pronouns|github (?:handle|username)|username|handle|team|native language|first language|os|operating system|editor|ide|shell|terminal|keyboard layout|setup|laptop|machine|workstation|employer|company|manager|expertise|specialty|focus) (?:is|are)\b",
-            &format!(r"^i(?:'m| am) (?:a|an|the|one of the)\s+(?:[\w-]+\s+){{0,3}}?{ROLE}s?\b"),
-            &format!(r"^i(?:'m| am) (?:more of|mostly|mainly|primarily|really) (?:a|an)\s+(?:[\w-]+\s+){{0,2}}?(?:{ROLE}|person|guy|type)s?\b"),
+            &format!(r"^i(?:'m| am) (?:a|an|the|one of the)\s+(?:[\w+#.-]+\s+){{0,3}}?{ROLE}s?\b"),
+            &format!(r"^i(?:'m| am) (?:more of|mostly|mainly|primarily|really) (?:a|an)\s+(?:[\w+#.-]+\s+){{0,2}}?(?:{ROLE}|person|guy|type)s?\b"),
             r"^i(?:'m| am) (?:(?:very|quite|pretty|fairly|really|not|not very|not really|more|mostly|an?)\s+)*(?:new to|familiar with|comfortable with|experienced (?:with|in)|fluent in|proficient (?:with|in)|expert in|beginner (?:with|in|at)|colou?r[- ]?blind|left-handed|based in|located in|on the [\w -]+ team|in charge of|responsible for|the (?:maintainer|owner|author|lead|tech lead) of|visually impaired|dyslexic|deaf|blind|using a screen reader|allergic to|vegetarian|vegan)\b",
             r"^i (?:work|live|code|program|develop) (?:on|in|at|for|as|with|from|mostly|mainly|primarily|remotely|part-time|full-time)\b",
             r"^i (?:mostly|mainly|primarily|usually|normally|typically|generally|always|never|rarely|often|only|tend to|prefer to|like to)\s+(?P<next>\w+)",

@@ -102,6 +102,26 @@ mod unit {
     }
 
     #[test]
+    fn a_language_name_with_symbols_is_not_machine_text() {
+        for text in [
+            "I'm a C++ developer.",
+            "우리 엔진은 C++로 작성돼 있어요.",
+            "我们的引擎是用 C++ 写的。",
+            "The billing service is written in C#.",
+            "저는 C#은 오래 했고 C++은 거의 안 해 봤어요.",
+        ] {
+            assert!(!plan(text).is_empty(), "{text}");
+        }
+        // Real code and dense symbols still are.
+        for text in [
+            "for (i = 0; i < n; i++) { x += a[i]; }",
+            "x = a ++ b; y = c++ + d#",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
     fn upstream_vectors_hello_is_nothing() {
         assert_eq!(plan("hello"), vec![]);
     }
