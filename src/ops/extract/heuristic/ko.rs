@@ -1003,6 +1003,20 @@ fn noun_end(core: &str) -> bool {
         .is_some_and(|c| c.is_ascii_alphanumeric() || (is_syllable(c) && !VERBISH.contains(&c)))
 }
 
+/// Where a topic (은/는) is among the first four words when only bare nouns come before it
+/// ("에러 응답 포맷은 …"): a word with a case particle (가, 를, 에, 로, …) ends the search.
+fn leading_topic<W: AsRef<str>>(words: &[W]) -> Option<usize> {
+    words
+        .iter()
+        .map(AsRef::as_ref)
+        .take(4)
+        .take_while(|w| {
+            w.chars().count() < 2
+                || !w.ends_with(['가', '를', '을', '에', '로', '의', '도', '만', '서'])
+        })
+        .position(is_topic)
+}
+
 fn is_syllable(c: char) -> bool {
     (0xAC00..=0xD7A3).contains(&(c as u32))
 }
@@ -1527,14 +1541,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     // A failure word before the topic's head names a thing ("실패 알림은 …", "장애 대응 런북은
     // …"): only the topic's head ("원인은 …") and what is said about it can report a failure,
     // and "새 …" (a new thing) anywhere.
-    let topic_at = words
-        .iter()
-        .take(4)
-        .take_while(|w| {
-            w.chars().count() < 2
-                || !w.ends_with(['가', '를', '을', '에', '로', '의', '도', '만', '서'])
-        })
-        .position(|w| is_topic(w));
+    let topic_at = leading_topic(&words);
     let mut report_text = match topic_at {
         Some(i) if !s.m.contains("새 ") => words[i..].join(" "),
         _ => s.m.clone(),
@@ -1630,14 +1637,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     // "로그는 모두 JSON 형식으로 남깁니다": a statement about a topic named first (은/는 on one
     // of the first three words, the words before it bare nouns: "에러 응답 포맷은 …") is how the
     // project works, unless it reports a failure.
-    let topic_first = words
-        .iter()
-        .take(4)
-        .take_while(|w| {
-            w.chars().count() < 2
-                || !w.ends_with(['가', '를', '을', '에', '로', '의', '도', '만', '서'])
-        })
-        .any(|w| is_topic(w));
+    let topic_first = leading_topic(&words).is_some();
     // An obligation or a permission with nobody and no topic named is addressed to the
     // assistant ("커밋하기 전에 테스트를 꼭 돌려야 해요", "주석은 한국어로 달아도 괜찮아요").
     let permission = s.has(PERMISSION);
