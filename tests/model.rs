@@ -6,7 +6,7 @@ mod openai_server;
 
 use std::net::{Ipv4Addr, TcpListener};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use openai_server::{OpenAiServer, Reply, CHAT_PATH};
 use qwen_memory::formats::doc::MemoryType;
@@ -152,16 +152,16 @@ fn server_error_twice_is_http_500_after_exactly_one_retry() {
     assert_eq!(server.requests().len(), 2);
 }
 
+/// The pause a `Retry-After` asks for is decided by `retry_pause` (unit-tested in
+/// `integrations::model`); here only that the answer after it is used, without timing the run.
 #[test]
-fn rate_limit_is_retried_honouring_retry_after() {
+fn rate_limit_with_retry_after_is_retried() {
     let server = OpenAiServer::start(vec![
         Reply::StatusRetryAfter(429, 1),
         Reply::good_json(json!({"after": "wait"})),
     ]);
-    let started = Instant::now();
     let answer = client_for(&server, None).chat_json("s", "u").unwrap();
     assert_eq!(answer, json!({"after": "wait"}));
-    assert!(started.elapsed() >= Duration::from_millis(900));
     assert_eq!(server.requests().len(), 2);
 }
 

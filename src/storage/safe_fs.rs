@@ -255,25 +255,11 @@ impl Dir {
     pub fn kind(&self, name: &OsStr) -> Result<Option<Kind>, FsError> {
         let path = self.path.join(name);
         let c = c_name(name, &path)?;
-        // SAFETY: `st` is plain old data fully written by a successful fstatat.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: valid descriptor and NUL-terminated name.
-        let rc = unsafe {
-            libc::fstatat(
-                self.fd.as_raw_fd(),
-                c.as_ptr(),
-                &mut st,
-                libc::AT_SYMLINK_NOFOLLOW,
-            )
-        };
-        if rc != 0 {
-            let err = last_os_error();
-            if err.kind() == io::ErrorKind::NotFound {
-                return Ok(None);
-            }
-            return Err(FsError::io(&path, err));
+        match self.stat_nofollow(&c, &path) {
+            Ok(st) => Ok(Some(kind_of_mode(st.st_mode))),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
         }
-        Ok(Some(kind_of_mode(st.st_mode)))
     }
 
     /// Opens the subdirectory `name` without following a symlink, creating it when `create` is
