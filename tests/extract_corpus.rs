@@ -10,8 +10,8 @@
 //! set) was first measured after the fifth round's rules were committed; `heldout6/` (Korean
 //! only, yet another separate author with the same restrictions) after the sixth's; their
 //! mistakes are never printed. No held-out set is used to change a rule. The bar
-//! is asserted on all of them, with the listed exceptions in `heldout_floor` (see README,
-//! "Extract quality").
+//! is asserted on all of them, with the listed exceptions in `heldout_floor`, and with no
+//! exception on each language's held-out messages pooled (see README, "Extract quality").
 //!
 //! Run with `cargo test --test extract_corpus -- --nocapture` to see the table.
 
@@ -36,6 +36,10 @@ const HELDOUT5_LANGS: &[&str] = &["ko"];
 /// while the sixth round's rules were being written.
 const HELDOUT6_LANGS: &[&str] = &["ko"];
 const FORMATS: &[&str] = &["qwen", "claude", "generic"];
+/// Every held-out set, in the order they were written.
+const HELDOUT_SETS: &[&str] = &[
+    "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
+];
 
 #[derive(Debug, Clone)]
 struct Labelled {
@@ -313,7 +317,7 @@ fn corpora_have_the_promised_sizes() {
         }
     }
     // Every Korean-only set is listed, so none escapes the size and disjointness checks.
-    for set in ["heldout3", "heldout4", "heldout5", "heldout6"] {
+    for &set in HELDOUT_SETS {
         for lang in langs(set) {
             assert!(
                 minimums.iter().any(|(s, l, _)| *s == set && l == lang),
@@ -385,14 +389,61 @@ fn heldout_corpora() {
     assert_meets_floor("heldout");
 }
 
+/// All held-out messages of a language taken together must meet the bar with no exception. A
+/// single small set moves by several points per message (one false positive in 13 kept is
+/// 0.077 of precision), so the pooled figure is the steadier estimate; the per-set floors above
+/// still catch a regression on any one set. Formats agree (asserted per set), so one is enough.
+#[test]
+fn heldout_pooled_per_language_meets_the_bar() {
+    let sb = Sandbox::new();
+    let mut pooled: BTreeMap<&str, (Score, usize)> = BTreeMap::new();
+    for &set in HELDOUT_SETS {
+        for &lang in langs(set) {
+            let (s, _) = measure(&sb, set, lang, "qwen");
+            let (sum, sets) = pooled.entry(lang).or_default();
+            sum.durable += s.durable;
+            sum.noise += s.noise;
+            sum.tp += s.tp;
+            sum.fp += s.fp;
+            sum.typed += s.typed;
+            *sets += 1;
+        }
+    }
+    assert_eq!(pooled.len(), LANGS.len(), "{:?}", pooled.keys());
+    let mut lines = vec![
+        "pooled held-out: lang  sets  msgs (durable/noise)  precision  recall  type-accuracy"
+            .to_string(),
+    ];
+    for (lang, (s, sets)) in &pooled {
+        lines.push(format!(
+            "pooled held-out: {lang:<5} {sets:>4}  {:>4} ({:>3}/{:>3})         {:.3}      {:.3}   {:.3}",
+            s.durable + s.noise,
+            s.durable,
+            s.noise,
+            s.precision(),
+            s.recall(),
+            s.type_accuracy()
+        ));
+    }
+    eprintln!("{}", lines.join("\n"));
+    let (p, r, ty) = BAR;
+    for (lang, (s, _)) in &pooled {
+        assert!(
+            s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
+            "pooled held-out {lang}: precision {:.3} recall {:.3} type {:.3}",
+            s.precision(),
+            s.recall(),
+            s.type_accuracy()
+        );
+    }
+}
+
 /// The corpora state secrets as if they were facts; a real (not dry) run writes none of them.
 #[test]
 fn no_secret_from_the_corpora_is_written() {
     let sb = Sandbox::new();
     let mut secrets = Vec::new();
-    for set in [
-        "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
-    ] {
+    for &set in std::iter::once(&"dev").chain(HELDOUT_SETS) {
         for lang in langs(set) {
             let msgs = load(set, lang);
             for m in &msgs {
