@@ -210,7 +210,11 @@ mod unit {
 
     #[test]
     fn temporary_words_only_on_word_boundaries() {
-        assert!(one("Nowhere in library code may we use unwrap.").is_none()); // no shape
+        // A rule by shape; "Nowhere" does not trip the filter's "now".
+        assert_eq!(
+            one("Nowhere in library code may we use unwrap.").map(|c| c.1),
+            Some("Nowhere in library code may we use unwrap.".into())
+        );
         assert_eq!(
             one("Known issues are tracked in the wiki.").map(|c| c.0),
             Some(Reference)
@@ -546,5 +550,23 @@ mod languages {
                 Some("会很慢".into())
             )]
         );
+    }
+}
+
+#[cfg(test)]
+mod en_shapes {
+    use super::super::*;
+    use MemoryType::{Feedback, Project, Reference, User};
+
+    fn topic(text: &str) -> Option<MemoryType> {
+        let p = plan_heuristic(&[UserText { offset: 0, text }]);
+        p.first().map(|p| p.topic)
+    }
+
+    #[test]
+    fn chat_fillers_and_spellings_do_not_hide_a_rule() {
+        assert_eq!(topic("ok so going forward: no force pushes, not even on your own branches"), Some(Feedback));
+        assert_eq!(topic("pls dont use emojis in commit msgs"), Some(Feedback));
+        assert_eq!(topic("Im colorblind so please dont rely on red/green in diagrams"), Some(User));
     }
 }
