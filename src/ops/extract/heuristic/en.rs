@@ -135,7 +135,7 @@ fn symbol_count(text: &str) -> usize {
 fn strip_fillers(s: Masked) -> Masked {
     static FILLER: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:(?:(?:ok|okay|yes|yeah|yep|no|nope|great|cool|nice|thanks|thank you|right|well|alright|all right|hey|hi|hello|oh|actually|one more thing|another thing|got it|understood|perfect|sure|quick one|quick note|heads up|side note|psa|anyway|anyways|honestly|tbh|fwiw|ah|oh and|so yeah|ok so|okay so|hey so|also|and also|one thing|small thing|for context|context)\s*[,:!.;-]|(?:also|and|but|so|btw|by the way|plus|oh and|and also|ok so|okay so|hey so|so yeah|hey|honestly|tbh|fwiw|anyway|anyways|for context|heads up|oh)\s*,?)\s+)+",
+            r"^(?:(?:(?:ok|okay|yes|yeah|yep|no|nope|great|cool|nice|thanks|thank you|right|well|alright|all right|hey|hi|hello|oh|actually|one more thing|another thing|got it|understood|perfect|sure|quick one|quick note|heads up|side note|psa|anyway|anyways|honestly|tbh|fwiw|ah|oh and|so yeah|ok so|okay so|hey so|also|and also|one thing|small thing|for context|context|yo|basically|so basically)\s*[,:!.;-]|(?:also|and|but|so|btw|by the way|plus|oh and|and also|ok so|okay so|hey so|so yeah|hey|honestly|tbh|fwiw|anyway|anyways|for context|heads up|oh|ah and|ah also|yo|so basically|basically|and basically)\s*,?)\s+)+",
         )
     });
     match FILLER.find(&s.mask) {
@@ -432,6 +432,9 @@ fn rejected_body(m: &str) -> bool {
             r"\b(?:fails|failed|crashed|crashes|broke|hangs|hung|timed out|times out|doesn't work|does not work|didn't work|isn't working|won't compile|doesn't compile|does not compile)\b",
             r"\b(?:no worries|looks good|sounds good|makes sense|good job|great job|well done|thank you|thanks)\b",
             r"\b(?:never mind|nevermind)\b",
+            // Reports in chat shapes: a server error, a resource running out, a rough count,
+            // laughter, a moment in the user's day.
+            r"\breturns? (?:an? |http |status )?5\d\d\b|\bstuck\b|\bout of (?:disk|memory|space|quota)\b|\blike \d|\ba lot of (?:ram|memory|cpu|disk|time|space)\b|\b(?:lol|lmao|haha|rofl|ugh|omg|wtf|brb)\b|\b(?:after|before) (?:lunch|the meeting|standup|my meeting)\b|\bin (?:a bit|a minute|a sec|an hour|five|5|ten|10) ?(?:min|mins|minutes)?\b",
         ]
         .into_iter()
         .map(rei)
@@ -1164,7 +1167,7 @@ fn tidy(text: &str) -> String {
 fn sentence_is_noise(m: &str) -> bool {
     static NOISE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|i believe|not sure|no idea|i wonder|kind of|sort of|for now|for the time being|at the moment|right now|this time|for this (?:pr|task|run|session|ticket|branch|one|change|commit|release|sprint|week|demo)|temporar(?:y|ily)|today|tonight|tomorrow|yesterday|next (?:week|month|quarter|sprint|year|time)|(?:next|this|on|by|until|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|last (?:week|month|night|time|sprint)|later|at some point|eventually|someday|if possible|let's|lets|let me|we'll|i'll|you'll|gonna|going to|can you|could you|would you|will you|what if|how about|any idea|thanks|thank you|lol|haha)\b",
+            r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|i believe|not sure|no idea|i wonder|kind of|sort of|for now|for the time being|at the moment|right now|this time|for this (?:pr|task|run|session|ticket|branch|one|change|commit|release|sprint|week|demo)|temporar(?:y|ily)|today|tonight|tomorrow|yesterday|next (?:week|month|quarter|sprint|year|time)|(?:next|this|on|by|until|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|last (?:week|month|night|time|sprint)|later|at some point|eventually|someday|if possible|let's|lets|let me|we'll|i'll|you'll|gonna|going to|can you|could you|would you|will you|what if|how about|any idea|thanks|thank you|lol|lmao|haha|rofl|ugh|omg|wtf|brb|after lunch|before lunch|in a bit|in a minute|in an hour)\b|\b(?:that's|that is|it's|it is|this is) (?:so |really |pretty |just )?(?:terrible|awful|bad|horrible|great|weird|annoying|wrong|ridiculous|crazy|insane|unacceptable|not ok|not okay|a problem|the problem|the issue|a bug|too slow|too much)\b",
         )
     });
     NOISE.is_match(m) || filter::is_temporary(m)
@@ -1174,10 +1177,15 @@ fn sentence_is_noise(m: &str) -> bool {
 fn points_at_hand(m: &str) -> bool {
     static AT_HAND: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"\b(?:this|these|those|it|its|them|here|above|below)\b|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit|test|change|line|regex|query|chart|table|error|output|code)\b|\b(?:the|your|my) (?:script|file|function|method|class|bug|error|issue|pr|commit|diff|patch|line|snippet|output|log|logs|query|endpoint|loop|button|page|form|modal|chart|field|variable|component|spinner|header|footer|title|result|results|numbers|values|experiment|typo|crash|fixture|repro|example|screenshot|stack trace|trace|traceback|last one|first one|other one|draft|version|approach|suggestion|answer|reply|response|idea|option|plan|proposal|fix|solution|refactor|request|change|changes|ticket|task|branch|module|readme|docs|suite)\b",
+            r"\b(?:this|these|those|it|them|here|above|below)\b|\bthat\s*[.!]?$|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit|test|change|line|regex|query|chart|table|error|output|code)\b|\b(?:the|your|my) (?:script|file|function|method|class|bug|error|issue|pr|commit|diff|patch|line|snippet|output|log|logs|query|endpoint|loop|button|page|form|modal|chart|field|variable|component|spinner|header|footer|title|result|results|numbers|values|experiment|typo|crash|fixture|repro|example|screenshot|stack trace|trace|traceback|last one|first one|other one|draft|version|approach|suggestion|answer|reply|response|idea|option|plan|proposal|fix|solution|refactor|request|change|changes|ticket|task|branch|module|readme|docs|suite)\b",
         )
     });
-    AT_HAND.is_match(m)
+    static NOT_DEICTIC: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:these days|this year|in this (?:repo|repository|project|codebase|team|company|org)|this (?:repo|repository|project|codebase|team|company|org|monorepo|workspace|service|app|crate|library|package))\b",
+        )
+    });
+    AT_HAND.is_match(&NOT_DEICTIC.replace_all(m, "X"))
 }
 
 /// A sentence judged noise whole may hold a durable clause next to a one-off request ("Fix the
@@ -1204,7 +1212,10 @@ fn by_clauses(s: &Masked) -> Option<Candidate> {
         if f.as_str().trim().eq_ignore_ascii_case("and") {
             // " and " joins clauses only when a new subject follows.
             let after = s.mask[f.end()..].to_ascii_lowercase();
-            let subject = ["we ", "i ", "i'm ", "the ", "our ", "you ", "please ", "don't ", "never ", "always "];
+            let subject = [
+                "we ", "i ", "i'm ", "the ", "our ", "you ", "please ", "don't ", "never ",
+                "always ",
+            ];
             if !subject.iter().any(|w| after.starts_with(w)) {
                 continue;
             }
@@ -1218,8 +1229,9 @@ fn by_clauses(s: &Masked) -> Option<Candidate> {
     }
     let pieces: Vec<(usize, usize)> = cuts.chunks(2).map(|c| (c[0], c[1])).collect();
     // "If the cache misses, we fall back to …": the clauses after a condition hold only under it.
-    static CONDITION: LazyLock<Regex> =
-        LazyLock::new(|| rei(r"^(?:if|when|whenever|once|after|before|while|unless|until|as soon as)\b"));
+    static CONDITION: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"^(?:if|when|whenever|once|after|before|while|unless|until|as soon as)\b")
+    });
     if CONDITION.is_match(s.mask.trim_start()) {
         return None;
     }
@@ -1231,10 +1243,17 @@ fn by_clauses(s: &Masked) -> Option<Candidate> {
             continue;
         }
         let clause = strip_fillers(clause);
+        if points_at_hand(clause.mask.trim()) {
+            continue;
+        }
         let mut c = statement(&clause).or_else(|| by_shape(&clause));
         if let Some(c) = c.as_mut() {
             let t = c.summary.trim_end_matches([',', ';', ':', ' ']).to_string();
-            c.summary = if t.ends_with(['.', '!']) { t } else { format!("{t}.") };
+            c.summary = if t.ends_with(['.', '!']) {
+                t
+            } else {
+                format!("{t}.")
+            };
             return Some(c.clone());
         }
     }
@@ -1250,21 +1269,80 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
     if m.contains('?') || sentence_is_noise(m) {
         return None;
     }
+    if let Some(c) = ask_person(s) {
+        return Some(c);
+    }
     if let Some(c) = how_we_work(s) {
         return Some(c);
     }
+    // "The way we work here is every service gets its own chart": the lead says it is the rule.
+    static RULE_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:the way we (?:work|do (?:it|things)|do this)(?: here)? is|here's how we (?:work|do (?:it|things))|how we do (?:it|things)(?: here)? is|(?:our|the|the team's|a team) (?:rule|convention|policy|standard|agreement|practice) (?:here )?is|(?:our|the) (?:house|team|golden) rule(?: here)? is)\s*:?\s*(?:that\s+|to\s+)?",
+        )
+    });
+    if let Some(f) = RULE_LEAD.find(m) {
+        let rest = &m[f.end()..];
+        if rest.split(' ').count() >= 3 && !rejected_body(rest) && !points_at_hand(rest) {
+            let (whole, why) = split_why(s);
+            return Some(Candidate {
+                topic: MemoryType::Project,
+                summary: whole.orig.trim().to_string(),
+                why,
+            });
+        }
+    }
     let before = s.mask.len();
     let s = strip_time_phrases(s.clone());
-    let standing = s.mask.len() < before;
+    let mut standing = s.mask.len() < before;
     let (lead, main) = match shape_lead(&s) {
         Some(at) => (true, s.tail(at)?),
         None => (false, s.clone()),
     };
     let (main_only, _) = split_why(&main);
     let mm = main_only.mask.trim();
-    if mm.split(' ').count() < 3 || rejected_body(mm) || points_at_hand(s.mask.trim()) {
+    // "When you generate migrations, name them with a timestamp prefix": a lead naming work
+    // that comes back makes the imperative standing, and a pronoun after it points at the
+    // lead's object, not at the work at hand.
+    static RECURRING: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:when|whenever|every time|each time|any time|anytime|before|after)\s+(?:you|we|someone|anyone)\s+(?P<v>[a-z]+)\s+(?:(?:a|an|any|new|the)\s+)?[\w.+#/-]+[^,]*,",
+        )
+    });
+    let recurring = RECURRING.captures(&s.mask).is_some_and(|c| {
+        c.name("v").is_some_and(|v| {
+            !matches!(
+                v.as_str().to_ascii_lowercase().as_str(),
+                "get"
+                    | "have"
+                    | "are"
+                    | "were"
+                    | "finish"
+                    | "see"
+                    | "find"
+                    | "come"
+                    | "got"
+                    | "had"
+                    | "did"
+                    | "do"
+                    | "can"
+                    | "could"
+                    | "think"
+                    | "want"
+                    | "need"
+            )
+        }) && !points_at_hand(c.get(0).map_or("", |g| g.as_str()))
+    });
+    let at_hand = if recurring {
+        static PRONOUN: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(?:it|them|they)\b"));
+        points_at_hand(&PRONOUN.replace_all(s.mask.trim(), "X"))
+    } else {
+        points_at_hand(s.mask.trim())
+    };
+    if mm.split(' ').count() < 3 || rejected_body(mm) || at_hand {
         return None;
     }
+    standing |= recurring;
     let topic = shape_topic(&main_only, standing)?;
     if lead && topic != MemoryType::Reference {
         // "If the cache misses, we fall back to …" describes behaviour in a situation; only a
@@ -1307,8 +1385,16 @@ fn shape_lead(s: &Masked) -> Option<usize> {
             r"^(?:for|in|on|across|within) (?:all |every |any )?(?:[\w.+#/-]+\s+){1,3}?(?P<s>i (?:want|need|expect|prefer)|we|please|always|never|don't|do not|use|prefer|avoid|keep)\b",
         )
     });
+    static ING_NO_COMMA: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:when|whenever|before|after|while)\s+\w+ing(?:\s+[\w.+#/-]+){0,4}?\s+(?P<v>use|prefer|avoid|keep|put|add|run|write|include|check|always|never|don't|do not|stick|follow|name|wrap|format)\b",
+        )
+    });
     if let Some(f) = COMMA.find(&s.mask) {
         return Some(f.end());
+    }
+    if let Some(at) = ING_NO_COMMA.captures(&s.mask).and_then(|c| c.name("v")) {
+        return Some(at.start());
     }
     if let Some(at) = SCOPE_NO_COMMA.captures(&s.mask).and_then(|c| c.name("s")) {
         return Some(at.start());
@@ -1449,18 +1535,113 @@ fn shape_reference(s: &Masked) -> bool {
             r"\b(?:are|is) tracked in (?:[A-Z]\w+|jira|linear|github issues|asana|trello)\b|^(?:bugs|issues|tickets|tasks|incidents)\b.*\b(?:are|is|go|live)\s+(?:in|on|to)\s+[A-Z]\w+",
         )
     });
-    IS_IN.is_match(m) || CALLED.is_match(m) || LOOK.is_match(m) || TOOL_NAMES.is_match(m)
+    static LINKED: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"\b(?:linked|documented|described|written up|explained|listed|pinned|bookmarked) (?:in|from|at|on)\s+(?:the\s+)?{PLACE}"
+        ))
+    });
+    IS_IN.is_match(m)
+        || CALLED.is_match(m)
+        || LOOK.is_match(m)
+        || TOOL_NAMES.is_match(m)
+        || LINKED.is_match(m)
+        || ASK_ABOUT.is_match(m)
+}
+
+/// "Any question about the payments API, ask Priya(, she wrote it)": the person to go to.
+static ASK_ABOUT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i:^(?:any|all|for (?:any|all)?\s*)\s*(?:[\w-]+\s+)?(?:questions?|issues?|problems?|doubts?)\s+(?:about|on|with|regarding|around)\s+[^,]{2,50},\s*(?:just\s+)?(?:ask|ping|talk to|check with|reach out to|go to))\s+@?[A-Z][\w-]+",
+    )
+});
+
+fn ask_person(s: &Masked) -> Option<Candidate> {
+    let f = ASK_ABOUT.find(s.mask.trim_start())?;
+    let lead = s.mask.len() - s.mask.trim_start().len();
+    let mut summary = s.orig.get(lead..lead + f.end())?.to_string();
+    summary.push('.');
+    Some(Candidate {
+        topic: MemoryType::Reference,
+        summary,
+        why: None,
+    })
 }
 
 /// Verbs that report the moment or a thought rather than a habit or a standing fact.
 const MOMENT_VERBS: &[&str] = &[
-    "think", "guess", "suppose", "wonder", "mean", "see", "know", "get", "need", "want", "hope",
-    "feel", "agree", "disagree", "believe", "bet", "doubt", "assume", "remember", "forgot",
-    "noticed", "understand", "realize", "realise", "just", "already", "can", "could", "will",
-    "would", "should", "might", "must", "may", "was", "were", "had", "did", "got", "am", "have",
-    "tried", "found", "saw", "lost", "made", "went", "came", "told", "said", "ran", "broke",
-    "love", "like", "hate", "keep", "still", "also", "really", "apologize", "promise", "owe",
-    "appreciate", "care", "talked", "spoke", "asked", "missed", "left", "took", "sent", "wrote",
+    "think",
+    "guess",
+    "suppose",
+    "wonder",
+    "mean",
+    "see",
+    "know",
+    "get",
+    "need",
+    "want",
+    "hope",
+    "feel",
+    "agree",
+    "disagree",
+    "believe",
+    "bet",
+    "doubt",
+    "assume",
+    "remember",
+    "forgot",
+    "noticed",
+    "understand",
+    "realize",
+    "realise",
+    "just",
+    "already",
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "might",
+    "must",
+    "may",
+    "was",
+    "were",
+    "had",
+    "did",
+    "got",
+    "am",
+    "have",
+    "tried",
+    "found",
+    "saw",
+    "lost",
+    "made",
+    "went",
+    "came",
+    "told",
+    "said",
+    "ran",
+    "broke",
+    "love",
+    "like",
+    "hate",
+    "keep",
+    "still",
+    "also",
+    "really",
+    "apologize",
+    "promise",
+    "owe",
+    "appreciate",
+    "care",
+    "mind",
+    "talked",
+    "spoke",
+    "asked",
+    "missed",
+    "left",
+    "took",
+    "sent",
+    "wrote",
 ];
 
 /// "I use Neovim with LSP", "I tend to review PRs on my phone", "I'm colorblind".
@@ -1472,7 +1653,7 @@ fn shape_user(m: &str) -> bool {
     });
     static I_AM: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^i(?:'m| am) (?:(?:also|really|very|pretty|quite|much|way|more|fairly|totally|completely|a lot|not)\s+)*(?:colou?r ?blind|dyslexic|left-handed|deaf|hard of hearing|remote|based (?:in|out of)|located in|from [A-Z]|(?:new|used|allergic|native) to|(?:comfortable|familiar|fluent|proficient|experienced|unfamiliar|at home) (?:with|in)|(?:good|bad|great|terrible|better|worse|decent|rusty|weak|strong) (?:at|with|in)|an? (?:[\w+#.-]+ ){0,3}?(?:person|guy|gal|dev|developer|engineer|programmer|learner|reader|user|fan|nerd|type)\b|in charge of|responsible for|on call|the only)\b",
+            r"^i(?:'m| am) (?:(?:also|really|very|pretty|quite|much|way|more|fairly|totally|completely|a lot|not)\s+)*(?:colou?r ?blind|dyslexic|left-handed|deaf|hard of hearing|remote|based (?:in|out of)|located in|from [A-Z]|(?:new|used|allergic|native) to|(?:comfortable|familiar|fluent|proficient|experienced|unfamiliar|at home) (?:with|in)|(?:good|bad|great|terrible|better|worse|decent|rusty|weak|strong) (?:at|with|in)|an? (?:[\w+#.-]+ ){0,3}?(?:person|guy|gal|dev|developer|engineer|programmer|learner|reader|user|fan|nerd|type|speaker)\b|in charge of|responsible for|on call|the only)\b",
         )
     });
     static MY: LazyLock<Regex> = LazyLock::new(|| {
@@ -1480,13 +1661,20 @@ fn shape_user(m: &str) -> bool {
             r"^my (?:[\w-]+ )?(?:background|setup|machine|laptop|os|editor|ide|shell|terminal|timezone|time zone|native language|first language|role|job|day job|stack|keyboard|screen|monitor|specialty|focus|workflow|hours|working hours|schedule|experience|team|company|employer|github|handle|username|eyesight|vision|internet|connection|bandwidth)\b\s+(?:is|are|has|runs|uses|isn't|is not)\b",
         )
     });
-    if I_AM.is_match(m) || MY.is_match(m) {
+    static I_HAVE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i(?:'ve| have)(?: got)? (?:adhd|add|dyslexia|rsi|autism|low vision|poor eyesight|bad eyesight|colou?r ?blindness|tinnitus|a (?:visual|hearing|motor) impairment|a slow (?:laptop|machine|connection)|a small screen|two monitors|one monitor|a kid|kids|young kids)\b",
+        )
+    });
+    if I_AM.is_match(m) || MY.is_match(m) || I_HAVE.is_match(m) {
         return true;
     }
     let Some(c) = I_VERB.captures(m) else {
         return false;
     };
-    let v = c.name("v").map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+    let v = c
+        .name("v")
+        .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
     !MOMENT_VERBS.contains(&v.as_str()) && !is_past_or_progressive(&v)
 }
 
@@ -1513,13 +1701,19 @@ fn shape_we(m: &str) -> bool {
     let Some(c) = WE_VERB.captures(m) else {
         return false;
     };
-    let v = c.name("v").map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
-    let obj = c.name("obj").map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+    let v = c
+        .name("v")
+        .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+    let obj = c
+        .name("obj")
+        .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
     if v == "have" {
         // "We have two environments" — not "we have a problem / to fix …".
         // "We have used pnpm since 2021" tells the past.
-        return !matches!(obj.as_str(), "to" | "a" | "an" | "got" | "been" | "no" | "done" | "made")
-            && !is_past_or_progressive(&obj);
+        return !matches!(
+            obj.as_str(),
+            "to" | "a" | "an" | "got" | "been" | "no" | "done" | "made"
+        ) && !is_past_or_progressive(&obj);
     }
     if v.ends_with('s') && !v.ends_with("ss") && m.to_ascii_lowercase().starts_with("we ") {
         return false; // "we runs" is not English; likely a noun
@@ -1560,16 +1754,65 @@ fn shape_imperative(m: &str, standing: bool) -> bool {
         "those", "his", "her", "their", "our", "another", "other", "same", "both",
     ];
     const ONE_OFF: &[&str] = &[
-        "worry", "bother", "forget", "mind", "hesitate", "panic", "be", "stop", "know", "think",
-        "understand", "see", "get", "need", "want", "have", "wait", "commit", "push", "merge",
-        "deploy", "touch", "go", "do", "run", "close", "delete", "remove", "revert", "change",
-        "move", "restart", "worry", "feel", "say", "tell",
+        "worry",
+        "bother",
+        "forget",
+        "mind",
+        "hesitate",
+        "panic",
+        "be",
+        "stop",
+        "know",
+        "think",
+        "understand",
+        "see",
+        "get",
+        "need",
+        "want",
+        "have",
+        "wait",
+        "commit",
+        "push",
+        "merge",
+        "deploy",
+        "touch",
+        "go",
+        "do",
+        "run",
+        "close",
+        "delete",
+        "remove",
+        "revert",
+        "change",
+        "move",
+        "restart",
+        "worry",
+        "feel",
+        "say",
+        "tell",
     ];
-    if RESPONSE.is_match(m) {
+    // "Explain things to me like I'm new to Kubernetes": how to explain anything.
+    static EXPLAIN_ANYTHING: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?(?:explain|describe|walk me through|teach me)\s+(?:things|everything|stuff|concepts|new concepts|code|anything)\b",
+        )
+    });
+    if RESPONSE.is_match(m) || EXPLAIN_ANYTHING.is_match(m) {
+        return true;
+    }
+    // "Stick with the existing pattern in new modules": the scope is every new thing of a kind.
+    static NEW_SCOPE: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"\b(?:in|for|to|across|on|with) (?:all |every |any )?new [\w-]+s\b"));
+    if STYLE.is_match(m) && NEW_SCOPE.is_match(m) {
+        return true;
+    }
+    if standing && STYLE.is_match(m) {
         return true;
     }
     if let Some(c) = STYLE.captures(m) {
-        let next = c.name("next").map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+        let next = c
+            .name("next")
+            .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
         if !NOT_STYLE_NEXT.contains(&next.as_str()) && !next.chars().all(|c| c.is_ascii_digit()) {
             return true;
         }
@@ -1578,8 +1821,12 @@ fn shape_imperative(m: &str, standing: bool) -> bool {
         return true;
     }
     if let Some(c) = DONT.captures(m) {
-        let v = c.name("v").map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
-        let obj = c.name("obj").map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+        let v = c
+            .name("v")
+            .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+        let obj = c
+            .name("obj")
+            .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
         if !ONE_OFF.contains(&v.as_str())
             && !is_past_or_progressive(&v)
             && !matches!(obj.as_str(), "yet" | "until" | "till" | "before")
@@ -1602,17 +1849,23 @@ fn shape_verbless(m: &str, standing: bool) -> bool {
         )
     });
     static NO_KIND: LazyLock<Regex> = LazyLock::new(|| {
-        rei(
-            r"^(?:no|zero|never any)\s+(?:[\w.+#/'-]+\s+){0,3}?[\w.+#/'-]*(?:s|ing)\b",
-        )
+        rei(r"^(?:no|zero|never any)\s+(?:[\w.+#/'-]+\s+){0,3}?[\w.+#/'-]*(?:s|ing)\b")
     });
     static VERB: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|would|should|must)\b",
         )
     });
+    static STYLE_PLEASE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:short|shorter|brief|briefer|concise|terse|detailed|longer|simple|plain|plain-text|fewer|less|more)\s+(?:[\w-]+\s+)?(?:answers|responses|replies|explanations|summaries|messages|commit messages|comments|words|text|code|emojis|questions|examples|diffs)\b.*\bplease[.!]?$",
+        )
+    });
     if VERB.is_match(m) {
         return false;
+    }
+    if STYLE_PLEASE.is_match(m) {
+        return true;
     }
     SCOPE_PLEASE.is_match(m) || (standing && NO_KIND.is_match(m))
 }
@@ -1628,19 +1881,32 @@ fn shape_noun_statement(m: &str) -> bool {
     });
     static BAD_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:it|this|that|there|they|he|she|these|those|what|which|who|i|you|we|here|something|someone|somebody|anything|everything|nothing|one|mine|yours|all of this|the (?:pr|test|tests|build|deploy|bug|error|issue|fix|output|result|results|number|numbers|chart|button|page|function|file|script|query|logs?|diff|patch|commit|branch|change|changes|migration|run|job|app|site|screen|code|thing|problem|crash|warning|warnings|endpoint|request|response|model|modal|form|call|link|download|upload|server|container|pod|image|cache|queue|cpu|memory|disk)\b|(?:my|your) )",
+            r"^(?:(?:it|this|that|there|they|he|she|these|those|what|which|who|i|you|we|here|something|someone|somebody|anything|everything|nothing|one|mine|yours|all of this)\b|the (?:pr|test|tests|build|deploy|bug|error|issue|fix|output|result|results|number|numbers|chart|button|page|function|file|script|query|logs?|diff|patch|commit|branch|change|changes|migration|run|job|app|site|screen|code|thing|problem|crash|warning|warnings|endpoint|request|response|model|modal|form|call|link|download|upload|server|container|pod|image|cache|queue|cpu|memory|disk)\b|(?:my|your) )",
         )
     });
     static NOISE_PREDICATE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"\b(?:too|wrong|correct|right|off|weird|strange|odd|ugly|messy|slow|slower|faster|better|worse|huge|tiny|empty|null|undefined|nil|blank|duplicated|stale|out of date|confusing|unreadable|hard to read|broken|buggy|flaky|a mess|a problem|a conflict|conflicts|a typo|an? (?:bug|error|issue|regression)|missing|gone|unused|dead|deprecated now|not (?:loading|showing|rendering|working|updating|found|there|set|defined)|been|there|returns? (?:a |an )?(?:\d{3}|error|errors|null|nil|undefined|nothing|empty|wrong|false|none)|throws?|raises?|lagging|laggy|spiking|leaking|down|up again|pending|waiting|stuck|idle|red|green|ok|okay|fine|good|bad|great|awesome|cool|nice|perfect|done|ready|finished|merged|deployed|live now|at (?:around |about )?\d|\d+\s?%)\b|\b(?:is|are) (?:way |much |a bit |kind of |really |super |very |pretty )",
+            r"^(?:a bit |kind of |slightly )?off\b|\b(?:looks?|seems?|is|are|feels?) (?:a bit |kind of |slightly )?off\b|\b(?:too|wrong|correct|right|weird|strange|odd|ugly|messy|slow|slower|faster|better|worse|huge|tiny|empty|null|undefined|nil|blank|duplicated|stale|out of date|confusing|unreadable|hard to read|broken|buggy|flaky|a mess|a problem|a conflict|conflicts|a typo|an? (?:bug|error|issue|regression)|missing|gone|unused|dead|deprecated now|not (?:loading|showing|rendering|working|updating|found|there|set|defined)|been|there|returns? (?:a |an )?(?:\d{3}|error|errors|null|nil|undefined|nothing|empty|wrong|false|none)|throws?|raises?|lagging|laggy|spiking|leaking|down|up again|pending|waiting|stuck|idle|red|green|ok|okay|fine|good|bad|great|awesome|cool|nice|perfect|done|ready|finished|merged|deployed|live now|full|overloaded|out of (?:disk|memory|space|quota|sync|credits))\b|\d+\s?(?:%|fps\b)|\blike \d|\b(?:is|are) (?:way |much |a bit |kind of |really |super |very |pretty )",
         )
     });
+    // "The recommender retrains weekly from a snapshot": a singular named part, a verb in -s,
+    // then how or when.
+    static S_VERB: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:the|our)\s+(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]*[^s\W]\s+[a-z]{3,}[^s\W]s\s+(?:(?:off|up|out|down)\s+)?(?:(?:weekly|daily|nightly|hourly|monthly|yearly|automatically|once|twice|only|always|every|each|on|at|in|from|to|with|via|through|against|into|behind|before|after|per)\b|(?:[\w.+#/-]+\s+){1,3}?(?:every|each|daily|weekly|nightly|hourly|monthly|automatically|for (?:all|every|each))\b)",
+        )
+    });
+    let s_verb = S_VERB.is_match(m) && !BAD_SUBJECT.is_match(m) && !NOISE_PREDICATE.is_match(m);
     let Some(c) = AUX.captures(m) else {
-        return false;
+        return s_verb;
     };
+    if s_verb {
+        return true;
+    }
     let subj = c.name("subj").map_or("", |v| v.as_str());
-    let v = c.name("v").map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+    let v = c
+        .name("v")
+        .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
     let rest = c.name("rest").map_or("", |v| v.as_str());
     static CLAUSE_IN_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
         rei(r"\b(?:that|which|who|whose|where|when|if|to|a|an|my|your|some|we|you|i|they)\b")
@@ -1648,8 +1914,21 @@ fn shape_noun_statement(m: &str) -> bool {
     if BAD_SUBJECT.is_match(subj)
         || subj.split(' ').count() > 6
         || (starts_with_work_verb(subj) && CLAUSE_IN_SUBJECT.is_match(subj))
-        || CLAUSE_IN_SUBJECT.find(subj).is_some_and(|f| {
-            matches!(f.as_str().to_ascii_lowercase().as_str(), "that" | "which" | "who" | "whose" | "where" | "when" | "if" | "we" | "you" | "i" | "they")
+        || CLAUSE_IN_SUBJECT.find_iter(subj).any(|f| {
+            matches!(
+                f.as_str().to_ascii_lowercase().as_str(),
+                "that"
+                    | "which"
+                    | "who"
+                    | "whose"
+                    | "where"
+                    | "when"
+                    | "if"
+                    | "we"
+                    | "you"
+                    | "i"
+                    | "they"
+            )
         })
     {
         return false;
@@ -1660,9 +1939,27 @@ fn shape_noun_statement(m: &str) -> bool {
     let plain = !v.ends_with('s') || matches!(v.as_str(), "is" | "has" | "always" | "needs");
     let copula = matches!(
         v.as_str(),
-        "is" | "are" | "has" | "have" | "doesn't" | "don't" | "isn't" | "aren't" | "can't" | "cannot"
-            | "must" | "mustn't" | "should" | "shouldn't" | "will" | "won't" | "can" | "may"
-            | "never" | "only" | "always" | "usually"
+        "is" | "are"
+            | "has"
+            | "have"
+            | "doesn't"
+            | "don't"
+            | "isn't"
+            | "aren't"
+            | "can't"
+            | "cannot"
+            | "must"
+            | "mustn't"
+            | "should"
+            | "shouldn't"
+            | "will"
+            | "won't"
+            | "can"
+            | "may"
+            | "never"
+            | "only"
+            | "always"
+            | "usually"
     );
     if !copula && plain && !plural_subject {
         return false;
@@ -1671,7 +1968,11 @@ fn shape_noun_statement(m: &str) -> bool {
         return false;
     }
     if v == "has" || v == "have" {
-        let first = rest.split(' ').next().unwrap_or_default().to_ascii_lowercase();
+        let first = rest
+            .split(' ')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         if matches!(first.as_str(), "been" | "a" | "an" | "some" | "got" | "to") {
             return false;
         }
