@@ -199,7 +199,7 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     let text = collapse_whitespace(raw);
     if !text.chars().any(is_hangul) {
         if text.chars().any(is_kana) {
-            return classify_text(text);
+            return classify_text(text.clone()).or_else(|| japanese_clauses(&text));
         }
         return classify_text(text.clone()).or_else(|| chinese_clauses(&text));
     }
@@ -245,6 +245,25 @@ fn chinese_clauses(text: &str) -> Option<Candidate> {
     clauses[from..]
         .iter()
         .filter(|c| !moment || zh::shifts_topic(c))
+        .find_map(|c| classify_text(c.to_string()))
+}
+
+/// "テストは pytest で書いてね、unittest は使わない方針なので": each clause of a Japanese
+/// sentence is judged alone when the whole is not kept, as for Chinese.
+fn japanese_clauses(text: &str) -> Option<Candidate> {
+    if ja::sentence_noise(text) {
+        return None;
+    }
+    let clauses = ja::clauses(text);
+    if clauses.len() < 2 {
+        return None;
+    }
+    let from = clauses
+        .iter()
+        .rposition(|c| ja::one_time(c))
+        .map_or(0, |i| i + 1);
+    clauses[from..]
+        .iter()
         .find_map(|c| classify_text(c.to_string()))
 }
 
