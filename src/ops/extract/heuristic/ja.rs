@@ -170,8 +170,18 @@ const PROHIBITION: &[&str] = &[
 ];
 
 const USER_START: &[&str] = &[
-    "私は", "僕は", "わたしは", "俺は", "自分は", "私の", "僕の", "私、", "僕、", "わたし、",
-    "私も", "僕も",
+    "私は",
+    "僕は",
+    "わたしは",
+    "俺は",
+    "自分は",
+    "私の",
+    "僕の",
+    "私、",
+    "僕、",
+    "わたし、",
+    "私も",
+    "僕も",
 ];
 
 const PROJECT_START: &[&str] = &[
@@ -310,8 +320,21 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
 
 /// Chat openers that say nothing: "あと、", "ちなみに", "えっと".
 const FILLER: &[&str] = &[
-    "あと、", "あと ", "ちなみに、", "ちなみに", "それと、", "それと", "それから、", "ところで、",
-    "なお、", "一応、", "えーと、", "えっと、", "あ、", "そうそう、", "そういえば、",
+    "あと、",
+    "あと ",
+    "ちなみに、",
+    "ちなみに",
+    "それと、",
+    "それと",
+    "それから、",
+    "ところで、",
+    "なお、",
+    "一応、",
+    "えーと、",
+    "えっと、",
+    "あ、",
+    "そうそう、",
+    "そういえば、",
 ];
 
 fn strip_fillers(m: &str) -> &str {
@@ -352,9 +375,19 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
             continue;
         }
         let before = &text[start..i];
-        let closes = ["ね", "よ", "ます", "です", "ください", "お願い", "だ", "けど", "が"]
-            .iter()
-            .any(|e| before.ends_with(e));
+        let closes = [
+            "ね",
+            "よ",
+            "ます",
+            "です",
+            "ください",
+            "お願い",
+            "だ",
+            "けど",
+            "が",
+        ]
+        .iter()
+        .any(|e| before.ends_with(e));
         let shift = FILLER
             .iter()
             .any(|f| text[i + c.len_utf8()..].trim_start().starts_with(f));
@@ -376,7 +409,14 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
 /// "パスワードは hunter2 です", "トークン: …": a secret handed over, never a memory.
 fn states_secret(lower: &str) -> bool {
     const SECRET: &[&str] = &[
-        "パスワード", "トークン", "api キー", "apiキー", "シークレット", "秘密鍵", "password", "token",
+        "パスワード",
+        "トークン",
+        "api キー",
+        "apiキー",
+        "シークレット",
+        "秘密鍵",
+        "password",
+        "token",
         "api key",
     ];
     SECRET.iter().any(|w| {
@@ -389,9 +429,18 @@ fn states_secret(lower: &str) -> bool {
 
 /// A clause about this once.
 pub(super) fn one_time(clause: &str) -> bool {
-    ["今回", "今日", "とりあえず", "一旦", "いったん", "この", "その", "さっき"]
-        .iter()
-        .any(|w| clause.contains(w))
+    [
+        "今回",
+        "今日",
+        "とりあえず",
+        "一旦",
+        "いったん",
+        "この",
+        "その",
+        "さっき",
+    ]
+    .iter()
+    .any(|w| clause.contains(w))
 }
 
 /// Whole-sentence noise no clause of it escapes: a question, thanks, a what-if.

@@ -569,16 +569,28 @@ mod cjk_shapes {
 
     #[test]
     fn chinese_statements_are_durable_by_default() {
-        assert_eq!(topic("主分支叫 master 不叫 main，脚本里别写错。"), Some(Project));
+        assert_eq!(
+            topic("主分支叫 master 不叫 main，脚本里别写错。"),
+            Some(Project)
+        );
         assert_eq!(topic("上线要走审批单，在 OA 系统里提。"), Some(Project));
         assert_eq!(topic("单片机那边的串口波特率固定 115200。"), Some(Project));
         assert_eq!(topic("response 里的 field 用 snake_case。"), Some(Feedback));
         assert_eq!(topic("變數命名用駝峰，不要用底線。"), Some(Feedback));
         assert_eq!(topic("生成的代码不用加版权头。"), Some(Feedback));
-        assert_eq!(topic("我做嵌入式的，平常写 C 比较多，Rust 还在学。"), Some(User));
+        assert_eq!(
+            topic("我做嵌入式的，平常写 C 比较多，Rust 还在学。"),
+            Some(User)
+        );
         assert_eq!(topic("我这人比较啰嗦，你挑重点回就行。"), Some(User));
-        assert_eq!(topic("发版流程看 docs/release.md，写得挺清楚的。"), Some(Reference));
-        assert_eq!(topic("我们这个 repo 是 monorepo，用 pnpm workspace 管理。"), Some(Project));
+        assert_eq!(
+            topic("发版流程看 docs/release.md，写得挺清楚的。"),
+            Some(Reference)
+        );
+        assert_eq!(
+            topic("我们这个 repo 是 monorepo，用 pnpm workspace 管理。"),
+            Some(Project)
+        );
     }
 
     #[test]
@@ -623,7 +635,10 @@ mod cjk_shapes {
 
     #[test]
     fn japanese_rules_by_shape() {
-        assert_eq!(topic("関数には docstring を書いてください。"), Some(Feedback));
+        assert_eq!(
+            topic("関数には docstring を書いてください。"),
+            Some(Feedback)
+        );
         assert_eq!(
             topic("テストは pytest で書いてね、unittest は使わない方針なので。"),
             Some(Feedback)
@@ -639,7 +654,10 @@ mod cjk_shapes {
             topic("k8s のマニフェストは deploy/k8s/ 配下に置いてます。"),
             Some(Reference)
         );
-        assert_eq!(topic("私、TypeScript の型まわりが苦手なんですよね。"), Some(User));
+        assert_eq!(
+            topic("私、TypeScript の型まわりが苦手なんですよね。"),
+            Some(User)
+        );
         for text in [
             "変数名を user_id に変えてください。",
             "README にインストール手順を追記してください。",

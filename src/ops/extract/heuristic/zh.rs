@@ -682,21 +682,15 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     if starts_project {
         // "数据库表名一律小写加下划线": a naming rule is how the assistant writes.
-        let style_rule = s.has(&["统一", "統一", "一律"])
-            && !s.has(&["统一的", "統一的"])
-            && style_choice(m);
+        let style_rule =
+            s.has(&["统一", "統一", "一律"]) && !s.has(&["统一的", "統一的"]) && style_choice(m);
         return Some(if style_rule && !team_subject {
             MemoryType::Feedback
         } else {
             MemoryType::Project
         });
     }
-    if s.has(&[
-        "请",
-        "請",
-        "的时候",
-        "的時候",
-    ]) {
+    if s.has(&["请", "請", "的时候", "的時候"]) {
         return Some(MemoryType::Feedback);
     }
     if s.has(&["统一", "統一", "一律", "始终", "始終", "总是", "總是"]) {
@@ -736,11 +730,33 @@ const TEAM_START: &[&str] = &[
 /// done ("如果改了 proto，就要重新生成代码").
 fn hypothetical(m: &str) -> bool {
     const IF: &[&str] = &[
-        "如果", "要是", "假如", "假设", "假設", "万一", "萬一", "若是", "想一下", "考虑", "考慮",
+        "如果",
+        "要是",
+        "假如",
+        "假设",
+        "假設",
+        "万一",
+        "萬一",
+        "若是",
+        "想一下",
+        "考虑",
+        "考慮",
     ];
     const THEN_RULE: &[&str] = &[
-        "就要", "就得", "必须", "必須", "一定要", "都要", "记得", "記得", "要先", "请", "請",
-        "不要", "别", "別",
+        "就要",
+        "就得",
+        "必须",
+        "必須",
+        "一定要",
+        "都要",
+        "记得",
+        "記得",
+        "要先",
+        "请",
+        "請",
+        "不要",
+        "别",
+        "別",
     ];
     let m = strip_fillers(m);
     (IF.iter().any(|c| m.starts_with(c)) || m.contains("的话") || m.contains("的話"))
@@ -757,11 +773,16 @@ fn one_off_request(m: &str) -> bool {
         "來個", "弄个", "弄個", "做个", "做個", "起个", "起個", "开个", "開個", "补个", "補個",
     ];
     let counted = COUNTED.iter().any(|c| m.contains(c))
-        || m
-            .char_indices()
-            .any(|(i, c)| c.is_ascii_digit() && ["条", "條", "个", "個"].iter().any(|u| m[i + 1..].trim_start().starts_with(u)));
+        || m.char_indices().any(|(i, c)| {
+            c.is_ascii_digit()
+                && ["条", "條", "个", "個"]
+                    .iter()
+                    .any(|u| m[i + 1..].trim_start().starts_with(u))
+        });
     let asks = REQUEST_START.iter().any(|c| m.starts_with(c))
-        || ["给我", "給我", "帮我", "幫我"].iter().any(|c| m.starts_with(c));
+        || ["给我", "給我", "帮我", "幫我"]
+            .iter()
+            .any(|c| m.starts_with(c));
     let after_ask = ["给我", "給我", "帮我", "幫我", "跟我", "和我"]
         .iter()
         .find_map(|c| m.strip_prefix(c))
@@ -778,9 +799,9 @@ const REQUEST_START: &[&str] = &[
 
 /// Verbs that change the code at hand: "改成…", "换成…", "重构…", "删掉…".
 const CHANGE_START: &[&str] = &[
-    "改成", "改为", "改為", "换成", "換成", "换一", "換一", "重构", "重構", "重写", "重寫",
-    "删掉", "刪掉", "去掉", "拆", "重新", "解释", "解釋", "讲讲", "講講", "讲一", "講一",
-    "翻译", "翻譯", "总结", "總結", "试", "試",
+    "改成", "改为", "改為", "换成", "換成", "换一", "換一", "重构", "重構", "重写", "重寫", "删掉",
+    "刪掉", "去掉", "拆", "重新", "解释", "解釋", "讲讲", "講講", "讲一", "講一", "翻译", "翻譯",
+    "总结", "總結", "试", "試",
 ];
 
 /// A fact about the user (`Some(Some(User))`), what the user is doing now (`Some(None)`), or
@@ -793,19 +814,28 @@ fn user_fact(s: &Sent, m: &str) -> Option<Option<MemoryType>> {
     // "我做嵌入式的", "我平常写 C 比较多", "我 prefer 先给思路": a habit or trait of the user.
     let habit = m.starts_with('我')
         && (s.has(USER_HABIT)
-            || ["我 prefer", "我 like", "我 usually", "我 mostly", "我 always"]
-                .iter()
-                .any(|w| lower.starts_with(&w.to_ascii_lowercase())));
+            || [
+                "我 prefer",
+                "我 like",
+                "我 usually",
+                "我 mostly",
+                "我 always",
+            ]
+            .iter()
+            .any(|w| lower.starts_with(&w.to_ascii_lowercase())));
     if !(USER_START.iter().any(|c| m.starts_with(c)) || habit) {
         return None;
     }
     // "我在 review 小王的 PR", "我在公司电脑上装不了 docker": doing or stuck now.
-    let doing_en = m
-        .strip_prefix("我在")
-        .is_some_and(|r| r.trim_start().starts_with(|c: char| c.is_ascii_alphabetic()));
+    let doing_en = m.strip_prefix("我在").is_some_and(|r| {
+        r.trim_start()
+            .starts_with(|c: char| c.is_ascii_alphabetic())
+    });
     if USER_DOING.iter().any(|c| m.starts_with(c))
         || doing_en
-        || s.has(&["现在", "現在", "目前", "不了", "不够", "不夠", "没法", "沒法"])
+        || s.has(&[
+            "现在", "現在", "目前", "不了", "不够", "不夠", "没法", "沒法",
+        ])
     {
         return Some(None);
     }
@@ -814,24 +844,119 @@ fn user_fact(s: &Sent, m: &str) -> Option<Option<MemoryType>> {
 
 /// Marks of a habit or trait in a sentence about the speaker.
 const USER_HABIT: &[&str] = &[
-    "平常", "平时", "平時", "一般", "通常", "主要", "习惯", "習慣", "比较多", "比較多", "不太熟",
-    "不熟", "熟悉", "擅长", "擅長", "做嵌入式", "做前端", "做后端", "做後端", "做算法", "做游戏",
-    "做遊戲", "做运维", "做運維", "做数据", "做數據", "转开发", "轉開發", "出身", "还在学",
-    "還在學", "在学", "在學", "有空", "没空", "沒空", "时区", "時區", "用的是", "用 Mac", "用 mac",
-    "用 Windows", "用 Linux", "喜欢", "喜歡", "偏好", "讨厌", "討厭", "看不懂", "不懂", "基础",
-    "基礎", "这人", "這人", "色弱", "色盲", "近视", "近視", "左撇子", "新手", "小白", "零基础",
-    "零基礎", "学生", "學生", "在校",
+    "平常",
+    "平时",
+    "平時",
+    "一般",
+    "通常",
+    "主要",
+    "习惯",
+    "習慣",
+    "比较多",
+    "比較多",
+    "不太熟",
+    "不熟",
+    "熟悉",
+    "擅长",
+    "擅長",
+    "做嵌入式",
+    "做前端",
+    "做后端",
+    "做後端",
+    "做算法",
+    "做游戏",
+    "做遊戲",
+    "做运维",
+    "做運維",
+    "做数据",
+    "做數據",
+    "转开发",
+    "轉開發",
+    "出身",
+    "还在学",
+    "還在學",
+    "在学",
+    "在學",
+    "有空",
+    "没空",
+    "沒空",
+    "时区",
+    "時區",
+    "用的是",
+    "用 Mac",
+    "用 mac",
+    "用 Windows",
+    "用 Linux",
+    "喜欢",
+    "喜歡",
+    "偏好",
+    "讨厌",
+    "討厭",
+    "看不懂",
+    "不懂",
+    "基础",
+    "基礎",
+    "这人",
+    "這人",
+    "色弱",
+    "色盲",
+    "近视",
+    "近視",
+    "左撇子",
+    "新手",
+    "小白",
+    "零基础",
+    "零基礎",
+    "学生",
+    "學生",
+    "在校",
 ];
 
 /// A clause that tells the assistant what not to do or how to go about it.
 fn instruction_clause(m: &str) -> bool {
     const OPEN: &[&str] = &[
-        "不要", "别", "別", "不用", "不需要", "无需", "無需", "没必要", "沒必要", "不必", "请",
-        "請", "尽量", "盡量", "记得", "記得", "千万", "千萬", "切记", "切記", "禁止",
+        "不要",
+        "别",
+        "別",
+        "不用",
+        "不需要",
+        "无需",
+        "無需",
+        "没必要",
+        "沒必要",
+        "不必",
+        "请",
+        "請",
+        "尽量",
+        "盡量",
+        "记得",
+        "記得",
+        "千万",
+        "千萬",
+        "切记",
+        "切記",
+        "禁止",
     ];
     const INSIDE: &[&str] = &[
-        "不要", "别", "別", "千万别", "千萬別", "尽量", "盡量", "记得", "記得", "不用加", "不用写",
-        "不用寫", "不用管", "不用改", "不用给", "不用給", "不用做", "不用解释", "不用解釋",
+        "不要",
+        "别",
+        "別",
+        "千万别",
+        "千萬別",
+        "尽量",
+        "盡量",
+        "记得",
+        "記得",
+        "不用加",
+        "不用写",
+        "不用寫",
+        "不用管",
+        "不用改",
+        "不用给",
+        "不用給",
+        "不用做",
+        "不用解释",
+        "不用解釋",
         "不需要",
     ];
     // "migration script 不要 drop column": the instruction is the first clause itself;
@@ -848,18 +973,54 @@ fn instruction_clause(m: &str) -> bool {
                 OPEN.iter().any(|o| c.starts_with(o))
             }))
         || ["就行", "就好", "即可", "就可以"]
-        .iter()
-        .any(|e| m.contains(e) && !m.starts_with('我'))
+            .iter()
+            .any(|e| m.contains(e) && !m.starts_with('我'))
 }
 
 /// How code or answers are written: naming, formatting, language, layout.
 fn style_choice(m: &str) -> bool {
     const STYLE: &[&str] = &[
-        "snake_case", "camelcase", "camelCase", "kebab-case", "PascalCase", "驼峰", "駝峰",
-        "下划线", "下劃線", "底线", "底線", "缩进", "縮進", "空格", "tab", "单引号", "單引號",
-        "双引号", "雙引號", "中文", "英文", "命名", "style", "Style", "风格", "風格", "大写", "大寫",
-        "小写", "小寫", "注释", "註釋", "註解", "格式", "回答",
-        "回复", "回覆", "解释", "解釋", "代码示例", "範例",
+        "snake_case",
+        "camelcase",
+        "camelCase",
+        "kebab-case",
+        "PascalCase",
+        "驼峰",
+        "駝峰",
+        "下划线",
+        "下劃線",
+        "底线",
+        "底線",
+        "缩进",
+        "縮進",
+        "空格",
+        "tab",
+        "单引号",
+        "單引號",
+        "双引号",
+        "雙引號",
+        "中文",
+        "英文",
+        "命名",
+        "style",
+        "Style",
+        "风格",
+        "風格",
+        "大写",
+        "大寫",
+        "小写",
+        "小寫",
+        "注释",
+        "註釋",
+        "註解",
+        "格式",
+        "回答",
+        "回复",
+        "回覆",
+        "解释",
+        "解釋",
+        "代码示例",
+        "範例",
     ];
     (m.starts_with('用') && !m.starts_with("用户") && !m.starts_with("用戶"))
         || m.starts_with("不用")
@@ -872,18 +1033,82 @@ fn style_choice(m: &str) -> bool {
 /// opinions ("有点丑") are not.
 fn statement(m: &str) -> bool {
     const PREDICATE: &[&str] = &[
-        "是", "叫", "要", "得", "用", "走", "在", "只有", "都", "会", "會", "跑", "放", "由",
-        "靠", "不用", "不要", "别", "別", "为准", "為準", "不能", "可以", "支持", "兼容", "依赖",
-        "依賴", "对接", "對接", "有", "固定", "统一", "統一", "按",
+        "是", "叫", "要", "得", "用", "走", "在", "只有", "都", "会", "會", "跑", "放", "由", "靠",
+        "不用", "不要", "别", "別", "为准", "為準", "不能", "可以", "支持", "兼容", "依赖", "依賴",
+        "对接", "對接", "有", "固定", "统一", "統一", "按",
     ];
     const REPORT: &[&str] = &[
-        "挂", "掛", "慢", "起不来", "起不來", "失败", "失敗", "占用", "佔用", "降", "超时",
-        "超時", "崩", "卡住", "不行", "没反应", "沒反應", "成功", "通过", "通過", "打不开",
-        "打不開", "能打开", "能打開", "不对", "不對", "少了", "多了", "错了", "錯了", "有点",
-        "有點", "丑", "醜", "难看", "難看", "清晰", "优雅", "優雅", "奇怪", "问题", "問題",
-        "报错", "報錯", "bug", "Bug", "BUG", "error", "Error", "fail", "Fail", "返回", "输出",
-        "輸出", "显示", "顯示", "结果", "結果", "想要", "想让", "想讓", "打算", "准备", "準備",
-        "还是", "還是", "一直", "又", "老是", "新的", "新加的",
+        "挂",
+        "掛",
+        "慢",
+        "起不来",
+        "起不來",
+        "失败",
+        "失敗",
+        "占用",
+        "佔用",
+        "降",
+        "超时",
+        "超時",
+        "崩",
+        "卡住",
+        "不行",
+        "没反应",
+        "沒反應",
+        "成功",
+        "通过",
+        "通過",
+        "打不开",
+        "打不開",
+        "能打开",
+        "能打開",
+        "不对",
+        "不對",
+        "少了",
+        "多了",
+        "错了",
+        "錯了",
+        "有点",
+        "有點",
+        "丑",
+        "醜",
+        "难看",
+        "難看",
+        "清晰",
+        "优雅",
+        "優雅",
+        "奇怪",
+        "问题",
+        "問題",
+        "报错",
+        "報錯",
+        "bug",
+        "Bug",
+        "BUG",
+        "error",
+        "Error",
+        "fail",
+        "Fail",
+        "返回",
+        "输出",
+        "輸出",
+        "显示",
+        "顯示",
+        "结果",
+        "結果",
+        "想要",
+        "想让",
+        "想讓",
+        "打算",
+        "准备",
+        "準備",
+        "还是",
+        "還是",
+        "一直",
+        "又",
+        "老是",
+        "新的",
+        "新加的",
     ];
     // The speaker's or the assistant's doing: "我要的是倒序", "你用 React 写个 demo".
     if m.starts_with(['我', '你', '您']) {
@@ -933,7 +1158,15 @@ fn past(m: &str) -> bool {
 /// "顺便说下", "btw"). Code spans are never cut.
 pub(super) fn clauses(text: &str) -> Vec<&str> {
     const SHIFT: &[&str] = &[
-        "另外", "对了", "對了", "顺便", "順便", "btw", "BTW", "Btw", "by the way",
+        "另外",
+        "对了",
+        "對了",
+        "顺便",
+        "順便",
+        "btw",
+        "BTW",
+        "Btw",
+        "by the way",
     ];
     let mut out = Vec::new();
     let mut start = 0;
@@ -948,7 +1181,8 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
         let rest = &text[i..];
         let cut_before = i > start && SHIFT.iter().any(|w| rest.starts_with(w));
         let comma = c == '，'
-            || (c == ',' && (rest[1..].starts_with(' ') || rest[1..].starts_with(super::cjk::is_cjk)));
+            || (c == ','
+                && (rest[1..].starts_with(' ') || rest[1..].starts_with(super::cjk::is_cjk)));
         if cut_before || comma {
             let clause = text[start..i].trim().trim_end_matches([',', '，']);
             if !clause.is_empty() {
@@ -976,20 +1210,37 @@ pub(super) fn one_time(clause: &str) -> bool {
 /// "太慢了", "太大了": a complaint about the thing at hand.
 fn complaint(m: &str) -> bool {
     // "给变量起名别用拼音，太难读了": the reason for an instruction.
-    if ["别", "別", "不要", "不许", "不許"].iter().any(|w| m.contains(w)) {
+    if ["别", "別", "不要", "不许", "不許"]
+        .iter()
+        .any(|w| m.contains(w))
+    {
         return false;
     }
     let chars: Vec<char> = m.chars().collect();
     chars.iter().enumerate().any(|(i, &c)| {
-        c == '太' && chars[i + 1..].iter().take(4).any(|&n| n == '了' || n == '啦')
+        c == '太'
+            && chars[i + 1..]
+                .iter()
+                .take(4)
+                .any(|&n| n == '了' || n == '啦')
     })
 }
 
 /// "数据库密码是 …", "我的 API key：sk-…": a secret handed over, never a memory.
 fn states_secret(s: &Sent) -> bool {
     const SECRET: &[&str] = &[
-        "密码", "密碼", "密钥", "密鑰", "口令", "私钥", "私鑰", "api key", "token", "secret",
-        "password", "access key",
+        "密码",
+        "密碼",
+        "密钥",
+        "密鑰",
+        "口令",
+        "私钥",
+        "私鑰",
+        "api key",
+        "token",
+        "secret",
+        "password",
+        "access key",
     ];
     SECRET.iter().any(|w| {
         s.lower.match_indices(w).any(|(i, _)| {
@@ -1013,9 +1264,32 @@ fn plan_for_now(clause: &str) -> bool {
 /// topic ("昨天的 deploy rollback 了，原因还在查").
 pub(super) fn in_the_moment(text: &str) -> bool {
     const WHEN: &[&str] = &[
-        "这次", "這次", "这回", "這回", "今天", "今晚", "明天", "昨天", "刚才", "剛才", "刚刚",
-        "剛剛", "当时", "當時", "上周", "上週", "这周", "這週", "下午", "上午", "晚点", "晚點",
-        "下周", "下週", "等下再", "等一下",
+        "这次",
+        "這次",
+        "这回",
+        "這回",
+        "今天",
+        "今晚",
+        "明天",
+        "昨天",
+        "刚才",
+        "剛才",
+        "刚刚",
+        "剛剛",
+        "当时",
+        "當時",
+        "上周",
+        "上週",
+        "这周",
+        "這週",
+        "下午",
+        "上午",
+        "晚点",
+        "晚點",
+        "下周",
+        "下週",
+        "等下再",
+        "等一下",
     ];
     WHEN.iter().any(|w| text.contains(w))
 }
@@ -1037,9 +1311,11 @@ pub(super) fn sentence_noise(text: &str) -> bool {
         || t.ends_with(['吗', '嗎', '呢'])
         || hypothetical(t)
         || complaint(t)
-        || ["谢谢", "謝謝", "感谢", "感謝", "多谢", "多謝", "谢啦", "謝啦"]
-            .iter()
-            .any(|w| t.contains(w))
+        || [
+            "谢谢", "謝謝", "感谢", "感謝", "多谢", "多謝", "谢啦", "謝啦",
+        ]
+        .iter()
+        .any(|w| t.contains(w))
 }
 
 /// "前端的 state management 用 Zustand", "API gateway 现在是 Kong", "老的后台还是 jQuery 写的":
