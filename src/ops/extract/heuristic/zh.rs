@@ -122,6 +122,44 @@ const MOMENT: &[&str] = &[
     "按你说的",
     "按你說的",
     "不錯",
+    "了没有",
+    "了沒有",
+    "反馈说",
+    "反饋說",
+    "同学说",
+    "同學說",
+    "老板说",
+    "老闆說",
+    "客户说",
+    "客戶說",
+    "用户说",
+    "用戶說",
+    "用户反馈",
+    "用戶反饋",
+    "他说",
+    "他說",
+    "她说",
+    "她說",
+    "产品说",
+    "產品說",
+    "测试说",
+    "測試說",
+    "卡死",
+    "白屏",
+    "错位",
+    "錯位",
+    "闪退",
+    "閃退",
+    "泄漏",
+    "再想想",
+    "各有利弊",
+    "可以再",
+    "上次",
+    "上回",
+    "现在才",
+    "現在才",
+    "目前才",
+    "不知道修",
 ];
 
 /// Noise unless a standing cue says otherwise: pointers at the work at hand, one-off verbs.
@@ -269,6 +307,12 @@ const INSTRUCTION_START: &[&str] = &[
     "不必",
     "尽量",
     "盡量",
+    "我希望你",
+    "我更希望你",
+    "希望你",
+    "我想让你",
+    "我想讓你",
+    "我需要你",
 ];
 
 const EN_INSTRUCTION_START: &[&str] = &["please", "always", "never", "don't", "do not", "avoid"];
@@ -587,6 +631,10 @@ const FILLER: &[&str] = &[
     "然後",
     "btw",
     "BTW",
+    "记一下",
+    "記一下",
+    "记住",
+    "記住",
 ];
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
@@ -656,8 +704,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.url {
         return Some(MemoryType::Reference);
     }
-    // "commit 之前记得跑 lint": remember to, at a recurring moment.
+    // "commit 之前记得跑 lint": remember to, at a recurring moment ("我记得…" recalls).
     if s.has(&["记得", "記得"])
+        && !s.has(&["我记得", "我記得"])
         && s.has(&[
             "之前",
             "之后",
@@ -672,7 +721,12 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Feedback);
     }
     let starts_project = PROJECT_START.iter().any(|c| m.starts_with(c));
-    if (s.path || s.has(DOC_NOUN)) && s.has(LOCATED) && !starts_project {
+    // "crash report 在 Firebase Crashlytics 看": where to look something up.
+    let look_up = s.has(&["在"])
+        && ["看", "查", "找", "查看"]
+            .iter()
+            .any(|e| s.core().ends_with(e));
+    if ((s.path || s.has(DOC_NOUN)) && s.has(LOCATED) || look_up) && !starts_project {
         return Some(MemoryType::Reference);
     }
     // "数据库迁移一律用 Flyway，不要手动改表": a clause telling the assistant what not to do
@@ -910,6 +964,7 @@ const USER_HABIT: &[&str] = &[
     "学生",
     "學生",
     "在校",
+    "人在",
 ];
 
 /// A clause that tells the assistant what not to do or how to go about it.
@@ -967,7 +1022,13 @@ fn instruction_clause(m: &str) -> bool {
     INSIDE
         .iter()
         .any(|w| first.match_indices(w).any(|(i, _)| i > 0))
-        || ((first.contains('用') || first.contains('走'))
+        || ["问我", "問我", "告诉我", "告訴我", "跟我确认", "跟我確認", "提醒我", "通知我"]
+            .iter()
+            .any(|w| m.contains(w))
+        || ((first.contains('用')
+            || first.contains('走')
+            || first.contains("直接")
+            || ["遇到", "碰到", "如果遇到"].iter().any(|w| first.starts_with(w)))
             && cl.iter().skip(1).any(|c| {
                 let c = strip_fillers(c);
                 OPEN.iter().any(|o| c.starts_with(o))
@@ -1205,6 +1266,9 @@ pub(super) fn one_time(clause: &str) -> bool {
         "这周", "這週", "这个", "這個",
     ];
     ONCE.iter().any(|c| clause.contains(c))
+        || ["帮我", "幫我", "麻烦", "麻煩", "给我", "給我"]
+            .iter()
+            .any(|c| strip_fillers(clause).starts_with(c))
 }
 
 /// "太慢了", "太大了": a complaint about the thing at hand.
@@ -1245,8 +1309,26 @@ fn states_secret(s: &Sent) -> bool {
     SECRET.iter().any(|w| {
         s.lower.match_indices(w).any(|(i, _)| {
             let after = s.lower[i + w.len()..].trim_start();
+            let value = after.trim_start_matches(['是', ':', '：', ' ']);
+            // "root 密码 abc123456": a value straight after the word.
+            let token: String = value
+                .chars()
+                .take_while(|c| c.is_ascii_graphic())
+                .collect();
             after.starts_with(['是', ':', '：'])
+                || (token.len() >= 6 && token.chars().any(|c| c.is_ascii_digit()))
         })
+    })
+}
+
+fn states_secret_text(t: &str) -> bool {
+    let lower = t.to_ascii_lowercase();
+    states_secret(&Sent {
+        m: t.to_string(),
+        lower,
+        url: false,
+        path: false,
+        lead: Lead::None,
     })
 }
 
@@ -1290,6 +1372,22 @@ pub(super) fn in_the_moment(text: &str) -> bool {
         "下週",
         "等下再",
         "等一下",
+
+    "报错",
+    "報錯",
+    "白屏",
+    "卡死",
+    "挂了",
+    "掛了",
+    "崩了",
+    "没反应",
+    "沒反應",
+    "超时",
+    "超時",
+    "失败",
+    "失敗",
+    "上次",
+    "上回",
     ];
     WHEN.iter().any(|w| text.contains(w))
 }
@@ -1311,6 +1409,8 @@ pub(super) fn sentence_noise(text: &str) -> bool {
         || t.ends_with(['吗', '嗎', '呢'])
         || hypothetical(t)
         || complaint(t)
+        || ["不错", "不錯", "挺好", "还行", "還行"].iter().any(|w| t.contains(w))
+        || states_secret_text(t)
         || [
             "谢谢", "謝謝", "感谢", "感謝", "多谢", "多謝", "谢啦", "謝啦",
         ]
@@ -1370,7 +1470,7 @@ fn strip_fillers(m: &str) -> &str {
         let before = m.len();
         for f in FILLER {
             if let Some(rest) = m.strip_prefix(f) {
-                m = rest.trim_start_matches([',', '，', '、', ' ']);
+                m = rest.trim_start_matches([',', '，', '、', ' ', ':', '：']);
             }
         }
         if m.len() == before {
