@@ -312,9 +312,17 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let rule_end = core.ends_with("こと")
         || core.ends_with("ルールです")
         || core.ends_with("ルール")
-        || ["方針です", "方針", "決まりです", "決まりになってます", "決まりになっています", "ことになっています", "ことになってます"]
-            .iter()
-            .any(|e| core.ends_with(e));
+        || [
+            "方針です",
+            "方針",
+            "決まりです",
+            "決まりになってます",
+            "決まりになっています",
+            "ことになっています",
+            "ことになってます",
+        ]
+        .iter()
+        .any(|e| core.ends_with(e));
     if request && !standing && !prohibition && !topic_before_object(core) {
         // "変数名を userId に変えてください": a request about one object.
         return None;

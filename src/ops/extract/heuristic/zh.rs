@@ -1050,13 +1050,24 @@ fn instruction_clause(m: &str) -> bool {
     INSIDE
         .iter()
         .any(|w| first.match_indices(w).any(|(i, _)| i > 0))
-        || ["问我", "問我", "告诉我", "告訴我", "跟我确认", "跟我確認", "提醒我", "通知我"]
-            .iter()
-            .any(|w| m.contains(w))
+        || [
+            "问我",
+            "問我",
+            "告诉我",
+            "告訴我",
+            "跟我确认",
+            "跟我確認",
+            "提醒我",
+            "通知我",
+        ]
+        .iter()
+        .any(|w| m.contains(w))
         || ((first.contains('用')
             || first.contains('走')
             || first.contains("直接")
-            || ["遇到", "碰到", "如果遇到"].iter().any(|w| first.starts_with(w)))
+            || ["遇到", "碰到", "如果遇到"]
+                .iter()
+                .any(|w| first.starts_with(w)))
             && cl.iter().skip(1).any(|c| {
                 let c = strip_fillers(c);
                 OPEN.iter().any(|o| c.starts_with(o))
@@ -1190,39 +1201,39 @@ const STATE_REPORT: &[&str] = &[
     "老是",
     "新的",
     "新加的",
-"有时候",
-"有時候",
-"有时",
-"有時",
-"偶尔",
-"偶爾",
-"经常",
-"經常",
-"全是",
-"现在的",
-"現在的",
-"目前的",
-"当前的",
-"當前的",
-"卡在",
-"上不去",
-"平均",
-"传过来",
-"傳過來",
-"差了",
-"积压",
-"積壓",
-"快满",
-"满了",
-"滿了",
-"不一致",
-"不一样",
-"不一樣",
-"停了",
-"看起来",
-"看起來",
-"应该是",
-"應該是",
+    "有时候",
+    "有時候",
+    "有时",
+    "有時",
+    "偶尔",
+    "偶爾",
+    "经常",
+    "經常",
+    "全是",
+    "现在的",
+    "現在的",
+    "目前的",
+    "当前的",
+    "當前的",
+    "卡在",
+    "上不去",
+    "平均",
+    "传过来",
+    "傳過來",
+    "差了",
+    "积压",
+    "積壓",
+    "快满",
+    "满了",
+    "滿了",
+    "不一致",
+    "不一样",
+    "不一樣",
+    "停了",
+    "看起来",
+    "看起來",
+    "应该是",
+    "應該是",
 ];
 
 /// A plain statement: a subject named first, then a predicate that says how things are or
@@ -1233,7 +1244,7 @@ fn statement(m: &str) -> bool {
     const PREDICATE: &[&str] = &[
         "是", "叫", "要", "得", "用", "走", "在", "只有", "都", "会", "會", "跑", "放", "由", "靠",
         "不用", "不要", "别", "別", "为准", "為準", "不能", "可以", "支持", "兼容", "依赖", "依賴",
-        "对接", "對接", "有", "固定", "统一", "統一", "按",
+        "对接", "對接", "有", "固定", "统一", "統一", "按", "负责", "負責",
     ];
 
     // The speaker's or the assistant's doing: "我要的是倒序", "你用 React 写个 demo".
@@ -1275,13 +1286,78 @@ fn statement(m: &str) -> bool {
 /// a place it runs or is kept (走, 跑在, 存在), who owns it (由, 负责).
 fn settles(m: &str) -> bool {
     const SETTLED: &[&str] = &[
-        "要", "必须", "必須", "不能", "只能", "禁止", "不允许", "不允許", "不许", "不許", "不要",
-        "别", "別", "需要", "才能", "至少", "最多", "不超过", "不超過", "不得", "都", "全部",
-        "一律", "统一", "統一", "默认", "默認", "固定", "每", "只有", "一般", "叫", "为准", "為準",
-        "按", "走", "跑在", "部署在", "基于", "基於", "依赖", "依賴", "对接", "對接", "兼容",
-        "支持", "由", "靠", "放在", "存在", "负责", "負責", "周一", "周二", "周三", "周四",
-        "周五", "周六", "周日", "週一", "週二", "週三", "週四", "週五", "週六", "週日", "星期",
-        "不用", "只", "不做", "不支持", "不支援",
+        "要",
+        "必须",
+        "必須",
+        "不能",
+        "只能",
+        "禁止",
+        "不允许",
+        "不允許",
+        "不许",
+        "不許",
+        "不要",
+        "别",
+        "別",
+        "需要",
+        "才能",
+        "至少",
+        "最多",
+        "不超过",
+        "不超過",
+        "不得",
+        "都",
+        "全部",
+        "一律",
+        "统一",
+        "統一",
+        "默认",
+        "默認",
+        "固定",
+        "每",
+        "只有",
+        "一般",
+        "叫",
+        "为准",
+        "為準",
+        "按",
+        "走",
+        "跑在",
+        "部署在",
+        "基于",
+        "基於",
+        "依赖",
+        "依賴",
+        "对接",
+        "對接",
+        "兼容",
+        "支持",
+        "由",
+        "靠",
+        "放在",
+        "存在",
+        "负责",
+        "負責",
+        "周一",
+        "周二",
+        "周三",
+        "周四",
+        "周五",
+        "周六",
+        "周日",
+        "週一",
+        "週二",
+        "週三",
+        "週四",
+        "週五",
+        "週六",
+        "週日",
+        "星期",
+        "不用",
+        "只",
+        "不做",
+        "不支持",
+        "不支援",
     ];
     if SETTLED.iter().any(|w| m.contains(w)) || style_choice(m) {
         return true;
@@ -1291,7 +1367,10 @@ fn settles(m: &str) -> bool {
     let uses = m.match_indices('用').any(|(i, _)| {
         let after = &m[i + '用'.len_utf8()..];
         let after = after.strip_prefix("的是").unwrap_or(after);
-        !after.starts_with('的') && after.trim_start().starts_with(|c: char| c.is_ascii_alphabetic())
+        !after.starts_with('的')
+            && after
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_alphabetic())
     });
     if uses {
         return true;
@@ -1308,12 +1387,14 @@ fn settles(m: &str) -> bool {
             let words: String = after.chars().take(24).collect();
             // "包名是 com.example.shop": an identifier.
             let identifier = name.len() >= 3
-                && name.trim_end_matches(['.', '-', '_']).contains(['.', '-', '_']);
+                && name
+                    .trim_end_matches(['.', '-', '_'])
+                    .contains(['.', '-', '_']);
             (name.starts_with(|c: char| c.is_ascii_alphabetic()) && identifier)
                 || (name.starts_with(|c: char| c.is_ascii_alphabetic())
-                && words
-                    .chars()
-                    .any(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
+                    && words
+                        .chars()
+                        .any(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
                 || (*v == "是" && name.starts_with(|c: char| c.is_ascii_digit()))
         })
     })
@@ -1391,9 +1472,17 @@ pub(super) fn one_time(clause: &str) -> bool {
 ///加上注释").
 fn moment(s: &Sent) -> bool {
     const ASKS: &[&str] = &["帮我", "幫我", "帮忙", "幫忙", "麻烦", "麻煩"];
-    let standing_open = ["以后", "以後", "今后", "今後", "每次", "从现在开始", "從現在開始"]
-        .iter()
-        .any(|w| strip_fillers(&s.m).starts_with(w));
+    let standing_open = [
+        "以后",
+        "以後",
+        "今后",
+        "今後",
+        "每次",
+        "从现在开始",
+        "從現在開始",
+    ]
+    .iter()
+    .any(|w| strip_fillers(&s.m).starts_with(w));
     MOMENT
         .iter()
         .any(|w| s.m.contains(w) && !(standing_open && ASKS.contains(w)))
@@ -1439,10 +1528,7 @@ fn states_secret(s: &Sent) -> bool {
             let after = s.lower[i + w.len()..].trim_start();
             let value = after.trim_start_matches(['是', ':', '：', ' ']);
             // "root 密码 abc123456": a value straight after the word.
-            let token: String = value
-                .chars()
-                .take_while(|c| c.is_ascii_graphic())
-                .collect();
+            let token: String = value.chars().take_while(|c| c.is_ascii_graphic()).collect();
             after.starts_with(['是', ':', '：'])
                 || (token.len() >= 6 && token.chars().any(|c| c.is_ascii_digit()))
         })
@@ -1500,22 +1586,21 @@ pub(super) fn in_the_moment(text: &str) -> bool {
         "下週",
         "等下再",
         "等一下",
-
-    "报错",
-    "報錯",
-    "白屏",
-    "卡死",
-    "挂了",
-    "掛了",
-    "崩了",
-    "没反应",
-    "沒反應",
-    "超时",
-    "超時",
-    "失败",
-    "失敗",
-    "上次",
-    "上回",
+        "报错",
+        "報錯",
+        "白屏",
+        "卡死",
+        "挂了",
+        "掛了",
+        "崩了",
+        "没反应",
+        "沒反應",
+        "超时",
+        "超時",
+        "失败",
+        "失敗",
+        "上次",
+        "上回",
     ];
     WHEN.iter().any(|w| text.contains(w))
 }
@@ -1537,7 +1622,9 @@ pub(super) fn sentence_noise(text: &str) -> bool {
         || t.ends_with(['吗', '嗎', '呢'])
         || hypothetical(t)
         || complaint(t)
-        || ["不错", "不錯", "挺好", "还行", "還行"].iter().any(|w| t.contains(w))
+        || ["不错", "不錯", "挺好", "还行", "還行"]
+            .iter()
+            .any(|w| t.contains(w))
         || states_secret_text(t)
         || [
             "谢谢", "謝謝", "感谢", "感謝", "多谢", "多謝", "谢啦", "謝啦",
