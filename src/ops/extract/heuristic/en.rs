@@ -541,7 +541,7 @@ fn classify(s: &Masked) -> Option<MemoryType> {
 }
 
 /// Nouns naming places where knowledge lives.
-const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials|questions|requests|bug reports|feature requests|support tickets|access requests)";
+const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs?|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials|questions|requests|bug reports|feature requests|support tickets|access requests)";
 
 fn reference(s: &Masked) -> Option<MemoryType> {
     static URL_LINK: LazyLock<Regex> = LazyLock::new(|| {
@@ -619,7 +619,7 @@ static FEEDBACK_VIA_USER: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     .collect()
 });
 
-const ROLE: &str = r"(?:engineer|developer|dev|programmer|designer|student|researcher|scientist|manager|maintainer|lead|architect|admin|administrator|sre|devops|beginner|newcomer|novice|contractor|consultant|intern|founder|cto|ceo|analyst|writer|tester|hobbyist|expert|teacher|professor|freelancer|owner|mathematician|physicist|statistician|specialist|user|fan)";
+const ROLE: &str = r"(?:engineer|developer|dev|programmer|designer|student|researcher|scientist|manager|maintainer|lead|architect|admin|administrator|sre|devops|beginner|newcomer|novice|contractor|consultant|intern|founder|cto|ceo|analyst|writer|tester|hobbyist|expert|teacher|professor|freelancer|owner|mathematician|physicist|statistician|specialist|user|fan|dba|qa|pm)";
 
 fn user_fact(s: &Masked) -> bool {
     static USER: LazyLock<Vec<Regex>> = LazyLock::new(|| {
@@ -663,7 +663,13 @@ fn user_fact(s: &Masked) -> bool {
     static WOULD_LIKE: LazyLock<Regex> =
         LazyLock::new(|| rei(r"^i(?:'d| would) (?:really )?(?:like|love)\b"));
     let m = s.mask.trim();
-    if CHOICE.is_match(m) || WOULD_LIKE.is_match(m) {
+    // "I don't like how this looks": a reaction to the thing at hand.
+    static REACTION: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i (?:don't|do not|really)? ?(?:like|love|hate|dislike|enjoy)\b.*\b(?:this|that|it|these|those|how)\b",
+        )
+    });
+    if CHOICE.is_match(m) || WOULD_LIKE.is_match(m) || REACTION.is_match(m) {
         return false;
     }
     USER.iter().any(|r| match r.captures(m) {
@@ -812,6 +818,12 @@ fn instruction(m: &str) -> bool {
     });
     // "No console.log calls in committed code": a ban on something written into code or text
     // is an instruction on how to write it ("No direct pushes to main" stays a project rule).
+    // "No TODOs without a ticket number": a ban on something written into code.
+    static NO_CODE_THING: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^no (?:new )?(?:todos?|fixmes?|console\.?logs?|print statements|prints|debug prints|magic numbers|hard-?coded [\w-]+|unwraps?|panics|any types?|type: ignores?|noqa comments|eslint-disable comments|commented-out code|dead code|global variables|globals|abbreviations|emojis|inline styles)\b",
+        )
+    });
     static NO_IN_CODE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^no (?:[\w.+#/-]+\s+){0,3}?[\w.+#/()-]+\s+(?:in|inside|within) (?:(?:any|the|our|all|committed|new|production|shipped|merged|public|checked-in)\s+)*(?:[\w.+#-]+\s+)?(?:code|codebase|source|sources|files?|comments?|commit messages?|docs|documentation|tests?|test code|scripts?|templates?|modules?|libraries|library code|apis?|responses|answers|output|logs?|log messages|strings?|text)\b",
@@ -858,6 +870,7 @@ fn instruction(m: &str) -> bool {
         )
     });
     if NO_IN_CODE.is_match(m)
+        || (NO_CODE_THING.is_match(m) && !points_at_hand(m))
         || KEEP_STYLE.is_match(m)
         || NO_CIRCUMSTANCES.is_match(m)
         || PLACEMENT.is_match(m)
@@ -1081,7 +1094,7 @@ fn project_rule(s: &Masked) -> bool {
     if COPULA.is_match(m)
         || RULE_COPULA.is_match(m)
         || MODAL_RULE.is_match(m)
-        || NO_RULE.is_match(m)
+        || (NO_RULE.is_match(m) && !points_at_hand(m))
         || ONLY_RULE.is_match(m)
         // "In React components use hooks only" is an imperative after a scope, not a subject.
         || (PLURAL_ACTIVE.is_match(m) && !starts_with_scope(m))
@@ -1139,6 +1152,10 @@ fn tidy(text: &str) -> String {
     if !text.is_ascii() && !text.contains(' ') {
         return text.to_string();
     }
+    // "Please not to use var": a learner's "please don't".
+    static PLEASE_NOT_TO: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(please) not to\b"));
+    let text = PLEASE_NOT_TO.replace_all(text, "$1 don't");
+    let text = text.as_ref();
     let mut out = String::with_capacity(text.len() + 8);
     let mut in_code = false;
     for (i, token) in text.split(' ').enumerate() {
@@ -1207,7 +1224,7 @@ fn sentence_is_noise(m: &str) -> bool {
 fn points_at_hand(m: &str) -> bool {
     static AT_HAND: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"\b(?:this|these|those|it|them|here|above|below)\b|\bthat\s*[.!]?$|\bthe [\w-]+ (?:page|screen|modal|form|button|view|dialog|popup|tab|file|function|method|script)\b|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit|test|change|line|regex|query|chart|table|error|output|code)\b|\b(?:the|your|my) (?:script|file|function|method|class|bug|error|issue|pr|commit|diff|patch|line|snippet|output|log|logs|query|endpoint|loop|button|page|form|modal|chart|field|variable|component|spinner|header|footer|title|result|results|numbers|values|experiment|typo|crash|fixture|repro|example|screenshot|stack trace|trace|traceback|last one|first one|other one|draft|version|approach|suggestion|answer|reply|response|idea|option|plan|proposal|fix|solution|refactor|request|change|changes|ticket|task|branch|module|readme|docs|suite)\b",
+            r"\b(?:this|these|those|it|them|here|above|below)\b|\bthat\s*[.!]?$|\bthe [\w-]+ (?:page|screen|modal|form|button|view|dialog|popup|tab|file|function|method|script)\b|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit|test|change|line|regex|query|chart|table|error|output|code)\b|\b(?:the|your|my) (?:script|file|function|method|class|bug|error|issue|pr|commit|diff|patch|line|snippet|output|log|logs|query|endpoint|loop|button|page|form|modal|chart|field|variable|component|spinner|header|footer|title|result|results|numbers|values|experiment|typo|crash|fixture|repro|example|screenshot|stack trace|trace|traceback|last one|first one|other one|draft|version|approach|suggestion|answer|reply|response|idea|option|plan|proposal|fix|solution|refactor|request|change|changes|ticket|task|branch|module|suite)\b",
         )
     });
     static NOT_DEICTIC: LazyLock<Regex> = LazyLock::new(|| {
@@ -1367,18 +1384,20 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
     // (not "For every row in the CSV, …", a loop over the data at hand).
     static ANY_CASE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:if|when|whenever) (?:you're|you are|you feel|you get) (?:unsure|uncertain|in doubt|stuck|confused|not certain|not sure)\b|^(?:if|when) in doubt\b|^if (?:anything|something) (?:is|seems) (?:unclear|ambiguous)\b|^(?:for|on|in|with) (?:every|each|all|any)\s",
+            r"^(?:if|when|whenever) (?:you're|you are|you feel|you get) (?:unsure|uncertain|in doubt|stuck|confused|not certain|not sure)\b|^(?:if|when) in doubt\b|^if (?:anything|something) (?:is|seems) (?:unclear|ambiguous)\b|^(?:for|on|in|with) (?:every|each|all|any)\s|^(?:if|when|whenever) (?:a|an|any) [\w-]+ (?:needs|has|takes|gets|is|grows|goes|exceeds|returns|accepts|touches|changes)\b",
         )
     });
     static DEFINITE: LazyLock<Regex> =
         LazyLock::new(|| rei(r"\b(?:the|this|these|those|my|your|of|that)\b"));
+    static FOR_EACH: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"^(?:for|on|in|with) (?:every|each|all|any)\s"));
+    let lead_text = s
+        .mask
+        .get(..s.mask.len() - main.mask.len())
+        .unwrap_or_default();
     let any_case = lead
         && ANY_CASE.is_match(&s.mask)
-        && !DEFINITE.is_match(
-            s.mask
-                .get(..s.mask.len() - main.mask.len())
-                .unwrap_or_default(),
-        );
+        && !(FOR_EACH.is_match(lead_text) && DEFINITE.is_match(lead_text));
     let at_hand = if recurring || any_case {
         static PRONOUN: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(?:it|them|they)\b"));
         points_at_hand(&PRONOUN.replace_all(s.mask.trim(), "X"))
@@ -1492,6 +1511,28 @@ fn how_we_work(s: &Masked) -> Option<Candidate> {
             r"(?:^|[,;:.!]\s+|\s+[-–—]+\s+)(?:that's|that is|this is|it's|it is) (?:a )?(?:known|long-standing|documented) (?:thing|issue|problem|limitation|quirk|flake)\b",
         )
     });
+    // "Please don't use var, only let and const, is our rule.": the tail names it a rule.
+    static RULE_TAIL: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"[,;]\s+(?:that |this |which )?(?:is|that's|this is|it's|it is) (?:our|the|a|the team's|a team|a house|a hard|an unwritten) (?:rule|convention|policy|standard|house rule|norm)\s*[.!]?$",
+        )
+    });
+    if let Some(f) = RULE_TAIL.find(&s.mask) {
+        let head = s.head(f.start())?;
+        if head.mask.trim().split(' ').count() < 3 || head.mask.contains('?') {
+            return None;
+        }
+        let topic = statement(&head)
+            .or_else(|| by_shape(&head))
+            .map_or(MemoryType::Project, |c| c.topic);
+        let mut summary = head.orig.trim().to_string();
+        summary.push('.');
+        return Some(Candidate {
+            topic,
+            summary,
+            why: None,
+        });
+    }
     let (topic, f) = if let Some(c) = HOW.captures(&s.mask) {
         let who = c.name("who")?.as_str().to_ascii_lowercase();
         let topic = if who.contains("you") || who.contains("it") || who.contains("things") {
@@ -1521,7 +1562,7 @@ fn how_we_work(s: &Masked) -> Option<Candidate> {
 }
 
 /// Knowledge tools and places a pointer can name.
-const PLACE: &str = r"(?:1password|lastpass|bitwarden|vault|notion|confluence|jira|linear|asana|trello|figma|miro|slack|discord|google drive|gdrive|google docs|dropbox|sharepoint|the wiki|our wiki|gitbook|sentry|datadog|grafana|kibana|pagerduty|opsgenie|backstage|artifactory|the handbook|the runbook|the readme|readme|storybook|swagger|postman|the monorepo|a separate repo|the infra repo|the ops repo|#[a-z][\w-]+|URLx+|~?\.{0,2}/?[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|yaml|yml|toml|json|ipynb))";
+const PLACE: &str = r"(?:1password|lastpass|bitwarden|vault|notion|confluence|jira|linear|asana|trello|figma|miro|slack|discord|google drive|gdrive|google docs|dropbox|sharepoint|the wiki|our wiki|gitbook|sentry|datadog|grafana|kibana|pagerduty|opsgenie|backstage|artifactory|the handbook|the runbook|the readme|readme|storybook|swagger|postman|zendesk|intercom|freshdesk|servicenow|github issues|gitlab issues|bugzilla|youtrack|clickup|airtable|google sheets|mattermost|zulip|teams|the monorepo|a separate repo|the infra repo|the ops repo|#[a-z][\w-]+|URLx+|~?\.{0,2}/?[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|yaml|yml|toml|json|ipynb))";
 
 /// The topic of a clause by its shape, or `None`: noise or no durable shape.
 fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
@@ -1592,7 +1633,7 @@ fn shape_reference(s: &Masked) -> bool {
     }
     static IS_IN: LazyLock<Regex> = LazyLock::new(|| {
         rei(&format!(
-            r"^(?:(?:the|our|all|any|every)\s+)?(?:[\w.+#/'-]+\s+){{0,9}}?(?:is|are|lives?|sits?|is kept|are kept|is stored|are stored|goes|go|get posted|gets posted|is posted|are posted)\s+(?:only\s+|all\s+)?(?:in|at|on|under|inside|to)\s+(?:(?:the|our|a|its)\s+)?{PLACE}"
+            r"^(?:(?:the|our|all|any|every)\s+)?(?:[\w.+#/'-]+\s+){{0,9}}?(?:is|are|lives?|sits?|is kept|are kept|is stored|are stored|goes|go|get posted|gets posted|is posted|are posted|come in|comes in|arrive|arrives|get filed|gets filed|are filed|is filed|are tracked|is tracked)\s+(?:only\s+|all\s+)?(?:in|at|on|under|inside|to|through|via)\s+(?:(?:the|our|a|its)\s+)?{PLACE}"
         ))
     });
     static CALLED: LazyLock<Regex> = LazyLock::new(|| {
@@ -1747,7 +1788,13 @@ fn shape_user(m: &str) -> bool {
             r"^i(?:'ve| have)(?: got)? (?:adhd|add|dyslexia|rsi|autism|low vision|poor eyesight|bad eyesight|colou?r ?blindness|tinnitus|a (?:visual|hearing|motor) impairment|a slow (?:laptop|machine|connection)|a small screen|two monitors|one monitor|a kid|kids|young kids)\b",
         )
     });
-    if I_AM.is_match(m) || MY.is_match(m) || I_HAVE.is_match(m) {
+    // "As an open source maintainer I review PRs on weekends", "I am DBA for 12 years".
+    static AS_ROLE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"^as an? (?:[\w+#.-]+\s+){{0,3}}?{ROLE}s?\b,?\s+i\b|^i(?:'m| am) (?:an? |the )?(?:[\w+#.-]+\s+){{0,2}}?{ROLE}\b"
+        ))
+    });
+    if I_AM.is_match(m) || MY.is_match(m) || I_HAVE.is_match(m) || AS_ROLE.is_match(m) {
         return true;
     }
     let Some(c) = I_VERB.captures(m) else {
@@ -1884,7 +1931,17 @@ fn shape_imperative(m: &str, standing: bool) -> bool {
             r"^(?:please\s+)?(?:always\s+)?(?:write|spell|name|format|keep|put|use)\s+.*\b(?:in|as|using)\s+(?:upper ?case|lower ?case|camel ?case|snake_case|snake case|kebab-case|kebab case|pascal ?case|title case|sentence case|all caps|caps|plain english|iso 8601|iso format|utc|24-hour|imperative mood|the imperative mood|present tense|active voice)\b",
         )
     });
-    if RESPONSE.is_match(m) || EXPLAIN_ANYTHING.is_match(m) || CASE.is_match(m) {
+    // "Keep the README in sync with the CLI flags": something kept matching something else.
+    static IN_SYNC: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?keep\s+(?:the\s+|our\s+|all\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+(?:in sync|up to date|consistent|aligned|in line)\s+with\b",
+        )
+    });
+    if RESPONSE.is_match(m)
+        || EXPLAIN_ANYTHING.is_match(m)
+        || CASE.is_match(m)
+        || IN_SYNC.is_match(m)
+    {
         return true;
     }
     // "Stick with the existing pattern in new modules": the scope is every new thing of a kind.
@@ -1923,6 +1980,15 @@ fn shape_imperative(m: &str, standing: bool) -> bool {
         if standing && !is_past_or_progressive(&v) {
             return true;
         }
+    }
+    // "Ping me before you touch anything in infra/": a check-in at a recurring moment.
+    static CHECK_IN: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?(?:ping|ask|tell|check with|warn|notify|consult|message|call) me (?:first )?(?:before|when|whenever|if|every time|each time|after) (?:you|we|anyone|someone) (?:\w+ )?(?:touch|change|add|delete|run|deploy|push|merge|modify|edit|remove|upgrade|install|commit|open|create|rename|refactor|drop|migrate|rewrite|release|publish|bump|disable)\s+(?:(?:any|anything|something|a|an|new|our|shared)\b|[\w-]+s\b)",
+        )
+    });
+    if CHECK_IN.is_match(m) {
+        return true;
     }
     static SAY: LazyLock<Regex> = LazyLock::new(|| {
         rei(
