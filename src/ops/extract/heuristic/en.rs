@@ -1209,6 +1209,29 @@ fn tidy(text: &str) -> String {
     out
 }
 
+// The shape rules below run on every sentence the phrase rules did not keep, in a process that
+// lives for one agent turn: each pattern is compiled on first use, so cheap word tests decide
+// first whether a pattern can match at all (docs/DESIGN.md, "Extract": speed).
+
+/// The first word of `m` in lowercase, after "please", "just", "always", "also".
+fn first_word(m: &str) -> String {
+    m.split(' ')
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-'))
+        .find(|w| {
+            !w.is_empty()
+                && !matches!(
+                    w.to_ascii_lowercase().as_str(),
+                    "please" | "just" | "always" | "also" | "pls"
+                )
+        })
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+fn has_any(lower: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| lower.contains(w))
+}
+
 /// Words that make a whole sentence noise whatever its clauses say: hedging, a scope of the
 /// moment, a plan.
 fn sentence_is_noise(m: &str) -> bool {
@@ -1232,7 +1255,7 @@ fn points_at_hand(m: &str) -> bool {
             r"\b(?:these days|this year|in this (?:repo|repository|project|codebase|team|company|org)|this (?:repo|repository|project|codebase|team|company|org|monorepo|workspace|service|app|crate|library|package))\b",
         )
     });
-    AT_HAND.is_match(&NOT_DEICTIC.replace_all(m, "X"))
+    AT_HAND.is_match(m) && AT_HAND.is_match(&NOT_DEICTIC.replace_all(m, "X"))
 }
 
 /// A sentence judged noise whole may hold a durable clause next to a one-off request ("Fix the
@@ -1310,14 +1333,26 @@ fn by_clauses(s: &Masked) -> Option<Candidate> {
 /// Judges a sentence (or a clause) by its shape; see the section comment.
 fn by_shape(s: &Masked) -> Option<Candidate> {
     let m = s.mask.trim();
-    if let Some(c) = stop_asking(s) {
-        return Some(c);
+    let lower = m.to_ascii_lowercase();
+    if m.ends_with('?') && has_any(&lower, &["can you", "could you", "would you", "will you"]) {
+        if let Some(c) = stop_asking(s) {
+            return Some(c);
+        }
     }
     if m.contains('?') || sentence_is_noise(m) {
         return None;
     }
-    if let Some(c) = ask_person(s) {
-        return Some(c);
+    if has_any(&lower, &["question", "issue", "problem", "doubt"]) {
+        if let Some(c) = ask_person(s) {
+            return Some(c);
+        }
+    }
+    let rule_words = [
+        "how ", "the way", "known", "documented", "rule", "convention", "policy", "standard",
+        "norm", "agreement", "practice",
+    ];
+    if !has_any(&lower, &rule_words) {
+        return by_shape_body(s);
     }
     if let Some(c) = how_we_work(s) {
         return Some(c);
@@ -1339,6 +1374,11 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
             });
         }
     }
+    by_shape_body(s)
+}
+
+/// [`by_shape`] after the rule-naming leads and tails.
+fn by_shape_body(s: &Masked) -> Option<Candidate> {
     let before = s.mask.len();
     let s = strip_time_phrases(s.clone());
     let mut standing = s.mask.len() < before;
@@ -1356,7 +1396,7 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
             r"^(?:when|whenever|every time|each time|any time|anytime|before|after)\s+(?:you|we|someone|anyone)\s+(?P<v>[a-z]+)\s+(?:(?:a|an|any|new|the)\s+)?[\w.+#/-]+[^,]*,",
         )
     });
-    let recurring = RECURRING.captures(&s.mask).is_some_and(|c| {
+    let recurring = lead && RECURRING.captures(&s.mask).is_some_and(|c| {
         c.name("v").is_some_and(|v| {
             !matches!(
                 v.as_str().to_ascii_lowercase().as_str(),
@@ -1459,6 +1499,14 @@ fn shape_lead(s: &Masked) -> Option<usize> {
             r"^(?:when|whenever|before|after|while)\s+\w+ing(?:\s+[\w.+#/-]+){0,4}?\s+(?P<v>use|prefer|avoid|keep|put|add|run|write|include|check|always|never|don't|do not|stick|follow|name|wrap|format)\b",
         )
     });
+    let first = first_word(&s.mask);
+    let leads = [
+        "when", "whenever", "if", "for", "in", "on", "before", "after", "every", "each", "any",
+        "anytime", "across", "with", "inside", "within", "outside", "while",
+    ];
+    if !leads.contains(&first.as_str()) {
+        return None;
+    }
     if let Some(f) = COMMA.find(&s.mask) {
         return Some(f.end());
     }
@@ -1564,10 +1612,23 @@ fn how_we_work(s: &Masked) -> Option<Candidate> {
 /// Knowledge tools and places a pointer can name.
 const PLACE: &str = r"(?:1password|lastpass|bitwarden|vault|notion|confluence|jira|linear|asana|trello|figma|miro|slack|discord|google drive|gdrive|google docs|dropbox|sharepoint|the wiki|our wiki|gitbook|sentry|datadog|grafana|kibana|pagerduty|opsgenie|backstage|artifactory|the handbook|the runbook|the readme|readme|storybook|swagger|postman|zendesk|intercom|freshdesk|servicenow|github issues|gitlab issues|bugzilla|youtrack|clickup|airtable|google sheets|mattermost|zulip|teams|the monorepo|a separate repo|the infra repo|the ops repo|#[a-z][\w-]+|URLx+|~?\.{0,2}/?[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|yaml|yml|toml|json|ipynb))";
 
+/// The tools and places of [`PLACE`] as plain words, to test before compiling a pattern.
+const PLACE_WORDS: &[&str] = &[
+    "1password", "lastpass", "bitwarden", "vault", "notion", "confluence", "jira", "linear",
+    "asana", "trello", "figma", "miro", "slack", "discord", "drive", "google docs", "dropbox",
+    "sharepoint", "wiki", "gitbook", "sentry", "datadog", "grafana", "kibana", "pagerduty",
+    "opsgenie", "backstage", "artifactory", "handbook", "runbook", "readme", "storybook",
+    "swagger", "postman", "zendesk", "intercom", "freshdesk", "servicenow", "github issues",
+    "gitlab issues", "bugzilla", "youtrack", "clickup", "airtable", "google sheets", "mattermost",
+    "zulip", "teams", "monorepo", "separate repo", "infra repo", "ops repo",
+];
+
 /// The topic of a clause by its shape, or `None`: noise or no durable shape.
 fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
     let m = s.mask.trim();
-    if shape_reference(s) {
+    let lower = m.to_ascii_lowercase();
+    let first = first_word(m);
+    if shape_reference(s, &lower) {
         return Some(MemoryType::Reference);
     }
     static WANT_ALWAYS: LazyLock<Regex> = LazyLock::new(|| {
@@ -1575,16 +1636,20 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
             r"^i (?:always |really )?(?:want|need|expect|prefer|like)\s+(?:a|an|the|some|my|[\w-]+s)\b.*\b(?:every (?:single )?time|each time|always|for (?:every|each|all|any)|on (?:every|each|all|any)|in (?:every|each|all|any)|by default|whenever|without exception)\b",
         )
     });
-    if WANT_ALWAYS.is_match(m) {
+    let speaker = lower.starts_with("i ") || lower.starts_with("i'") || lower.starts_with("my ") || lower.starts_with("as a");
+    if speaker && WANT_ALWAYS.is_match(m) {
         return Some(MemoryType::Feedback);
     }
-    if shape_user(m) {
+    if speaker && shape_user(m) {
         return Some(MemoryType::User);
     }
-    if shape_we(m) {
+    let team = [
+        "we", "we're", "we've", "the", "our", "everyone", "everybody", "most", "all",
+    ];
+    if team.contains(&first.as_str()) && shape_we(m) {
         return Some(MemoryType::Project);
     }
-    if shape_imperative(m, standing) || shape_verbless(m, standing) {
+    if shape_imperative(m, &first, standing) || shape_verbless(m, &lower, standing) {
         return Some(MemoryType::Feedback);
     }
     // "Level designers edit the JSON level files by hand": what a role in the team does.
@@ -1593,7 +1658,12 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
             r"^(?:the |our |all )?(?:[\w-]+\s+)?(?:designers|developers|devs|engineers|testers|reviewers|admins|operators|analysts|maintainers|contributors|translators|artists|writers|editors|data scientists|qa|sres|on-call engineers|backend devs|frontend devs)\s+(?:(?:usually|always|only|never|all|also|mostly|normally|typically)\s+)*(?:don't\s+|do not\s+)?(?P<v>[a-z-]+)\s+\S",
         )
     });
-    if let Some(c) = ROLE_HABIT.captures(m) {
+    let roles = [
+        "designers", "developers", "devs ", "engineers", "testers", "reviewers", "admins",
+        "operators", "analysts", "maintainers", "contributors", "translators", "artists",
+        "writers", "editors", "scientists", "qa ", "sres",
+    ];
+    if let Some(c) = has_any(&lower, &roles).then(|| ROLE_HABIT.captures(m)).flatten() {
         let v = c
             .name("v")
             .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
@@ -1610,7 +1680,7 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
     if shape_noun_statement(m) {
         // "Go is new for me": about the user.
         static FOR_ME: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(?:for|to) me\b"));
-        if FOR_ME.is_match(m) {
+        if lower.contains(" me") && FOR_ME.is_match(m) {
             return Some(MemoryType::User);
         }
         return Some(MemoryType::Project);
@@ -1620,7 +1690,7 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
 
 /// "Runbooks are in the ops-handbook repo", "API keys are in 1Password", "Sentry project for the
 /// app is called rn-prod", "Check the ADRs in docs/adr before …", "ask in #payments".
-fn shape_reference(s: &Masked) -> bool {
+fn shape_reference(s: &Masked, lower: &str) -> bool {
     static ONE_OFF_URL: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"/(?:pull|pulls|merge_requests|commit|commits|compare|runs|jobs|builds|pipelines|actions/runs|issues|blob/[0-9a-f]{7,})/",
@@ -1661,13 +1731,21 @@ fn shape_reference(s: &Masked) -> bool {
             r"(?i:\b(?:the )?(?:person|people|one|guy|contact|point of contact|go-to person|go-to|owner|expert)\s+(?:to ask|to talk to|to ping|you ask|for [\w\s-]{2,30}?)\s+(?:is|are))\s+@?[A-Z][\w-]+",
         )
     });
-    IS_IN.is_match(m)
-        || PERSON_FOR.is_match(m)
-        || CALLED.is_match(m)
-        || LOOK.is_match(m)
-        || TOOL_NAMES.is_match(m)
-        || LINKED.is_match(m)
-        || ASK_ABOUT.is_match(m)
+    // Whether a PLACE can be named at all: a path, a channel, a URL, a file name or a tool.
+    let place = m.contains(['/', '#'])
+        || m.contains("URLx")
+        || m.split(' ').any(|w| {
+            let w = w.trim_end_matches(['.', ',', ';', ':', '!', ')']);
+            w.rsplit_once('.').is_some_and(|(a, b)| !a.is_empty() && b.len() >= 2 && b.chars().all(|c| c.is_ascii_alphabetic()))
+        })
+        || has_any(lower, PLACE_WORDS);
+    let person = has_any(lower, &["person", "people", "contact", "owner", "expert", "go-to", "guy", "one to"]);
+    let named = lower.contains(" called ") || lower.contains(" named ");
+    (place && (IS_IN.is_match(m) || LOOK.is_match(m) || LINKED.is_match(m)))
+        || (person && PERSON_FOR.is_match(m))
+        || (named && CALLED.is_match(m))
+        || ((lower.contains("tracked in") || has_any(lower, &["bugs", "issues", "tickets", "tasks", "incidents"])) && TOOL_NAMES.is_match(m))
+        || (has_any(lower, &["question", "issue", "problem", "doubt"]) && ASK_ABOUT.is_match(m))
 }
 
 /// "Any question about the payments API, ask Priya(, she wrote it)": the person to go to.
@@ -1856,7 +1934,19 @@ fn shape_we(m: &str) -> bool {
 
 /// "Keep firmware code free of dynamic allocation", "Use kebab-case for all new file names",
 /// "Skip the long explanations", "Don't reach for lodash": an imperative about a kind of thing.
-fn shape_imperative(m: &str, standing: bool) -> bool {
+fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
+    const VERBS: &[&str] = &[
+        "skip", "drop", "omit", "leave", "cut", "avoid", "spare", "no", "don't", "dont", "do",
+        "never", "explain", "describe", "walk", "teach", "write", "spell", "name", "format",
+        "keep", "put", "use", "prefer", "prefix", "suffix", "wrap", "follow", "stick", "default",
+        "indent", "treat", "assume", "reach", "go", "favor", "favour", "stay", "target", "lean",
+        "rely", "respond", "answer", "reply", "lead", "start", "begin", "end", "open", "ping",
+        "ask", "tell", "check", "warn", "notify", "consult", "message", "call", "say", "mention",
+        "flag", "admit", "stop", "pause", "double-check",
+    ];
+    if !VERBS.contains(&first) && !starts_with_work_verb(m) {
+        return false;
+    }
     static STYLE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?P<v>use|prefer|avoid|keep|put|name|format|prefix|suffix|wrap|follow|stick to|stick with|default to|indent|spell|treat|assume|reach for|go with|favou?r|stay on|stay with|target|lean on|rely on|respond with|answer with|reply with|lead with|start with|begin with|end with|open with)\s+(?P<next>[\w.+#/'-]+)",
@@ -2000,7 +2090,11 @@ fn shape_imperative(m: &str, standing: bool) -> bool {
 
 /// "Type hints on all public functions please", "comments in English only please", "no force
 /// pushes" after "going forward": a request with no verb that names a kind of thing.
-fn shape_verbless(m: &str, standing: bool) -> bool {
+fn shape_verbless(m: &str, lower: &str, standing: bool) -> bool {
+    let no = ["no ", "zero ", "never any "].iter().any(|w| lower.starts_with(w));
+    if !lower.contains("please") && !(standing && no) {
+        return false;
+    }
     static SCOPE_PLEASE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^(?:[\w.+#/'-]+\s+){0,4}?[\w.+#/'-]+\s+(?:(?:on|in|for|to|under|across|with|everywhere)\s+(?:all|every|each|any|new)\b.*|.*\bonly\b.*|(?:always|everywhere|by default)\b.*)\bplease[.!]?$",
@@ -2054,7 +2148,11 @@ fn shape_noun_statement(m: &str) -> bool {
             r"^(?:the|our)\s+(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]*[^s\W]\s+[a-z]{3,}[^s\W]s\s+(?:(?:off|up|out|down)\s+)?(?:(?:weekly|daily|nightly|hourly|monthly|yearly|automatically|once|twice|only|always|every|each|on|at|in|from|to|with|via|through|against|into|behind|before|after|per)\b|(?:[\w.+#/-]+\s+){1,3}?(?:every|each|daily|weekly|nightly|hourly|monthly|automatically|for (?:all|every|each))\b)",
         )
     });
-    let s_verb = S_VERB.is_match(m) && !BAD_SUBJECT.is_match(m) && !NOISE_PREDICATE.is_match(m);
+    let lower = m.to_ascii_lowercase();
+    let s_verb = (lower.starts_with("the ") || lower.starts_with("our "))
+        && S_VERB.is_match(m)
+        && !BAD_SUBJECT.is_match(m)
+        && !NOISE_PREDICATE.is_match(m);
     let Some(c) = AUX.captures(m) else {
         return s_verb;
     };
