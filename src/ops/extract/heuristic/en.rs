@@ -1348,8 +1348,17 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
         }
     }
     let rule_words = [
-        "how ", "the way", "known", "documented", "rule", "convention", "policy", "standard",
-        "norm", "agreement", "practice",
+        "how ",
+        "the way",
+        "known",
+        "documented",
+        "rule",
+        "convention",
+        "policy",
+        "standard",
+        "norm",
+        "agreement",
+        "practice",
     ];
     if !has_any(&lower, &rule_words) {
         return by_shape_body(s);
@@ -1396,30 +1405,31 @@ fn by_shape_body(s: &Masked) -> Option<Candidate> {
             r"^(?:when|whenever|every time|each time|any time|anytime|before|after)\s+(?:you|we|someone|anyone)\s+(?P<v>[a-z]+)\s+(?:(?:a|an|any|new|the)\s+)?[\w.+#/-]+[^,]*,",
         )
     });
-    let recurring = lead && RECURRING.captures(&s.mask).is_some_and(|c| {
-        c.name("v").is_some_and(|v| {
-            !matches!(
-                v.as_str().to_ascii_lowercase().as_str(),
-                "get"
-                    | "have"
-                    | "are"
-                    | "were"
-                    | "finish"
-                    | "see"
-                    | "find"
-                    | "come"
-                    | "got"
-                    | "had"
-                    | "did"
-                    | "do"
-                    | "can"
-                    | "could"
-                    | "think"
-                    | "want"
-                    | "need"
-            )
-        }) && !points_at_hand(c.get(0).map_or("", |g| g.as_str()))
-    });
+    let recurring = lead
+        && RECURRING.captures(&s.mask).is_some_and(|c| {
+            c.name("v").is_some_and(|v| {
+                !matches!(
+                    v.as_str().to_ascii_lowercase().as_str(),
+                    "get"
+                        | "have"
+                        | "are"
+                        | "were"
+                        | "finish"
+                        | "see"
+                        | "find"
+                        | "come"
+                        | "got"
+                        | "had"
+                        | "did"
+                        | "do"
+                        | "can"
+                        | "could"
+                        | "think"
+                        | "want"
+                        | "need"
+                )
+            }) && !points_at_hand(c.get(0).map_or("", |g| g.as_str()))
+        });
     // "If you're unsure about an API, …", "For every bug fix …": a lead about any such case
     // (not "For every row in the CSV, …", a loop over the data at hand).
     static ANY_CASE: LazyLock<Regex> = LazyLock::new(|| {
@@ -1614,13 +1624,58 @@ const PLACE: &str = r"(?:1password|lastpass|bitwarden|vault|notion|confluence|ji
 
 /// The tools and places of [`PLACE`] as plain words, to test before compiling a pattern.
 const PLACE_WORDS: &[&str] = &[
-    "1password", "lastpass", "bitwarden", "vault", "notion", "confluence", "jira", "linear",
-    "asana", "trello", "figma", "miro", "slack", "discord", "drive", "google docs", "dropbox",
-    "sharepoint", "wiki", "gitbook", "sentry", "datadog", "grafana", "kibana", "pagerduty",
-    "opsgenie", "backstage", "artifactory", "handbook", "runbook", "readme", "storybook",
-    "swagger", "postman", "zendesk", "intercom", "freshdesk", "servicenow", "github issues",
-    "gitlab issues", "bugzilla", "youtrack", "clickup", "airtable", "google sheets", "mattermost",
-    "zulip", "teams", "monorepo", "separate repo", "infra repo", "ops repo",
+    "1password",
+    "lastpass",
+    "bitwarden",
+    "vault",
+    "notion",
+    "confluence",
+    "jira",
+    "linear",
+    "asana",
+    "trello",
+    "figma",
+    "miro",
+    "slack",
+    "discord",
+    "drive",
+    "google docs",
+    "dropbox",
+    "sharepoint",
+    "wiki",
+    "gitbook",
+    "sentry",
+    "datadog",
+    "grafana",
+    "kibana",
+    "pagerduty",
+    "opsgenie",
+    "backstage",
+    "artifactory",
+    "handbook",
+    "runbook",
+    "readme",
+    "storybook",
+    "swagger",
+    "postman",
+    "zendesk",
+    "intercom",
+    "freshdesk",
+    "servicenow",
+    "github issues",
+    "gitlab issues",
+    "bugzilla",
+    "youtrack",
+    "clickup",
+    "airtable",
+    "google sheets",
+    "mattermost",
+    "zulip",
+    "teams",
+    "monorepo",
+    "separate repo",
+    "infra repo",
+    "ops repo",
 ];
 
 /// The topic of a clause by its shape, or `None`: noise or no durable shape.
@@ -1636,7 +1691,10 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
             r"^i (?:always |really )?(?:want|need|expect|prefer|like)\s+(?:a|an|the|some|my|[\w-]+s)\b.*\b(?:every (?:single )?time|each time|always|for (?:every|each|all|any)|on (?:every|each|all|any)|in (?:every|each|all|any)|by default|whenever|without exception)\b",
         )
     });
-    let speaker = lower.starts_with("i ") || lower.starts_with("i'") || lower.starts_with("my ") || lower.starts_with("as a");
+    let speaker = lower.starts_with("i ")
+        || lower.starts_with("i'")
+        || lower.starts_with("my ")
+        || lower.starts_with("as a");
     if speaker && WANT_ALWAYS.is_match(m) {
         return Some(MemoryType::Feedback);
     }
@@ -1644,7 +1702,15 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
         return Some(MemoryType::User);
     }
     let team = [
-        "we", "we're", "we've", "the", "our", "everyone", "everybody", "most", "all",
+        "we",
+        "we're",
+        "we've",
+        "the",
+        "our",
+        "everyone",
+        "everybody",
+        "most",
+        "all",
     ];
     if team.contains(&first.as_str()) && shape_we(m) {
         return Some(MemoryType::Project);
@@ -1659,11 +1725,29 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
         )
     });
     let roles = [
-        "designers", "developers", "devs ", "engineers", "testers", "reviewers", "admins",
-        "operators", "analysts", "maintainers", "contributors", "translators", "artists",
-        "writers", "editors", "scientists", "qa ", "sres",
+        "designers",
+        "developers",
+        "devs ",
+        "engineers",
+        "testers",
+        "reviewers",
+        "admins",
+        "operators",
+        "analysts",
+        "maintainers",
+        "contributors",
+        "translators",
+        "artists",
+        "writers",
+        "editors",
+        "scientists",
+        "qa ",
+        "sres",
     ];
-    if let Some(c) = has_any(&lower, &roles).then(|| ROLE_HABIT.captures(m)).flatten() {
+    if let Some(c) = has_any(&lower, &roles)
+        .then(|| ROLE_HABIT.captures(m))
+        .flatten()
+    {
         let v = c
             .name("v")
             .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
@@ -1736,15 +1820,24 @@ fn shape_reference(s: &Masked, lower: &str) -> bool {
         || m.contains("URLx")
         || m.split(' ').any(|w| {
             let w = w.trim_end_matches(['.', ',', ';', ':', '!', ')']);
-            w.rsplit_once('.').is_some_and(|(a, b)| !a.is_empty() && b.len() >= 2 && b.chars().all(|c| c.is_ascii_alphabetic()))
+            w.rsplit_once('.').is_some_and(|(a, b)| {
+                !a.is_empty() && b.len() >= 2 && b.chars().all(|c| c.is_ascii_alphabetic())
+            })
         })
         || has_any(lower, PLACE_WORDS);
-    let person = has_any(lower, &["person", "people", "contact", "owner", "expert", "go-to", "guy", "one to"]);
+    let person = has_any(
+        lower,
+        &[
+            "person", "people", "contact", "owner", "expert", "go-to", "guy", "one to",
+        ],
+    );
     let named = lower.contains(" called ") || lower.contains(" named ");
     (place && (IS_IN.is_match(m) || LOOK.is_match(m) || LINKED.is_match(m)))
         || (person && PERSON_FOR.is_match(m))
         || (named && CALLED.is_match(m))
-        || ((lower.contains("tracked in") || has_any(lower, &["bugs", "issues", "tickets", "tasks", "incidents"])) && TOOL_NAMES.is_match(m))
+        || ((lower.contains("tracked in")
+            || has_any(lower, &["bugs", "issues", "tickets", "tasks", "incidents"]))
+            && TOOL_NAMES.is_match(m))
         || (has_any(lower, &["question", "issue", "problem", "doubt"]) && ASK_ABOUT.is_match(m))
 }
 
@@ -1936,13 +2029,71 @@ fn shape_we(m: &str) -> bool {
 /// "Skip the long explanations", "Don't reach for lodash": an imperative about a kind of thing.
 fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
     const VERBS: &[&str] = &[
-        "skip", "drop", "omit", "leave", "cut", "avoid", "spare", "no", "don't", "dont", "do",
-        "never", "explain", "describe", "walk", "teach", "write", "spell", "name", "format",
-        "keep", "put", "use", "prefer", "prefix", "suffix", "wrap", "follow", "stick", "default",
-        "indent", "treat", "assume", "reach", "go", "favor", "favour", "stay", "target", "lean",
-        "rely", "respond", "answer", "reply", "lead", "start", "begin", "end", "open", "ping",
-        "ask", "tell", "check", "warn", "notify", "consult", "message", "call", "say", "mention",
-        "flag", "admit", "stop", "pause", "double-check",
+        "skip",
+        "drop",
+        "omit",
+        "leave",
+        "cut",
+        "avoid",
+        "spare",
+        "no",
+        "don't",
+        "dont",
+        "do",
+        "never",
+        "explain",
+        "describe",
+        "walk",
+        "teach",
+        "write",
+        "spell",
+        "name",
+        "format",
+        "keep",
+        "put",
+        "use",
+        "prefer",
+        "prefix",
+        "suffix",
+        "wrap",
+        "follow",
+        "stick",
+        "default",
+        "indent",
+        "treat",
+        "assume",
+        "reach",
+        "go",
+        "favor",
+        "favour",
+        "stay",
+        "target",
+        "lean",
+        "rely",
+        "respond",
+        "answer",
+        "reply",
+        "lead",
+        "start",
+        "begin",
+        "end",
+        "open",
+        "ping",
+        "ask",
+        "tell",
+        "check",
+        "warn",
+        "notify",
+        "consult",
+        "message",
+        "call",
+        "say",
+        "mention",
+        "flag",
+        "admit",
+        "stop",
+        "pause",
+        "double-check",
     ];
     if !VERBS.contains(&first) && !starts_with_work_verb(m) {
         return false;
@@ -2091,7 +2242,9 @@ fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
 /// "Type hints on all public functions please", "comments in English only please", "no force
 /// pushes" after "going forward": a request with no verb that names a kind of thing.
 fn shape_verbless(m: &str, lower: &str, standing: bool) -> bool {
-    let no = ["no ", "zero ", "never any "].iter().any(|w| lower.starts_with(w));
+    let no = ["no ", "zero ", "never any "]
+        .iter()
+        .any(|w| lower.starts_with(w));
     if !lower.contains("please") && !(standing && no) {
         return false;
     }
