@@ -244,7 +244,7 @@ fn chinese_clauses(text: &str) -> Option<Candidate> {
     let moment = zh::in_the_moment(text);
     clauses[from..]
         .iter()
-        .filter(|c| !moment || zh::shifts_topic(c))
+        .filter(|c| (!moment || zh::shifts_topic(c)) && !zh::continues(c))
         .find_map(|c| classify_text(c.to_string()))
 }
 

@@ -854,6 +854,47 @@ mod cjk_shapes {
     }
 
     #[test]
+    fn probe_batch_5_shapes() {
+        // What to do before a recurring step is standing.
+        assert_eq!(
+            topic("commit 前跑 make check，里面有 lint 和 unit test。"),
+            Some(Project)
+        );
+        assert_eq!(topic("上线前要先跑一遍冒烟测试。"), Some(Project));
+        // A polite opener and 麻烦 do not hide a standing instruction.
+        assert_eq!(
+            topic("那个，麻烦你以后改完代码顺便把受影响的测试也跑一遍。"),
+            Some(Feedback)
+        );
+        // An order of steps inside an instruction is not a plan for now.
+        assert_eq!(topic("算法题别直接给答案，先给思路提示。"), Some(Feedback));
+        // A setting for all is not a symptom.
+        assert_eq!(topic("所有 HTTP 接口超时 5s。"), Some(Project));
+        // A secret word without a value is not a secret handed over.
+        assert_eq!(
+            topic("API キーは環境変数から読む決まりで、コードに直書きは禁止。"),
+            Some(Feedback)
+        );
+        assert_eq!(topic("例外を握りつぶすのはやめてほしい。"), Some(Feedback));
+        assert_eq!(
+            topic("ドキュメントは docs/ 以下に Markdown で書いてます。"),
+            Some(Reference)
+        );
+        assert_eq!(
+            topic("私はアクセシビリティを重視しているので、その観点も入れてください。"),
+            Some(User)
+        );
+        for text in [
+            "帮忙出个方案，要能支持 10 万并发。",
+            "客户那边要求下个月上线。",
+            "memory usage 在 peak 的时候到 4G。",
+            "我们 sprint planning 的时候再讨论。",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
+    }
+
+    #[test]
     fn japanese_rules_by_shape() {
         assert_eq!(
             topic("ついでに言っておくと、テストデータに本物の個人情報は使っちゃダメです。"),
