@@ -920,7 +920,7 @@ mod cjk_shapes {
         // What to do before a recurring step is standing.
         assert_eq!(
             topic("commit 前跑 make check，里面有 lint 和 unit test。"),
-            Some(Project)
+            Some(Feedback)
         );
         assert_eq!(topic("上线前要先跑一遍冒烟测试。"), Some(Project));
         // A polite opener and 麻烦 do not hide a standing instruction.

@@ -722,6 +722,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     if INSTRUCTION_START.iter().any(|c| m.starts_with(c))
         || EN_INSTRUCTION_START.iter().any(|c| lower.starts_with(c))
+        || step_then_do(m)
     {
         return Some(MemoryType::Feedback);
     }
@@ -1609,6 +1610,41 @@ fn before_step(m: &str) -> bool {
             word_start && (rest.starts_with('前') || rest.starts_with("之前"))
         })
     })
+}
+
+/// "commit 前跑 make check": a bare verb after the step is an instruction; "上线前要先跑…"
+/// (a modal) states the team's rule.
+fn step_then_do(m: &str) -> bool {
+    const DO: &[&str] = &[
+        "跑",
+        "运行",
+        "運行",
+        "执行",
+        "執行",
+        "检查",
+        "檢查",
+        "确认",
+        "確認",
+        "更新",
+        "先跑",
+        "先问",
+        "先問",
+        "问我",
+        "問我",
+        "告诉我",
+        "告訴我",
+        "记得",
+        "記得",
+        "run",
+    ];
+    if !before_step(m) {
+        return false;
+    }
+    let Some(i) = m.find('前') else {
+        return false;
+    };
+    let rest = m[i + '前'.len_utf8()..].trim_start_matches([',', '，', ' ']);
+    DO.iter().any(|d| rest.starts_with(d))
 }
 
 /// A clause about doing something for now: "先用着", "先放一放", "暂时这样".
