@@ -219,7 +219,9 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
         .map_or(0, |i| i + 1);
     clauses[from..]
         .iter()
-        .find_map(|c| classify_text(ko::tidy(c).to_string()))
+        .enumerate()
+        .filter(|(i, c)| from + i == 0 || !ko::detail(c))
+        .find_map(|(_, c)| classify_text(ko::tidy(c).to_string()))
 }
 
 fn classify_text(text: String) -> Option<Candidate> {

@@ -547,4 +547,115 @@ mod languages {
             )]
         );
     }
+
+    /// Korean shapes of the seventh round: each pair shows the shape and the noise it must not
+    /// take in.
+    #[test]
+    fn korean_endings_subjects_and_afterthoughts() {
+        let kind = |text: &str| plan(text).first().map(|p| p.0);
+        // Emoji close a sentence like "ㅋㅋ" does.
+        assert_eq!(
+            kind("스타일은 StyleSheet.create로만 작성해 주세요 🙏"),
+            Some(Feedback)
+        );
+        // A standing cue said after the verb; a reason after a comma or a laugh.
+        assert_eq!(
+            kind("notebook 말고 .py 스크립트로 짜 주세요 앞으로도요"),
+            Some(Feedback)
+        );
+        assert_eq!(
+            kind("pandas 대신 polars로 작성해 주세요, 데이터가 커서요."),
+            Some(Feedback)
+        );
+        assert_eq!(kind("npm 말고 pnpm 써 주세요."), None);
+        assert_eq!(
+            kind("PR 리뷰할 때 칭찬도 한 줄씩 넣어 줘 ㅋㅋ 팀 분위기상"),
+            Some(Feedback)
+        );
+        // A reason about the moment makes what rests on it a one-off.
+        assert_eq!(
+            kind("지금 이 브랜치에서 작업 중이니까 main은 건드리지 마세요."),
+            None
+        );
+        assert_eq!(
+            kind("보안 감사 때문에 모든 SQL은 바인딩을 써야 합니다."),
+            Some(Project)
+        );
+        // What follows a reason only points back at it: the reason is the rule.
+        assert_eq!(
+            kind("인터럽트 핸들러 안에서는 printf 호출하면 안 되니까 코드 짤 때 그 부분 주의해 주세요."),
+            Some(Feedback)
+        );
+        // A detail clause after a one-off request belongs to it.
+        assert_eq!(
+            kind("Jenkins 잡 하나 새로 만들어 주세요, 이름은 nightly-e2e로요."),
+            None
+        );
+        // The assistant as the subject, or what it writes as the topic, of a 반말 verb.
+        assert_eq!(
+            kind("git push는 내가 직접 할 테니까 넌 커밋까지만 해"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("주석은 영어로 달아"), Some(Feedback));
+        assert_eq!(
+            kind("주문 서비스랑 재고 서비스는 카프카로 이벤트 주고받아"),
+            Some(Project)
+        );
+        // A proposal quoted inside a rule; an embedded question inside a request.
+        assert_eq!(
+            kind("terraform plan 보여주기 전에 apply 하자고 하지마라"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("그럼 오늘은 여기까지 하자"), None);
+        assert_eq!(
+            kind("레지스터 직접 건드리는 코드 쓸 때는 항상 어느 매뉴얼 몇 페이지인지 주석으로 남겨 주세요."),
+            Some(Feedback)
+        );
+        assert_eq!(kind("빌드 몇 분 걸렸어"), None);
+        // The speaker's experience holds whatever its tense; "이번 프로젝트" is the current one.
+        assert_eq!(
+            kind("저는 자바는 10년 넘게 했지만 코틀린은 처음입니다."),
+            Some(User)
+        );
+        assert_eq!(
+            kind("저는 이번 프로젝트에서 PL을 맡고 있으며 설계 검토를 담당합니다."),
+            Some(User)
+        );
+        assert_eq!(
+            kind("저 원래 웹 프론트 하다가 앱으로 넘어온 지 3개월 됐어요"),
+            Some(User)
+        );
+        assert_eq!(kind("저는 어제 배포했어요."), None);
+        assert_eq!(
+            kind("제 타임존은 PST라서 한국 시간이랑 17시간 차이 나요"),
+            Some(User)
+        );
+        assert_eq!(kind("이 버전도 되나요"), None);
+        // Places: a host name, somewhere (…에) something is, a place named in quotes.
+        assert_eq!(
+            kind("어드민 접속 주소는 admin.internal.example.com 이에요"),
+            Some(Reference)
+        );
+        assert_eq!(
+            kind("헬름차트는 infra/charts/ 밑에 다 있음"),
+            Some(Reference)
+        );
+        assert_eq!(
+            kind("장애 대응은 PagerDuty 'platform-core' 서비스로 에스컬레이션됨"),
+            Some(Reference)
+        );
+        assert_eq!(kind("커밋 메시지는 'feat:' 형식으로 써요."), Some(Project));
+        // A ban stated as what is, a ban asked for.
+        assert_eq!(
+            kind("코드 프리즈 기간에는 핫픽스 외에 머지 금지입니다"),
+            Some(Project)
+        );
+        assert_eq!(kind("운영 DB 직접 수정 금지."), Some(Feedback));
+        // The team set something and left it so; an edit just done is not that.
+        assert_eq!(
+            kind("저희 보드는 클럭을 168MHz로 고정해 놨어요."),
+            Some(Project)
+        );
+        assert_eq!(kind("설정 파일 고쳐 놨어요."), None);
+    }
 }
