@@ -221,7 +221,14 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
         .iter()
         .enumerate()
         .filter(|(i, c)| from + i == 0 || !ko::detail(c))
-        .find_map(|(_, c)| classify_text(ko::tidy(c).to_string()))
+        .find_map(|(i, c)| {
+            let c = ko::tidy(c);
+            if from + i + 1 < clauses.len() {
+                classify_text(ko::as_statement(c))
+            } else {
+                classify_text(c.to_string())
+            }
+        })
 }
 
 fn classify_text(text: String) -> Option<Candidate> {

@@ -364,6 +364,12 @@ const REPORT: &[&str] = &[
     "안 돼",
     "안 되",
     "안돼",
+    // Something that does not work: "모드가 안 먹혀요", "화면이 안 떠요".
+    "안 먹",
+    "안 떠",
+    "안 뜨",
+    "안 열",
+    "안 켜",
     "느려",
     "깨져",
     "깨졌",
@@ -617,6 +623,8 @@ const ADVICE_END: &[&str] = &[
 ];
 
 const REQUEST_END: &[&str] = &[
+    "시면 좋아요",
+    "주면 좋아요",
     // Typed fast in chat: "써주세여", "해줘여", "해주셈".
     "세여",
     "줘여",
@@ -648,6 +656,8 @@ const REQUEST_END: &[&str] = &[
 /// rather than a task of the moment unless it names what to change (an object or something at
 /// hand).
 const WISH_END: &[&str] = &[
+    "시면 좋아요",
+    "주면 좋아요",
     "좋겠어요",
     "좋겠습니다",
     "좋겠어",
@@ -1328,6 +1338,18 @@ fn judged_part(m: &str) -> Option<String> {
             out = head;
         }
     }
+    // "…짜 줘 이식성 때문에": a reason said last, without a comma.
+    let trimmed = out.trim_end_matches(['.', '!', '。', '！', ' ']);
+    if let Some(head) = trimmed
+        .strip_suffix(" 때문에")
+        .or_else(|| trimmed.strip_suffix(" 때문에요"))
+        .and_then(|h| h.rsplit_once(' '))
+        .map(|(h, _)| h)
+    {
+        if head.split_whitespace().count() >= 2 && ends_with_any(head, REQUEST_END) {
+            out = head;
+        }
+    }
     let body = out.trim_end_matches(['.', '!', '。', '！', ' ']);
     if let Some((rest, last)) = body.rsplit_once(' ') {
         let cue = last.strip_suffix('요').unwrap_or(last);
@@ -1452,6 +1474,35 @@ pub(super) fn detail(clause: &str) -> bool {
     core.ends_with("로요") || core.ends_with("로") || core.ends_with("으로요")
 }
 
+/// A clause cut before a following one ("라벨링 작업은 Label Studio로 하고", "저희 보드는
+/// STM32F407이고") is judged as the statement it would be on its own.
+pub(super) fn as_statement(clause: &str) -> String {
+    // "…하지 말고", "고쳐 주고": a request goes on in the next clause.
+    if clause.ends_with("말고") || clause.ends_with("주고") {
+        return clause.to_string();
+    }
+    // "…끝났고": past stays past.
+    let past = |stem: &str| {
+        stem.chars()
+            .last()
+            .is_some_and(|c| is_syllable(c) && (c as u32 - 0xAC00) % 28 == 20)
+    };
+    if let Some(stem) = clause.strip_suffix('고').filter(|s| past(s)) {
+        format!("{stem}어요")
+    } else if let Some(stem) = clause.strip_suffix("하고") {
+        format!("{stem}해요")
+    } else if let Some(stem) = clause.strip_suffix("이고") {
+        format!("{stem}이에요")
+    } else if let Some(stem) = clause
+        .strip_suffix('고')
+        .filter(|s| s.ends_with(is_syllable))
+    {
+        format!("{stem}요")
+    } else {
+        clause.to_string()
+    }
+}
+
 /// A clause about this once ("근데 이번엔 npm 써요", "일단 …", "오늘은 …").
 pub(super) fn one_time(clause: &str) -> bool {
     const ONCE: &[&str] = &[
@@ -1566,7 +1617,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
                 || w.ends_with("라서")
                 || w.ends_with("해서")
                 // "헷갈려서", "어려워서", "서툴러서": other vowels before the ending.
-                || ["려서", "워서", "러서", "와서", "져서"]
+                || ["려서", "워서", "러서", "와서", "져서", "돼서"]
                     .iter()
                     .any(|e| w.ends_with(e)))
     });
@@ -1630,7 +1681,10 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if user_start && !ends_with_any(core, REQUEST_END) {
         unmarked = unmarked.replace("좀", " ");
     }
-    let topic = words.iter().any(|w| is_topic(w));
+    // "확실하지 않은 건 …": "whatever is so" (것은) as the topic is a class, not one thing.
+    let topic = words
+        .iter()
+        .any(|w| is_topic(w) || *w == "건" || *w == "것은");
     // "이제 CI는 GitHub Actions만 써요": "now" before a topic tells how things are from now on.
     if words.first() == Some(&"이제") && words.get(1).is_some_and(|w| is_topic(w)) {
         unmarked = unmarked.replacen("이제 ", " ", 1);
@@ -1656,7 +1710,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         let digits = w.trim_start_matches(|c: char| c.is_ascii_digit());
         digits.len() != w.len() && (digits.starts_with('년') || digits.starts_with("개월"))
     });
-    let tried = user_start && (s.has(TRIED) || s.has(EXPERIENCE) || span);
+    let tried = (user_start && (s.has(TRIED) || s.has(EXPERIENCE) || span))
+        || (!team && topic && s.has(TRIED) && s.has(&["봤", "했"]));
     // "앱으로 넘어온 지 3개월 됐어요": how long a state has held.
     let held_for = words.windows(3).any(|w| {
         w[0] == "지" && time_span(w[1]) && (w[2].starts_with("됐") || w[2].starts_with("넘었"))
@@ -1731,7 +1786,23 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
             .any(|w| w.chars().count() >= 2 && (w.ends_with('을') || w.ends_with('를')));
     // "윈도우 서버 기준으로 명령어 알려주세요": a frame to work in holds for every answer.
     let frame = words.iter().any(|w| *w == "기준으로") && leading_topic(&words).is_none();
-    let standing = frame
+    // "새 컴포넌트 만들면 스토리도 추가해 주세요": whenever something is made or comes up; not
+    // "빌드 끝나면 알려 주세요", the end of the task at hand.
+    let recurring = words.iter().rev().skip(1).any(|w| {
+        [
+            "만들면",
+            "추가하면",
+            "작성하면",
+            "나오면",
+            "올리면",
+            "짜면",
+            "쓰면",
+        ]
+        .iter()
+        .any(|c| w.ends_with(c))
+    });
+    let standing = recurring
+        || frame
         || strong
         || weak
         || required
@@ -1764,7 +1835,12 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         && !user_start
         && s.lead != Lead::TeamRule
         && banmal_verb_end(core);
-    let request = ends_with_any(core, REQUEST_END)
+    // "배포 승인은 팀장님이 하세요": "-세요" of someone honoured tells what they do.
+    let honoured = words
+        .iter()
+        .any(|w| w.ends_with("님이") || w.ends_with("께서"));
+    let request = (ends_with_any(core, REQUEST_END)
+        && !(honoured && !s.has(&["주세요", "주십시오"])))
         || ends_with_any(core, ADVICE_END)
         || prohibition
         || imperative;
@@ -1803,7 +1879,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     });
     let standing_wish = wish && manner && !object && !at_hand;
     // "나 코루틴 아직 헷갈려서 자세하게 설명해 줘": the request rests on a fact about the speaker.
-    let rests_on_user = jeo_user && user_reason;
+    // "전 비전공자라 용어를 쉽게 설명해 주시면 좋아요": the same after who the speaker is.
+    let rests_on_user = (jeo_user || user_start)
+        && (user_reason || words.get(1).is_some_and(|w| w.ends_with('라')));
     if request && !standing && !prohibition && task && !standing_wish && !rests_on_user {
         return None;
     }
@@ -1832,6 +1910,15 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         report_text = report_text.replace(c, " ");
     }
     let report = has_any(&report_text, REPORT);
+    // "저는 색 구분이 잘 안 돼서 그래프는 …해 주시면 좋아요": what the speaker cannot do, given as
+    // the reason of a wish, is about them, not a failure.
+    let report = report
+        && !(user_start
+            && wish
+            && words
+                .iter()
+                .position(|w| w.ends_with("서") && w.chars().count() >= 2)
+                .is_some_and(|i| !has_any(&words[i + 1..].join(" "), REPORT)));
     // "전 이해가 안 돼요": about the speaker's moment, not a fact about them.
     if user_start {
         return (!report).then_some(MemoryType::User);
@@ -1872,7 +1959,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
             .iter()
             .any(|p| !TENDS.contains(p) && s.m.contains(p));
     let preference = s.has(PREFERENCE) && !(tends_only && topic);
-    if (s.has(EXPERIENCE) || preference || easier) && !request && !team && !report {
+    if (s.has(EXPERIENCE) || preference || easier || tried) && !request && !team && !report {
         return Some(MemoryType::User);
     }
     if s.has(LOOK_UP_THERE) && !report {

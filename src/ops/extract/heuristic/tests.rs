@@ -658,4 +658,59 @@ mod languages {
         );
         assert_eq!(kind("설정 파일 고쳐 놨어요."), None);
     }
+
+    /// Later round-7 shapes: clauses cut before another judged as statements, conditions that
+    /// recur, someone honoured doing something, what the speaker cannot do.
+    #[test]
+    fn korean_clauses_conditions_and_honorifics() {
+        let kind = |text: &str| plan(text).first().map(|p| p.0);
+        // "…로 하고 …": the first clause judged as the statement it would be alone; a past one
+        // stays past, a request goes on.
+        assert_eq!(
+            kind("라벨링 작업은 Label Studio로 하고 결과는 JSON으로 export 해요"),
+            Some(Project)
+        );
+        assert_eq!(kind("배포는 끝났고, 이제 로그만 보면 돼요."), None);
+        assert_eq!(
+            kind("에러 처리할 때 예외 삼키지 말고 로깅 후 다시 던져 주세요"),
+            Some(Feedback)
+        );
+        // Whenever something is made, a request holds; at the end of the task at hand it does not.
+        assert_eq!(
+            kind("새 컴포넌트 만들면 스토리도 같이 추가해 주세요"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("빌드 끝나면 알려 주세요."), None);
+        // "-세요" of someone honoured describes; addressed to the assistant it asks.
+        assert_eq!(kind("배포 승인은 팀장님이 하세요"), Some(Project));
+        assert_eq!(
+            kind("배포 승인 요청은 항상 팀장님께 드리세요"),
+            Some(Feedback)
+        );
+        // What the speaker cannot do, as the reason of a wish, is about them.
+        assert_eq!(
+            kind("저는 색 구분이 잘 안 돼서 그래프는 패턴으로 구분해 주시면 좋아요"),
+            Some(User)
+        );
+        assert_eq!(
+            kind("전 비전공자라 용어를 쉽게 설명해 주시면 좋아요."),
+            Some(User)
+        );
+        // Experience with a topic and no team, in the past.
+        assert_eq!(
+            kind("Go는 2년 정도 했고 제네릭은 아직 잘 안 써봤어요"),
+            Some(User)
+        );
+        // A reason said last without a comma; something that does not work is a report.
+        assert_eq!(
+            kind("스크립트는 bash 말고 python으로 짜 줘 이식성 때문에"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("게임 업데이트 후에 모드가 안 먹혀요"), None);
+        // "…은 건": whatever is so, a class as the topic.
+        assert_eq!(
+            kind("답변에 확실하지 않은 건 확실하지 않다고 표시해 주세요"),
+            Some(Feedback)
+        );
+    }
 }
