@@ -368,7 +368,7 @@ fn lead_in(mask: &str) -> (Lead, usize) {
 }
 
 /// A file path or file name: a token with a `/` between letters, or ending in a known extension.
-fn has_path(mask: &str) -> bool {
+pub(super) fn has_path(mask: &str) -> bool {
     const EXT: &[&str] = &[
         ".md", ".sh", ".yaml", ".yml", ".json", ".toml", ".py", ".rs", ".ts", ".js", ".go", ".txt",
         ".ini", ".cfg", ".conf", ".env", ".sql", ".xml", ".lock", ".mk",

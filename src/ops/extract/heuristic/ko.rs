@@ -41,7 +41,7 @@
 //! any tense; a place — a host name, somewhere "…에 … 있어요", a name in quotes and the kind of
 //! place it is — makes a pointer.
 
-use super::cjk::{Lead, Sent, EN_MOMENT, EN_STANDING};
+use super::cjk::{has_path, Lead, Sent, EN_MOMENT, EN_STANDING};
 use crate::formats::doc::MemoryType;
 
 const MOMENT: &[&str] = &[
@@ -902,10 +902,15 @@ fn quoted_place(words: &[&str]) -> bool {
         "컬렉션",
         "레포",
     ];
-    words.windows(2).any(|w| {
-        (w[0].ends_with('\'') || w[0].ends_with('’') || w[0].ends_with('"'))
-            && PLACE.iter().any(|p| w[1].starts_with(p))
-            && w[1].chars().count() > 2
+    let closes = |w: &str| w.ends_with('\'') || w.ends_with('’') || w.ends_with('"');
+    // "'web-app'에서 하면 됩니다": the place itself ("'feat:'로 시작" is a form, not a place).
+    let at = words.iter().any(|w| {
+        ["에서", "에"]
+            .iter()
+            .any(|p| w.strip_suffix(p).is_some_and(|stem| closes(stem)))
+    });
+    at || words.windows(2).any(|w| {
+        closes(w[0]) && PLACE.iter().any(|p| w[1].starts_with(p)) && w[1].chars().count() > 2
     })
 }
 
@@ -1338,6 +1343,14 @@ fn judged_part(m: &str) -> Option<String> {
             out = head;
         }
     }
+    // "…받고 있어요 (forms.gle/acme-qa)": an aside in brackets after the sentence.
+    let trimmed = out.trim_end_matches(['.', '!', '。', '！', ' ']);
+    if let Some(open) = trimmed.strip_suffix(')').and_then(|t| t.rfind('(')) {
+        let head = trimmed[..open].trim_end();
+        if head.split_whitespace().count() >= 2 {
+            out = head;
+        }
+    }
     // "…짜 줘 이식성 때문에": a reason said last, without a comma.
     let trimmed = out.trim_end_matches(['.', '!', '。', '！', ' ']);
     if let Some(head) = trimmed
@@ -1573,7 +1586,33 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
     out
 }
 
+/// Judges a sentence; when it joins statements ("다국어는 세 개 지원하고 번역 파일은 i18n/ 폴더에
+/// 있어요") and is durable, its first statement that is durable on its own gives the type: the
+/// type is that of the first memory the sentence holds.
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
+    let whole = classify_whole(s)?;
+    let parts = clauses(&s.m);
+    // An instruction whose verb comes last ("…주입하고 코드에는 절대 넣지 마세요") spans its
+    // clauses: the first is part of it.
+    if parts.len() < 2 || s.lead != Lead::None || whole == MemoryType::Feedback {
+        return Some(whole);
+    }
+    let first = as_statement(parts[0]);
+    let sent = Sent {
+        lower: first.to_ascii_lowercase(),
+        url: first.contains("URLx"),
+        path: has_path(&first),
+        lead: s.lead,
+        m: first,
+    };
+    Some(
+        classify_whole(&sent)
+            .filter(|t| *t != MemoryType::Feedback)
+            .unwrap_or(whole),
+    )
+}
+
+fn classify_whole(s: &Sent) -> Option<MemoryType> {
     let full = s;
     let fact = judged_part(&s.m)?;
     let fact_sent;
@@ -1720,8 +1759,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let past = past_tense(&unmarked) || has_any(&unmarked, PAST);
     // "답변할 때 코드 먼저 보여 주고 설명은 나중에 해 주세요": within a habit, "나중에" orders
     // the steps.
+    // "…, 그냥 텍스트로 써 주세요": "plain", not "just this once".
     if habitual_clause(&words) {
-        unmarked = unmarked.replace("나중에", " ");
+        unmarked = unmarked.replace("나중에", " ").replace("그냥", " ");
     }
     if has_any(&unmarked, MOMENT)
         || (past && !lasting)
@@ -1797,6 +1837,10 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
             "올리면",
             "짜면",
             "쓰면",
+            // The speaker's own recurring asks: "리뷰 요청하면 …".
+            "요청하면",
+            "물어보면",
+            "부탁하면",
         ]
         .iter()
         .any(|c| w.ends_with(c))
@@ -1978,7 +2022,13 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if request {
         return Some(MemoryType::Feedback);
     }
-    if s.url || host {
+    // "…받고 있어요 (forms.gle/acme-qa)": the aside in brackets is the address.
+    let aside = full.m.len() != s.m.len()
+        && full
+            .m
+            .trim_end_matches(['.', '!', '。', '！', ' '])
+            .ends_with(')');
+    if s.url || host || (aside && s.path && !report) {
         return Some(MemoryType::Reference);
     }
     // "실험 결과는 MLflow 대시보드에서 볼 수 있어요": a failure word as the topic of a pointer
@@ -1989,7 +2039,17 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if topic_at.is_some() && quoted_place(&words) && !report && !obligation {
         return Some(MemoryType::Reference);
     }
-    if (s.has(LOCATED) || located_at(&words))
+    // "회사 홈페이지는 워드프레스고 …예요": a copula points somewhere only when the place is what
+    // the topic is said to be, not the topic itself.
+    const COPULA: &[&str] = &["입니다", "이에요", "예요"];
+    let predicate = topic_at.map_or_else(|| s.m.clone(), |i| words[i + 1..].join(" "));
+    let located_verb = located_at(&words)
+        || LOCATED
+            .iter()
+            .any(|l| !COPULA.contains(l) && s.m.contains(l));
+    let placed_in_predicate =
+        has_any(&predicate, DOC_NOUN) || has_any(&predicate, CHANNEL) || quoted_name(&predicate);
+    if (located_verb || (s.has(COPULA) && (placed_in_predicate || s.path)))
         && (placed || (s.path && (!starts_project || located_at(&words))))
         && (!report || (placed && topic_at.is_some()))
     {

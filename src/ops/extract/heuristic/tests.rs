@@ -713,4 +713,43 @@ mod languages {
             Some(Feedback)
         );
     }
+
+    /// Round-7 shapes of type: the first statement of a joined sentence gives the type, a
+    /// copula points only at a place it predicates, a bracketed address is the pointer.
+    #[test]
+    fn korean_first_statement_places_and_asides() {
+        let kind = |text: &str| plan(text).first().map(|p| p.0);
+        assert_eq!(
+            kind("다국어는 한국어, 영어, 일본어 세 개 지원하고 번역 파일은 i18n/ 폴더에 있어요"),
+            Some(Project)
+        );
+        // An instruction whose verb comes last spans its clauses.
+        assert_eq!(
+            kind("API 키는 환경 변수로만 주입하고 코드에는 절대 넣지 마세요."),
+            Some(Feedback)
+        );
+        assert_eq!(
+            kind("회사 홈페이지는 워드프레스고 테마는 직접 만든 거예요"),
+            Some(Project)
+        );
+        assert_eq!(kind("배포 가이드는 사내 위키 페이지예요."), Some(Reference));
+        assert_eq!(
+            kind("번역 요청은 Crowdin 프로젝트 'web-app'에서 하면 됩니다"),
+            Some(Reference)
+        );
+        assert_eq!(
+            kind("QA 요청 양식은 구글 폼으로 받고 있어요 (forms.gle/acme-qa)"),
+            Some(Reference)
+        );
+        assert_eq!(
+            kind("설명할 때 수식은 LaTeX 말고 그냥 텍스트로 써 주세요"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("그냥 이대로 두세요"), None);
+        assert_eq!(
+            kind("코드 리뷰 요청하면 보안 관점 먼저 check 해 줘"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("테스트 통과하면 머지해 줘"), None);
+    }
 }
