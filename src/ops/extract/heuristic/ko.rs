@@ -152,6 +152,8 @@ const STANDING_OVER_MOMENT: &[&str] = &[
     "운영 중",
     "쓰는 중",
     "배우는 중",
+    "공부하는 중",
+    "공부 중",
 ];
 
 /// "…하기로 했어요", "…하기로 결정했습니다": a decision of the team, told in the past but
@@ -237,7 +239,10 @@ fn lasting_change(s: &Sent, words: &[&str], team: bool) -> bool {
         return true;
     }
     // "저희 보드는 클럭을 168MHz로 고정해 놨어요": the team set something and left it so.
-    if team && s.has(&["놨", "뒀", "두었", "놓았"]) && !s.has(CODE_NAME) {
+    // "타임아웃은 기본 3초로 맞춰 두었습니다": a setting put in place and left, about a topic.
+    let left_so = s.has(&["놨", "뒀", "두었", "놓았"]) && !s.has(CODE_NAME);
+    let set = s.has(&["맞춰", "설정해", "고정해", "잡아"]);
+    if left_so && (team || (set && words.iter().any(|w| is_topic(w)))) {
         return true;
     }
     if s.has(ADOPTED) && (team || since_clause(words) || s.has(SINCE_THEN)) {
@@ -623,6 +628,7 @@ const ADVICE_END: &[&str] = &[
 ];
 
 const REQUEST_END: &[&str] = &[
+    "좋겠음",
     "시면 좋아요",
     "주면 좋아요",
     // Typed fast in chat: "써주세여", "해줘여", "해주셈".
@@ -656,6 +662,7 @@ const REQUEST_END: &[&str] = &[
 /// rather than a task of the moment unless it names what to change (an object or something at
 /// hand).
 const WISH_END: &[&str] = &[
+    "좋겠음",
     "시면 좋아요",
     "주면 좋아요",
     "좋겠어요",
@@ -1021,6 +1028,8 @@ const PREFERENCE: &[&str] = &[
     "공부하고",
     "배우고 있",
     "배우는 중",
+    "공부하는 중",
+    "공부 중",
 ];
 
 /// Places one looks things up: "…에서 볼 수 있어요" is a pointer whatever the place is called.
@@ -1168,7 +1177,18 @@ const POINTED_AT: &[&str] = &[
 ];
 
 /// A rule in memo style: "PR 리뷰 승인 2명 필수".
-const REQUIRED_END: &[&str] = &["필수", "필수임", "필수입니다", "필수예요", "필수야"];
+/// "…접근 불가": what cannot be done, said as a memo, is a rule as much as what must.
+const REQUIRED_END: &[&str] = &[
+    "필수",
+    "필수임",
+    "필수입니다",
+    "필수예요",
+    "필수야",
+    "불가",
+    "불가능",
+    "불가임",
+    "불가입니다",
+];
 
 /// The words before "때" or "전에" that make it a time ago or a time span, not a habit
 /// ("10분 전에", "아까 전에").
@@ -1656,7 +1676,8 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
                 || w.ends_with("라서")
                 || w.ends_with("해서")
                 // "헷갈려서", "어려워서", "서툴러서": other vowels before the ending.
-                || ["려서", "워서", "러서", "와서", "져서", "돼서"]
+                // "공부하는 중이라 …": the copula's reason form.
+                || ["려서", "워서", "러서", "와서", "져서", "돼서", "이라"]
                     .iter()
                     .any(|e| w.ends_with(e)))
     });
@@ -1845,7 +1866,12 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
         .iter()
         .any(|c| w.ends_with(c))
     });
-    let standing = recurring
+    // "예시 코드에 주석으로 … 달아 주세요": into what the assistant writes, every time.
+    let into_output = words.iter().any(|w| {
+        OUTPUT_NOUN.iter().any(|n| w.starts_with(n)) && (w.ends_with('에') || w.ends_with("에는"))
+    }) || s.has(&["예시 코드에", "커밋 메시지에"]);
+    let standing = into_output
+        || recurring
         || frame
         || strong
         || weak
@@ -1900,7 +1926,8 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     // "장애 연락처는 위키의 '온콜' 페이지를 참고하세요": where to look, not a task.
     let quoted = quoted_name(&s.m);
     let place = channel || s.has(DOC_NOUN) || s.path || quoted || named_place(&words);
-    let pointer = place && s.has(LOOK_UP);
+    // "QA 피드백은 피그마 코멘트로 남겨 주시면 돼요": where to leave something, in a named tool.
+    let pointer = place && (s.has(LOOK_UP) || (ends_with_any(core, WHERE_END) && !s.path));
     let object = words
         .iter()
         .any(|w| w.chars().count() >= 2 && (w.ends_with('을') || w.ends_with('를')));

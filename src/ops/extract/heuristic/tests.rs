@@ -752,4 +752,29 @@ mod languages {
         );
         assert_eq!(kind("테스트 통과하면 머지해 줘"), None);
     }
+
+    /// Round-7 memo rules, settings left in place, wishes resting on who the speaker is.
+    #[test]
+    fn korean_settings_memo_rules_and_wishes() {
+        let kind = |text: &str| plan(text).first().map(|p| p.0);
+        assert_eq!(
+            kind("서비스 간 타임아웃은 기본 3초로 맞춰 두었습니다"),
+            Some(Project)
+        );
+        assert_eq!(kind("로그 레벨은 DEBUG로 바꿔 놨어요"), None);
+        assert_eq!(kind("사내 VPN 없이는 스테이징 접근 불가"), Some(Project));
+        assert_eq!(
+            kind("예시 코드에 주석으로 각 단계 설명 달아 주세요"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("이 코드에 주석 달아 주세요"), None);
+        assert_eq!(
+            kind("나 요즘 러스트 공부하는 중이라 러스트 예제 많이 보여주면 좋겠음"),
+            Some(User)
+        );
+        assert_eq!(
+            kind("디자인 QA 피드백은 피그마 코멘트로 남겨 주시면 돼요"),
+            Some(Reference)
+        );
+    }
 }
