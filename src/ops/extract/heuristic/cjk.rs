@@ -224,7 +224,7 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
         .find_map(|(i, c)| {
             let c = ko::tidy(c);
             if from + i + 1 < clauses.len() {
-                classify_text(ko::as_statement(c))
+                classify_text(ko::as_statement(c, false))
             } else {
                 classify_text(c.to_string())
             }

@@ -636,10 +636,8 @@ const REQUEST_END: &[&str] = &[
     "줘여",
     "주셈",
     "하셈",
-    "주세요",
     "줘",
     "줘요",
-    "주십시오",
     "세요",
     "십시오",
     "할 것",
@@ -674,7 +672,6 @@ const WISH_END: &[&str] = &[
 ];
 
 const PROHIBITION: &[&str] = &[
-    "지 마세요",
     "지 마",
     "지마",
     "지 말아",
@@ -683,7 +680,6 @@ const PROHIBITION: &[&str] = &[
     "지 말구",
     "지말구",
     "지 말 것",
-    "하지 마",
     "금지",
     "면 안 돼",
     "면 안돼",
@@ -873,6 +869,24 @@ const LOCATED: &[&str] = &[
     "로 갑니다",
 ];
 
+/// Verb stems with "-기" that close a to-do line ("테스트 돌리기", "약어 쓰지 말기"); nouns end
+/// in 기 too ("크기", "얘기"), so only these.
+const MEMO_VERB: &[&str] = &[
+    "하기",
+    "말기",
+    "돌리기",
+    "두기",
+    "넣기",
+    "빼기",
+    "달기",
+    "붙이기",
+    "남기기",
+    "지키기",
+    "맞추기",
+    "올리기",
+    "쓰기",
+];
+
 /// What the assistant writes: named as the topic of a 반말 verb ("주석은 영어로 달아") it is an
 /// instruction, not a fact of the project.
 const OUTPUT_NOUN: &[&str] = &[
@@ -999,6 +1013,9 @@ const EXPERIENCE: &[&str] = &[
     "초보",
     "입문",
     "잘 몰라",
+    // What the speaker cannot do well ("디자인은 잘 못 해서 …"); "잘못" is a mistake.
+    "잘 못 해",
+    "잘 못해",
     "잘 모릅",
     "잘 모르",
     // "iOS만 해봐서 …", "파이썬은 거의 안 써 봐서 …": what the user has (not) tried.
@@ -1509,7 +1526,11 @@ pub(super) fn detail(clause: &str) -> bool {
 
 /// A clause cut before a following one ("라벨링 작업은 Label Studio로 하고", "저희 보드는
 /// STM32F407이고") is judged as the statement it would be on its own.
-pub(super) fn as_statement(clause: &str) -> String {
+///
+/// With `background`, a "-는데" clause too ("…읽을 수 있는데" → "…읽을 수 있어요"): only to type
+/// a sentence already judged durable, since a background clause often leads up to a question
+/// ("저희 앱이 React Native인데 이 라이브러리 호환될까요?").
+pub(super) fn as_statement(clause: &str, background: bool) -> String {
     // "…하지 말고", "고쳐 주고": a request goes on in the next clause.
     if clause.ends_with("말고") || clause.ends_with("주고") {
         return clause.to_string();
@@ -1520,6 +1541,21 @@ pub(super) fn as_statement(clause: &str) -> String {
             .last()
             .is_some_and(|c| is_syllable(c) && (c as u32 - 0xAC00) % 28 == 20)
     };
+    // "…읽을 수 있는데", "…3년차인데": the background clause of "-는데" states a fact.
+    for (ending, statement) in background
+        .then_some([
+            ("있는데", "있어요"),
+            ("없는데", "없어요"),
+            ("하는데", "해요"),
+            ("인데", "이에요"),
+        ])
+        .into_iter()
+        .flatten()
+    {
+        if let Some(stem) = clause.strip_suffix(ending) {
+            return format!("{stem}{statement}");
+        }
+    }
     if let Some(stem) = clause.strip_suffix('고').filter(|s| past(s)) {
         format!("{stem}어요")
     } else if let Some(stem) = clause.strip_suffix("하고") {
@@ -1614,10 +1650,10 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let parts = clauses(&s.m);
     // An instruction whose verb comes last ("…주입하고 코드에는 절대 넣지 마세요") spans its
     // clauses: the first is part of it.
-    if parts.len() < 2 || s.lead != Lead::None || whole == MemoryType::Feedback {
+    if parts.len() < 2 || s.lead != Lead::None {
         return Some(whole);
     }
-    let first = as_statement(parts[0]);
+    let first = as_statement(parts[0], true);
     let sent = Sent {
         lower: first.to_ascii_lowercase(),
         url: first.contains("URLx"),
@@ -1625,11 +1661,12 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         lead: s.lead,
         m: first,
     };
-    Some(
-        classify_whole(&sent)
-            .filter(|t| *t != MemoryType::Feedback)
-            .unwrap_or(whole),
-    )
+    // "저 영어 에러 메시지는 읽을 수 있는데 해석은 같이 해 주세요": a request resting on a fact
+    // about the speaker said first is about the speaker.
+    let first = classify_whole(&sent).filter(|t| {
+        *t != MemoryType::Feedback && (whole != MemoryType::Feedback || *t == MemoryType::User)
+    });
+    Some(first.unwrap_or(whole))
 }
 
 fn classify_whole(s: &Sent) -> Option<MemoryType> {
@@ -1679,6 +1716,10 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
                 // "공부하는 중이라 …": the copula's reason form.
                 || ["려서", "워서", "러서", "와서", "져서", "돼서", "이라"]
                     .iter()
+                    .any(|e| w.ends_with(e))
+                // "저 … 읽을 수 있는데 …해 주세요": the background the request rests on.
+                || ["있는데", "없는데", "인데", "하는데"]
+                    .iter()
                     .any(|e| w.ends_with(e)))
     });
     // "저 맥북 M2 쓰고 있어요": 저 without 는 is the speaker unless it points at a thing ("저 파일
@@ -1697,7 +1738,12 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
                 .iter()
                 .any(|e| w.ends_with(e))
     });
-    let user_cue = USER_START.iter().any(|c| s.m.starts_with(c)) || jeo_user || role_reason;
+    // "I'm 백엔드 개발자고 …": the speaker named in English.
+    let english_i = ["i'm ", "i am ", "my "]
+        .iter()
+        .any(|c| s.lower.starts_with(c));
+    let user_cue =
+        USER_START.iter().any(|c| s.m.starts_with(c)) || jeo_user || role_reason || english_i;
     // "저는 괜찮아요", "저는 상관없습니다": a reaction, not a fact about the speaker.
     if user_cue && words.len() < 3 && core.chars().count() <= 10 {
         return None;
@@ -1870,7 +1916,14 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     let into_output = words.iter().any(|w| {
         OUTPUT_NOUN.iter().any(|n| w.starts_with(n)) && (w.ends_with('에') || w.ends_with("에는"))
     }) || s.has(&["예시 코드에", "커밋 메시지에"]);
-    let standing = into_output
+    // Memo rules: "리턴 타입 명시할 것", "변수명 약어 쓰지 말기", "커밋 전에 테스트 돌리기" — a
+    // to-do line, written once for every time.
+    let memo_rule = ends_with_any(core, &["할 것", "말 것", "될 것", "올릴 것"])
+        || words
+            .last()
+            .is_some_and(|w| w.chars().count() >= 2 && ends_with_any(w, MEMO_VERB));
+    let standing = memo_rule
+        || into_output
         || recurring
         || frame
         || strong
@@ -1909,8 +1962,8 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     let honoured = words
         .iter()
         .any(|w| w.ends_with("님이") || w.ends_with("께서"));
-    let request = (ends_with_any(core, REQUEST_END)
-        && !(honoured && !s.has(&["주세요", "주십시오"])))
+    let request = memo_rule
+        || (ends_with_any(core, REQUEST_END) && !(honoured && !s.has(&["주세요", "주십시오"])))
         || ends_with_any(core, ADVICE_END)
         || prohibition
         || imperative;
@@ -2018,7 +2071,10 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     // "영어보다 한국어 설명이 편해요": what the user finds easier than something else.
     let easier = s.has(&["보다 "]) && s.has(&["편해", "편합", "편하"]);
     // "리액트는 잘 몰라서 설명 자세히 해 주세요": the request rests on a fact about the user.
-    if request && s.has(EXPERIENCE) && s.has(&["몰라서", "봐서", "처음이라", "라서 "]) && !report
+    if request
+        && s.has(EXPERIENCE)
+        && s.has(&["몰라서", "봐서", "처음이라", "라서 ", "못 해서", "못해서"])
+        && !report
     {
         return Some(MemoryType::User);
     }
@@ -2055,7 +2111,13 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
             .m
             .trim_end_matches(['.', '!', '。', '！', ' '])
             .ends_with(')');
-    if s.url || host || (aside && s.path && !report) {
+    // "비상 연락처 → 노션 '긴급 연락' 페이지": a memo arrow to a place.
+    let arrow_to_place = ["→", "->", "=>"].iter().any(|a| {
+        s.m.split_once(a).is_some_and(|(_, to)| {
+            has_any(to, DOC_NOUN) || has_any(to, CHANNEL) || quoted_name(to) || has_path(to)
+        })
+    });
+    if s.url || host || arrow_to_place || (aside && s.path && !report) {
         return Some(MemoryType::Reference);
     }
     // "실험 결과는 MLflow 대시보드에서 볼 수 있어요": a failure word as the topic of a pointer

@@ -777,4 +777,34 @@ mod languages {
             Some(Reference)
         );
     }
+
+    /// Round-7 memo to-do lines, an English "I'm", a memo arrow, a request on a background
+    /// about the speaker.
+    #[test]
+    fn korean_memo_lines_and_backgrounds() {
+        let kind = |text: &str| plan(text).first().map(|p| p.0);
+        assert_eq!(kind("커밋 전에 테스트 돌리기"), Some(Feedback));
+        assert_eq!(kind("변수명 약어 쓰지 말기"), Some(Feedback));
+        assert_eq!(kind("리턴 타입 명시할 것"), Some(Feedback));
+        assert_eq!(kind("이건 좀 어려운 얘기"), None);
+        assert_eq!(kind("I'm 백엔드 개발자고 주로 Java 써요"), Some(User));
+        assert_eq!(
+            kind("비상 연락처 → 노션 '긴급 연락' 페이지"),
+            Some(Reference)
+        );
+        assert_eq!(
+            kind("저 영어로 된 에러 메시지는 읽을 수 있는데 해석은 같이 해 주세요"),
+            Some(User)
+        );
+        // A background that leads up to a question stays a question.
+        assert_eq!(
+            kind("저희 앱이 React Native인데 이 라이브러리 호환될까요?"),
+            None
+        );
+        assert_eq!(kind("Postgres 쓰고 있는데 이 쿼리 인덱스 타나요?"), None);
+        assert_eq!(
+            kind("디자인은 잘 못 해서 UI 쪽은 기본 스타일로만 해 주세요"),
+            Some(User)
+        );
+    }
 }
