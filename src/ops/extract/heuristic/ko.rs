@@ -1216,6 +1216,29 @@ fn time_span(word: &str) -> bool {
         || ["조금", "며칠", "얼마", "오래", "잠시", "한참"].contains(&word)
 }
 
+/// "새 컴포넌트 만들면 …", "PR 올리면 …": whenever something is made or comes up; not "빌드
+/// 끝나면 알려 주세요", the end of the task at hand.
+fn recurring_condition(words: &[&str]) -> bool {
+    const WHENEVER: &[&str] = &[
+        "만들면",
+        "추가하면",
+        "작성하면",
+        "나오면",
+        "올리면",
+        "짜면",
+        "쓰면",
+        // The speaker's own recurring asks: "리뷰 요청하면 …".
+        "요청하면",
+        "물어보면",
+        "부탁하면",
+    ];
+    words
+        .iter()
+        .rev()
+        .skip(1)
+        .any(|w| WHENEVER.iter().any(|c| w.ends_with(c)))
+}
+
 /// "PR을 만들 때는", "배포 전에는", "머지 후에는": a clause that says when, every time.
 fn habitual_clause(words: &[&str]) -> bool {
     const WHEN: &[&str] = &[
@@ -1826,6 +1849,10 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     let past = past_tense(&unmarked) || has_any(&unmarked, PAST);
     // "답변할 때 코드 먼저 보여 주고 설명은 나중에 해 주세요": within a habit, "나중에" orders
     // the steps.
+    // "우리 팀은 PR 올리면 CI에서 전부 다시 돌려요": whenever it happens, "다시" is "re-".
+    if recurring_condition(&words) {
+        unmarked = unmarked.replace("다시", " ");
+    }
     // "…, 그냥 텍스트로 써 주세요": "plain", not "just this once".
     if habitual_clause(&words) {
         unmarked = unmarked.replace("나중에", " ").replace("그냥", " ");
@@ -1893,25 +1920,7 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
             .any(|w| w.chars().count() >= 2 && (w.ends_with('을') || w.ends_with('를')));
     // "윈도우 서버 기준으로 명령어 알려주세요": a frame to work in holds for every answer.
     let frame = words.iter().any(|w| *w == "기준으로") && leading_topic(&words).is_none();
-    // "새 컴포넌트 만들면 스토리도 추가해 주세요": whenever something is made or comes up; not
-    // "빌드 끝나면 알려 주세요", the end of the task at hand.
-    let recurring = words.iter().rev().skip(1).any(|w| {
-        [
-            "만들면",
-            "추가하면",
-            "작성하면",
-            "나오면",
-            "올리면",
-            "짜면",
-            "쓰면",
-            // The speaker's own recurring asks: "리뷰 요청하면 …".
-            "요청하면",
-            "물어보면",
-            "부탁하면",
-        ]
-        .iter()
-        .any(|c| w.ends_with(c))
-    });
+    let recurring = recurring_condition(&words);
     // "예시 코드에 주석으로 … 달아 주세요": into what the assistant writes, every time.
     let into_output = words.iter().any(|w| {
         OUTPUT_NOUN.iter().any(|n| w.starts_with(n)) && (w.ends_with('에') || w.ends_with("에는"))

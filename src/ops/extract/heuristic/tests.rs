@@ -681,6 +681,12 @@ mod languages {
             Some(Feedback)
         );
         assert_eq!(kind("빌드 끝나면 알려 주세요."), None);
+        // Whenever it happens, "다시" is "re-"; said alone it is this once.
+        assert_eq!(
+            kind("어차피 우리 팀은 PR 올리면 CI에서 전부 다시 돌려요."),
+            Some(Project)
+        );
+        assert_eq!(kind("CI 다시 돌려 줘."), None);
         // "-세요" of someone honoured describes; addressed to the assistant it asks.
         assert_eq!(kind("배포 승인은 팀장님이 하세요"), Some(Project));
         assert_eq!(
