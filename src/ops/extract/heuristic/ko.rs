@@ -928,7 +928,7 @@ fn quoted_place(words: &[&str]) -> bool {
     let at = words.iter().any(|w| {
         ["에서", "에"]
             .iter()
-            .any(|p| w.strip_suffix(p).is_some_and(|stem| closes(stem)))
+            .any(|p| w.strip_suffix(p).is_some_and(&closes))
     });
     at || words.windows(2).any(|w| {
         closes(w[0]) && PLACE.iter().any(|p| w[1].starts_with(p)) && w[1].chars().count() > 2
@@ -1379,13 +1379,12 @@ fn judged_part(m: &str) -> Option<String> {
     let cut = out.rfind(", ").map(|i| (i, 2)).or_else(|| {
         out.match_indices(' ')
             .map(|(i, _)| i)
-            .filter(|&i| {
+            .rfind(|&i| {
                 let next = out[i + 1..].split(' ').next().unwrap_or("");
                 !next.is_empty()
                     && next.chars().all(chat_mark)
                     && out[i + 1 + next.len()..].starts_with(' ')
             })
-            .last()
             .map(|i| (i, 1 + out[i + 1..].find(' ').unwrap_or(0) + 1))
     });
     if let Some((at, skip)) = cut {
@@ -1919,7 +1918,7 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
             .iter()
             .any(|w| w.chars().count() >= 2 && (w.ends_with('을') || w.ends_with('를')));
     // "윈도우 서버 기준으로 명령어 알려주세요": a frame to work in holds for every answer.
-    let frame = words.iter().any(|w| *w == "기준으로") && leading_topic(&words).is_none();
+    let frame = words.contains(&"기준으로") && leading_topic(&words).is_none();
     let recurring = recurring_condition(&words);
     // "예시 코드에 주석으로 … 달아 주세요": into what the assistant writes, every time.
     let into_output = words.iter().any(|w| {
@@ -1972,7 +1971,7 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
         .iter()
         .any(|w| w.ends_with("님이") || w.ends_with("께서"));
     let request = memo_rule
-        || (ends_with_any(core, REQUEST_END) && !(honoured && !s.has(&["주세요", "주십시오"])))
+        || ((!honoured || s.has(&["주세요", "주십시오"])) && ends_with_any(core, REQUEST_END))
         || ends_with_any(core, ADVICE_END)
         || prohibition
         || imperative;
