@@ -198,7 +198,10 @@ pub(super) const EN_STANDING: &[&str] = &[
 pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     let text = collapse_whitespace(raw);
     if !text.chars().any(is_hangul) {
-        return classify_text(text);
+        if text.chars().any(is_kana) {
+            return classify_text(text.clone()).or_else(|| japanese_clauses(&text));
+        }
+        return classify_text(text.clone()).or_else(|| chinese_clauses(&text));
     }
     // Korean chat: "아 그리고 …", "…해요 ㅋㅋ" — the filler around a statement says nothing.
     let tidy = ko::tidy(&text);
@@ -229,6 +232,48 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
                 classify_text(c.to_string())
             }
         })
+}
+
+/// "帮我 fix 一下这个 lint error，btw 我们的 ESLint config 是 airbnb base": a request about the
+/// work at hand joined to a durable statement. Each clause is judged alone and the first
+/// durable one after the last clause about this once is kept, unless the whole sentence is a
+/// question, a what-if or thanks.
+fn chinese_clauses(text: &str) -> Option<Candidate> {
+    if zh::sentence_noise(text) {
+        return None;
+    }
+    let clauses = zh::clauses(text);
+    if clauses.len() < 2 {
+        return None;
+    }
+    let from = clauses
+        .iter()
+        .rposition(|c| zh::one_time(c))
+        .map_or(0, |i| i + 1);
+    let moment = zh::in_the_moment(text);
+    clauses[from..]
+        .iter()
+        .filter(|c| !moment || zh::shifts_topic(c))
+        .find_map(|c| classify_text(c.to_string()))
+}
+
+/// "テストは pytest で書いてね、unittest は使わない方針なので": each clause of a Japanese
+/// sentence is judged alone when the whole is not kept, as for Chinese.
+fn japanese_clauses(text: &str) -> Option<Candidate> {
+    if ja::sentence_noise(text) {
+        return None;
+    }
+    let clauses = ja::clauses(text);
+    if clauses.len() < 2 {
+        return None;
+    }
+    let from = clauses
+        .iter()
+        .rposition(|c| ja::one_time(c))
+        .map_or(0, |i| i + 1);
+    clauses[from..]
+        .iter()
+        .find_map(|c| classify_text(c.to_string()))
 }
 
 fn classify_text(text: String) -> Option<Candidate> {

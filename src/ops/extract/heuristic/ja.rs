@@ -116,6 +116,15 @@ const STANDING: &[&str] = &[
     "禁止",
     "基本的に",
     "デフォルト",
+    "毎月",
+    "毎朝",
+    "毎晩",
+    "なるべく",
+    "できるだけ",
+    "ときは",
+    "時は",
+    "場合は",
+    "際は",
     "覚えて",
     "忘れないで",
     "ずっと",
@@ -128,8 +137,25 @@ const REQUEST_END: &[&str] = &[
     "お願いします",
     "お願い",
     "てほしい",
+    "でほしい",
+    "てほしいです",
+    "でほしいです",
+    "て欲しいです",
     "てね",
+    "でね",
     "ように",
+    "ようにして",
+    "でいいよ",
+    "でいいです",
+    "でいい",
+    "で OK です",
+    "でOKです",
+    "で OK",
+    "でOK",
+    "で大丈夫です",
+    "で構いません",
+    "でお願いします",
+    "向けで",
 ];
 
 const PROHIBITION: &[&str] = &[
@@ -137,10 +163,26 @@ const PROHIBITION: &[&str] = &[
     "ないで下さい",
     "ないこと",
     "しないで",
+    "ないでほしい",
+    "ないで欲しい",
+    "ないように",
     "禁止",
 ];
 
-const USER_START: &[&str] = &["私は", "僕は", "わたしは", "俺は", "自分は", "私の", "僕の"];
+const USER_START: &[&str] = &[
+    "私は",
+    "僕は",
+    "わたしは",
+    "俺は",
+    "自分は",
+    "私の",
+    "僕の",
+    "私、",
+    "僕、",
+    "わたし、",
+    "私も",
+    "僕も",
+];
 
 const PROJECT_START: &[&str] = &[
     "このプロジェクト",
@@ -148,6 +190,9 @@ const PROJECT_START: &[&str] = &[
     "このレポジトリ",
     "うちの",
     "うちでは",
+    "うちは",
+    "うちも",
+    "弊社は",
     "私たち",
     "我々",
     "弊社",
@@ -177,12 +222,23 @@ const DOC_NOUN: &[&str] = &[
     "Confluence",
     "Notion",
     "Figma",
+    "バケット",
+    "手順書",
+    "Stoplight",
+    "Redoc",
 ];
 
 const LOCATED: &[&str] = &[
     "にあります",
     "にある",
     "にまとめ",
+    "にまとま",
+    "で管理",
+    "に置いて",
+    "に置い",
+    "配下",
+    "で見られ",
+    "で見れ",
     "に書いて",
     "を参照",
     "参照",
@@ -192,6 +248,10 @@ const LOCATED: &[&str] = &[
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.question() || matches!(s.last(), Some('か')) {
+        return None;
+    }
+    let m = strip_fillers(&s.m);
+    if states_secret(&s.lower) {
         return None;
     }
     if s.has(MOMENT) || s.any_word(EN_MOMENT) {
@@ -205,20 +265,26 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if AT_HAND.iter().any(|c| rest.contains(c)) && !standing {
         return None;
     }
-    let core = s.core();
+    let core = m.trim_end_matches(['。', '！', '？', '.', '!', '?', ' ', '｡', '．', '〜', '~']);
+    let core = core.trim_end_matches(['、', ',']);
     let prohibition = s.has(PROHIBITION);
     let request = REQUEST_END.iter().any(|e| core.ends_with(e)) || prohibition;
     let rule_end =
         core.ends_with("こと") || core.ends_with("ルールです") || core.ends_with("ルール");
-    if request && !standing && !prohibition && (!topic_wa(core) || core.contains('を')) {
+    if request && !standing && !prohibition && !topic_before_object(core) {
         // "変数名を userId に変えてください": a request about one object.
         return None;
     }
-    if USER_START.iter().any(|c| s.m.starts_with(c)) {
+    if USER_START.iter().any(|c| m.starts_with(c)) {
         return Some(MemoryType::User);
     }
     if request && !prohibition && s.has(CHANNEL) {
         return Some(MemoryType::Reference);
+    }
+    let starts_project = PROJECT_START.iter().any(|c| m.starts_with(c));
+    // "うちの main ブランチへの直 push は禁止です": a rule of the team, stated.
+    if starts_project && core.ends_with("禁止です") {
+        return Some(MemoryType::Project);
     }
     if request || core.ends_with("こと") {
         return Some(MemoryType::Feedback);
@@ -226,7 +292,6 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.url {
         return Some(MemoryType::Reference);
     }
-    let starts_project = PROJECT_START.iter().any(|c| s.m.starts_with(c));
     let report = s.has(REPORT);
     if s.has(LOCATED) && (s.has(DOC_NOUN) || (s.path && !starts_project)) && !report {
         return Some(MemoryType::Reference);
@@ -246,7 +311,148 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if statement && topic_wa(&opening) && !report {
         return Some(MemoryType::Project);
     }
+    // "リリースは毎月第一火曜日": a topic and a noun for a standing fact.
+    if topic_wa(&opening) && (standing || starts_project) && !report {
+        return Some(MemoryType::Project);
+    }
     None
+}
+
+/// Chat openers that say nothing: "あと、", "ちなみに", "えっと".
+const FILLER: &[&str] = &[
+    "あと、",
+    "あと ",
+    "ちなみに、",
+    "ちなみに",
+    "それと、",
+    "それと",
+    "それから、",
+    "ところで、",
+    "なお、",
+    "一応、",
+    "えーと、",
+    "えっと、",
+    "あ、",
+    "そうそう、",
+    "そういえば、",
+];
+
+fn strip_fillers(m: &str) -> &str {
+    let mut m = m.trim_start();
+    loop {
+        let before = m.len();
+        for f in FILLER {
+            if let Some(rest) = m.strip_prefix(f) {
+                m = rest.trim_start_matches(['、', ',', ' ']);
+            }
+        }
+        if m.len() == before {
+            return m;
+        }
+    }
+}
+
+/// A topic (は, には, では) named before the object (を): "関数には docstring を書いてください"
+/// is a rule for every function; "変数名を userId に変えてください" is about one name.
+fn topic_before_object(core: &str) -> bool {
+    let head = match core.find('を') {
+        Some(i) => &core[..i],
+        None => core,
+    };
+    topic_wa(head)
+        || ["には", "では", "とき", "時", "場合", "際"]
+            .iter()
+            .any(|w| head.contains(w))
+}
+
+/// The clauses of a Japanese sentence, cut at "、" after a verb form that closes a thought
+/// ("…てね、", "…お願いします、", "…ます、", "…です、") and before "あと"/"ちなみに".
+pub(super) fn clauses(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if c != '、' && c != ',' {
+            continue;
+        }
+        let before = &text[start..i];
+        let closes = [
+            "ね",
+            "よ",
+            "ます",
+            "です",
+            "ください",
+            "お願い",
+            "だ",
+            "けど",
+            "が",
+        ]
+        .iter()
+        .any(|e| before.ends_with(e));
+        let shift = FILLER
+            .iter()
+            .any(|f| text[i + c.len_utf8()..].trim_start().starts_with(f));
+        if closes || shift {
+            let clause = before.trim();
+            if !clause.is_empty() {
+                out.push(clause);
+            }
+            start = i + c.len_utf8();
+        }
+    }
+    let last = text[start..].trim();
+    if !last.is_empty() {
+        out.push(last);
+    }
+    out
+}
+
+/// "パスワードは hunter2 です", "トークン: …": a secret handed over, never a memory.
+fn states_secret(lower: &str) -> bool {
+    const SECRET: &[&str] = &[
+        "パスワード",
+        "トークン",
+        "api キー",
+        "apiキー",
+        "シークレット",
+        "秘密鍵",
+        "password",
+        "token",
+        "api key",
+    ];
+    SECRET.iter().any(|w| {
+        lower.match_indices(w).any(|(i, _)| {
+            let after = lower[i + w.len()..].trim_start();
+            after.starts_with(['は', ':', '：'])
+        })
+    })
+}
+
+/// A clause about this once.
+pub(super) fn one_time(clause: &str) -> bool {
+    [
+        "今回",
+        "今日",
+        "とりあえず",
+        "一旦",
+        "いったん",
+        "この",
+        "その",
+        "さっき",
+    ]
+    .iter()
+    .any(|w| clause.contains(w))
+}
+
+/// Whole-sentence noise no clause of it escapes: a question, thanks, a what-if.
+pub(super) fn sentence_noise(text: &str) -> bool {
+    let t = text.trim_end_matches(['。', '！', '.', '!', ' ']);
+    t.contains('？')
+        || t.ends_with('?')
+        || t.ends_with('か')
+        || ["ありがとう", "助かりました", "もし", "たら、"]
+            .iter()
+            .any(|w| t.contains(w))
+        || states_secret(&t.to_ascii_lowercase())
 }
 
 /// A topic marked with は: は right after kanji, katakana or Latin text (a particle, not part of

@@ -814,3 +814,123 @@ mod languages {
         );
     }
 }
+
+/// Round 8: Chinese, mixed and Japanese statements judged by shape, each with noise
+/// counterparts of the same shape.
+mod cjk_shapes {
+    use super::super::*;
+    use MemoryType::{Feedback, Project, Reference, User};
+
+    fn topic(text: &str) -> Option<MemoryType> {
+        let p = plan_heuristic(&[UserText { offset: 0, text }]);
+        assert!(p.len() <= 1, "{text:?} gave {p:?}");
+        p.first().map(|p| p.topic)
+    }
+
+    fn summary(text: &str) -> Option<String> {
+        plan_heuristic(&[UserText { offset: 0, text }])
+            .first()
+            .map(|p| p.summary.clone())
+    }
+
+    #[test]
+    fn chinese_statements_are_durable_by_default() {
+        assert_eq!(
+            topic("主分支叫 master 不叫 main，脚本里别写错。"),
+            Some(Project)
+        );
+        assert_eq!(topic("上线要走审批单，在 OA 系统里提。"), Some(Project));
+        assert_eq!(topic("单片机那边的串口波特率固定 115200。"), Some(Project));
+        assert_eq!(topic("response 里的 field 用 snake_case。"), Some(Feedback));
+        assert_eq!(topic("變數命名用駝峰，不要用底線。"), Some(Feedback));
+        assert_eq!(topic("生成的代码不用加版权头。"), Some(Feedback));
+        assert_eq!(
+            topic("我做嵌入式的，平常写 C 比较多，Rust 还在学。"),
+            Some(User)
+        );
+        assert_eq!(topic("我这人比较啰嗦，你挑重点回就行。"), Some(User));
+        assert_eq!(
+            topic("发版流程看 docs/release.md，写得挺清楚的。"),
+            Some(Reference)
+        );
+        assert_eq!(
+            topic("我们这个 repo 是 monorepo，用 pnpm workspace 管理。"),
+            Some(Project)
+        );
+    }
+
+    #[test]
+    fn chinese_noise_of_the_same_shapes_is_dropped() {
+        for text in [
+            "如果以后要支持多语言的话，这里可能得重构。",
+            "要是用户量再翻一倍，这个架构撑不住。",
+            "现在的实现每次都全表扫描，太慢了。",
+            "我在 review 小王的 PR，等下再说。",
+            "我在公司电脑上装不了 docker，权限不够。",
+            "给我讲讲 CAP 定理。",
+            "给我 generate 一个 Dockerfile。",
+            "数据库密码是 Passw0rd!2024，连一下看看表结构。",
+            "PM 想要一个 CSV export 功能。",
+            "新的 module 有 circular import。",
+            "CI 还是 red。",
+            "老板说下周要演示，功能先做个大概。",
+            "不对不对，我要的是倒序。",
+            "線上又出事了，訂單服務 500。",
+            "返回的是 HTTP 404。",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_durable_clause_next_to_a_request_is_kept_alone() {
+        assert_eq!(
+            summary("帮我 fix 一下这个 lint error，btw 我们的 ESLint config 是 airbnb base。"),
+            Some("btw 我们的 ESLint config 是 airbnb base。".to_string())
+        );
+        assert_eq!(
+            topic("这个 bug 先放着，另外 mobile app 的 min SDK 是 24。"),
+            Some(Project)
+        );
+        // The moment covers every clause unless one turns to another topic.
+        assert_eq!(topic("昨天的 deploy rollback 了，原因还在查。"), None);
+        assert_eq!(topic("这次先把功能做出来，测试以后再补。"), None);
+        // A question or a what-if is not rescued clause by clause.
+        assert_eq!(topic("如果 traffic 涨 10 倍，这个 design 扛得住吗？"), None);
+    }
+
+    #[test]
+    fn japanese_rules_by_shape() {
+        assert_eq!(
+            topic("関数には docstring を書いてください。"),
+            Some(Feedback)
+        );
+        assert_eq!(
+            topic("テストは pytest で書いてね、unittest は使わない方針なので。"),
+            Some(Feedback)
+        );
+        assert_eq!(topic("返答はなるべく短めでいいよ。"), Some(Feedback));
+        assert_eq!(topic("絵文字は使わないでほしいです。"), Some(Feedback));
+        assert_eq!(topic("リリースは毎月第一火曜日。"), Some(Project));
+        assert_eq!(
+            topic("あと、うちの main ブランチへの直 push は禁止です。"),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("k8s のマニフェストは deploy/k8s/ 配下に置いてます。"),
+            Some(Reference)
+        );
+        assert_eq!(
+            topic("私、TypeScript の型まわりが苦手なんですよね。"),
+            Some(User)
+        );
+        for text in [
+            "変数名を user_id に変えてください。",
+            "README にインストール手順を追記してください。",
+            "パスワードは hunter2hunter2 です、DB に繋いで確認してみて。",
+            "今デプロイ中なので少し待ってください。",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
+    }
+}

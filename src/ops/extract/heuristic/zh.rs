@@ -86,13 +86,48 @@ const MOMENT: &[&str] = &[
     "缺一個",
     "就用",
     "不错",
+    "当时",
+    "當時",
+    "以后再",
+    "以後再",
+    "之后再",
+    "之後再",
+    "回头再",
+    "回頭再",
+    "上周",
+    "上週",
+    "这周",
+    "這週",
+    "本周",
+    "本週",
+    "上个月",
+    "上個月",
+    "终于",
+    "終於",
+    "下周",
+    "下週",
+    "等下再",
+    "等下我",
+    "等一下",
+    "等会",
+    "等會",
+    "出事",
+    "又出",
+    "又挂",
+    "又掛",
+    "又报",
+    "又報",
+    "照你说的",
+    "照你說的",
+    "按你说的",
+    "按你說的",
     "不錯",
 ];
 
 /// Noise unless a standing cue says otherwise: pointers at the work at hand, one-off verbs.
 const AT_HAND: &[&str] = &[
     "一下", "这个", "這個", "这段", "這段", "这些", "這些", "那个", "那個", "这里", "這裡", "這裏",
-    "这儿", "此处", "此處", "上面", "下面", "刚",
+    "这儿", "此处", "此處", "上面", "下面", "刚", "这么", "這麼", "这样", "這樣",
 ];
 
 /// Demonstratives that name the project itself, not the work at hand.
@@ -108,6 +143,18 @@ const THIS_PROJECT: &[&str] = &[
     "這個系統",
     "这个服务",
     "這個服務",
+    "这个 repo",
+    "這個 repo",
+    "这个 app",
+    "这个 App",
+    "这个库",
+    "這個庫",
+    "这个工程",
+    "這個工程",
+    "这个代码库",
+    "這個代碼庫",
+    "这个产品",
+    "這個產品",
 ];
 
 /// Marks of a standing rule.
@@ -213,6 +260,15 @@ const INSTRUCTION_START: &[&str] = &[
     "對我",
     "给我",
     "給我",
+    "没必要",
+    "沒必要",
+    "不用",
+    "不需要",
+    "无需",
+    "無需",
+    "不必",
+    "尽量",
+    "盡量",
 ];
 
 const EN_INSTRUCTION_START: &[&str] = &["please", "always", "never", "don't", "do not", "avoid"];
@@ -412,6 +468,7 @@ const DOC_NOUN: &[&str] = &[
     "設計稿",
     "流程见",
     "流程見",
+    "流程看",
     "脚本",
     "腳本",
     "wiki",
@@ -434,10 +491,26 @@ const DOC_NOUN: &[&str] = &[
     "禪道",
     "TAPD",
     "Tapd",
+    "Sentry",
+    "Grafana",
+    "Kibana",
+    "Datadog",
+    "Apifox",
+    "YApi",
+    "Postman",
+    "Jenkins",
+    ".com",
+    ".cn",
+    ".io",
+    ".dev",
+    ".net",
 ];
 
 const LOCATED: &[&str] = &[
     "在",
+    "看 ",
+    "里的",
+    "裡的",
     "见",
     "見",
     "放在",
@@ -461,6 +534,8 @@ const LOCATED: &[&str] = &[
 
 /// Acknowledgements and sequencing that open a reply about the work at hand.
 const ACK_START: &[&str] = &[
+    "不用了",
+    "不要了",
     "好的",
     "好",
     "嗯",
@@ -484,6 +559,20 @@ const ACK_START: &[&str] = &[
 
 /// Conversational fillers dropped before judging the opening.
 const FILLER: &[&str] = &[
+    "告诉你个事",
+    "告訴你個事",
+    "跟你说一下",
+    "跟你說一下",
+    "跟你说",
+    "跟你說",
+    "说一下",
+    "說一下",
+    "补充一下",
+    "補充一下",
+    "哦对了",
+    "哦對了",
+    "哦对",
+    "哦對",
     "另外",
     "还有",
     "還有",
@@ -504,7 +593,10 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.question() || matches!(s.last(), Some('吗' | '嗎' | '呢' | '么' | '麼')) {
         return None;
     }
-    if s.has(MOMENT) || s.any_word(EN_MOMENT) {
+    if s.has(MOMENT) || s.any_word(EN_MOMENT) || hypothetical(&s.m) || complaint(&s.m) {
+        return None;
+    }
+    if states_secret(s) {
         return None;
     }
     let m = strip_fillers(&s.m);
@@ -516,6 +608,12 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         let mut rest = m.to_string();
         for p in THIS_PROJECT {
             rest = rest.replace(p, "");
+        }
+        // "terraform code 在 infra/terraform/ 下面": where a named place is, not the screen.
+        if s.path || s.url {
+            for p in ["上面", "下面"] {
+                rest = rest.replace(p, "");
+            }
         }
         AT_HAND.iter().any(|c| rest.contains(c))
             || m.starts_with('把')
@@ -537,17 +635,23 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.lead == Lead::Standing {
         return Some(MemoryType::Feedback);
     }
+    // "…，先用着", "功能先做个大概": a plan for now.
+    if !standing && clauses(m).iter().skip(1).any(|c| plan_for_now(c)) {
+        return None;
+    }
     let lower = m.to_ascii_lowercase();
+    let team_subject = TEAM_START.iter().any(|c| m.starts_with(c));
+    // "给我 generate 一个 Dockerfile", "写个 migration …": one thing to make now.
+    if !standing && !team_subject && one_off_request(m) {
+        return None;
+    }
     if INSTRUCTION_START.iter().any(|c| m.starts_with(c))
         || EN_INSTRUCTION_START.iter().any(|c| lower.starts_with(c))
     {
         return Some(MemoryType::Feedback);
     }
-    if USER_START.iter().any(|c| m.starts_with(c)) && !m.starts_with("我们") {
-        if USER_DOING.iter().any(|c| m.starts_with(c)) || s.has(&["现在", "現在", "目前"]) {
-            return None;
-        }
-        return Some(MemoryType::User);
+    if let Some(t) = user_fact(s, m) {
+        return t;
     }
     if s.url {
         return Some(MemoryType::Reference);
@@ -571,28 +675,647 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if (s.path || s.has(DOC_NOUN)) && s.has(LOCATED) && !starts_project {
         return Some(MemoryType::Reference);
     }
-    if starts_project {
-        return Some(MemoryType::Project);
-    }
-    if s.has(&[
-        "请",
-        "請",
-        "统一",
-        "統一",
-        "一律",
-        "始终",
-        "始終",
-        "总是",
-        "總是",
-        "的时候",
-        "的時候",
-    ]) {
+    // "数据库迁移一律用 Flyway，不要手动改表": a clause telling the assistant what not to do
+    // makes the whole an instruction, unless the team is the subject ("我们组用飞书，不用钉钉").
+    if !team_subject && instruction_clause(m) {
         return Some(MemoryType::Feedback);
+    }
+    if starts_project {
+        // "数据库表名一律小写加下划线": a naming rule is how the assistant writes.
+        let style_rule =
+            s.has(&["统一", "統一", "一律"]) && !s.has(&["统一的", "統一的"]) && style_choice(m);
+        return Some(if style_rule && !team_subject {
+            MemoryType::Feedback
+        } else {
+            MemoryType::Project
+        });
+    }
+    if s.has(&["请", "請", "的时候", "的時候"]) {
+        return Some(MemoryType::Feedback);
+    }
+    if s.has(&["统一", "統一", "一律", "始终", "始終", "总是", "總是"]) {
+        // "依赖升级统一由 Renovate 提 PR", "feature flag 统一走 LaunchDarkly": who or what
+        // the team has settled on; "提交信息统一用英文写": how the assistant writes.
+        // "接口超时时间统一 3 秒": a setting of the project.
+        return Some(
+            if s.has(&["由", "走"]) || !style_choice(m) && !s.has(&["用", "写", "寫"]) {
+                MemoryType::Project
+            } else {
+                MemoryType::Feedback
+            },
+        );
     }
     if s.has(PROJECT_SHAPE) || standing || s.lead == Lead::Remember || names_tool(m) {
         return Some(MemoryType::Project);
     }
+    // What is left and still reads as a plain statement about how things are ("主分支叫
+    // master", "上线要走审批单", "周四下午是 code review 时间") is durable by default; what
+    // reads as work on the thing at hand was dropped above.
+    if statement(m) {
+        return Some(if style_choice(m) {
+            MemoryType::Feedback
+        } else {
+            MemoryType::Project
+        });
+    }
     None
+}
+
+/// Openings naming the team as the subject.
+const TEAM_START: &[&str] = &[
+    "我们", "我們", "咱们", "咱們", "咱", "团队", "團隊", "公司", "我司", "组里", "組裡", "大家",
+];
+
+/// "如果以后要支持多语言的话，这里可能得重构": a what-if, unless it states what then must be
+/// done ("如果改了 proto，就要重新生成代码").
+fn hypothetical(m: &str) -> bool {
+    const IF: &[&str] = &[
+        "如果",
+        "要是",
+        "假如",
+        "假设",
+        "假設",
+        "万一",
+        "萬一",
+        "若是",
+        "想一下",
+        "考虑",
+        "考慮",
+    ];
+    const THEN_RULE: &[&str] = &[
+        "就要",
+        "就得",
+        "必须",
+        "必須",
+        "一定要",
+        "都要",
+        "记得",
+        "記得",
+        "要先",
+        "请",
+        "請",
+        "不要",
+        "别",
+        "別",
+    ];
+    let m = strip_fillers(m);
+    (IF.iter().any(|c| m.starts_with(c)) || m.contains("的话") || m.contains("的話"))
+        && !THEN_RULE.iter().any(|c| m.contains(c))
+        || m.contains("要不要")
+}
+
+/// A request to make or change one thing now: "给我 generate 一个 Dockerfile", "写个脚本",
+/// "加个参数校验", "帮我生成 10 条测试数据", "改成用 channel 实现".
+fn one_off_request(m: &str) -> bool {
+    const COUNTED: &[&str] = &[
+        "一个", "一個", "一份", "一版", "一段", "一条", "一條", "一套", "一张", "一張", "一篇",
+        "几个", "幾個", "加个", "加個", "写个", "寫個", "建个", "建個", "搞个", "搞個", "来个",
+        "來個", "弄个", "弄個", "做个", "做個", "起个", "起個", "开个", "開個", "补个", "補個",
+    ];
+    let counted = COUNTED.iter().any(|c| m.contains(c))
+        || m.char_indices().any(|(i, c)| {
+            c.is_ascii_digit()
+                && ["条", "條", "个", "個"]
+                    .iter()
+                    .any(|u| m[i + 1..].trim_start().starts_with(u))
+        });
+    let asks = REQUEST_START.iter().any(|c| m.starts_with(c))
+        || ["给我", "給我", "帮我", "幫我"]
+            .iter()
+            .any(|c| m.starts_with(c));
+    let after_ask = ["给我", "給我", "帮我", "幫我", "跟我", "和我"]
+        .iter()
+        .find_map(|c| m.strip_prefix(c))
+        .unwrap_or(m)
+        .trim_start();
+    (counted && asks) || CHANGE_START.iter().any(|c| after_ask.starts_with(c))
+}
+
+/// Verbs that open a request about the work at hand.
+const REQUEST_START: &[&str] = &[
+    "写", "寫", "生成", "加", "建", "新建", "创建", "創建", "做", "搞", "弄", "来", "來", "补",
+    "補", "帮", "幫", "整", "出", "列", "画", "畫", "用",
+];
+
+/// Verbs that change the code at hand: "改成…", "换成…", "重构…", "删掉…".
+const CHANGE_START: &[&str] = &[
+    "改成", "改为", "改為", "换成", "換成", "换一", "換一", "重构", "重構", "重写", "重寫", "删掉",
+    "刪掉", "去掉", "拆", "重新", "解释", "解釋", "讲讲", "講講", "讲一", "講一", "翻译", "翻譯",
+    "总结", "總結", "试", "試",
+];
+
+/// A fact about the user (`Some(Some(User))`), what the user is doing now (`Some(None)`), or
+/// neither (`None`).
+fn user_fact(s: &Sent, m: &str) -> Option<Option<MemoryType>> {
+    if m.starts_with("我们") || m.starts_with("我們") || m.starts_with("我司") {
+        return None;
+    }
+    let lower = m.to_ascii_lowercase();
+    // "我做嵌入式的", "我平常写 C 比较多", "我 prefer 先给思路": a habit or trait of the user.
+    let habit = m.starts_with('我')
+        && (s.has(USER_HABIT)
+            || [
+                "我 prefer",
+                "我 like",
+                "我 usually",
+                "我 mostly",
+                "我 always",
+            ]
+            .iter()
+            .any(|w| lower.starts_with(&w.to_ascii_lowercase())));
+    if !(USER_START.iter().any(|c| m.starts_with(c)) || habit) {
+        return None;
+    }
+    // "我在 review 小王的 PR", "我在公司电脑上装不了 docker": doing or stuck now.
+    let doing_en = m.strip_prefix("我在").is_some_and(|r| {
+        r.trim_start()
+            .starts_with(|c: char| c.is_ascii_alphabetic())
+    });
+    if USER_DOING.iter().any(|c| m.starts_with(c))
+        || doing_en
+        || s.has(&[
+            "现在", "現在", "目前", "不了", "不够", "不夠", "没法", "沒法",
+        ])
+    {
+        return Some(None);
+    }
+    Some(Some(MemoryType::User))
+}
+
+/// Marks of a habit or trait in a sentence about the speaker.
+const USER_HABIT: &[&str] = &[
+    "平常",
+    "平时",
+    "平時",
+    "一般",
+    "通常",
+    "主要",
+    "习惯",
+    "習慣",
+    "比较多",
+    "比較多",
+    "不太熟",
+    "不熟",
+    "熟悉",
+    "擅长",
+    "擅長",
+    "做嵌入式",
+    "做前端",
+    "做后端",
+    "做後端",
+    "做算法",
+    "做游戏",
+    "做遊戲",
+    "做运维",
+    "做運維",
+    "做数据",
+    "做數據",
+    "转开发",
+    "轉開發",
+    "出身",
+    "还在学",
+    "還在學",
+    "在学",
+    "在學",
+    "有空",
+    "没空",
+    "沒空",
+    "时区",
+    "時區",
+    "用的是",
+    "用 Mac",
+    "用 mac",
+    "用 Windows",
+    "用 Linux",
+    "喜欢",
+    "喜歡",
+    "偏好",
+    "讨厌",
+    "討厭",
+    "看不懂",
+    "不懂",
+    "基础",
+    "基礎",
+    "这人",
+    "這人",
+    "色弱",
+    "色盲",
+    "近视",
+    "近視",
+    "左撇子",
+    "新手",
+    "小白",
+    "零基础",
+    "零基礎",
+    "学生",
+    "學生",
+    "在校",
+];
+
+/// A clause that tells the assistant what not to do or how to go about it.
+fn instruction_clause(m: &str) -> bool {
+    const OPEN: &[&str] = &[
+        "不要",
+        "别",
+        "別",
+        "不用",
+        "不需要",
+        "无需",
+        "無需",
+        "没必要",
+        "沒必要",
+        "不必",
+        "请",
+        "請",
+        "尽量",
+        "盡量",
+        "记得",
+        "記得",
+        "千万",
+        "千萬",
+        "切记",
+        "切記",
+        "禁止",
+    ];
+    const INSIDE: &[&str] = &[
+        "不要",
+        "别",
+        "別",
+        "千万别",
+        "千萬別",
+        "尽量",
+        "盡量",
+        "记得",
+        "記得",
+        "不用加",
+        "不用写",
+        "不用寫",
+        "不用管",
+        "不用改",
+        "不用给",
+        "不用給",
+        "不用做",
+        "不用解释",
+        "不用解釋",
+        "不需要",
+    ];
+    // "migration script 不要 drop column": the instruction is the first clause itself;
+    // "unit test 用 vitest，不要 jest": a choice, then what not to pick. A fact followed by a
+    // warning ("每个 PR 只做一件事，不要把重构混进来") stays a fact.
+    let cl = clauses(m);
+    let first = cl.first().copied().unwrap_or(m);
+    INSIDE
+        .iter()
+        .any(|w| first.match_indices(w).any(|(i, _)| i > 0))
+        || ((first.contains('用') || first.contains('走'))
+            && cl.iter().skip(1).any(|c| {
+                let c = strip_fillers(c);
+                OPEN.iter().any(|o| c.starts_with(o))
+            }))
+        || ["就行", "就好", "即可", "就可以"]
+            .iter()
+            .any(|e| m.contains(e) && !m.starts_with('我'))
+}
+
+/// How code or answers are written: naming, formatting, language, layout.
+fn style_choice(m: &str) -> bool {
+    const STYLE: &[&str] = &[
+        "snake_case",
+        "camelcase",
+        "camelCase",
+        "kebab-case",
+        "PascalCase",
+        "驼峰",
+        "駝峰",
+        "下划线",
+        "下劃線",
+        "底线",
+        "底線",
+        "缩进",
+        "縮進",
+        "空格",
+        "tab",
+        "单引号",
+        "單引號",
+        "双引号",
+        "雙引號",
+        "中文",
+        "英文",
+        "命名",
+        "style",
+        "Style",
+        "风格",
+        "風格",
+        "大写",
+        "大寫",
+        "小写",
+        "小寫",
+        "注释",
+        "註釋",
+        "註解",
+        "格式",
+        "回答",
+        "回复",
+        "回覆",
+        "解释",
+        "解釋",
+        "代码示例",
+        "範例",
+    ];
+    (m.starts_with('用') && !m.starts_with("用户") && !m.starts_with("用戶"))
+        || m.starts_with("不用")
+        || STYLE.iter().any(|w| m.contains(w))
+}
+
+/// A plain statement: a subject named first, then a predicate that says how things are or
+/// must be ("主分支叫 master", "上线要走审批单", "固件要能在 STM32 上跑", "RAM 只有 20K"). Reports
+/// about the work at hand ("服务起不来", "内存占用降下来"), changes just made (…了…) and
+/// opinions ("有点丑") are not.
+fn statement(m: &str) -> bool {
+    const PREDICATE: &[&str] = &[
+        "是", "叫", "要", "得", "用", "走", "在", "只有", "都", "会", "會", "跑", "放", "由", "靠",
+        "不用", "不要", "别", "別", "为准", "為準", "不能", "可以", "支持", "兼容", "依赖", "依賴",
+        "对接", "對接", "有", "固定", "统一", "統一", "按",
+    ];
+    const REPORT: &[&str] = &[
+        "挂",
+        "掛",
+        "慢",
+        "起不来",
+        "起不來",
+        "失败",
+        "失敗",
+        "占用",
+        "佔用",
+        "降",
+        "超时",
+        "超時",
+        "崩",
+        "卡住",
+        "不行",
+        "没反应",
+        "沒反應",
+        "成功",
+        "通过",
+        "通過",
+        "打不开",
+        "打不開",
+        "能打开",
+        "能打開",
+        "不对",
+        "不對",
+        "少了",
+        "多了",
+        "错了",
+        "錯了",
+        "有点",
+        "有點",
+        "丑",
+        "醜",
+        "难看",
+        "難看",
+        "清晰",
+        "优雅",
+        "優雅",
+        "奇怪",
+        "问题",
+        "問題",
+        "报错",
+        "報錯",
+        "bug",
+        "Bug",
+        "BUG",
+        "error",
+        "Error",
+        "fail",
+        "Fail",
+        "返回",
+        "输出",
+        "輸出",
+        "显示",
+        "顯示",
+        "结果",
+        "結果",
+        "想要",
+        "想让",
+        "想讓",
+        "打算",
+        "准备",
+        "準備",
+        "还是",
+        "還是",
+        "一直",
+        "又",
+        "老是",
+        "新的",
+        "新加的",
+    ];
+    // The speaker's or the assistant's doing: "我要的是倒序", "你用 React 写个 demo".
+    if m.starts_with(['我', '你', '您']) {
+        return false;
+    }
+    if REQUEST_START
+        .iter()
+        .any(|c| m.starts_with(c) && !m[c.len()..].starts_with('的'))
+        && !m.starts_with('用')
+    {
+        return false;
+    }
+    // "下午要 demo，先搞个能跑的版本": a plan for now.
+    if clauses(m).iter().any(|c| {
+        ["先", "再", "暂时", "暫時", "临时", "臨時"]
+            .iter()
+            .any(|w| strip_fillers(c).starts_with(w))
+    }) {
+        return false;
+    }
+    if CHANGE_START.iter().any(|c| m.starts_with(c)) || REPORT.iter().any(|r| m.contains(r)) {
+        return false;
+    }
+    if past(m) {
+        return false;
+    }
+    let han = m.chars().filter(|&c| super::cjk::is_han(c)).count();
+    han >= 2
+        && PREDICATE
+            .iter()
+            .any(|p| m.match_indices(p).any(|(i, _)| i > 0))
+}
+
+/// "…迁到了 TiDB", "推上去了": something that happened, not how things are. 了 in
+/// "为了", "除了", "了解" is not a past mark.
+fn past(m: &str) -> bool {
+    let chars: Vec<char> = m.chars().collect();
+    chars.iter().enumerate().any(|(i, &c)| {
+        c == '了'
+            && !(i > 0 && matches!(chars[i - 1], '为' | '為' | '除' | '罢' | '罷' | '得' | '不'))
+            && !matches!(chars.get(i + 1), Some('解'))
+    }) || m.contains("过了")
+        || m.contains("過了")
+}
+
+/// The clauses of a sentence: cut at commas and before a change of topic ("另外", "对了",
+/// "顺便说下", "btw"). Code spans are never cut.
+pub(super) fn clauses(text: &str) -> Vec<&str> {
+    const SHIFT: &[&str] = &[
+        "另外",
+        "对了",
+        "對了",
+        "顺便",
+        "順便",
+        "btw",
+        "BTW",
+        "Btw",
+        "by the way",
+    ];
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut in_code = false;
+    for (i, c) in text.char_indices() {
+        if c == '`' {
+            in_code = !in_code;
+        }
+        if in_code {
+            continue;
+        }
+        let rest = &text[i..];
+        let cut_before = i > start && SHIFT.iter().any(|w| rest.starts_with(w));
+        let comma = c == '，'
+            || (c == ','
+                && (rest[1..].starts_with(' ') || rest[1..].starts_with(super::cjk::is_cjk)));
+        if cut_before || comma {
+            let clause = text[start..i].trim().trim_end_matches([',', '，']);
+            if !clause.is_empty() {
+                out.push(clause);
+            }
+            start = if comma { i + c.len_utf8() } else { i };
+        }
+    }
+    let last = text[start..].trim();
+    if !last.is_empty() {
+        out.push(last);
+    }
+    out
+}
+
+/// A clause about this once: "这次先用 npm", "今天先不管".
+pub(super) fn one_time(clause: &str) -> bool {
+    const ONCE: &[&str] = &[
+        "这次", "這次", "这回", "這回", "今天", "今晚", "先", "暂时", "暫時", "临时", "臨時",
+        "这周", "這週", "这个", "這個",
+    ];
+    ONCE.iter().any(|c| clause.contains(c))
+}
+
+/// "太慢了", "太大了": a complaint about the thing at hand.
+fn complaint(m: &str) -> bool {
+    // "给变量起名别用拼音，太难读了": the reason for an instruction.
+    if ["别", "別", "不要", "不许", "不許"]
+        .iter()
+        .any(|w| m.contains(w))
+    {
+        return false;
+    }
+    let chars: Vec<char> = m.chars().collect();
+    chars.iter().enumerate().any(|(i, &c)| {
+        c == '太'
+            && chars[i + 1..]
+                .iter()
+                .take(4)
+                .any(|&n| n == '了' || n == '啦')
+    })
+}
+
+/// "数据库密码是 …", "我的 API key：sk-…": a secret handed over, never a memory.
+fn states_secret(s: &Sent) -> bool {
+    const SECRET: &[&str] = &[
+        "密码",
+        "密碼",
+        "密钥",
+        "密鑰",
+        "口令",
+        "私钥",
+        "私鑰",
+        "api key",
+        "token",
+        "secret",
+        "password",
+        "access key",
+    ];
+    SECRET.iter().any(|w| {
+        s.lower.match_indices(w).any(|(i, _)| {
+            let after = s.lower[i + w.len()..].trim_start();
+            after.starts_with(['是', ':', '：'])
+        })
+    })
+}
+
+/// A clause about doing something for now: "先用着", "先放一放", "暂时这样".
+fn plan_for_now(clause: &str) -> bool {
+    let c = strip_fillers(clause);
+    // "暂时不能升级" is a constraint that holds until further notice, not a plan.
+    (["先", "临时", "臨時"].iter().any(|w| c.starts_with(w))
+        || (["暂时", "暫時"].iter().any(|w| c.starts_with(w)) && !c.contains('不')))
+        || c.contains("先做")
+        || c.contains("先用")
+}
+
+/// Time words that put the whole sentence in the moment unless a clause turns to another
+/// topic ("昨天的 deploy rollback 了，原因还在查").
+pub(super) fn in_the_moment(text: &str) -> bool {
+    const WHEN: &[&str] = &[
+        "这次",
+        "這次",
+        "这回",
+        "這回",
+        "今天",
+        "今晚",
+        "明天",
+        "昨天",
+        "刚才",
+        "剛才",
+        "刚刚",
+        "剛剛",
+        "当时",
+        "當時",
+        "上周",
+        "上週",
+        "这周",
+        "這週",
+        "下午",
+        "上午",
+        "晚点",
+        "晚點",
+        "下周",
+        "下週",
+        "等下再",
+        "等一下",
+    ];
+    WHEN.iter().any(|w| text.contains(w))
+}
+
+/// Whether a clause opens with a change of topic ("另外…", "btw …").
+pub(super) fn shifts_topic(clause: &str) -> bool {
+    ["另外", "对了", "對了", "顺便", "順便", "还有", "還有"]
+        .iter()
+        .any(|w| clause.starts_with(w))
+        || clause.to_ascii_lowercase().starts_with("btw")
+        || clause.to_ascii_lowercase().starts_with("by the way")
+}
+
+/// Whole-sentence noise that no clause of it escapes: a question, a what-if, thanks.
+pub(super) fn sentence_noise(text: &str) -> bool {
+    let t = text.trim_end_matches(['。', '！', '.', '!', ' ']);
+    t.contains('？')
+        || t.ends_with('?')
+        || t.ends_with(['吗', '嗎', '呢'])
+        || hypothetical(t)
+        || complaint(t)
+        || [
+            "谢谢", "謝謝", "感谢", "感謝", "多谢", "多謝", "谢啦", "謝啦",
+        ]
+        .iter()
+        .any(|w| t.contains(w))
 }
 
 /// "前端的 state management 用 Zustand", "API gateway 现在是 Kong", "老的后台还是 jQuery 写的":
