@@ -10,7 +10,7 @@ use crate::formats::text::{collapse_whitespace, utf16_len};
 use crate::ops::extract::filter;
 
 pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
-    let text = collapse_whitespace(raw);
+    let text = tidy(&collapse_whitespace(raw));
     let len = utf16_len(&text);
     if !(filter::MIN_SUMMARY_LEN..=MAX_SENTENCE_LEN).contains(&len)
         || text.split(' ').count() > MAX_SENTENCE_WORDS
@@ -29,6 +29,8 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
         return c;
     }
     statement(&s)
+        .or_else(|| by_shape(&s))
+        .or_else(|| by_clauses(&s))
 }
 
 /// "The team currently uses Redis 7", "The web app is still on React 17": a temporal adverb that
@@ -60,7 +62,8 @@ fn state_fact(s: &Masked) -> Option<Candidate> {
     };
     let c = explicit_request(&stripped)
         .flatten()
-        .or_else(|| statement(&stripped))?;
+        .or_else(|| statement(&stripped))
+        .or_else(|| by_shape(&stripped))?;
     if c.topic != MemoryType::Project {
         return None;
     }
@@ -132,7 +135,7 @@ fn symbol_count(text: &str) -> usize {
 fn strip_fillers(s: Masked) -> Masked {
     static FILLER: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:(?:(?:ok|okay|yes|yeah|yep|no|nope|great|cool|nice|thanks|thank you|right|well|alright|all right|hey|hi|hello|oh|actually|one more thing|another thing|got it|understood|perfect|sure)\s*[,:!.;-]|(?:also|and|but|so|btw|by the way|plus|oh and|and also)\s*,?)\s+)+",
+            r"^(?:(?:(?:ok|okay|yes|yeah|yep|no|nope|great|cool|nice|thanks|thank you|right|well|alright|all right|hey|hi|hello|oh|actually|one more thing|another thing|got it|understood|perfect|sure|quick one|quick note|heads up|side note|psa|anyway|anyways|honestly|tbh|fwiw|ah|oh and|so yeah|ok so|okay so|hey so|also|and also|one thing|small thing|for context|context|yo|basically|so basically)\s*[,:!.;-]|(?:also|and|but|so|btw|by the way|plus|oh and|and also|ok so|okay so|hey so|so yeah|hey|honestly|tbh|fwiw|anyway|anyways|for context|heads up|oh|ah and|ah also|yo|so basically|basically|and basically)\s*,?)\s+)+",
         )
     });
     match FILLER.find(&s.mask) {
@@ -327,7 +330,7 @@ fn recurring_imperative(whole: &Masked, main: &Masked) -> Option<MemoryType> {
 fn strip_time_phrases(s: Masked) -> Masked {
     static LEAD: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:from now on|going forward|moving forward|in (?:the )?future|henceforth|from here on(?: out)?)\s*,?\s+",
+            r"^(?:from now on|going forward|moving forward|in (?:the )?future|henceforth|from here on(?: out)?|in general|as a rule|generally speaking|by default)\s*[,:]?\s+",
         )
     });
     static TRAIL: LazyLock<Regex> = LazyLock::new(|| {
@@ -429,6 +432,9 @@ fn rejected_body(m: &str) -> bool {
             r"\b(?:fails|failed|crashed|crashes|broke|hangs|hung|timed out|times out|doesn't work|does not work|didn't work|isn't working|won't compile|doesn't compile|does not compile)\b",
             r"\b(?:no worries|looks good|sounds good|makes sense|good job|great job|well done|thank you|thanks)\b",
             r"\b(?:never mind|nevermind)\b",
+            // Reports in chat shapes: a server error, a resource running out, a rough count,
+            // laughter, a moment in the user's day.
+            r"\breturns? (?:an? |http |status )?5\d\d\b|\bstuck\b|\bout of (?:disk|memory|space|quota)\b|\blike \d|\ba lot of (?:ram|memory|cpu|disk|time|space)\b|\b(?:lol|lmao|haha|rofl|ugh|omg|wtf|brb)\b|\b(?:after|before) (?:lunch|the meeting|standup|my meeting)\b|\bin (?:a bit|a minute|a sec|an hour|five|5|ten|10) ?(?:min|mins|minutes)?\b",
         ]
         .into_iter()
         .map(rei)
@@ -443,6 +449,13 @@ fn rejected_body(m: &str) -> bool {
         )
     });
     let m = VERSION_RANGE.replace_all(m, "$1 plus");
+    // "trains on the last 90 days of events": a rolling window, not the last thing at hand.
+    static WINDOW: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\bthe (?:last|past|latest|first|next) \d+ (?:days|weeks|months|hours|minutes|seconds|years|commits|releases|versions|steps|epochs|runs|items|entries|lines|characters|records|builds|tags)\b",
+        )
+    });
+    let m = WINDOW.replace_all(&m, "a window");
     let m = STANDING_PROGRESSIVE.replace(&m, "standing ");
     static SWITCHED_STACK: LazyLock<Regex> = LazyLock::new(|| {
         re(
@@ -1074,4 +1087,895 @@ fn project_rule(s: &Masked) -> bool {
         ))
     });
     PROPER.is_match(m)
+}
+
+// --- shapes ---------------------------------------------------------------------------------
+//
+// The phrase rules above were written from one author's voice; another author's durable
+// statements mostly have the same *shapes* in other words (docs/DESIGN.md, "Extract"): a
+// present, habitual statement about the project, the team or the user, or an imperative about a
+// kind of thing rather than the thing at hand. These rules run after the phrase rules found
+// nothing, and keep a statement by shape unless a noise shape applies.
+
+/// Chat spellings the rules should read as words: "pls dont" → "please don't", "u" → "you",
+/// "Im" → "I'm". Code spans are left alone. The summary keeps the tidied words.
+fn tidy(text: &str) -> String {
+    const WORDS: &[(&str, &str)] = &[
+        ("pls", "please"),
+        ("plz", "please"),
+        ("plse", "please"),
+        ("dont", "don't"),
+        ("doesnt", "doesn't"),
+        ("didnt", "didn't"),
+        ("isnt", "isn't"),
+        ("arent", "aren't"),
+        ("cant", "can't"),
+        ("wont", "won't"),
+        ("shouldnt", "shouldn't"),
+        ("wouldnt", "wouldn't"),
+        ("couldnt", "couldn't"),
+        ("im", "I'm"),
+        ("ive", "I've"),
+        ("u", "you"),
+        ("ur", "your"),
+        ("msg", "message"),
+        ("msgs", "messages"),
+        ("bc", "because"),
+        ("cuz", "because"),
+        ("coz", "because"),
+        ("w/o", "without"),
+        ("thx", "thanks"),
+        ("ty", "thanks"),
+    ];
+    if !text.is_ascii() && !text.contains(' ') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut in_code = false;
+    for (i, token) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let ticks = token.matches('`').count();
+        if in_code || ticks > 0 {
+            if ticks % 2 == 1 {
+                in_code = !in_code;
+            }
+            out.push_str(token);
+            continue;
+        }
+        let core = token.trim_end_matches([',', '.', '!', ';', ':', '?']);
+        let lower = core.to_ascii_lowercase();
+        match WORDS.iter().find(|(w, _)| *w == lower) {
+            Some((_, full)) => {
+                let upper = core.starts_with(|c: char| c.is_ascii_uppercase());
+                let mut word = (*full).to_string();
+                if upper && !word.starts_with("I'") {
+                    word[..1].make_ascii_uppercase();
+                }
+                out.push_str(&word);
+                out.push_str(&token[core.len()..]);
+            }
+            None => out.push_str(token),
+        }
+    }
+    out
+}
+
+/// Words that make a whole sentence noise whatever its clauses say: hedging, a scope of the
+/// moment, a plan.
+fn sentence_is_noise(m: &str) -> bool {
+    static NOISE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|i believe|not sure|no idea|i wonder|kind of|sort of|for now|for the time being|at the moment|right now|this time|for this (?:pr|task|run|session|ticket|branch|one|change|commit|release|sprint|week|demo)|temporar(?:y|ily)|today|tonight|tomorrow|yesterday|next (?:week|month|quarter|sprint|year|time)|(?:next|this|on|by|until|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|last (?:week|month|night|time|sprint)|later|at some point|eventually|someday|if possible|let's|lets|let me|we'll|i'll|you'll|gonna|going to|can you|could you|would you|will you|what if|how about|any idea|thanks|thank you|lol|lmao|haha|rofl|ugh|omg|wtf|brb|after lunch|before lunch|in a bit|in a minute|in an hour)\b|\b(?:that's|that is|it's|it is|this is) (?:so |really |pretty |just )?(?:terrible|awful|bad|horrible|great|weird|annoying|wrong|ridiculous|crazy|insane|unacceptable|not ok|not okay|a problem|the problem|the issue|a bug|too slow|too much)\b",
+        )
+    });
+    NOISE.is_match(m) || filter::is_temporary(m)
+}
+
+/// Pointers at the work at hand: a deictic, or a definite thing of the current task.
+fn points_at_hand(m: &str) -> bool {
+    static AT_HAND: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:this|these|those|it|them|here|above|below)\b|\bthat\s*[.!]?$|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit|test|change|line|regex|query|chart|table|error|output|code)\b|\b(?:the|your|my) (?:script|file|function|method|class|bug|error|issue|pr|commit|diff|patch|line|snippet|output|log|logs|query|endpoint|loop|button|page|form|modal|chart|field|variable|component|spinner|header|footer|title|result|results|numbers|values|experiment|typo|crash|fixture|repro|example|screenshot|stack trace|trace|traceback|last one|first one|other one|draft|version|approach|suggestion|answer|reply|response|idea|option|plan|proposal|fix|solution|refactor|request|change|changes|ticket|task|branch|module|readme|docs|suite)\b",
+        )
+    });
+    static NOT_DEICTIC: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:these days|this year|in this (?:repo|repository|project|codebase|team|company|org)|this (?:repo|repository|project|codebase|team|company|org|monorepo|workspace|service|app|crate|library|package))\b",
+        )
+    });
+    AT_HAND.is_match(&NOT_DEICTIC.replace_all(m, "X"))
+}
+
+/// A sentence judged noise whole may hold a durable clause next to a one-off request ("Fix the
+/// header, and btw we deploy on Fridays"): the first clause that is durable on its own is kept.
+fn by_clauses(s: &Masked) -> Option<Candidate> {
+    static CUT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r",\s+(?:and\s+|but\s+|so\s+|also\s+|btw\s+|though\s+)?|;\s+|\s+[-–—]+\s+|:\s+|\s+(?:so|but|and then|and also|and btw|btw)\s+|\s+and\s+",
+        )
+    });
+    // A failure told next to a statement makes the whole a report ("Nginx handles the request
+    // but the upstream times out").
+    static REPORT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:fails|failed|failing|crashed|crashes|crashing|broke|broken|hangs|hung|times out|timed out|timing out|doesn't work|does not work|didn't work|isn't working|won't compile|doesn't compile|errors? out|stuck|flaky|throws|threw|returns? (?:a )?\d{3})\b",
+        )
+    });
+    let m = s.mask.trim_end();
+    if m.contains('?') || sentence_is_noise(m) || REPORT.is_match(m) {
+        return None;
+    }
+    let mut cuts = vec![0];
+    for f in CUT.find_iter(&s.mask) {
+        if f.as_str().trim().eq_ignore_ascii_case("and") {
+            // " and " joins clauses only when a new subject follows.
+            let after = s.mask[f.end()..].to_ascii_lowercase();
+            let subject = [
+                "we ", "i ", "i'm ", "the ", "our ", "you ", "please ", "don't ", "never ",
+                "always ",
+            ];
+            if !subject.iter().any(|w| after.starts_with(w)) {
+                continue;
+            }
+        }
+        cuts.push(f.start());
+        cuts.push(f.end());
+    }
+    cuts.push(s.mask.len());
+    if cuts.len() < 4 {
+        return None;
+    }
+    let pieces: Vec<(usize, usize)> = cuts.chunks(2).map(|c| (c[0], c[1])).collect();
+    // "If the cache misses, we fall back to …": the clauses after a condition hold only under it.
+    static CONDITION: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"^(?:if|when|whenever|once|after|before|while|unless|until|as soon as)\b")
+    });
+    if CONDITION.is_match(s.mask.trim_start()) {
+        return None;
+    }
+    for (a, b) in pieces {
+        let Some(clause) = s.head(b).and_then(|h| h.tail(a)) else {
+            continue;
+        };
+        if clause.mask.trim().split(' ').count() < 3 {
+            continue;
+        }
+        let clause = strip_fillers(clause);
+        if points_at_hand(clause.mask.trim()) {
+            continue;
+        }
+        let mut c = statement(&clause).or_else(|| by_shape(&clause));
+        if let Some(c) = c.as_mut() {
+            let t = c.summary.trim_end_matches([',', ';', ':', ' ']).to_string();
+            c.summary = if t.ends_with(['.', '!']) {
+                t
+            } else {
+                format!("{t}.")
+            };
+            return Some(c.clone());
+        }
+    }
+    None
+}
+
+/// Judges a sentence (or a clause) by its shape; see the section comment.
+fn by_shape(s: &Masked) -> Option<Candidate> {
+    let m = s.mask.trim();
+    if let Some(c) = stop_asking(s) {
+        return Some(c);
+    }
+    if m.contains('?') || sentence_is_noise(m) {
+        return None;
+    }
+    if let Some(c) = ask_person(s) {
+        return Some(c);
+    }
+    if let Some(c) = how_we_work(s) {
+        return Some(c);
+    }
+    // "The way we work here is every service gets its own chart": the lead says it is the rule.
+    static RULE_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:the way we (?:work|do (?:it|things)|do this)(?: here)? is|here's how we (?:work|do (?:it|things))|how we do (?:it|things)(?: here)? is|(?:our|the|the team's|a team) (?:rule|convention|policy|standard|agreement|practice) (?:here )?is|(?:our|the) (?:house|team|golden) rule(?: here)? is)\s*:?\s*(?:that\s+|to\s+)?",
+        )
+    });
+    if let Some(f) = RULE_LEAD.find(m) {
+        let rest = &m[f.end()..];
+        if rest.split(' ').count() >= 3 && !rejected_body(rest) && !points_at_hand(rest) {
+            let (whole, why) = split_why(s);
+            return Some(Candidate {
+                topic: MemoryType::Project,
+                summary: whole.orig.trim().to_string(),
+                why,
+            });
+        }
+    }
+    let before = s.mask.len();
+    let s = strip_time_phrases(s.clone());
+    let mut standing = s.mask.len() < before;
+    let (lead, main) = match shape_lead(&s) {
+        Some(at) => (true, s.tail(at)?),
+        None => (false, s.clone()),
+    };
+    let (main_only, _) = split_why(&main);
+    let mm = main_only.mask.trim();
+    // "When you generate migrations, name them with a timestamp prefix": a lead naming work
+    // that comes back makes the imperative standing, and a pronoun after it points at the
+    // lead's object, not at the work at hand.
+    static RECURRING: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:when|whenever|every time|each time|any time|anytime|before|after)\s+(?:you|we|someone|anyone)\s+(?P<v>[a-z]+)\s+(?:(?:a|an|any|new|the)\s+)?[\w.+#/-]+[^,]*,",
+        )
+    });
+    let recurring = RECURRING.captures(&s.mask).is_some_and(|c| {
+        c.name("v").is_some_and(|v| {
+            !matches!(
+                v.as_str().to_ascii_lowercase().as_str(),
+                "get"
+                    | "have"
+                    | "are"
+                    | "were"
+                    | "finish"
+                    | "see"
+                    | "find"
+                    | "come"
+                    | "got"
+                    | "had"
+                    | "did"
+                    | "do"
+                    | "can"
+                    | "could"
+                    | "think"
+                    | "want"
+                    | "need"
+            )
+        }) && !points_at_hand(c.get(0).map_or("", |g| g.as_str()))
+    });
+    let at_hand = if recurring {
+        static PRONOUN: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(?:it|them|they)\b"));
+        points_at_hand(&PRONOUN.replace_all(s.mask.trim(), "X"))
+    } else {
+        points_at_hand(s.mask.trim())
+    };
+    if mm.split(' ').count() < 3 || rejected_body(mm) || at_hand {
+        return None;
+    }
+    standing |= recurring;
+    let topic = shape_topic(&main_only, standing)?;
+    if lead && topic != MemoryType::Reference {
+        // "If the cache misses, we fall back to …" describes behaviour in a situation; only a
+        // lead naming a scope ("For SQL migrations, …") carries a fact or an instruction.
+        static SCOPE: LazyLock<Regex> =
+            LazyLock::new(|| rei(r"^(?:for|in|on|across|with|inside|within|outside)\s"));
+        if rejected_body(s.mask.trim())
+            || (topic == MemoryType::Project && !SCOPE.is_match(s.mask.trim()))
+        {
+            return None;
+        }
+    }
+    let (whole, why) = split_why(&s);
+    // A reason about the moment makes the rule suspect ("We use yarn because npm is broken").
+    if why.as_deref().is_some_and(rejected_body) {
+        return None;
+    }
+    Some(Candidate {
+        topic,
+        summary: whole.orig.trim().to_string(),
+        why,
+    })
+}
+
+/// "For SQL migrations, …", "Whenever you write bash scripts put …", "On the backend …": a lead
+/// naming a kind of work, not a moment. Returns where the main clause starts.
+fn shape_lead(s: &Masked) -> Option<usize> {
+    static COMMA: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:when|whenever|if|for|in|on|before|after|every time|each time|any time|anytime|across|with|inside|within|outside)\s+[^,]{3,60},\s+",
+        )
+    });
+    static NO_COMMA: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:when|whenever|every time|each time|any time|anytime|before|after)\s+(?:you|we|i|someone|anyone)\s+[\w'-]+(?:\s+[\w.+#/-]+){1,4}?\s+(?P<v>use|put|add|run|write|keep|make|include|check|update|start|always|never|don't|do|prefer|avoid|set|name|ask|ping|tell|mention|wrap|format|prefix|follow|stick)\b",
+        )
+    });
+    static SCOPE_NO_COMMA: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:for|in|on|across|within) (?:all |every |any )?(?:[\w.+#/-]+\s+){1,3}?(?P<s>i (?:want|need|expect|prefer)|we|please|always|never|don't|do not|use|prefer|avoid|keep)\b",
+        )
+    });
+    static ING_NO_COMMA: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:when|whenever|before|after|while)\s+\w+ing(?:\s+[\w.+#/-]+){0,4}?\s+(?P<v>use|prefer|avoid|keep|put|add|run|write|include|check|always|never|don't|do not|stick|follow|name|wrap|format)\b",
+        )
+    });
+    if let Some(f) = COMMA.find(&s.mask) {
+        return Some(f.end());
+    }
+    if let Some(at) = ING_NO_COMMA.captures(&s.mask).and_then(|c| c.name("v")) {
+        return Some(at.start());
+    }
+    if let Some(at) = SCOPE_NO_COMMA.captures(&s.mask).and_then(|c| c.name("s")) {
+        return Some(at.start());
+    }
+    NO_COMMA
+        .captures(&s.mask)
+        .and_then(|c| c.name("v"))
+        .map(|v| v.start())
+}
+
+/// "Could you stop wrapping every answer in a table?": asking to stop a habit is a standing
+/// instruction, kept without the question.
+fn stop_asking(s: &Masked) -> Option<Candidate> {
+    static STOP: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:can|could|would|will) you (?:please\s+)?(?P<rest>(?:stop|quit)\s+\w+ing\s+[^?]{6,}?|(?:always|never)\s+[^?]{6,}?|not\s+\w+\s+[^?]{6,}?(?:anymore|any more|ever|by default|unless [^?]+))\s*\?\s*$",
+        )
+    });
+    let c = STOP.captures(&s.mask)?;
+    let rest = c.name("rest")?;
+    let body = s.head(rest.end())?.tail(rest.start())?;
+    if points_at_hand(body.mask.trim()) || sentence_is_noise(&body.mask.replace("you", "")) {
+        return None;
+    }
+    let mut summary = body.orig.trim().to_string();
+    summary[..1].make_ascii_uppercase();
+    summary.push('.');
+    Some(Candidate {
+        topic: MemoryType::Feedback,
+        summary,
+        why: None,
+    })
+}
+
+/// "Tests first, then implementation — that's how I want you to work here.": the tail says the
+/// rest is how things are done.
+fn how_we_work(s: &Masked) -> Option<Candidate> {
+    static HOW: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"(?:^|[,;:.!]\s+|\s+[-–—]+\s+)(?:that's|that is|this is|it's|it is) (?:how|the way) (?:i|we) (?P<who>want you to|like you to|want it|like it|like things|want things|do (?:it|things)|work|roll|operate)\b",
+        )
+    });
+    static KNOWN: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"(?:^|[,;:.!]\s+|\s+[-–—]+\s+)(?:that's|that is|this is|it's|it is) (?:a )?(?:known|long-standing|documented) (?:thing|issue|problem|limitation|quirk|flake)\b",
+        )
+    });
+    let (topic, f) = if let Some(c) = HOW.captures(&s.mask) {
+        let who = c.name("who")?.as_str().to_ascii_lowercase();
+        let topic = if who.contains("you") || who.contains("it") || who.contains("things") {
+            MemoryType::Feedback
+        } else {
+            MemoryType::Project
+        };
+        (topic, c.get(0)?)
+    } else {
+        (MemoryType::Project, KNOWN.find(&s.mask)?)
+    };
+    let head = s.head(f.start())?;
+    if head.mask.trim().split(' ').count() < 3 || head.mask.contains('?') {
+        return None;
+    }
+    let mut summary = head
+        .orig
+        .trim()
+        .trim_end_matches([',', ';', ':', ' ', '-', '–', '—'])
+        .to_string();
+    summary.push('.');
+    Some(Candidate {
+        topic,
+        summary,
+        why: None,
+    })
+}
+
+/// Knowledge tools and places a pointer can name.
+const PLACE: &str = r"(?:1password|lastpass|bitwarden|vault|notion|confluence|jira|linear|asana|trello|figma|miro|slack|discord|google drive|gdrive|google docs|dropbox|sharepoint|the wiki|our wiki|gitbook|sentry|datadog|grafana|kibana|pagerduty|opsgenie|backstage|artifactory|the handbook|the runbook|the readme|readme|storybook|swagger|postman|the monorepo|a separate repo|the infra repo|the ops repo|#[a-z][\w-]+|URLx+|~?\.{0,2}/?[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|yaml|yml|toml|json|ipynb))";
+
+/// The topic of a clause by its shape, or `None`: noise or no durable shape.
+fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
+    let m = s.mask.trim();
+    if shape_reference(s) {
+        return Some(MemoryType::Reference);
+    }
+    static WANT_ALWAYS: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i (?:always |really )?(?:want|need|expect|prefer|like)\s+(?:a|an|the|some|my|[\w-]+s)\b.*\b(?:every (?:single )?time|each time|always|for (?:every|each|all|any)|on (?:every|each|all|any)|in (?:every|each|all|any)|by default|whenever|without exception)\b",
+        )
+    });
+    if WANT_ALWAYS.is_match(m) {
+        return Some(MemoryType::Feedback);
+    }
+    if shape_user(m) {
+        return Some(MemoryType::User);
+    }
+    if shape_we(m) {
+        return Some(MemoryType::Project);
+    }
+    if shape_imperative(m, standing) || shape_verbless(m, standing) {
+        return Some(MemoryType::Feedback);
+    }
+    if shape_noun_statement(m) {
+        return Some(MemoryType::Project);
+    }
+    None
+}
+
+/// "Runbooks are in the ops-handbook repo", "API keys are in 1Password", "Sentry project for the
+/// app is called rn-prod", "Check the ADRs in docs/adr before …", "ask in #payments".
+fn shape_reference(s: &Masked) -> bool {
+    static ONE_OFF_URL: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"/(?:pull|pulls|merge_requests|commit|commits|compare|runs|jobs|builds|pipelines|actions/runs|issues|blob/[0-9a-f]{7,})/",
+        )
+    });
+    static OWNED: LazyLock<Regex> = LazyLock::new(|| rei(r"^(?:my|your|his|her|their)\b"));
+    let m = s.mask.trim();
+    if ONE_OFF_URL.is_match(&s.orig) || OWNED.is_match(m) {
+        return false;
+    }
+    static IS_IN: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"^(?:(?:the|our|all|any|every)\s+)?(?:[\w.+#/'-]+\s+){{0,9}}?(?:is|are|lives?|sits?|is kept|are kept|is stored|are stored|goes|go|get posted|gets posted|is posted|are posted)\s+(?:only\s+|all\s+)?(?:in|at|on|under|inside|to)\s+(?:(?:the|our|a|its)\s+)?{PLACE}"
+        ))
+    });
+    static CALLED: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"^(?:(?:the|our)\s+)?(?:[\w.+#/'-]+\s+){{0,5}}?(?:{PLACE}|channel|bucket|project|board|space|workspace|vault|dashboard|repo|repository|sentry|slack|jira|linear|grafana|datadog)\s+(?:[\w.+#/'-]+\s+){{0,5}}?(?:is|are) (?:called|named)\s+\S"
+        ))
+    });
+    static LOOK: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"^(?:please\s+)?(?:always\s+)?(?:check|see|read|consult|look (?:at|in)|ask in|post in|ping|search)\s+(?:[\w.+#/'-]+\s+){{0,4}}?(?:in |on |at )?(?:the\s+)?{PLACE}.*\b(?:before|when|whenever|first|if|for|every|each|any)\b"
+        ))
+    });
+    static TOOL_NAMES: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:are|is) tracked in (?:[A-Z]\w+|jira|linear|github issues|asana|trello)\b|^(?:bugs|issues|tickets|tasks|incidents)\b.*\b(?:are|is|go|live)\s+(?:in|on|to)\s+[A-Z]\w+",
+        )
+    });
+    static LINKED: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"\b(?:linked|documented|described|written up|explained|listed|pinned|bookmarked) (?:in|from|at|on)\s+(?:the\s+)?{PLACE}"
+        ))
+    });
+    IS_IN.is_match(m)
+        || CALLED.is_match(m)
+        || LOOK.is_match(m)
+        || TOOL_NAMES.is_match(m)
+        || LINKED.is_match(m)
+        || ASK_ABOUT.is_match(m)
+}
+
+/// "Any question about the payments API, ask Priya(, she wrote it)": the person to go to.
+static ASK_ABOUT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i:^(?:any|all|for (?:any|all)?\s*)\s*(?:[\w-]+\s+)?(?:questions?|issues?|problems?|doubts?)\s+(?:about|on|with|regarding|around)\s+[^,]{2,50},\s*(?:just\s+)?(?:ask|ping|talk to|check with|reach out to|go to))\s+@?[A-Z][\w-]+",
+    )
+});
+
+fn ask_person(s: &Masked) -> Option<Candidate> {
+    let f = ASK_ABOUT.find(s.mask.trim_start())?;
+    let lead = s.mask.len() - s.mask.trim_start().len();
+    let mut summary = s.orig.get(lead..lead + f.end())?.to_string();
+    summary.push('.');
+    Some(Candidate {
+        topic: MemoryType::Reference,
+        summary,
+        why: None,
+    })
+}
+
+/// Verbs that report the moment or a thought rather than a habit or a standing fact.
+const MOMENT_VERBS: &[&str] = &[
+    "think",
+    "guess",
+    "suppose",
+    "wonder",
+    "mean",
+    "see",
+    "know",
+    "get",
+    "need",
+    "want",
+    "hope",
+    "feel",
+    "agree",
+    "disagree",
+    "believe",
+    "bet",
+    "doubt",
+    "assume",
+    "remember",
+    "forgot",
+    "noticed",
+    "understand",
+    "realize",
+    "realise",
+    "just",
+    "already",
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "might",
+    "must",
+    "may",
+    "was",
+    "were",
+    "had",
+    "did",
+    "got",
+    "am",
+    "have",
+    "tried",
+    "found",
+    "saw",
+    "lost",
+    "made",
+    "went",
+    "came",
+    "told",
+    "said",
+    "ran",
+    "broke",
+    "love",
+    "like",
+    "hate",
+    "keep",
+    "still",
+    "also",
+    "really",
+    "apologize",
+    "promise",
+    "owe",
+    "appreciate",
+    "care",
+    "mind",
+    "talked",
+    "spoke",
+    "asked",
+    "missed",
+    "left",
+    "took",
+    "sent",
+    "wrote",
+];
+
+/// "I use Neovim with LSP", "I tend to review PRs on my phone", "I'm colorblind".
+fn shape_user(m: &str) -> bool {
+    static I_VERB: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i (?:(?:usually|always|often|mostly|generally|normally|typically|rarely|mainly|only|also|personally)\s+)*(?:don't\s+|do not\s+|never\s+)?(?P<v>[a-z-]+)\s+\S",
+        )
+    });
+    static I_AM: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i(?:'m| am) (?:(?:also|really|very|pretty|quite|much|way|more|fairly|totally|completely|a lot|not)\s+)*(?:colou?r ?blind|dyslexic|left-handed|deaf|hard of hearing|remote|based (?:in|out of)|located in|from [A-Z]|(?:new|used|allergic|native) to|(?:comfortable|familiar|fluent|proficient|experienced|unfamiliar|at home) (?:with|in)|(?:good|bad|great|terrible|better|worse|decent|rusty|weak|strong) (?:at|with|in)|an? (?:[\w+#.-]+ ){0,3}?(?:person|guy|gal|dev|developer|engineer|programmer|learner|reader|user|fan|nerd|type|speaker)\b|in charge of|responsible for|on call|the only)\b",
+        )
+    });
+    static MY: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^my (?:[\w-]+ )?(?:background|setup|machine|laptop|os|editor|ide|shell|terminal|timezone|time zone|native language|first language|role|job|day job|stack|keyboard|screen|monitor|specialty|focus|workflow|hours|working hours|schedule|experience|team|company|employer|github|handle|username|eyesight|vision|internet|connection|bandwidth)\b\s+(?:is|are|has|runs|uses|isn't|is not)\b",
+        )
+    });
+    static I_HAVE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i(?:'ve| have)(?: got)? (?:adhd|add|dyslexia|rsi|autism|low vision|poor eyesight|bad eyesight|colou?r ?blindness|tinnitus|a (?:visual|hearing|motor) impairment|a slow (?:laptop|machine|connection)|a small screen|two monitors|one monitor|a kid|kids|young kids)\b",
+        )
+    });
+    if I_AM.is_match(m) || MY.is_match(m) || I_HAVE.is_match(m) {
+        return true;
+    }
+    let Some(c) = I_VERB.captures(m) else {
+        return false;
+    };
+    let v = c
+        .name("v")
+        .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+    !MOMENT_VERBS.contains(&v.as_str()) && !is_past_or_progressive(&v)
+}
+
+fn is_past_or_progressive(v: &str) -> bool {
+    (v.len() > 3 && v.ends_with("ed") && !v.ends_with("eed"))
+        || (v.len() > 4 && v.ends_with("ing") && !matches!(v, "bring" | "sing" | "string"))
+}
+
+/// "We do trunk-based development", "We're a small team of four", "We don't use ORMs".
+fn shape_we(m: &str) -> bool {
+    static WE_VERB: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:we|the team|our team|the whole team|everyone here|everybody here|most of us|all of us)\s+(?:(?:usually|always|often|mostly|generally|normally|typically|rarely|mainly|only|also|all|strictly|basically|never)\s+)*(?:don't\s+|do not\s+|doesn't\s+|does not\s+)?(?P<v>[a-z-]+)\s+(?P<obj>\S+)",
+        )
+    });
+    static WE_ARE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^we(?:'re| are) (?:(?:a|an)\s+(?:[\w-]+\s+){0,3}?(?:team|shop|company|startup|org|organization|group|agency|studio|lab|project)\b|(?:fully |mostly |all )?(?:remote|distributed|remote-first|async|on-prem|on prem|in the cloud|cloud-only|open source|a monorepo)\b|(?:\w+\s+)?(?:compliant|certified|regulated|audited)\b|bound by\b|based in\b)",
+        )
+    });
+    if WE_ARE.is_match(m) {
+        return true;
+    }
+    let Some(c) = WE_VERB.captures(m) else {
+        return false;
+    };
+    let v = c
+        .name("v")
+        .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+    let obj = c
+        .name("obj")
+        .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+    if v == "have" {
+        // "We have two environments" — not "we have a problem / to fix …".
+        // "We have used pnpm since 2021" tells the past.
+        return !matches!(
+            obj.as_str(),
+            "to" | "a" | "an" | "got" | "been" | "no" | "done" | "made"
+        ) && !is_past_or_progressive(&obj);
+    }
+    if v.ends_with('s') && !v.ends_with("ss") && m.to_ascii_lowercase().starts_with("we ") {
+        return false; // "we runs" is not English; likely a noun
+    }
+    !MOMENT_VERBS.contains(&v.as_str())
+        && !is_past_or_progressive(&v)
+        && !matches!(
+            v.as_str(),
+            "are" | "is" | "re" | "ve" | "ll" | "d" | "talk" | "discussed" | "agreed" | "decided"
+        )
+}
+
+/// "Keep firmware code free of dynamic allocation", "Use kebab-case for all new file names",
+/// "Skip the long explanations", "Don't reach for lodash": an imperative about a kind of thing.
+fn shape_imperative(m: &str, standing: bool) -> bool {
+    static STYLE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?P<v>use|prefer|avoid|keep|put|name|format|prefix|suffix|wrap|follow|stick to|stick with|default to|indent|spell|treat|assume|reach for|go with|favou?r|stay on|stay with|target|lean on|rely on)\s+(?P<next>[\w.+#/'-]+)",
+        )
+    });
+    static SCOPED: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?:add|include|write|check|test|document|comment|log|validate|handle|return|raise|throw|sort|pin|label|tag|mark|cite|link|mention|explain|show|list|run|update|bump|review|lint|type|annotate|give|ask|tell|ping|notify|sign|squash|rebase|split|separate|group|order|cap|limit|strip|escape|sanitize|sanitise|encrypt|hash|cache|version|translate|localize|localise|test|measure|benchmark|profile)\s+.*?\b(?:all|every|each|any)\s+[\w.+#/-]+|\b(?:every single time|every time|each time|whenever|by default|at all times|in general|without exception|no matter what|unless\b|anymore|any more)\b",
+        )
+    });
+    static RESPONSE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:just\s+)?(?:skip|drop|omit|leave out|cut|avoid|spare me|no need for|don't give me|don't add|don't include|don't write)\s+(?:the\s+|any\s+|all\s+)?(?:[\w-]+\s+){0,2}?(?:explanations?|answers?|responses?|replies|summaries|summary|recaps?|tables?|emojis?|bullet points|bullets|headings|caveats|disclaimers|apologies|preambles?|intros?|introductions?|pleasantries|small talk|fluff|filler|boilerplate|essays?|walls? of text|lectures?|tutorials?|background|theory)\b",
+        )
+    });
+    static DONT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:don't|do not|never)\s+(?:ever\s+)?(?P<v>[a-z-]+)\s+(?:for\s+|to\s+|on\s+|in\s+|with\s+|into\s+|about\s+)?(?P<obj>[\w.+#/'-]+)",
+        )
+    });
+    const NOT_STYLE_NEXT: &[&str] = &[
+        "the", "a", "an", "my", "your", "me", "some", "one", "that", "this", "it", "them", "these",
+        "those", "his", "her", "their", "our", "another", "other", "same", "both",
+    ];
+    const ONE_OFF: &[&str] = &[
+        "worry",
+        "bother",
+        "forget",
+        "mind",
+        "hesitate",
+        "panic",
+        "be",
+        "stop",
+        "know",
+        "think",
+        "understand",
+        "see",
+        "get",
+        "need",
+        "want",
+        "have",
+        "wait",
+        "commit",
+        "push",
+        "merge",
+        "deploy",
+        "touch",
+        "go",
+        "do",
+        "run",
+        "close",
+        "delete",
+        "remove",
+        "revert",
+        "change",
+        "move",
+        "restart",
+        "worry",
+        "feel",
+        "say",
+        "tell",
+    ];
+    // "Explain things to me like I'm new to Kubernetes": how to explain anything.
+    static EXPLAIN_ANYTHING: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?(?:explain|describe|walk me through|teach me)\s+(?:things|everything|stuff|concepts|new concepts|code|anything)\b",
+        )
+    });
+    if RESPONSE.is_match(m) || EXPLAIN_ANYTHING.is_match(m) {
+        return true;
+    }
+    // "Stick with the existing pattern in new modules": the scope is every new thing of a kind.
+    static NEW_SCOPE: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"\b(?:in|for|to|across|on|with) (?:all |every |any )?new [\w-]+s\b"));
+    if STYLE.is_match(m) && NEW_SCOPE.is_match(m) {
+        return true;
+    }
+    if standing && STYLE.is_match(m) {
+        return true;
+    }
+    if let Some(c) = STYLE.captures(m) {
+        let next = c
+            .name("next")
+            .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+        if !NOT_STYLE_NEXT.contains(&next.as_str()) && !next.chars().all(|c| c.is_ascii_digit()) {
+            return true;
+        }
+    }
+    if starts_with_work_verb(m) && SCOPED.is_match(m) {
+        return true;
+    }
+    if let Some(c) = DONT.captures(m) {
+        let v = c
+            .name("v")
+            .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+        let obj = c
+            .name("obj")
+            .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+        if !ONE_OFF.contains(&v.as_str())
+            && !is_past_or_progressive(&v)
+            && !matches!(obj.as_str(), "yet" | "until" | "till" | "before")
+        {
+            return true;
+        }
+        if standing && !is_past_or_progressive(&v) {
+            return true;
+        }
+    }
+    standing && starts_with_work_verb(m) && !object_is_pronoun(m)
+}
+
+/// "Type hints on all public functions please", "comments in English only please", "no force
+/// pushes" after "going forward": a request with no verb that names a kind of thing.
+fn shape_verbless(m: &str, standing: bool) -> bool {
+    static SCOPE_PLEASE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:[\w.+#/'-]+\s+){0,4}?[\w.+#/'-]+\s+(?:(?:on|in|for|to|under|across|with|everywhere)\s+(?:all|every|each|any|new)\b.*|.*\bonly\b.*|(?:always|everywhere|by default)\b.*)\bplease[.!]?$",
+        )
+    });
+    static NO_KIND: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"^(?:no|zero|never any)\s+(?:[\w.+#/'-]+\s+){0,3}?[\w.+#/'-]*(?:s|ing)\b")
+    });
+    static VERB: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|would|should|must)\b",
+        )
+    });
+    static STYLE_PLEASE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:short|shorter|brief|briefer|concise|terse|detailed|longer|simple|plain|plain-text|fewer|less|more)\s+(?:[\w-]+\s+)?(?:answers|responses|replies|explanations|summaries|messages|commit messages|comments|words|text|code|emojis|questions|examples|diffs)\b.*\bplease[.!]?$",
+        )
+    });
+    if VERB.is_match(m) {
+        return false;
+    }
+    if STYLE_PLEASE.is_match(m) {
+        return true;
+    }
+    SCOPE_PLEASE.is_match(m) || (standing && NO_KIND.is_match(m))
+}
+
+/// "Backend is Django 4.2", "The ML pipeline trains on the last 90 days of events", "Model
+/// checkpoints are saved to S3 every 500 steps", "Feature branches live at most two days": a
+/// named part of the project and what it is or does, in the present.
+fn shape_noun_statement(m: &str) -> bool {
+    static AUX: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?P<subj>(?:[\w.+#/'-]+\s+){0,5}?[\w.+#/'-]+)\s+(?P<v>is|are|has|have|doesn't|don't|isn't|aren't|can't|cannot|must|mustn't|should|shouldn't|will|won't|can|may|never|only|always|usually|needs|need|gets|get|runs|run|lives|live|uses|use|goes|go|stays|stay|takes|take|expires|expire|lasts|last|ships|ship|requires|require|follows|follow|depends|depend|relies|rely|talks|talk|points|point|syncs|sync|owns|own|handles|handle|holds|hold|contains|contain|reads|read|writes|write|sends|send|stores|store|hits|hit|serves|serve|comes|come|speaks|speak|trains|train|ticks|tick|targets|target|supports|support|blocks|block|wins|win)\s+(?P<rest>.+)",
+        )
+    });
+    static BAD_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:(?:it|this|that|there|they|he|she|these|those|what|which|who|i|you|we|here|something|someone|somebody|anything|everything|nothing|one|mine|yours|all of this)\b|the (?:pr|test|tests|build|deploy|bug|error|issue|fix|output|result|results|number|numbers|chart|button|page|function|file|script|query|logs?|diff|patch|commit|branch|change|changes|migration|run|job|app|site|screen|code|thing|problem|crash|warning|warnings|endpoint|request|response|model|modal|form|call|link|download|upload|server|container|pod|image|cache|queue|cpu|memory|disk)\b|(?:my|your) )",
+        )
+    });
+    static NOISE_PREDICATE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:a bit |kind of |slightly )?off\b|\b(?:looks?|seems?|is|are|feels?) (?:a bit |kind of |slightly )?off\b|\b(?:too|wrong|correct|right|weird|strange|odd|ugly|messy|slow|slower|faster|better|worse|huge|tiny|empty|null|undefined|nil|blank|duplicated|stale|out of date|confusing|unreadable|hard to read|broken|buggy|flaky|a mess|a problem|a conflict|conflicts|a typo|an? (?:bug|error|issue|regression)|missing|gone|unused|dead|deprecated now|not (?:loading|showing|rendering|working|updating|found|there|set|defined)|been|there|returns? (?:a |an )?(?:\d{3}|error|errors|null|nil|undefined|nothing|empty|wrong|false|none)|throws?|raises?|lagging|laggy|spiking|leaking|down|up again|pending|waiting|stuck|idle|red|green|ok|okay|fine|good|bad|great|awesome|cool|nice|perfect|done|ready|finished|merged|deployed|live now|full|overloaded|out of (?:disk|memory|space|quota|sync|credits))\b|\d+\s?(?:%|fps\b)|\blike \d|\b(?:is|are) (?:way |much |a bit |kind of |really |super |very |pretty )",
+        )
+    });
+    // "The recommender retrains weekly from a snapshot": a singular named part, a verb in -s,
+    // then how or when.
+    static S_VERB: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:the|our)\s+(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]*[^s\W]\s+[a-z]{3,}[^s\W]s\s+(?:(?:off|up|out|down)\s+)?(?:(?:weekly|daily|nightly|hourly|monthly|yearly|automatically|once|twice|only|always|every|each|on|at|in|from|to|with|via|through|against|into|behind|before|after|per)\b|(?:[\w.+#/-]+\s+){1,3}?(?:every|each|daily|weekly|nightly|hourly|monthly|automatically|for (?:all|every|each))\b)",
+        )
+    });
+    let s_verb = S_VERB.is_match(m) && !BAD_SUBJECT.is_match(m) && !NOISE_PREDICATE.is_match(m);
+    let Some(c) = AUX.captures(m) else {
+        return s_verb;
+    };
+    if s_verb {
+        return true;
+    }
+    let subj = c.name("subj").map_or("", |v| v.as_str());
+    let v = c
+        .name("v")
+        .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+    let rest = c.name("rest").map_or("", |v| v.as_str());
+    static CLAUSE_IN_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"\b(?:that|which|who|whose|where|when|if|to|a|an|my|your|some|we|you|i|they)\b")
+    });
+    if BAD_SUBJECT.is_match(subj)
+        || subj.split(' ').count() > 6
+        || (starts_with_work_verb(subj) && CLAUSE_IN_SUBJECT.is_match(subj))
+        || CLAUSE_IN_SUBJECT.find_iter(subj).any(|f| {
+            matches!(
+                f.as_str().to_ascii_lowercase().as_str(),
+                "that"
+                    | "which"
+                    | "who"
+                    | "whose"
+                    | "where"
+                    | "when"
+                    | "if"
+                    | "we"
+                    | "you"
+                    | "i"
+                    | "they"
+            )
+        })
+    {
+        return false;
+    }
+    // A plural subject takes the plain verb ("branches live"), a singular the -s form; a
+    // mismatch means the "verb" is a noun ("model checkpoints").
+    let plural_subject = subj.to_ascii_lowercase().ends_with('s');
+    let plain = !v.ends_with('s') || matches!(v.as_str(), "is" | "has" | "always" | "needs");
+    let copula = matches!(
+        v.as_str(),
+        "is" | "are"
+            | "has"
+            | "have"
+            | "doesn't"
+            | "don't"
+            | "isn't"
+            | "aren't"
+            | "can't"
+            | "cannot"
+            | "must"
+            | "mustn't"
+            | "should"
+            | "shouldn't"
+            | "will"
+            | "won't"
+            | "can"
+            | "may"
+            | "never"
+            | "only"
+            | "always"
+            | "usually"
+    );
+    if !copula && plain && !plural_subject {
+        return false;
+    }
+    if !copula && !plain && plural_subject && !subj.contains(' ') {
+        return false;
+    }
+    if v == "has" || v == "have" {
+        let first = rest
+            .split(' ')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if matches!(first.as_str(), "been" | "a" | "an" | "some" | "got" | "to") {
+            return false;
+        }
+    }
+    !NOISE_PREDICATE.is_match(rest) && rest.split(' ').count() >= 1 && !rest.contains('?')
 }

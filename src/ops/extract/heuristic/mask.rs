@@ -26,7 +26,9 @@ pub(super) const NON_PROSE_LINE: &[&str] = &[
     r"^\s*-->\s",
     r"^\s*\d+\s*\|",
     r"^\s*(?:npm|yarn|pnpm) (?:ERR!|WARN)",
-    r"^\s*(?:FAIL|PASS|ok|FAILED|ERROR|WARN|WARNING|INFO|DEBUG|TRACE|FATAL)\b[\s:\]]",
+    r"^\s*(?:FAIL|PASS|FAILED|ERROR|WARN|WARNING|INFO|DEBUG|TRACE|FATAL)\b[\s:\]]",
+    // TAP and `go test` results ("ok 3 - parses", "ok  \tpkg 0.01s"); not "ok so …" in chat.
+    r"^\s*ok(?:\s+\d|\t|  |:|\])",
     r"^\s*test \S+ \.\.\. ",
     // Log records.
     r"^\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}",

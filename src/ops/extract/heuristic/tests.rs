@@ -210,7 +210,11 @@ mod unit {
 
     #[test]
     fn temporary_words_only_on_word_boundaries() {
-        assert!(one("Nowhere in library code may we use unwrap.").is_none()); // no shape
+        // A rule by shape; "Nowhere" does not trip the filter's "now".
+        assert_eq!(
+            one("Nowhere in library code may we use unwrap.").map(|c| c.1),
+            Some("Nowhere in library code may we use unwrap.".into())
+        );
         assert_eq!(
             one("Known issues are tracked in the wiki.").map(|c| c.0),
             Some(Reference)
@@ -812,6 +816,186 @@ mod languages {
             kind("디자인은 잘 못 해서 UI 쪽은 기본 스타일로만 해 주세요"),
             Some(User)
         );
+    }
+}
+
+/// The English shape rules (round 8): each shape with its noise counterpart.
+mod en_shapes {
+    use super::super::*;
+    use MemoryType::{Feedback, Project, Reference, User};
+
+    fn plan(text: &str) -> Vec<Patch> {
+        plan_heuristic(&[UserText { offset: 0, text }])
+    }
+
+    fn topic(text: &str) -> Option<MemoryType> {
+        plan(text).first().map(|p| p.topic)
+    }
+
+    fn summary(text: &str) -> Option<String> {
+        plan(text).first().map(|p| p.summary.clone())
+    }
+
+    #[test]
+    fn chat_fillers_and_spellings_do_not_hide_a_rule() {
+        assert_eq!(
+            topic("ok so going forward: no force pushes, not even on your own branches"),
+            Some(Feedback)
+        );
+        assert_eq!(
+            summary("pls dont use emojis in commit msgs"),
+            Some("please don't use emojis in commit messages".into())
+        );
+        assert_eq!(
+            topic("Im colorblind so please dont rely on red/green in diagrams"),
+            Some(User)
+        );
+        // "ok 3 - parses" is still a test runner's line.
+        assert!(plan("ok 3 - we always deploy from main").is_empty());
+    }
+
+    #[test]
+    fn a_present_fact_about_a_named_part_is_a_project_fact() {
+        for text in [
+            "Backend is Django 4.2 with Celery workers on RabbitMQ.",
+            "The ML pipeline trains on the last 90 days of events only.",
+            "Model checkpoints are saved to S3 every 500 steps.",
+            "The scheduler kicks off ETL jobs every hour on the hour.",
+            "Internal tools are all Retool apps backed by the ops Postgres.",
+        ] {
+            assert_eq!(topic(text), Some(Project), "{text}");
+        }
+        // The same shape reporting the moment, a defect, a measurement or the thing at hand.
+        for text in [
+            "The login page is broken on Safari.",
+            "Our staging cluster is out of disk.",
+            "Model accuracy is at 93% on the validation set.",
+            "The queue has 40k messages stuck in it.",
+            "The release is scheduled for next Tuesday.",
+            "The chart looks off on mobile.",
+            "The numbers in that chart look off to me.",
+            "Add a test that never touches the network.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn habits_of_the_team_and_the_user_are_kept() {
+        assert_eq!(
+            topic("We do trunk-based development, feature branches live at most two days."),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("We're a small team of four, code review is one approval."),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("I use Neovim with LSP, so don't suggest VS Code settings."),
+            Some(User)
+        );
+        assert_eq!(
+            topic("I write mostly Kotlin these days, some Swift when I have to."),
+            Some(User)
+        );
+        assert_eq!(
+            topic("I've got ADHD, so bullet points over walls of text really help me."),
+            Some(User)
+        );
+        for text in [
+            "We had an outage yesterday because of the cache.",
+            "We have a bug in the payment flow.",
+            "We have used pnpm since 2021.",
+            "We talked about this in standup.",
+            "I work on the ticket after lunch.",
+            "I run the script and nothing happens.",
+            "I'm confused by the error message.",
+            "I think the bug is in the reducer.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn an_imperative_about_a_kind_of_thing_is_standing() {
+        for text in [
+            "Use kebab-case for all new file names under src/components.",
+            "Please keep firmware code free of dynamic allocation, we're on a Cortex-M0.",
+            "Stick with the existing error-handling pattern in new modules.",
+            "when writing pandas code prefer vectorized ops over apply",
+            "Ah and when you generate migrations, name them with a timestamp prefix.",
+            "Type hints on all public functions please, mypy runs in strict mode.",
+            "yo, short answers pls, I can ask if I need more",
+            "Could you stop wrapping every answer in a summary table? It's noise for me.",
+            "For SQL migrations I want a down migration every single time.",
+            "Tests first, then implementation — that's how I want you to work here.",
+        ] {
+            assert_eq!(topic(text), Some(Feedback), "{text}");
+        }
+        assert_eq!(
+            summary("Could you stop wrapping every answer in a summary table? It's noise for me."),
+            Some("Stop wrapping every answer in a summary table.".into())
+        );
+        for text in [
+            "Add new tests in the auth module.",
+            "Please write tests for the parser module.",
+            "After fixing this, run the whole suite.",
+            "When you get a chance, update the README.",
+            "Use the smaller model for this experiment.",
+            "Prefer the shorter version.",
+            "Keep the old implementation around for a bit.",
+            "Don't merge until CI is green.",
+            "Short answer please: does this compile?",
+            "this time just hardcode the URL, we'll fix it later",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn pointers_to_tools_paths_channels_and_people_are_references() {
+        for text in [
+            "API keys for the test env are in 1Password, vault 'Dev Shared'.",
+            "The dataset card with all the column meanings is at data/README.md.",
+            "If the build is red, check #ci-alerts on Slack first.",
+            "Sentry project for the mobile app is called rn-prod.",
+            "Any question about the payments API, ask Priya, she wrote most of it.",
+            "The style guide we follow is Google's Python style guide, linked in CONTRIBUTING.md.",
+        ] {
+            assert_eq!(topic(text), Some(Reference), "{text}");
+        }
+        for text in [
+            "my code is in src/lib.rs",
+            "The file is in my Downloads folder.",
+            "See PR https://github.com/acme/web/pull/812 for context.",
+            "Ask Tom whether he deployed it.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_durable_clause_next_to_a_one_off_request_is_kept_alone() {
+        assert_eq!(
+            plan("Quick one: can you bump axios? Oh and never pin exact versions in package.json, we use caret ranges.")
+                .first()
+                .map(|p| p.topic),
+            Some(Feedback)
+        );
+        assert_eq!(
+            summary("fix the typo in the header, btw the billing service owns invoices"),
+            Some("the billing service owns invoices.".into())
+        );
+        // A condition, a failure or a hedge anywhere holds every clause.
+        for text in [
+            "If the cache misses, we fall back to the database.",
+            "Nginx handles the request but the upstream times out.",
+            "maybe we should switch to Postgres at some point, not sure",
+            "I use it all the time but never noticed that.",
+            "Now, we deploy only from release branches.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
     }
 }
 
