@@ -43,6 +43,8 @@ const MOMENT: &[&str] = &[
     "いいですね",
     "とりあえず",
     "ちょっと",
+    "気にしないで",
+    "気にしなくて",
 ];
 
 /// Reports about the work at hand: something fails, is slow or broken.
@@ -74,6 +76,20 @@ const REPORT: &[&str] = &[
     "上記",
     "下記",
     "完了",
+    "優先度",
+    "から来る",
+    "から来た",
+    "返ってくる",
+    "戻り値",
+    "返り値",
+    "だらけ",
+    "たまって",
+    "かかります",
+    "しかない",
+    "つもり",
+    "したい",
+    "たいです",
+    "はず",
 ];
 
 /// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
@@ -128,6 +144,9 @@ const STANDING: &[&str] = &[
     "覚えて",
     "忘れないで",
     "ずっと",
+    "前に",
+    "する前は",
+    "後は",
 ];
 
 const REQUEST_END: &[&str] = &[
@@ -156,6 +175,13 @@ const REQUEST_END: &[&str] = &[
     "で構いません",
     "でお願いします",
     "向けで",
+    "てもらえるとありがたいです",
+    "てもらえると助かります",
+    "ていただけると助かります",
+    "ていただけるとありがたいです",
+    "てもらえると嬉しいです",
+    "と助かります",
+    "とありがたいです",
 ];
 
 const PROHIBITION: &[&str] = &[
@@ -167,6 +193,15 @@ const PROHIBITION: &[&str] = &[
     "ないで欲しい",
     "ないように",
     "禁止",
+    "ちゃダメ",
+    "じゃダメ",
+    "てはダメ",
+    "ではダメ",
+    "てはいけ",
+    "ではいけ",
+    "ちゃいけ",
+    "じゃいけ",
+    "べからず",
 ];
 
 const USER_START: &[&str] = &[
@@ -182,6 +217,8 @@ const USER_START: &[&str] = &[
     "わたし、",
     "私も",
     "僕も",
+    "個人的に",
+    "個人的には",
 ];
 
 const PROJECT_START: &[&str] = &[
@@ -244,6 +281,8 @@ const LOCATED: &[&str] = &[
     "参照",
     "です",
     "で確認",
+    "ページに",
+    "があります",
 ];
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
@@ -269,8 +308,21 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let core = core.trim_end_matches(['、', ',']);
     let prohibition = s.has(PROHIBITION);
     let request = REQUEST_END.iter().any(|e| core.ends_with(e)) || prohibition;
-    let rule_end =
-        core.ends_with("こと") || core.ends_with("ルールです") || core.ends_with("ルール");
+    // "…で出す方針です", "…しない決まりになってます": a rule of the team, stated.
+    let rule_end = core.ends_with("こと")
+        || core.ends_with("ルールです")
+        || core.ends_with("ルール")
+        || [
+            "方針です",
+            "方針",
+            "決まりです",
+            "決まりになってます",
+            "決まりになっています",
+            "ことになっています",
+            "ことになってます",
+        ]
+        .iter()
+        .any(|e| core.ends_with(e));
     if request && !standing && !prohibition && !topic_before_object(core) {
         // "変数名を userId に変えてください": a request about one object.
         return None;
@@ -320,6 +372,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
 
 /// Chat openers that say nothing: "あと、", "ちなみに", "えっと".
 const FILLER: &[&str] = &[
+    "ついでに言っておくと、",
+    "ついでに言うと、",
+    "ついでに、",
     "あと、",
     "あと ",
     "ちなみに、",

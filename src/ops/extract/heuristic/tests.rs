@@ -1084,7 +1084,68 @@ mod cjk_shapes {
     }
 
     #[test]
+    fn a_statement_is_durable_only_when_something_settles_it() {
+        // Settled: a name or identifier, a schedule, an owner, what is used for a thing.
+        assert_eq!(topic("安卓那边的包名是 com.example.shop。"), Some(Project));
+        assert_eq!(topic("OrderService 负责下单和库存扣减。"), Some(Project));
+        assert_eq!(
+            topic("feature branch 合并用 squash merge，保持 history 干净。"),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("embedded 这边 toolchain 是 arm-none-eabi-gcc 12。"),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("以后出 SQL 都帮我加上注释，说明每个 join 的目的。"),
+            Some(Feedback)
+        );
+        // Descriptions of the thing at hand, symptoms, reported speech, measurements.
+        for text in [
+            "前端传过来的时间戳是毫秒。",
+            "现在的逻辑是先查缓存，缓存没有再查库。",
+            "第三方支付的回调有时候会重复。",
+            "日志里全是 connection reset。",
+            "单测里用的是假数据，不用管。",
+            "model 的 accuracy 卡在 0.82 上不去。",
+            "用户反馈说导出 Excel 的时候卡死。",
+            "按钮点了没反应，也没有请求发出去。",
+            "我记得这个库之前有个 bug，不知道修了没有。",
+            "我的服务器 IP 是 10.0.3.15，root 密码 abc123456，帮我装个 docker。",
+            "写得不错，不过变量名可以再短一点。",
+            "test coverage 现在才 40%。",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
+    }
+
+    #[test]
     fn japanese_rules_by_shape() {
+        assert_eq!(
+            topic("ついでに言っておくと、テストデータに本物の個人情報は使っちゃダメです。"),
+            Some(Feedback)
+        );
+        assert_eq!(
+            topic("レビューコメントには根拠を添えてもらえるとありがたいです。"),
+            Some(Feedback)
+        );
+        assert_eq!(
+            topic("新しい依存ライブラリを入れる前に、一度相談してください。"),
+            Some(Feedback)
+        );
+        assert_eq!(
+            topic("エラーメッセージはユーザー向けには日本語、ログには英語で出す方針です。"),
+            Some(Project)
+        );
+        assert_eq!(topic("個人的に、関数は短く保つのが好きです。"), Some(User));
+        for text in [
+            "テストでは仮のデータを使ってるので気にしないで。",
+            "優先度は P1 です。",
+            "フロントから来るタイムスタンプはミリ秒です。",
+            "サービス層を 2 つのパッケージに分けるつもりです。",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
         assert_eq!(
             topic("関数には docstring を書いてください。"),
             Some(Feedback)

@@ -122,6 +122,49 @@ const MOMENT: &[&str] = &[
     "按你说的",
     "按你說的",
     "不錯",
+    "了没有",
+    "了沒有",
+    "反馈说",
+    "反饋說",
+    "同学说",
+    "同學說",
+    "老板说",
+    "老闆說",
+    "客户说",
+    "客戶說",
+    "用户说",
+    "用戶說",
+    "用户反馈",
+    "用戶反饋",
+    "他说",
+    "他說",
+    "她说",
+    "她說",
+    "产品说",
+    "產品說",
+    "测试说",
+    "測試說",
+    "卡死",
+    "白屏",
+    "错位",
+    "錯位",
+    "闪退",
+    "閃退",
+    "泄漏",
+    "再想想",
+    "各有利弊",
+    "可以再",
+    "上次",
+    "上回",
+    "现在才",
+    "現在才",
+    "目前才",
+    "不知道修",
+    "看下",
+    "想把",
+    "没反应",
+    "沒反應",
+    "不用管",
 ];
 
 /// Noise unless a standing cue says otherwise: pointers at the work at hand, one-off verbs.
@@ -269,6 +312,12 @@ const INSTRUCTION_START: &[&str] = &[
     "不必",
     "尽量",
     "盡量",
+    "我希望你",
+    "我更希望你",
+    "希望你",
+    "我想让你",
+    "我想讓你",
+    "我需要你",
 ];
 
 const EN_INSTRUCTION_START: &[&str] = &["please", "always", "never", "don't", "do not", "avoid"];
@@ -410,7 +459,6 @@ const PROJECT_SHAPE: &[&str] = &[
     "每個月",
     "每晚",
     "凌晨",
-    "用的是",
     "使用",
     "部署在",
     "跑在",
@@ -587,13 +635,24 @@ const FILLER: &[&str] = &[
     "然後",
     "btw",
     "BTW",
+    "记一下",
+    "記一下",
+    "记住",
+    "記住",
+    "顺便提一句",
+    "順便提一句",
+    "顺便说一句",
+    "順便說一句",
+    "提一句",
+    "说一句",
+    "說一句",
 ];
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.question() || matches!(s.last(), Some('吗' | '嗎' | '呢' | '么' | '麼')) {
         return None;
     }
-    if s.has(MOMENT) || s.any_word(EN_MOMENT) || hypothetical(&s.m) || complaint(&s.m) {
+    if moment(s) || s.any_word(EN_MOMENT) || hypothetical(&s.m) || complaint(&s.m) {
         return None;
     }
     if states_secret(s) {
@@ -656,8 +715,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.url {
         return Some(MemoryType::Reference);
     }
-    // "commit 之前记得跑 lint": remember to, at a recurring moment.
+    // "commit 之前记得跑 lint": remember to, at a recurring moment ("我记得…" recalls).
     if s.has(&["记得", "記得"])
+        && !s.has(&["我记得", "我記得"])
         && s.has(&[
             "之前",
             "之后",
@@ -671,14 +731,27 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     {
         return Some(MemoryType::Feedback);
     }
-    let starts_project = PROJECT_START.iter().any(|c| m.starts_with(c));
-    if (s.path || s.has(DOC_NOUN)) && s.has(LOCATED) && !starts_project {
+    // "现在的逻辑是…", "目前的实现…": the code at hand as it is now.
+    let starts_project = PROJECT_START.iter().any(|c| m.starts_with(c))
+        && !["现在的", "現在的", "目前的", "当前的", "當前的"]
+            .iter()
+            .any(|c| m.starts_with(c));
+    // "crash report 在 Firebase Crashlytics 看": where to look something up.
+    let look_up = s.has(&["在"])
+        && ["看", "查", "找", "查看"]
+            .iter()
+            .any(|e| s.core().ends_with(e));
+    if ((s.path || s.has(DOC_NOUN)) && s.has(LOCATED) || look_up) && !starts_project {
         return Some(MemoryType::Reference);
     }
     // "数据库迁移一律用 Flyway，不要手动改表": a clause telling the assistant what not to do
     // makes the whole an instruction, unless the team is the subject ("我们组用飞书，不用钉钉").
     if !team_subject && instruction_clause(m) {
         return Some(MemoryType::Feedback);
+    }
+    // "前端传过来的时间戳是毫秒": a part of the project named first, then what it does now.
+    if starts_project && !team_subject && !standing && STATE_REPORT.iter().any(|r| m.contains(r)) {
+        return None;
     }
     if starts_project {
         // "数据库表名一律小写加下划线": a naming rule is how the assistant writes.
@@ -690,7 +763,14 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
             MemoryType::Project
         });
     }
-    if s.has(&["请", "請", "的时候", "的時候"]) {
+    if s.has(&["的时候", "的時候"])
+        || s.m
+            .replace("请求", "")
+            .replace("請求", "")
+            .replace("申请", "")
+            .replace("申請", "")
+            .contains(['请', '請'])
+    {
         return Some(MemoryType::Feedback);
     }
     if s.has(&["统一", "統一", "一律", "始终", "始終", "总是", "總是"]) {
@@ -910,6 +990,10 @@ const USER_HABIT: &[&str] = &[
     "学生",
     "學生",
     "在校",
+    "人在",
+    "眼睛",
+    "视力",
+    "視力",
 ];
 
 /// A clause that tells the assistant what not to do or how to go about it.
@@ -950,7 +1034,6 @@ fn instruction_clause(m: &str) -> bool {
         "不用加",
         "不用写",
         "不用寫",
-        "不用管",
         "不用改",
         "不用给",
         "不用給",
@@ -967,10 +1050,28 @@ fn instruction_clause(m: &str) -> bool {
     INSIDE
         .iter()
         .any(|w| first.match_indices(w).any(|(i, _)| i > 0))
-        || ((first.contains('用') || first.contains('走'))
+        || [
+            "问我",
+            "問我",
+            "告诉我",
+            "告訴我",
+            "跟我确认",
+            "跟我確認",
+            "提醒我",
+            "通知我",
+        ]
+        .iter()
+        .any(|w| m.contains(w))
+        || ((first.contains('用')
+            || first.contains('走')
+            || first.contains("直接")
+            || ["遇到", "碰到", "如果遇到"]
+                .iter()
+                .any(|w| first.starts_with(w)))
             && cl.iter().skip(1).any(|c| {
                 let c = strip_fillers(c);
                 OPEN.iter().any(|o| c.starts_with(o))
+                    && c.trim_end_matches(['。', '！', '.', '!']).chars().count() >= 3
             }))
         || ["就行", "就好", "即可", "就可以"]
             .iter()
@@ -1027,6 +1128,114 @@ fn style_choice(m: &str) -> bool {
         || STYLE.iter().any(|w| m.contains(w))
 }
 
+/// Words of a report about the thing at hand: a symptom, a measurement, an opinion, a wish.
+const STATE_REPORT: &[&str] = &[
+    "挂",
+    "掛",
+    "慢",
+    "起不来",
+    "起不來",
+    "失败",
+    "失敗",
+    "占用",
+    "佔用",
+    "降",
+    "超时",
+    "超時",
+    "崩",
+    "卡住",
+    "不行",
+    "没反应",
+    "沒反應",
+    "成功",
+    "通过",
+    "通過",
+    "打不开",
+    "打不開",
+    "能打开",
+    "能打開",
+    "不对",
+    "不對",
+    "少了",
+    "多了",
+    "错了",
+    "錯了",
+    "有点",
+    "有點",
+    "丑",
+    "醜",
+    "难看",
+    "難看",
+    "清晰",
+    "优雅",
+    "優雅",
+    "奇怪",
+    "问题",
+    "問題",
+    "报错",
+    "報錯",
+    "bug",
+    "Bug",
+    "BUG",
+    "error",
+    "Error",
+    "fail",
+    "Fail",
+    "返回",
+    "输出",
+    "輸出",
+    "显示",
+    "顯示",
+    "结果",
+    "結果",
+    "想要",
+    "想让",
+    "想讓",
+    "打算",
+    "准备",
+    "準備",
+    "还是",
+    "還是",
+    "一直",
+    "又",
+    "老是",
+    "新的",
+    "新加的",
+    "有时候",
+    "有時候",
+    "有时",
+    "有時",
+    "偶尔",
+    "偶爾",
+    "经常",
+    "經常",
+    "全是",
+    "现在的",
+    "現在的",
+    "目前的",
+    "当前的",
+    "當前的",
+    "卡在",
+    "上不去",
+    "平均",
+    "传过来",
+    "傳過來",
+    "差了",
+    "积压",
+    "積壓",
+    "快满",
+    "满了",
+    "滿了",
+    "不一致",
+    "不一样",
+    "不一樣",
+    "停了",
+    "看起来",
+    "看起來",
+    "应该是",
+    "應該是",
+];
+
 /// A plain statement: a subject named first, then a predicate that says how things are or
 /// must be ("主分支叫 master", "上线要走审批单", "固件要能在 STM32 上跑", "RAM 只有 20K"). Reports
 /// about the work at hand ("服务起不来", "内存占用降下来"), changes just made (…了…) and
@@ -1035,81 +1244,9 @@ fn statement(m: &str) -> bool {
     const PREDICATE: &[&str] = &[
         "是", "叫", "要", "得", "用", "走", "在", "只有", "都", "会", "會", "跑", "放", "由", "靠",
         "不用", "不要", "别", "別", "为准", "為準", "不能", "可以", "支持", "兼容", "依赖", "依賴",
-        "对接", "對接", "有", "固定", "统一", "統一", "按",
+        "对接", "對接", "有", "固定", "统一", "統一", "按", "负责", "負責",
     ];
-    const REPORT: &[&str] = &[
-        "挂",
-        "掛",
-        "慢",
-        "起不来",
-        "起不來",
-        "失败",
-        "失敗",
-        "占用",
-        "佔用",
-        "降",
-        "超时",
-        "超時",
-        "崩",
-        "卡住",
-        "不行",
-        "没反应",
-        "沒反應",
-        "成功",
-        "通过",
-        "通過",
-        "打不开",
-        "打不開",
-        "能打开",
-        "能打開",
-        "不对",
-        "不對",
-        "少了",
-        "多了",
-        "错了",
-        "錯了",
-        "有点",
-        "有點",
-        "丑",
-        "醜",
-        "难看",
-        "難看",
-        "清晰",
-        "优雅",
-        "優雅",
-        "奇怪",
-        "问题",
-        "問題",
-        "报错",
-        "報錯",
-        "bug",
-        "Bug",
-        "BUG",
-        "error",
-        "Error",
-        "fail",
-        "Fail",
-        "返回",
-        "输出",
-        "輸出",
-        "显示",
-        "顯示",
-        "结果",
-        "結果",
-        "想要",
-        "想让",
-        "想讓",
-        "打算",
-        "准备",
-        "準備",
-        "还是",
-        "還是",
-        "一直",
-        "又",
-        "老是",
-        "新的",
-        "新加的",
-    ];
+
     // The speaker's or the assistant's doing: "我要的是倒序", "你用 React 写个 demo".
     if m.starts_with(['我', '你', '您']) {
         return false;
@@ -1129,7 +1266,7 @@ fn statement(m: &str) -> bool {
     }) {
         return false;
     }
-    if CHANGE_START.iter().any(|c| m.starts_with(c)) || REPORT.iter().any(|r| m.contains(r)) {
+    if CHANGE_START.iter().any(|c| m.starts_with(c)) || STATE_REPORT.iter().any(|r| m.contains(r)) {
         return false;
     }
     if past(m) {
@@ -1137,9 +1274,130 @@ fn statement(m: &str) -> bool {
     }
     let han = m.chars().filter(|&c| super::cjk::is_han(c)).count();
     han >= 2
+        && settles(m)
         && PREDICATE
             .iter()
             .any(|p| m.match_indices(p).any(|(i, _)| i > 0))
+}
+
+/// What makes a plain statement a standing fact rather than a description of the thing at
+/// hand ("前端传过来的时间戳是毫秒", "回调有时候会重复"): an obligation or a limit (要, 不能,
+/// 只有), a rule for all (都, 一律, 默认, 每…), a name (叫, 是/用 <Name>), a schedule (周四),
+/// a place it runs or is kept (走, 跑在, 存在), who owns it (由, 负责).
+fn settles(m: &str) -> bool {
+    const SETTLED: &[&str] = &[
+        "要",
+        "必须",
+        "必須",
+        "不能",
+        "只能",
+        "禁止",
+        "不允许",
+        "不允許",
+        "不许",
+        "不許",
+        "不要",
+        "别",
+        "別",
+        "需要",
+        "才能",
+        "至少",
+        "最多",
+        "不超过",
+        "不超過",
+        "不得",
+        "都",
+        "全部",
+        "一律",
+        "统一",
+        "統一",
+        "默认",
+        "默認",
+        "固定",
+        "每",
+        "只有",
+        "一般",
+        "叫",
+        "为准",
+        "為準",
+        "按",
+        "走",
+        "跑在",
+        "部署在",
+        "基于",
+        "基於",
+        "依赖",
+        "依賴",
+        "对接",
+        "對接",
+        "兼容",
+        "支持",
+        "由",
+        "靠",
+        "放在",
+        "存在",
+        "负责",
+        "負責",
+        "周一",
+        "周二",
+        "周三",
+        "周四",
+        "周五",
+        "周六",
+        "周日",
+        "週一",
+        "週二",
+        "週三",
+        "週四",
+        "週五",
+        "週六",
+        "週日",
+        "星期",
+        "不用",
+        "只",
+        "不做",
+        "不支持",
+        "不支援",
+    ];
+    if SETTLED.iter().any(|w| m.contains(w)) || style_choice(m) {
+        return true;
+    }
+    // "合并用 squash merge", "secret 用 sealed-secrets 管理", "小程序用的是 uni-app": what is
+    // used for a thing.
+    let uses = m.match_indices('用').any(|(i, _)| {
+        let after = &m[i + '用'.len_utf8()..];
+        let after = after.strip_prefix("的是").unwrap_or(after);
+        !after.starts_with('的')
+            && after
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_alphabetic())
+    });
+    if uses {
+        return true;
+    }
+    // "…是 Kong", "…用的 Unity 2021", "全是 Java 17": a named thing after the verb.
+    ["是", "用", "有"].iter().any(|v| {
+        m.match_indices(v).any(|(i, _)| {
+            let after = m[i + v.len()..].trim_start_matches(['的', ' ']);
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'))
+                .collect();
+            // "toolchain 是 arm-none-eabi-gcc 12", "min SDK 是 24": a version counts too.
+            let words: String = after.chars().take(24).collect();
+            // "包名是 com.example.shop": an identifier.
+            let identifier = name.len() >= 3
+                && name
+                    .trim_end_matches(['.', '-', '_'])
+                    .contains(['.', '-', '_']);
+            (name.starts_with(|c: char| c.is_ascii_alphabetic()) && identifier)
+                || (name.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && words
+                        .chars()
+                        .any(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
+                || (*v == "是" && name.starts_with(|c: char| c.is_ascii_digit()))
+        })
+    })
 }
 
 /// "…迁到了 TiDB", "推上去了": something that happened, not how things are. 了 in
@@ -1205,6 +1463,29 @@ pub(super) fn one_time(clause: &str) -> bool {
         "这周", "這週", "这个", "這個",
     ];
     ONCE.iter().any(|c| clause.contains(c))
+        || ["帮我", "幫我", "麻烦", "麻煩", "给我", "給我"]
+            .iter()
+            .any(|c| strip_fillers(clause).starts_with(c))
+}
+
+/// A moment word; "帮我" and "麻烦" do not make a standing instruction one ("以后出 SQL 都帮我
+///加上注释").
+fn moment(s: &Sent) -> bool {
+    const ASKS: &[&str] = &["帮我", "幫我", "帮忙", "幫忙", "麻烦", "麻煩"];
+    let standing_open = [
+        "以后",
+        "以後",
+        "今后",
+        "今後",
+        "每次",
+        "从现在开始",
+        "從現在開始",
+    ]
+    .iter()
+    .any(|w| strip_fillers(&s.m).starts_with(w));
+    MOMENT
+        .iter()
+        .any(|w| s.m.contains(w) && !(standing_open && ASKS.contains(w)))
 }
 
 /// "太慢了", "太大了": a complaint about the thing at hand.
@@ -1245,8 +1526,23 @@ fn states_secret(s: &Sent) -> bool {
     SECRET.iter().any(|w| {
         s.lower.match_indices(w).any(|(i, _)| {
             let after = s.lower[i + w.len()..].trim_start();
+            let value = after.trim_start_matches(['是', ':', '：', ' ']);
+            // "root 密码 abc123456": a value straight after the word.
+            let token: String = value.chars().take_while(|c| c.is_ascii_graphic()).collect();
             after.starts_with(['是', ':', '：'])
+                || (token.len() >= 6 && token.chars().any(|c| c.is_ascii_digit()))
         })
+    })
+}
+
+fn states_secret_text(t: &str) -> bool {
+    let lower = t.to_ascii_lowercase();
+    states_secret(&Sent {
+        m: t.to_string(),
+        lower,
+        url: false,
+        path: false,
+        lead: Lead::None,
     })
 }
 
@@ -1290,6 +1586,21 @@ pub(super) fn in_the_moment(text: &str) -> bool {
         "下週",
         "等下再",
         "等一下",
+        "报错",
+        "報錯",
+        "白屏",
+        "卡死",
+        "挂了",
+        "掛了",
+        "崩了",
+        "没反应",
+        "沒反應",
+        "超时",
+        "超時",
+        "失败",
+        "失敗",
+        "上次",
+        "上回",
     ];
     WHEN.iter().any(|w| text.contains(w))
 }
@@ -1311,6 +1622,10 @@ pub(super) fn sentence_noise(text: &str) -> bool {
         || t.ends_with(['吗', '嗎', '呢'])
         || hypothetical(t)
         || complaint(t)
+        || ["不错", "不錯", "挺好", "还行", "還行"]
+            .iter()
+            .any(|w| t.contains(w))
+        || states_secret_text(t)
         || [
             "谢谢", "謝謝", "感谢", "感謝", "多谢", "多謝", "谢啦", "謝啦",
         ]
@@ -1370,7 +1685,7 @@ fn strip_fillers(m: &str) -> &str {
         let before = m.len();
         for f in FILLER {
             if let Some(rest) = m.strip_prefix(f) {
-                m = rest.trim_start_matches([',', '，', '、', ' ']);
+                m = rest.trim_start_matches([',', '，', '、', ' ', ':', '：']);
             }
         }
         if m.len() == before {
