@@ -294,6 +294,13 @@ fn classify_text(text: String) -> Option<Candidate> {
     if !body_text.chars().any(is_cjk) {
         return english_after_lead(&text, body_text, lead);
     }
+    // "对了，I use Neovim …", "注意：never run kubectl …": a filler or a label before an English
+    // sentence; the English rules judge the English.
+    if lead == Lead::None {
+        if let Some(english) = english_after_filler(body_text) {
+            return english_after_lead(&text, english, lead);
+        }
+    }
     let s = Sent {
         m: body.mask.trim().to_string(),
         lower: body.mask.trim().to_ascii_lowercase(),
@@ -340,6 +347,44 @@ fn drop_state_adverbs(summary: &str) -> String {
         out.push_str(w);
     }
     out
+}
+
+/// The English after a leading CJK filler or label ("另外", "对了，", "注意：", "ちなみに、"),
+/// when nothing else in the sentence is CJK.
+fn english_after_filler(text: &str) -> Option<&str> {
+    const FILLER: &[&str] = &[
+        "顺便说一下",
+        "順便說一下",
+        "补充一下",
+        "補充一下",
+        "提醒一下",
+        "另外",
+        "还有",
+        "還有",
+        "对了",
+        "對了",
+        "顺便",
+        "順便",
+        "补充",
+        "補充",
+        "注意",
+        "提醒",
+        "备注",
+        "備註",
+        "话说",
+        "話說",
+        "而且",
+        "ちなみに",
+        "それと",
+        "あと",
+        "참고로",
+        "그리고",
+    ];
+    let cue = FILLER.iter().find(|c| text.starts_with(**c))?;
+    let rest = text[cue.len()..].trim_start_matches([':', '：', ',', '，', '、', ' ', '-', '—']);
+    (rest.len() < text.len() - cue.len() || rest.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .then_some(rest)
+        .filter(|r| !r.is_empty() && !r.chars().any(is_cjk))
 }
 
 /// A CJK lead-in followed by English: the English rules judge the English part.

@@ -456,6 +456,8 @@ fn rejected_body(m: &str) -> bool {
         )
     });
     let m = WINDOW.replace_all(&m, "a window");
+    static AROUND: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(?:not )?the other way a?round\b"));
+    let m = AROUND.replace_all(&m, "reversed");
     let m = STANDING_PROGRESSIVE.replace(&m, "standing ");
     static SWITCHED_STACK: LazyLock<Regex> = LazyLock::new(|| {
         re(
@@ -670,6 +672,12 @@ fn user_fact(s: &Masked) -> bool {
             .is_none_or(|w| !is_deictic_or_past(w.as_str())),
         None => false,
     })
+}
+
+fn starts_with_scope(m: &str) -> bool {
+    static SCOPE: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"^(?:in|for|on|across|within|inside|with)\s"));
+    SCOPE.is_match(m)
 }
 
 /// Imperatives that begin a one-off request unless a durable shape says otherwise.
@@ -1075,7 +1083,8 @@ fn project_rule(s: &Masked) -> bool {
         || MODAL_RULE.is_match(m)
         || NO_RULE.is_match(m)
         || ONLY_RULE.is_match(m)
-        || PLURAL_ACTIVE.is_match(m)
+        // "In React components use hooks only" is an imperative after a scope, not a subject.
+        || (PLURAL_ACTIVE.is_match(m) && !starts_with_scope(m))
         || FOR_ALL.is_match(m)
     {
         return true;
@@ -1146,6 +1155,27 @@ fn tidy(text: &str) -> String {
         }
         let core = token.trim_end_matches([',', '.', '!', ';', ':', '?']);
         let lower = core.to_ascii_lowercase();
+        // "for like 10 years": a filler before a number.
+        if lower == "like" && i > 0 {
+            let next_is_number = text
+                .split(' ')
+                .nth(i + 1)
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()));
+            let prev = text
+                .split(' ')
+                .nth(i - 1)
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            if next_is_number
+                && matches!(
+                    prev.as_str(),
+                    "for" | "about" | "takes" | "took" | "in" | "of" | "over" | "around"
+                )
+            {
+                out.push_str("about");
+                continue;
+            }
+        }
         match WORDS.iter().find(|(w, _)| *w == lower) {
             Some((_, full)) => {
                 let upper = core.starts_with(|c: char| c.is_ascii_uppercase());
@@ -1167,7 +1197,7 @@ fn tidy(text: &str) -> String {
 fn sentence_is_noise(m: &str) -> bool {
     static NOISE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|i believe|not sure|no idea|i wonder|kind of|sort of|for now|for the time being|at the moment|right now|this time|for this (?:pr|task|run|session|ticket|branch|one|change|commit|release|sprint|week|demo)|temporar(?:y|ily)|today|tonight|tomorrow|yesterday|next (?:week|month|quarter|sprint|year|time)|(?:next|this|on|by|until|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|last (?:week|month|night|time|sprint)|later|at some point|eventually|someday|if possible|let's|lets|let me|we'll|i'll|you'll|gonna|going to|can you|could you|would you|will you|what if|how about|any idea|thanks|thank you|lol|lmao|haha|rofl|ugh|omg|wtf|brb|after lunch|before lunch|in a bit|in a minute|in an hour)\b|\b(?:that's|that is|it's|it is|this is) (?:so |really |pretty |just )?(?:terrible|awful|bad|horrible|great|weird|annoying|wrong|ridiculous|crazy|insane|unacceptable|not ok|not okay|a problem|the problem|the issue|a bug|too slow|too much)\b",
+            r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|i believe|not sure|no idea|i wonder|kind of|sort of|for now|for the time being|at the moment|right now|this time|for this (?:pr|task|run|session|ticket|branch|one|change|commit|release|sprint|week|demo)|temporar(?:y|ily)|today|tonight|tomorrow|yesterday|next (?:week|month|quarter|sprint|year|time)|(?:next|this|on|by|until|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|last (?:week|month|night|time|sprint)|later|at some point|eventually|someday|if possible|let's|lets|let me|we'll|i'll|you'll|gonna|going to|can you|could you|would you|will you|what if|how about|any idea|thanks|thank you|lol|lmao|haha|rofl|ugh|omg|wtf|brb|after lunch|before lunch|in a bit|in a minute|in an hour)\b|\b(?:way |much |far |a bit |kind of )?too (?:big|small|slow|long|many|much|large|heavy|complex|complicated|high|low|hard|verbose|noisy|old)\b|\b(?:that's|that is|it's|it is|this is) (?:so |really |pretty |just )?(?:terrible|awful|bad|horrible|great|weird|annoying|wrong|ridiculous|crazy|insane|unacceptable|not ok|not okay|a problem|the problem|the issue|a bug|too slow|too much)\b",
         )
     });
     NOISE.is_match(m) || filter::is_temporary(m)
@@ -1177,7 +1207,7 @@ fn sentence_is_noise(m: &str) -> bool {
 fn points_at_hand(m: &str) -> bool {
     static AT_HAND: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"\b(?:this|these|those|it|them|here|above|below)\b|\bthat\s*[.!]?$|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit|test|change|line|regex|query|chart|table|error|output|code)\b|\b(?:the|your|my) (?:script|file|function|method|class|bug|error|issue|pr|commit|diff|patch|line|snippet|output|log|logs|query|endpoint|loop|button|page|form|modal|chart|field|variable|component|spinner|header|footer|title|result|results|numbers|values|experiment|typo|crash|fixture|repro|example|screenshot|stack trace|trace|traceback|last one|first one|other one|draft|version|approach|suggestion|answer|reply|response|idea|option|plan|proposal|fix|solution|refactor|request|change|changes|ticket|task|branch|module|readme|docs|suite)\b",
+            r"\b(?:this|these|those|it|them|here|above|below)\b|\bthat\s*[.!]?$|\bthe [\w-]+ (?:page|screen|modal|form|button|view|dialog|popup|tab|file|function|method|script)\b|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit|test|change|line|regex|query|chart|table|error|output|code)\b|\b(?:the|your|my) (?:script|file|function|method|class|bug|error|issue|pr|commit|diff|patch|line|snippet|output|log|logs|query|endpoint|loop|button|page|form|modal|chart|field|variable|component|spinner|header|footer|title|result|results|numbers|values|experiment|typo|crash|fixture|repro|example|screenshot|stack trace|trace|traceback|last one|first one|other one|draft|version|approach|suggestion|answer|reply|response|idea|option|plan|proposal|fix|solution|refactor|request|change|changes|ticket|task|branch|module|readme|docs|suite)\b",
         )
     });
     static NOT_DEICTIC: LazyLock<Regex> = LazyLock::new(|| {
@@ -1333,7 +1363,23 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
             )
         }) && !points_at_hand(c.get(0).map_or("", |g| g.as_str()))
     });
-    let at_hand = if recurring {
+    // "If you're unsure about an API, …", "For every bug fix …": a lead about any such case
+    // (not "For every row in the CSV, …", a loop over the data at hand).
+    static ANY_CASE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:if|when|whenever) (?:you're|you are|you feel|you get) (?:unsure|uncertain|in doubt|stuck|confused|not certain|not sure)\b|^(?:if|when) in doubt\b|^if (?:anything|something) (?:is|seems) (?:unclear|ambiguous)\b|^(?:for|on|in|with) (?:every|each|all|any)\s",
+        )
+    });
+    static DEFINITE: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"\b(?:the|this|these|those|my|your|of|that)\b"));
+    let any_case = lead
+        && ANY_CASE.is_match(&s.mask)
+        && !DEFINITE.is_match(
+            s.mask
+                .get(..s.mask.len() - main.mask.len())
+                .unwrap_or_default(),
+        );
+    let at_hand = if recurring || any_case {
         static PRONOUN: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(?:it|them|they)\b"));
         points_at_hand(&PRONOUN.replace_all(s.mask.trim(), "X"))
     } else {
@@ -1342,8 +1388,12 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
     if mm.split(' ').count() < 3 || rejected_body(mm) || at_hand {
         return None;
     }
-    standing |= recurring;
-    let topic = shape_topic(&main_only, standing)?;
+    standing |= recurring || any_case;
+    let topic = if lead {
+        classify(&main_only).or_else(|| shape_topic(&main_only, standing))?
+    } else {
+        shape_topic(&main_only, standing)?
+    };
     if lead && topic != MemoryType::Reference {
         // "If the cache misses, we fall back to …" describes behaviour in a situation; only a
         // lead naming a scope ("For SQL migrations, …") carries a fact or an instruction.
@@ -1382,7 +1432,7 @@ fn shape_lead(s: &Masked) -> Option<usize> {
     });
     static SCOPE_NO_COMMA: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:for|in|on|across|within) (?:all |every |any )?(?:[\w.+#/-]+\s+){1,3}?(?P<s>i (?:want|need|expect|prefer)|we|please|always|never|don't|do not|use|prefer|avoid|keep)\b",
+            r"^(?:for|in|on|across|within) (?:all |every |any |each )?(?:[\w.+#/-]+\s+){1,3}?(?P<s>i (?:want|need|expect|prefer)|we|please|always|never|don't|do not|use|prefer|avoid|keep|add|write|run|include|put|ask|check|update|document|test|make sure|ensure)\b",
         )
     });
     static ING_NO_COMMA: LazyLock<Regex> = LazyLock::new(|| {
@@ -1496,7 +1546,32 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
     if shape_imperative(m, standing) || shape_verbless(m, standing) {
         return Some(MemoryType::Feedback);
     }
+    // "Level designers edit the JSON level files by hand": what a role in the team does.
+    static ROLE_HABIT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:the |our |all )?(?:[\w-]+\s+)?(?:designers|developers|devs|engineers|testers|reviewers|admins|operators|analysts|maintainers|contributors|translators|artists|writers|editors|data scientists|qa|sres|on-call engineers|backend devs|frontend devs)\s+(?:(?:usually|always|only|never|all|also|mostly|normally|typically)\s+)*(?:don't\s+|do not\s+)?(?P<v>[a-z-]+)\s+\S",
+        )
+    });
+    if let Some(c) = ROLE_HABIT.captures(m) {
+        let v = c
+            .name("v")
+            .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+        if !MOMENT_VERBS.contains(&v.as_str())
+            && !is_past_or_progressive(&v)
+            && !matches!(
+                v.as_str(),
+                "are" | "is" | "were" | "report" | "complain" | "say"
+            )
+        {
+            return Some(MemoryType::Project);
+        }
+    }
     if shape_noun_statement(m) {
+        // "Go is new for me": about the user.
+        static FOR_ME: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(?:for|to) me\b"));
+        if FOR_ME.is_match(m) {
+            return Some(MemoryType::User);
+        }
         return Some(MemoryType::Project);
     }
     None
@@ -1540,7 +1615,13 @@ fn shape_reference(s: &Masked) -> bool {
             r"\b(?:linked|documented|described|written up|explained|listed|pinned|bookmarked) (?:in|from|at|on)\s+(?:the\s+)?{PLACE}"
         ))
     });
+    static PERSON_FOR: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:\b(?:the )?(?:person|people|one|guy|contact|point of contact|go-to person|go-to|owner|expert)\s+(?:to ask|to talk to|to ping|you ask|for [\w\s-]{2,30}?)\s+(?:is|are))\s+@?[A-Z][\w-]+",
+        )
+    });
     IS_IN.is_match(m)
+        || PERSON_FOR.is_match(m)
         || CALLED.is_match(m)
         || LOOK.is_match(m)
         || TOOL_NAMES.is_match(m)
@@ -1731,12 +1812,12 @@ fn shape_we(m: &str) -> bool {
 fn shape_imperative(m: &str, standing: bool) -> bool {
     static STYLE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?P<v>use|prefer|avoid|keep|put|name|format|prefix|suffix|wrap|follow|stick to|stick with|default to|indent|spell|treat|assume|reach for|go with|favou?r|stay on|stay with|target|lean on|rely on)\s+(?P<next>[\w.+#/'-]+)",
+            r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?P<v>use|prefer|avoid|keep|put|name|format|prefix|suffix|wrap|follow|stick to|stick with|default to|indent|spell|treat|assume|reach for|go with|favou?r|stay on|stay with|target|lean on|rely on|respond with|answer with|reply with|lead with|start with|begin with|end with|open with)\s+(?P<next>[\w.+#/'-]+)",
         )
     });
     static SCOPED: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?:add|include|write|check|test|document|comment|log|validate|handle|return|raise|throw|sort|pin|label|tag|mark|cite|link|mention|explain|show|list|run|update|bump|review|lint|type|annotate|give|ask|tell|ping|notify|sign|squash|rebase|split|separate|group|order|cap|limit|strip|escape|sanitize|sanitise|encrypt|hash|cache|version|translate|localize|localise|test|measure|benchmark|profile)\s+.*?\b(?:all|every|each|any)\s+[\w.+#/-]+|\b(?:every single time|every time|each time|whenever|by default|at all times|in general|without exception|no matter what|unless\b|anymore|any more)\b",
+            r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?:add|include|write|check|test|document|comment|log|validate|handle|return|raise|throw|sort|pin|label|tag|mark|cite|link|mention|explain|show|list|run|update|bump|review|lint|type|annotate|give|ask|tell|ping|notify|sign|squash|rebase|split|separate|group|order|cap|limit|strip|escape|sanitize|sanitise|encrypt|hash|cache|version|translate|localize|localise|test|measure|benchmark|profile)\s+.*?\b(?:all|every|each|any)\s+[\w.+#/-]+|\b(?:every single time|every time|each time|whenever|by default|at all times|in general|without exception|no exceptions|no matter what|unless\b|anymore|any more)\b",
         )
     });
     static RESPONSE: LazyLock<Regex> = LazyLock::new(|| {
@@ -1797,7 +1878,13 @@ fn shape_imperative(m: &str, standing: bool) -> bool {
             r"^(?:please\s+)?(?:always\s+)?(?:explain|describe|walk me through|teach me)\s+(?:things|everything|stuff|concepts|new concepts|code|anything)\b",
         )
     });
-    if RESPONSE.is_match(m) || EXPLAIN_ANYTHING.is_match(m) {
+    // "Write SQL keywords in uppercase": a spelling or case convention.
+    static CASE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?(?:write|spell|name|format|keep|put|use)\s+.*\b(?:in|as|using)\s+(?:upper ?case|lower ?case|camel ?case|snake_case|snake case|kebab-case|kebab case|pascal ?case|title case|sentence case|all caps|caps|plain english|iso 8601|iso format|utc|24-hour|imperative mood|the imperative mood|present tense|active voice)\b",
+        )
+    });
+    if RESPONSE.is_match(m) || EXPLAIN_ANYTHING.is_match(m) || CASE.is_match(m) {
         return true;
     }
     // "Stick with the existing pattern in new modules": the scope is every new thing of a kind.
@@ -1837,7 +1924,12 @@ fn shape_imperative(m: &str, standing: bool) -> bool {
             return true;
         }
     }
-    standing && starts_with_work_verb(m) && !object_is_pronoun(m)
+    static SAY: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:just\s+)?(?:say|ask|tell me|mention|flag|admit|stop|pause|warn me|double-check|check)\b",
+        )
+    });
+    standing && (starts_with_work_verb(m) || SAY.is_match(m)) && !object_is_pronoun(m)
 }
 
 /// "Type hints on all public functions please", "comments in English only please", "no force

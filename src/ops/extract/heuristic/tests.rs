@@ -975,6 +975,68 @@ mod en_shapes {
     }
 
     #[test]
+    fn leads_about_any_case_and_roles_of_the_team() {
+        for (text, want) in [
+            (
+                "If you're not certain a migration is reversible, tell me before running it.",
+                Feedback,
+            ),
+            ("For each new feature flag add a cleanup ticket.", Feedback),
+            (
+                "When adding a new endpoint always add the OpenAPI annotation too.",
+                Feedback,
+            ),
+            ("Write SQL keywords in uppercase.", Feedback),
+            (
+                "Please respond with code first and explanation after, not the other way around.",
+                Feedback,
+            ),
+            (
+                "Level designers edit the JSON level files by hand, so keep the format stable.",
+                Project,
+            ),
+            (
+                "If something is off with billing, the person to ask is Marco.",
+                Reference,
+            ),
+            (
+                "I've been doing Python for like 10 years but Go is new for me.",
+                User,
+            ),
+        ] {
+            assert_eq!(topic(text), Some(want), "{text}");
+        }
+        for text in [
+            "For every row in the CSV, print the id and the email.",
+            "In the settings page use a toggle instead of a checkbox.",
+            "Developers complained about the build times.",
+            "Write the title in uppercase.",
+            "The Docker image is 1.2 GB, way too big.",
+            "The person to ask was on vacation all week.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn english_after_a_cjk_filler_is_judged_by_the_english_rules() {
+        assert_eq!(
+            topic("对了，I use Neovim, so don't suggest VS Code settings."),
+            Some(User)
+        );
+        assert_eq!(
+            topic("另外 design specs live in Figma, project Atlas."),
+            Some(Reference)
+        );
+        assert_eq!(
+            topic("注意：never run kubectl against prod without asking me."),
+            Some(Feedback)
+        );
+        assert!(plan("对了，the deploy is stuck at 80%.").is_empty());
+        assert!(plan("另外 can you add a loading spinner?").is_empty());
+    }
+
+    #[test]
     fn a_durable_clause_next_to_a_one_off_request_is_kept_alone() {
         assert_eq!(
             plan("Quick one: can you bump axios? Oh and never pin exact versions in package.json, we use caret ranges.")
