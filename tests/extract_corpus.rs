@@ -8,8 +8,9 @@
 //! was first measured after the fourth round's rules were committed; `heldout5/` (Korean only,
 //! another separate author who read no rule code, no Korean dev line and no other held-out
 //! set) was first measured after the fifth round's rules were committed; `heldout6/` (Korean
-//! only, yet another separate author with the same restrictions) after the sixth's; their
-//! mistakes are never printed. No held-out set is used to change a rule. The bar
+//! only, yet another separate author with the same restrictions) after the sixth's, and
+//! `heldout7/` (Korean only, one more separate author, same restrictions) once with the sixth
+//! round's rules and once after the seventh's; their mistakes are never printed. No held-out set is used to change a rule. The bar
 //! is asserted on all of them, with the listed exceptions in `heldout_floor`, and with no
 //! exception on each language's held-out messages pooled (see README, "Extract quality").
 //!
@@ -35,10 +36,14 @@ const HELDOUT5_LANGS: &[&str] = &["ko"];
 /// Held-out v6 was written for Korean by yet another separate author (several imagined voices)
 /// while the sixth round's rules were being written.
 const HELDOUT6_LANGS: &[&str] = &["ko"];
+/// Held-out v7 was written for Korean by one more separate author, who read no rule code, no
+/// Korean dev line and no other held-out set, while the seventh round's rules were being
+/// written (120 messages, half durable).
+const HELDOUT7_LANGS: &[&str] = &["ko"];
 const FORMATS: &[&str] = &["qwen", "claude", "generic"];
 /// Every held-out set, in the order they were written.
 const HELDOUT_SETS: &[&str] = &[
-    "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
+    "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
 ];
 
 #[derive(Debug, Clone)]
@@ -203,6 +208,8 @@ fn langs(set: &str) -> &'static [&'static str] {
         HELDOUT5_LANGS
     } else if set == "heldout6" {
         HELDOUT6_LANGS
+    } else if set == "heldout7" {
+        HELDOUT7_LANGS
     } else {
         LANGS
     }
@@ -287,6 +294,7 @@ fn corpora_have_the_promised_sizes() {
         ("heldout4", "ko", 60),
         ("heldout5", "ko", 60),
         ("heldout6", "ko", 60),
+        ("heldout7", "ko", 120),
     ];
     for lang in LANGS {
         let dev = load("dev", lang);
@@ -300,6 +308,11 @@ fn corpora_have_the_promised_sizes() {
             // the held-out sets do not repeat each other.
             for m in &held {
                 for (other_set, other) in &earlier {
+                    // Separate authors may each write the same bare acknowledgement (two or
+                    // three characters); such a message is never allowed to be a dev line.
+                    if *other_set != "dev" && m.text.chars().count() <= 3 {
+                        continue;
+                    }
                     assert!(
                         !other.iter().any(|x| x.text == m.text),
                         "{lang}: {:?} in {set} and {other_set}",
@@ -347,21 +360,16 @@ const BAR: (f64, f64, f64) = (0.95, 0.90, 0.90);
 /// fails) and the README reports the shortfall. Every exception is listed here.
 fn heldout_floor(set: &str, lang: &str) -> (f64, f64, f64) {
     match (set, lang) {
-        // Measured once after the sixth (Korean) round, unchanged since the fourth: precision
+        // Measured once after the seventh (Korean) round, unchanged since the fourth: precision
         // 0.923 (12 of 13 found are durable), recall 1.000; after the third 0.917 / 0.917,
         // before it 0.909 / 0.833.
         ("heldout2", "ko") => (0.92, 0.90, 0.90),
-        // Held-out v3 (after the sixth round 1.000 / 0.964 / 0.926) and v4 (0.973 / 0.900 /
-        // 0.972; its precision fell from 1.000, one noise message now kept) meet the bar: no
-        // exception.
-        // Held-out v5, measured the second time after the sixth round's rules were committed:
-        // recall rose from 0.829 to 0.902 (37 of 41) and now meets the bar, but precision FELL
-        // from 0.971 to 0.949 (37 of 39 found are durable), just under it; type 0.946.
-        ("heldout5", "ko") => (0.94, 0.90, 0.90),
-        // Held-out v6, measured once after the sixth round's rules were committed (the first
-        // time it was measured): precision 0.977 (43 of 44), recall 0.915 (43 of 47), type
-        // accuracy 0.884 (38 of 43), under the bar.
-        ("heldout6", "ko") => (0.95, 0.90, 0.88),
+        // Measured once after the seventh round's rules were committed, every other Korean set
+        // meets the bar: v3 1.000 / 0.964 / 0.926 (unchanged), v4 0.974 / 0.925 / 0.973 (was
+        // 0.973 / 0.900 / 0.972), v5 0.950 / 0.927 / 0.947 (was 0.949 / 0.902 / 0.946, an
+        // exception for precision until then; now exactly at the bar, 38 of 40), v6 0.978 /
+        // 0.936 / 0.932 (was 0.977 / 0.915 / 0.884, an exception for type until then), v7
+        // 0.982 / 0.917 / 0.982 (0.981 / 0.883 / 0.981 with the sixth round's rules).
         _ => BAR,
     }
 }
@@ -515,4 +523,14 @@ fn heldout5_corpora() {
 #[test]
 fn heldout6_corpora() {
     assert_meets_floor("heldout6");
+}
+
+/// Held-out v7 (Korean): written and committed (67c8863) by a separate author who read no rule
+/// code, no Korean dev line and no other held-out set, while the seventh round's rules were being
+/// written; measured once with the sixth round's rules before any seventh-round change, and once
+/// after the seventh round's rules were committed; never used to change a rule, its mistakes
+/// never printed.
+#[test]
+fn heldout7_corpora() {
+    assert_meets_floor("heldout7");
 }

@@ -222,7 +222,16 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
         .map_or(0, |i| i + 1);
     clauses[from..]
         .iter()
-        .find_map(|c| classify_text(ko::tidy(c).to_string()))
+        .enumerate()
+        .filter(|(i, c)| from + i == 0 || !ko::detail(c))
+        .find_map(|(i, c)| {
+            let c = ko::tidy(c);
+            if from + i + 1 < clauses.len() {
+                classify_text(ko::as_statement(c, false))
+            } else {
+                classify_text(c.to_string())
+            }
+        })
 }
 
 /// "帮我 fix 一下这个 lint error，btw 我们的 ESLint config 是 airbnb base": a request about the
@@ -244,7 +253,7 @@ fn chinese_clauses(text: &str) -> Option<Candidate> {
     let moment = zh::in_the_moment(text);
     clauses[from..]
         .iter()
-        .filter(|c| !moment || zh::shifts_topic(c))
+        .filter(|c| (!moment || zh::shifts_topic(c)) && !zh::continues(c))
         .find_map(|c| classify_text(c.to_string()))
 }
 
@@ -449,7 +458,7 @@ fn lead_in(mask: &str) -> (Lead, usize) {
 }
 
 /// A file path or file name: a token with a `/` between letters, or ending in a known extension.
-fn has_path(mask: &str) -> bool {
+pub(super) fn has_path(mask: &str) -> bool {
     const EXT: &[&str] = &[
         ".md", ".sh", ".yaml", ".yml", ".json", ".toml", ".py", ".rs", ".ts", ".js", ".go", ".txt",
         ".ini", ".cfg", ".conf", ".env", ".sql", ".xml", ".lock", ".mk",

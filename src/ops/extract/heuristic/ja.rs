@@ -202,6 +202,9 @@ const PROHIBITION: &[&str] = &[
     "ちゃいけ",
     "じゃいけ",
     "べからず",
+    "のはやめて",
+    "はやめて",
+    "のは禁止",
 ];
 
 const USER_START: &[&str] = &[
@@ -283,6 +286,7 @@ const LOCATED: &[&str] = &[
     "で確認",
     "ページに",
     "があります",
+    "以下に",
 ];
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
@@ -344,7 +348,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.url {
         return Some(MemoryType::Reference);
     }
-    let report = s.has(REPORT);
+    // "docs/ 以下に…": under a path, not "the following".
+    let report = REPORT.iter().any(|r| s.m.replace("以下に", "").contains(r));
     if s.has(LOCATED) && (s.has(DOC_NOUN) || (s.path && !starts_project)) && !report {
         return Some(MemoryType::Reference);
     }
@@ -440,6 +445,7 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
             "だ",
             "けど",
             "が",
+            "ので",
         ]
         .iter()
         .any(|e| before.ends_with(e));
@@ -477,7 +483,10 @@ fn states_secret(lower: &str) -> bool {
     SECRET.iter().any(|w| {
         lower.match_indices(w).any(|(i, _)| {
             let after = lower[i + w.len()..].trim_start();
-            after.starts_with(['は', ':', '：'])
+            // A value follows: "パスワードは hunter2hunter2 です", not "API キーは環境変数から…".
+            let value = after.trim_start_matches(['は', ':', '：', ' ']);
+            let token: String = value.chars().take_while(|c| c.is_ascii_graphic()).collect();
+            after.starts_with(['は', ':', '：']) && token.len() >= 4
         })
     })
 }
@@ -491,7 +500,6 @@ pub(super) fn one_time(clause: &str) -> bool {
         "一旦",
         "いったん",
         "この",
-        "その",
         "さっき",
     ]
     .iter()

@@ -31,8 +31,17 @@
 //! that joins a one-off request to a statement ("이거 고쳐 주고, 참고로 우리는 …") is cut at
 //! its clause boundaries ([`clauses`]: commas, "…고", "…는데", "그리고", "참고로") and the
 //! first durable clause after any clause about this once is kept, with its own type.
+//!
+//! What is judged ([`judged_part`]): a reason said after the point ("…작성해 주세요, 데이터가
+//! 커서요", "… ㅋㅋ 팀 분위기상") is left out, a standing cue said after the verb ("…짜 주세요
+//! 앞으로도요") counts as if said first, and a reason about the moment ("지금 … 작업 중이니까 …")
+//! makes the whole a one-off. Who and what the sentence is about decides the type: the
+//! assistant as subject ("넌 …해") or what it writes as the topic of a 반말 verb ("주석은 영어로
+//! 달아") instructs; the speaker's experience ("…년 했지만", "…한 지 3개월 됐어요") is theirs in
+//! any tense; a place — a host name, somewhere "…에 … 있어요", a name in quotes and the kind of
+//! place it is — makes a pointer.
 
-use super::cjk::{Lead, Sent, EN_MOMENT, EN_STANDING};
+use super::cjk::{has_path, Lead, Sent, EN_MOMENT, EN_STANDING};
 use crate::formats::doc::MemoryType;
 
 const MOMENT: &[&str] = &[
@@ -143,6 +152,8 @@ const STANDING_OVER_MOMENT: &[&str] = &[
     "운영 중",
     "쓰는 중",
     "배우는 중",
+    "공부하는 중",
+    "공부 중",
 ];
 
 /// "…하기로 했어요", "…하기로 결정했습니다": a decision of the team, told in the past but
@@ -225,6 +236,13 @@ fn lasting_change(s: &Sent, words: &[&str], team: bool) -> bool {
             .iter()
             .any(|w| IN_CHAT.iter().any(|c| w.starts_with(c)))
     {
+        return true;
+    }
+    // "저희 보드는 클럭을 168MHz로 고정해 놨어요": the team set something and left it so.
+    // "타임아웃은 기본 3초로 맞춰 두었습니다": a setting put in place and left, about a topic.
+    let left_so = s.has(&["놨", "뒀", "두었", "놓았"]) && !s.has(CODE_NAME);
+    let set = s.has(&["맞춰", "설정해", "고정해", "잡아"]);
+    if left_so && (team || (set && words.iter().any(|w| is_topic(w)))) {
         return true;
     }
     if s.has(ADOPTED) && (team || since_clause(words) || s.has(SINCE_THEN)) {
@@ -351,6 +369,12 @@ const REPORT: &[&str] = &[
     "안 돼",
     "안 되",
     "안돼",
+    // Something that does not work: "모드가 안 먹혀요", "화면이 안 떠요".
+    "안 먹",
+    "안 떠",
+    "안 뜨",
+    "안 열",
+    "안 켜",
     "느려",
     "깨져",
     "깨졌",
@@ -531,6 +555,8 @@ const TRIED: &[&str] = &[
     "년 했",
     "년간",
     "년 동안",
+    "배웠",
+    "독학",
 ];
 
 /// Who the speaker may be ("인턴이라 …", "신입이라서 …").
@@ -602,16 +628,23 @@ const ADVICE_END: &[&str] = &[
 ];
 
 const REQUEST_END: &[&str] = &[
-    "주세요",
+    "좋겠음",
+    "시면 좋아요",
+    "주면 좋아요",
+    // Typed fast in chat: "써주세여", "해줘여", "해주셈".
+    "세여",
+    "줘여",
+    "주셈",
+    "하셈",
     "줘",
     "줘요",
-    "주십시오",
     "세요",
     "십시오",
     "할 것",
     "바랍니다",
     "바래요",
     "부탁해",
+    "부탁해요",
     "부탁합니다",
     "부탁드립니다",
     "부탁드려요",
@@ -627,6 +660,9 @@ const REQUEST_END: &[&str] = &[
 /// rather than a task of the moment unless it names what to change (an object or something at
 /// hand).
 const WISH_END: &[&str] = &[
+    "좋겠음",
+    "시면 좋아요",
+    "주면 좋아요",
     "좋겠어요",
     "좋겠습니다",
     "좋겠어",
@@ -636,13 +672,14 @@ const WISH_END: &[&str] = &[
 ];
 
 const PROHIBITION: &[&str] = &[
-    "지 마세요",
     "지 마",
     "지마",
     "지 말아",
     "지 말고",
+    // Spoken "말구" for "말고": "길게 하지 말구 핵심만".
+    "지 말구",
+    "지말구",
     "지 말 것",
-    "하지 마",
     "금지",
     "면 안 돼",
     "면 안돼",
@@ -783,6 +820,13 @@ const DOC_NOUN: &[&str] = &[
     "드라이브",
     "포털",
     "캘린더",
+    // Where builds and experiments leave their results.
+    "Nexus",
+    "Artifactory",
+    "W&B",
+    "wandb",
+    "MLflow",
+    "PagerDuty",
 ];
 
 const LOCATED: &[&str] = &[
@@ -792,11 +836,6 @@ const LOCATED: &[&str] = &[
     "예요",
     "참고",
     "에서 확인",
-    "정리되어 있",
-    "정리돼 있",
-    "나와 있",
-    "적혀 있",
-    "올라가 있",
     "볼 수 있",
     "확인할 수 있",
     "보면 돼",
@@ -810,9 +849,6 @@ const LOCATED: &[&str] = &[
     "에서 합니다",
     "에서 해요",
     "에서 봅니다",
-    "모여 있",
-    "들어 있",
-    "들어있",
     "에 쌓",
     // "설계 문서는 Confluence '…' 스페이스에 올립니다": where something is posted.
     "에 올립니다",
@@ -821,11 +857,103 @@ const LOCATED: &[&str] = &[
     "에 올림",
     // "알림은 #alerts 채널로 와요": where something arrives.
     "로 와요",
+    "로 옴",
+    "로 들어와",
+    "로 들어옴",
+    "로 들어옵",
+    "에 올라가",
+    "에 로깅",
     "로 옵니다",
     "로 와",
     "로 가요",
     "로 갑니다",
 ];
+
+/// Verb stems with "-기" that close a to-do line ("테스트 돌리기", "약어 쓰지 말기"); nouns end
+/// in 기 too ("크기", "얘기"), so only these.
+const MEMO_VERB: &[&str] = &[
+    "하기",
+    "말기",
+    "돌리기",
+    "두기",
+    "넣기",
+    "빼기",
+    "달기",
+    "붙이기",
+    "남기기",
+    "지키기",
+    "맞추기",
+    "올리기",
+    "쓰기",
+];
+
+/// What the assistant writes: named as the topic of a 반말 verb ("주석은 영어로 달아") it is an
+/// instruction, not a fact of the project.
+const OUTPUT_NOUN: &[&str] = &[
+    "주석",
+    "답변",
+    "대답",
+    "설명",
+    "커밋 메시지",
+    "커밋메시지",
+    "커밋메세지",
+    "변수명",
+    "함수명",
+    "리뷰 코멘트",
+    "예시 코드",
+];
+
+/// A name in quotes followed by the kind of place it is ("'platform-core' 서비스로", "'KPI
+/// Weekly' 대시보드 기준으로").
+fn quoted_place(words: &[&str]) -> bool {
+    const PLACE: &[&str] = &[
+        "서비스",
+        "채널",
+        "스페이스",
+        "페이지",
+        "문서",
+        "폴더",
+        "프로젝트",
+        "보드",
+        "대시보드",
+        "저장소",
+        "버킷",
+        "시트",
+        "워크스페이스",
+        "컬렉션",
+        "레포",
+    ];
+    let closes = |w: &str| w.ends_with('\'') || w.ends_with('’') || w.ends_with('"');
+    // "'web-app'에서 하면 됩니다": the place itself ("'feat:'로 시작" is a form, not a place).
+    let at = words.iter().any(|w| {
+        ["에서", "에"]
+            .iter()
+            .any(|p| w.strip_suffix(p).is_some_and(&closes))
+    });
+    at || words.windows(2).any(|w| {
+        closes(w[0]) && PLACE.iter().any(|p| w[1].starts_with(p)) && w[1].chars().count() > 2
+    })
+}
+
+/// "infra/charts/ 밑에 다 있음", "팀 노션에 걸려 있어요": somewhere (…에) and a form of 있
+/// closing the sentence.
+fn located_at(words: &[&str]) -> bool {
+    words.last().is_some_and(|w| w.starts_with('있'))
+        && words[..words.len() - 1].iter().any(|w| w.ends_with('에'))
+}
+
+/// "admin.internal.example.com": a host name without a scheme is an address too.
+fn host_name(word: &str) -> bool {
+    const TLD: &[&str] = &["com", "net", "org", "kr", "io", "dev", "local", "internal"];
+    let w = word.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+    let parts: Vec<&str> = w.split('.').collect();
+    let alnum = parts
+        .iter()
+        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    alnum
+        && parts.last().is_some_and(|t| TLD.contains(t))
+        && (parts.len() >= 3 || !["io", "dev"].contains(parts.last().unwrap_or(&"")))
+}
 
 /// Verbs of looking something up: a request to look at a document is a pointer to it.
 const LOOK_UP: &[&str] = &["참고", "확인하", "보세요", "보면", "보시면", "물어"];
@@ -872,6 +1000,8 @@ const USAGE: &[&str] = &[
 const EXPERIENCE: &[&str] = &[
     "처음이",
     "처음입니다",
+    "처음 만져",
+    "처음 써",
     "익숙하",
     "익숙해",
     "익숙지",
@@ -883,6 +1013,9 @@ const EXPERIENCE: &[&str] = &[
     "초보",
     "입문",
     "잘 몰라",
+    // What the speaker cannot do well ("디자인은 잘 못 해서 …"); "잘못" is a mistake.
+    "잘 못 해",
+    "잘 못해",
     "잘 모릅",
     "잘 모르",
     // "iOS만 해봐서 …", "파이썬은 거의 안 써 봐서 …": what the user has (not) tried.
@@ -912,6 +1045,8 @@ const PREFERENCE: &[&str] = &[
     "공부하고",
     "배우고 있",
     "배우는 중",
+    "공부하는 중",
+    "공부 중",
 ];
 
 /// Places one looks things up: "…에서 볼 수 있어요" is a pointer whatever the place is called.
@@ -1059,7 +1194,18 @@ const POINTED_AT: &[&str] = &[
 ];
 
 /// A rule in memo style: "PR 리뷰 승인 2명 필수".
-const REQUIRED_END: &[&str] = &["필수", "필수임", "필수입니다", "필수예요", "필수야"];
+/// "…접근 불가": what cannot be done, said as a memo, is a rule as much as what must.
+const REQUIRED_END: &[&str] = &[
+    "필수",
+    "필수임",
+    "필수입니다",
+    "필수예요",
+    "필수야",
+    "불가",
+    "불가능",
+    "불가임",
+    "불가입니다",
+];
 
 /// The words before "때" or "전에" that make it a time ago or a time span, not a habit
 /// ("10분 전에", "아까 전에").
@@ -1068,6 +1214,29 @@ fn time_span(word: &str) -> bool {
         .iter()
         .any(|u| word.ends_with(u))
         || ["조금", "며칠", "얼마", "오래", "잠시", "한참"].contains(&word)
+}
+
+/// "새 컴포넌트 만들면 …", "PR 올리면 …": whenever something is made or comes up; not "빌드
+/// 끝나면 알려 주세요", the end of the task at hand.
+fn recurring_condition(words: &[&str]) -> bool {
+    const WHENEVER: &[&str] = &[
+        "만들면",
+        "추가하면",
+        "작성하면",
+        "나오면",
+        "올리면",
+        "짜면",
+        "쓰면",
+        // The speaker's own recurring asks: "리뷰 요청하면 …".
+        "요청하면",
+        "물어보면",
+        "부탁하면",
+    ];
+    words
+        .iter()
+        .rev()
+        .skip(1)
+        .any(|w| WHENEVER.iter().any(|c| w.ends_with(c)))
 }
 
 /// "PR을 만들 때는", "배포 전에는", "머지 후에는": a clause that says when, every time.
@@ -1160,6 +1329,109 @@ fn fact_part(m: &str) -> &str {
         .unwrap_or(m)
 }
 
+/// Endings of a reason given after the point ("…작성해 주세요, 데이터가 커서요").
+const REASON_END: &[&str] = &[
+    "서요",
+    "라서",
+    "해서",
+    "어서",
+    "아서",
+    "니까요",
+    "거든요",
+    "때문이에요",
+    "때문입니다",
+];
+
+/// Standing cues said as an afterthought, after the verb ("…짜 주세요 앞으로도요").
+const AFTERTHOUGHT: &[&str] = &[
+    "앞으로",
+    "앞으로도",
+    "항상",
+    "언제나",
+    "매번",
+    "계속",
+    "늘",
+    "무조건",
+    "절대",
+];
+
+/// What of a sentence the rules judge: the fact after a reason given first ([`fact_part`]), the
+/// point before a reason added after a comma, a standing cue said after the verb put back in
+/// front. `None` when the reason given first is about the moment ("지금 이 브랜치에서 작업
+/// 중이니까 main은 건드리지 마세요"): what rests on it lasts no longer than the moment.
+fn judged_part(m: &str) -> Option<String> {
+    let fact = fact_part(m);
+    let reason = &m[..m.len() - fact.len()];
+    // "printf 호출하면 안 되니까 코드 짤 때 그 부분 주의해 주세요": what follows only points
+    // back ("그 부분", "그 점"); the rule is the reason itself.
+    if let Some(rule) = reason.strip_suffix("니까 ") {
+        if has_any(fact, &["그 부분", "그 점", "그거", "그것"]) && rule.chars().count() >= 6
+        {
+            return Some(format!("{rule}요."));
+        }
+    }
+    if !reason.is_empty() && (one_time(reason) || has_any(reason, &["지금 ", "중이", "중인"]))
+    {
+        return None;
+    }
+    let mut out = fact;
+    // The reason comes after a comma or a laugh ("…넣어 줘 ㅋㅋ 팀 분위기상").
+    let cut = out.rfind(", ").map(|i| (i, 2)).or_else(|| {
+        out.match_indices(' ')
+            .map(|(i, _)| i)
+            .rfind(|&i| {
+                let next = out[i + 1..].split(' ').next().unwrap_or("");
+                !next.is_empty()
+                    && next.chars().all(chat_mark)
+                    && out[i + 1 + next.len()..].starts_with(' ')
+            })
+            .map(|i| (i, 1 + out[i + 1..].find(' ').unwrap_or(0) + 1))
+    });
+    if let Some((at, skip)) = cut {
+        let (head, tail) = (&out[..at], &out[at + skip..]);
+        let tail = tail.trim_end_matches(['.', '!', '。', '！', ' ']);
+        let head_core = head.trim_end_matches(chat_mark);
+        let reason = tail.split_whitespace().last().is_some_and(|w| {
+            w.chars().count() >= 2
+                && (REASON_END.iter().any(|e| w.ends_with(e)) || w.ends_with("상"))
+        });
+        if head.chars().count() >= 4
+            && tail.split_whitespace().count() <= 4
+            && (reason || ends_with_any(head_core, REQUEST_END))
+        {
+            out = head;
+        }
+    }
+    // "…받고 있어요 (forms.gle/acme-qa)": an aside in brackets after the sentence.
+    let trimmed = out.trim_end_matches(['.', '!', '。', '！', ' ']);
+    if let Some(open) = trimmed.strip_suffix(')').and_then(|t| t.rfind('(')) {
+        let head = trimmed[..open].trim_end();
+        if head.split_whitespace().count() >= 2 {
+            out = head;
+        }
+    }
+    // "…짜 줘 이식성 때문에": a reason said last, without a comma.
+    let trimmed = out.trim_end_matches(['.', '!', '。', '！', ' ']);
+    if let Some(head) = trimmed
+        .strip_suffix(" 때문에")
+        .or_else(|| trimmed.strip_suffix(" 때문에요"))
+        .and_then(|h| h.rsplit_once(' '))
+        .map(|(h, _)| h)
+    {
+        if head.split_whitespace().count() >= 2 && ends_with_any(head, REQUEST_END) {
+            out = head;
+        }
+    }
+    let body = out.trim_end_matches(['.', '!', '。', '！', ' ']);
+    if let Some((rest, last)) = body.rsplit_once(' ') {
+        let cue = last.strip_suffix('요').unwrap_or(last);
+        if rest.split_whitespace().count() >= 2 && AFTERTHOUGHT.contains(&cue) {
+            return Some(format!("{cue} {rest}"));
+        }
+    }
+    Some(out.to_string())
+}
+
 fn ends_with_any(core: &str, ends: &[&str]) -> bool {
     ends.iter().any(|e| core.ends_with(e))
 }
@@ -1216,9 +1488,16 @@ const FILLER_START: &[&str] = &[
     "아",
 ];
 
-/// Chat marks at the end ("ㅋㅋ", "ㅠㅠ", "ㅎㅎ", "~", "^^"): a tone, not a word.
+/// Chat marks at the end ("ㅋㅋ", "ㅠㅠ", "ㅎㅎ", "~", "^^", emoji "🙏 😅"): a tone, not a word.
 fn chat_mark(c: char) -> bool {
-    matches!(c as u32, 0x1100..=0x11FF | 0x3131..=0x318E) || matches!(c, '~' | '^' | ' ' | '～')
+    matches!(c as u32, 0x1100..=0x11FF | 0x3131..=0x318E)
+        || emoji(c)
+        || matches!(c, '~' | '^' | ' ' | '～')
+}
+
+/// Emoji and pictographs, with the joiners and variation selectors that build them.
+fn emoji(c: char) -> bool {
+    matches!(c as u32, 0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0xFE0F | 0x200D)
 }
 
 /// The statement of a chat sentence without fillers at its start or chat marks at its end.
@@ -1260,6 +1539,61 @@ pub(super) fn tidy(text: &str) -> &str {
     bare
 }
 
+/// "…만들어 주세요, 이름은 nightly-e2e로요": a clause without a verb that only gives a detail of
+/// the request before it.
+pub(super) fn detail(clause: &str) -> bool {
+    let core = clause.trim_end_matches(['.', '!', '。', '！', ' ']);
+    core.ends_with("로요") || core.ends_with("로") || core.ends_with("으로요")
+}
+
+/// A clause cut before a following one ("라벨링 작업은 Label Studio로 하고", "저희 보드는
+/// STM32F407이고") is judged as the statement it would be on its own.
+///
+/// With `background`, a "-는데" clause too ("…읽을 수 있는데" → "…읽을 수 있어요"): only to type
+/// a sentence already judged durable, since a background clause often leads up to a question
+/// ("저희 앱이 React Native인데 이 라이브러리 호환될까요?").
+pub(super) fn as_statement(clause: &str, background: bool) -> String {
+    // "…하지 말고", "고쳐 주고": a request goes on in the next clause.
+    if clause.ends_with("말고") || clause.ends_with("주고") {
+        return clause.to_string();
+    }
+    // "…끝났고": past stays past.
+    let past = |stem: &str| {
+        stem.chars()
+            .last()
+            .is_some_and(|c| is_syllable(c) && (c as u32 - 0xAC00) % 28 == 20)
+    };
+    // "…읽을 수 있는데", "…3년차인데": the background clause of "-는데" states a fact.
+    for (ending, statement) in background
+        .then_some([
+            ("있는데", "있어요"),
+            ("없는데", "없어요"),
+            ("하는데", "해요"),
+            ("인데", "이에요"),
+        ])
+        .into_iter()
+        .flatten()
+    {
+        if let Some(stem) = clause.strip_suffix(ending) {
+            return format!("{stem}{statement}");
+        }
+    }
+    if let Some(stem) = clause.strip_suffix('고').filter(|s| past(s)) {
+        format!("{stem}어요")
+    } else if let Some(stem) = clause.strip_suffix("하고") {
+        format!("{stem}해요")
+    } else if let Some(stem) = clause.strip_suffix("이고") {
+        format!("{stem}이에요")
+    } else if let Some(stem) = clause
+        .strip_suffix('고')
+        .filter(|s| s.ends_with(is_syllable))
+    {
+        format!("{stem}요")
+    } else {
+        clause.to_string()
+    }
+}
+
 /// A clause about this once ("근데 이번엔 npm 써요", "일단 …", "오늘은 …").
 pub(super) fn one_time(clause: &str) -> bool {
     const ONCE: &[&str] = &[
@@ -1274,7 +1608,11 @@ pub(super) fn one_time(clause: &str) -> bool {
         "아까",
         "우선",
     ];
-    has_any(&clause.replace("이번부터", " "), ONCE)
+    let mut c = clause.replace("이번부터", " ");
+    for noun in THIS_PROJECT {
+        c = c.replace(&format!("이번 {noun}"), " ");
+    }
+    has_any(&c, ONCE)
 }
 
 /// Clause boundaries of a sentence that joins several statements: a comma, "그리고", "참고로",
@@ -1297,7 +1635,8 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
         let word = &text[word_start..space];
         let next = &text[space + 1..];
         let bare = word.trim_end_matches([',', '，']);
-        let comma = bare.len() != word.len();
+        // "머리아파요 ㅠㅠ 쉽게 설명해주세요": a laugh or a sigh between words ends a clause.
+        let comma = bare.len() != word.len() || (!word.is_empty() && word.chars().all(chat_mark));
         let joined = (bare.ends_with('고')
             || bare.ends_with("고요")
             || bare.ends_with("는데")
@@ -1325,15 +1664,42 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
     out
 }
 
+/// Judges a sentence; when it joins statements ("다국어는 세 개 지원하고 번역 파일은 i18n/ 폴더에
+/// 있어요") and is durable, its first statement that is durable on its own gives the type: the
+/// type is that of the first memory the sentence holds.
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
+    let whole = classify_whole(s)?;
+    let parts = clauses(&s.m);
+    // An instruction whose verb comes last ("…주입하고 코드에는 절대 넣지 마세요") spans its
+    // clauses: the first is part of it.
+    if parts.len() < 2 || s.lead != Lead::None {
+        return Some(whole);
+    }
+    let first = as_statement(parts[0], true);
+    let sent = Sent {
+        lower: first.to_ascii_lowercase(),
+        url: first.contains("URLx"),
+        path: has_path(&first),
+        lead: s.lead,
+        m: first,
+    };
+    // "저 영어 에러 메시지는 읽을 수 있는데 해석은 같이 해 주세요": a request resting on a fact
+    // about the speaker said first is about the speaker.
+    let first = classify_whole(&sent).filter(|t| {
+        *t != MemoryType::Feedback && (whole != MemoryType::Feedback || *t == MemoryType::User)
+    });
+    Some(first.unwrap_or(whole))
+}
+
+fn classify_whole(s: &Sent) -> Option<MemoryType> {
     let full = s;
-    let fact = fact_part(&s.m);
+    let fact = judged_part(&s.m)?;
     let fact_sent;
-    let s = if fact.len() == s.m.len() {
+    let s = if fact == s.m {
         s
     } else {
         fact_sent = Sent {
-            m: fact.to_string(),
+            m: fact.clone(),
             lower: fact.to_ascii_lowercase(),
             url: s.url,
             path: s.path,
@@ -1343,8 +1709,22 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     };
     let core = s.core();
     let wish = ends_with_any(core, WISH_END);
-    if full.question() || (ends_with_any(core, NOT_A_STATEMENT_END) && !wish) {
+    // "17시간 차이 나요": "나요" as a word of its own is the verb 나다 after a noun, not the
+    // question ending of a verb ("되나요").
+    let verb_na = core.ends_with(" 나요");
+    if full.question() || (ends_with_any(core, NOT_A_STATEMENT_END) && !wish && !verb_na) {
         return None;
+    }
+    // "잡 하나 만들어 주세요, 이름은 nightly-e2e로요": the detail after a request belongs to it.
+    let parts = clauses(&s.m);
+    if let Some((last, before)) = parts.split_last() {
+        if detail(last)
+            && before
+                .iter()
+                .any(|c| ends_with_any(c.trim_end_matches(chat_mark), REQUEST_END))
+        {
+            return None;
+        }
     }
     let words: Vec<&str> = s.m.split_whitespace().collect();
     // "저 눈이 안 좋아서 …해 주세요": a request that rests on a fact about the speaker.
@@ -1355,7 +1735,12 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
                 || w.ends_with("라서")
                 || w.ends_with("해서")
                 // "헷갈려서", "어려워서", "서툴러서": other vowels before the ending.
-                || ["려서", "워서", "러서", "와서", "져서"]
+                // "공부하는 중이라 …": the copula's reason form.
+                || ["려서", "워서", "러서", "와서", "져서", "돼서", "이라"]
+                    .iter()
+                    .any(|e| w.ends_with(e))
+                // "저 … 읽을 수 있는데 …해 주세요": the background the request rests on.
+                || ["있는데", "없는데", "인데", "하는데"]
                     .iter()
                     .any(|e| w.ends_with(e)))
     });
@@ -1375,12 +1760,24 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
                 .iter()
                 .any(|e| w.ends_with(e))
     });
-    let user_cue = USER_START.iter().any(|c| s.m.starts_with(c)) || jeo_user || role_reason;
+    // "I'm 백엔드 개발자고 …": the speaker named in English.
+    let english_i = ["i'm ", "i am ", "my "]
+        .iter()
+        .any(|c| s.lower.starts_with(c));
+    let user_cue =
+        USER_START.iter().any(|c| s.m.starts_with(c)) || jeo_user || role_reason || english_i;
     // "저는 괜찮아요", "저는 상관없습니다": a reaction, not a fact about the speaker.
     if user_cue && words.len() < 3 && core.chars().count() <= 10 {
         return None;
     }
-    if words.iter().any(|w| QUESTION_WORD.contains(w)) {
+    // "몇 페이지인지 주석으로 남겨 주세요": a question word inside an embedded question
+    // ("…인지", "…는지") names what to write down, it does not ask.
+    let embedded = words.iter().any(|w| {
+        ["인지", "는지", "은지", "을지", "할지"]
+            .iter()
+            .any(|e| w.ends_with(e))
+    });
+    if !embedded && words.iter().any(|w| QUESTION_WORD.contains(w)) {
         return None;
     }
     let user_start = user_cue
@@ -1392,7 +1789,30 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     for p in STANDING_OVER_MOMENT.iter().chain(DECISION) {
         unmarked = unmarked.replace(p, " ");
     }
-    let topic = words.iter().any(|w| is_topic(w));
+    // "이번 프로젝트에서 PL을 맡고 있어요": "this" project is the current one, not this once.
+    for noun in THIS_PROJECT {
+        unmarked = unmarked.replace(&format!("이번 {noun}"), " ");
+    }
+    // "이번 달에 처음 만져봄", "이번에 처음 합류한 신입": when something was new to the speaker
+    // tells how new they are to it.
+    for when in [
+        "이번에 처음",
+        "이번 달에 처음",
+        "이번 주에 처음",
+        "올해 처음",
+    ] {
+        unmarked = unmarked.replace(when, "처음");
+    }
+    // "apply 하자고 하지 마": a proposal quoted inside a rule is not one made now.
+    unmarked = unmarked.replace("자고 ", " ");
+    // "C는 좀 하는데": about the speaker, "좀" is "a little", not a softened request.
+    if user_start && !ends_with_any(core, REQUEST_END) {
+        unmarked = unmarked.replace("좀", " ");
+    }
+    // "확실하지 않은 건 …": "whatever is so" (것은) as the topic is a class, not one thing.
+    let topic = words
+        .iter()
+        .any(|w| is_topic(w) || *w == "건" || *w == "것은");
     // "이제 CI는 GitHub Actions만 써요": "now" before a topic tells how things are from now on.
     if words.first() == Some(&"이제") && words.get(1).is_some_and(|w| is_topic(w)) {
         unmarked = unmarked.replacen("이제 ", " ", 1);
@@ -1413,13 +1833,28 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     // "저는 C#은 오래 했고 C++은 거의 안 해 봤어요": what the speaker has (or never) done is
     // their experience, which lasts.
-    let tried = user_start && s.has(TRIED);
-    let lasting = decision || tried || lasting_change(s, &words, team);
+    // "저는 자바는 10년 넘게 했지만 …": a span of years or months is experience too.
+    let span = words.iter().any(|w| {
+        let digits = w.trim_start_matches(|c: char| c.is_ascii_digit());
+        digits.len() != w.len() && (digits.starts_with('년') || digits.starts_with("개월"))
+    });
+    let tried = (user_start && (s.has(TRIED) || s.has(EXPERIENCE) || span))
+        || (!team && topic && s.has(TRIED) && s.has(&["봤", "했"]));
+    // "앱으로 넘어온 지 3개월 됐어요": how long a state has held.
+    let held_for = words.windows(3).any(|w| {
+        w[0] == "지" && time_span(w[1]) && (w[2].starts_with("됐") || w[2].starts_with("넘었"))
+    });
+    let lasting = decision || tried || held_for || lasting_change(s, &words, team);
     let past = past_tense(&unmarked) || has_any(&unmarked, PAST);
     // "답변할 때 코드 먼저 보여 주고 설명은 나중에 해 주세요": within a habit, "나중에" orders
     // the steps.
+    // "우리 팀은 PR 올리면 CI에서 전부 다시 돌려요": whenever it happens, "다시" is "re-".
+    if recurring_condition(&words) {
+        unmarked = unmarked.replace("다시", " ");
+    }
+    // "…, 그냥 텍스트로 써 주세요": "plain", not "just this once".
     if habitual_clause(&words) {
-        unmarked = unmarked.replace("나중에", " ");
+        unmarked = unmarked.replace("나중에", " ").replace("그냥", " ");
     }
     if has_any(&unmarked, MOMENT)
         || (past && !lasting)
@@ -1470,7 +1905,42 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let keep_on = words.contains(&"계속")
         && s.has(&["그렇게", "이렇게", "그런 식", "이런 식", "스타일", "그대로"])
         && ends_with_any(core, REQUEST_END);
-    let standing = strong || weak || required || keep_on || conditional_rule;
+    // "넌 커밋까지만 해": the assistant named as the one who does it.
+    let addressed = words
+        .first()
+        .is_some_and(|w| ["넌", "너는", "너도", "니가", "네가"].contains(w));
+    // "pandas 대신 polars로 작성해 주세요, 데이터가 커서요": one way chosen over another, for a
+    // reason, is how it is done ("npm 말고 pnpm 써 주세요" alone may be for this once).
+    let reasoned = full.m.len() != s.m.len();
+    let alternative = reasoned
+        && s.has(&["대신", "말고"])
+        && !words
+            .iter()
+            .any(|w| w.chars().count() >= 2 && (w.ends_with('을') || w.ends_with('를')));
+    // "윈도우 서버 기준으로 명령어 알려주세요": a frame to work in holds for every answer.
+    let frame = words.contains(&"기준으로") && leading_topic(&words).is_none();
+    let recurring = recurring_condition(&words);
+    // "예시 코드에 주석으로 … 달아 주세요": into what the assistant writes, every time.
+    let into_output = words.iter().any(|w| {
+        OUTPUT_NOUN.iter().any(|n| w.starts_with(n)) && (w.ends_with('에') || w.ends_with("에는"))
+    }) || s.has(&["예시 코드에", "커밋 메시지에"]);
+    // Memo rules: "리턴 타입 명시할 것", "변수명 약어 쓰지 말기", "커밋 전에 테스트 돌리기" — a
+    // to-do line, written once for every time.
+    let memo_rule = ends_with_any(core, &["할 것", "말 것", "될 것", "올릴 것"])
+        || words
+            .last()
+            .is_some_and(|w| w.chars().count() >= 2 && ends_with_any(w, MEMO_VERB));
+    let standing = memo_rule
+        || into_output
+        || recurring
+        || frame
+        || strong
+        || weak
+        || required
+        || keep_on
+        || conditional_rule
+        || addressed
+        || alternative;
     // A subject ("빌드가 항상 실패해") makes it a statement about that subject.
     let subject = words
         .iter()
@@ -1483,13 +1953,25 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let starts_project = team || state_start;
     let prohibition = s.has(PROHIBITION);
     let obligation = ends_with_any(core, OBLIGATION_END);
-    let imperative = (strong || habitual)
+    // "주석은 영어로 달아": what the assistant writes, named as the topic of a 반말 verb.
+    let output_topic =
+        leading_topic(&words).is_some_and(|i| OUTPUT_NOUN.iter().any(|n| words[i].starts_with(n)));
+    // "한국어로 대답하되 …": "do it, but …" only instructs.
+    let concessive = words
+        .iter()
+        .any(|w| w.chars().count() >= 3 && (w.ends_with("하되") || w.ends_with("쓰되")));
+    let imperative = (strong || habitual || addressed || output_topic || concessive)
         && !subject
         && !starts_project
         && !user_start
         && s.lead != Lead::TeamRule
         && banmal_verb_end(core);
-    let request = ends_with_any(core, REQUEST_END)
+    // "배포 승인은 팀장님이 하세요": "-세요" of someone honoured tells what they do.
+    let honoured = words
+        .iter()
+        .any(|w| w.ends_with("님이") || w.ends_with("께서"));
+    let request = memo_rule
+        || ((!honoured || s.has(&["주세요", "주십시오"])) && ends_with_any(core, REQUEST_END))
         || ends_with_any(core, ADVICE_END)
         || prohibition
         || imperative;
@@ -1499,10 +1981,14 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return None;
     }
     let channel = s.has(CHANNEL);
+    let host =
+        s.m.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-')))
+            .any(host_name);
     // "장애 연락처는 위키의 '온콜' 페이지를 참고하세요": where to look, not a task.
     let quoted = quoted_name(&s.m);
     let place = channel || s.has(DOC_NOUN) || s.path || quoted || named_place(&words);
-    let pointer = place && s.has(LOOK_UP);
+    // "QA 피드백은 피그마 코멘트로 남겨 주시면 돼요": where to leave something, in a named tool.
+    let pointer = place && (s.has(LOOK_UP) || (ends_with_any(core, WHERE_END) && !s.path));
     let object = words
         .iter()
         .any(|w| w.chars().count() >= 2 && (w.ends_with('을') || w.ends_with('를')));
@@ -1525,7 +2011,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     });
     let standing_wish = wish && manner && !object && !at_hand;
     // "나 코루틴 아직 헷갈려서 자세하게 설명해 줘": the request rests on a fact about the speaker.
-    let rests_on_user = jeo_user && user_reason;
+    // "전 비전공자라 용어를 쉽게 설명해 주시면 좋아요": the same after who the speaker is.
+    let rests_on_user = (jeo_user || user_start)
+        && (user_reason || words.get(1).is_some_and(|w| w.ends_with('라')));
     if request && !standing && !prohibition && task && !standing_wish && !rests_on_user {
         return None;
     }
@@ -1554,6 +2042,15 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         report_text = report_text.replace(c, " ");
     }
     let report = has_any(&report_text, REPORT);
+    // "저는 색 구분이 잘 안 돼서 그래프는 …해 주시면 좋아요": what the speaker cannot do, given as
+    // the reason of a wish, is about them, not a failure.
+    let report = report
+        && !(user_start
+            && wish
+            && words
+                .iter()
+                .position(|w| w.ends_with("서") && w.chars().count() >= 2)
+                .is_some_and(|i| !has_any(&words[i + 1..].join(" "), REPORT)));
     // "전 이해가 안 돼요": about the speaker's moment, not a fact about them.
     if user_start {
         return (!report).then_some(MemoryType::User);
@@ -1573,14 +2070,19 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     if (request || obligation || ends_with_any(core, WHERE_END))
         && !prohibition
-        && (channel || pointer || ((s.path || email(&s.m)) && ends_with_any(core, WHERE_END)))
+        && (channel
+            || pointer
+            || ((s.path || email(&s.m) || host) && ends_with_any(core, WHERE_END)))
     {
         return Some(MemoryType::Reference);
     }
     // "영어보다 한국어 설명이 편해요": what the user finds easier than something else.
     let easier = s.has(&["보다 "]) && s.has(&["편해", "편합", "편하"]);
     // "리액트는 잘 몰라서 설명 자세히 해 주세요": the request rests on a fact about the user.
-    if request && s.has(EXPERIENCE) && s.has(&["몰라서", "봐서", "처음이라", "라서 "]) && !report
+    if request
+        && s.has(EXPERIENCE)
+        && s.has(&["몰라서", "봐서", "처음이라", "라서 ", "못 해서", "못해서"])
+        && !report
     {
         return Some(MemoryType::User);
     }
@@ -1592,14 +2094,16 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
             .iter()
             .any(|p| !TENDS.contains(p) && s.m.contains(p));
     let preference = s.has(PREFERENCE) && !(tends_only && topic);
-    if (s.has(EXPERIENCE) || preference || easier) && !request && !team && !report {
+    if (s.has(EXPERIENCE) || preference || easier || tried) && !request && !team && !report {
         return Some(MemoryType::User);
     }
     if s.has(LOOK_UP_THERE) && !report {
         return Some(MemoryType::Reference);
     }
     // "우리 팀은 금요일 배포 금지예요": a prohibition stated as the team's rule.
-    if s.has(&["우리", "저희", "우린", "저흰", "팀은", "팀에서"])
+    // "코드 프리즈 기간에는 머지 금지입니다": a ban stated as what is, not asked for.
+    let ban_stated = ends_with_any(core, &["금지입니다", "금지예요", "금지이에요", "금지임"]);
+    if (ban_stated || s.has(&["우리", "저희", "우린", "저흰", "팀은", "팀에서"]))
         && prohibition
         && !ends_with_any(core, REQUEST_END)
         && !s.has(&["지 마", "지마"])
@@ -1609,14 +2113,41 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if request {
         return Some(MemoryType::Feedback);
     }
-    if s.url {
+    // "…받고 있어요 (forms.gle/acme-qa)": the aside in brackets is the address.
+    let aside = full.m.len() != s.m.len()
+        && full
+            .m
+            .trim_end_matches(['.', '!', '。', '！', ' '])
+            .ends_with(')');
+    // "비상 연락처 → 노션 '긴급 연락' 페이지": a memo arrow to a place.
+    let arrow_to_place = ["→", "->", "=>"].iter().any(|a| {
+        s.m.split_once(a).is_some_and(|(_, to)| {
+            has_any(to, DOC_NOUN) || has_any(to, CHANNEL) || quoted_name(to) || has_path(to)
+        })
+    });
+    if s.url || host || arrow_to_place || (aside && s.path && !report) {
         return Some(MemoryType::Reference);
     }
     // "실험 결과는 MLflow 대시보드에서 볼 수 있어요": a failure word as the topic of a pointer
     // to a document or channel is what is found there.
     let placed = s.has(DOC_NOUN) || channel || quoted;
-    if s.has(LOCATED)
-        && (placed || (s.path && !starts_project))
+    // "장애 대응은 PagerDuty 'platform-core' 서비스로 에스컬레이션됨": a place named in quotes
+    // is where the topic goes.
+    if topic_at.is_some() && quoted_place(&words) && !report && !obligation {
+        return Some(MemoryType::Reference);
+    }
+    // "회사 홈페이지는 워드프레스고 …예요": a copula points somewhere only when the place is what
+    // the topic is said to be, not the topic itself.
+    const COPULA: &[&str] = &["입니다", "이에요", "예요"];
+    let predicate = topic_at.map_or_else(|| s.m.clone(), |i| words[i + 1..].join(" "));
+    let located_verb = located_at(&words)
+        || LOCATED
+            .iter()
+            .any(|l| !COPULA.contains(l) && s.m.contains(l));
+    let placed_in_predicate =
+        has_any(&predicate, DOC_NOUN) || has_any(&predicate, CHANNEL) || quoted_name(&predicate);
+    if (located_verb || (s.has(COPULA) && (placed_in_predicate || s.path)))
+        && (placed || (s.path && (!starts_project || located_at(&words))))
         && (!report || (placed && topic_at.is_some()))
     {
         return Some(MemoryType::Reference);

@@ -551,6 +551,272 @@ mod languages {
             )]
         );
     }
+
+    /// Korean shapes of the seventh round: each pair shows the shape and the noise it must not
+    /// take in.
+    #[test]
+    fn korean_endings_subjects_and_afterthoughts() {
+        let kind = |text: &str| plan(text).first().map(|p| p.0);
+        // Emoji close a sentence like "ㅋㅋ" does.
+        assert_eq!(
+            kind("스타일은 StyleSheet.create로만 작성해 주세요 🙏"),
+            Some(Feedback)
+        );
+        // A standing cue said after the verb; a reason after a comma or a laugh.
+        assert_eq!(
+            kind("notebook 말고 .py 스크립트로 짜 주세요 앞으로도요"),
+            Some(Feedback)
+        );
+        assert_eq!(
+            kind("pandas 대신 polars로 작성해 주세요, 데이터가 커서요."),
+            Some(Feedback)
+        );
+        assert_eq!(kind("npm 말고 pnpm 써 주세요."), None);
+        assert_eq!(
+            kind("PR 리뷰할 때 칭찬도 한 줄씩 넣어 줘 ㅋㅋ 팀 분위기상"),
+            Some(Feedback)
+        );
+        // A reason about the moment makes what rests on it a one-off.
+        assert_eq!(
+            kind("지금 이 브랜치에서 작업 중이니까 main은 건드리지 마세요."),
+            None
+        );
+        assert_eq!(
+            kind("보안 감사 때문에 모든 SQL은 바인딩을 써야 합니다."),
+            Some(Project)
+        );
+        // What follows a reason only points back at it: the reason is the rule.
+        assert_eq!(
+            kind("인터럽트 핸들러 안에서는 printf 호출하면 안 되니까 코드 짤 때 그 부분 주의해 주세요."),
+            Some(Feedback)
+        );
+        // A detail clause after a one-off request belongs to it.
+        assert_eq!(
+            kind("Jenkins 잡 하나 새로 만들어 주세요, 이름은 nightly-e2e로요."),
+            None
+        );
+        // The assistant as the subject, or what it writes as the topic, of a 반말 verb.
+        assert_eq!(
+            kind("git push는 내가 직접 할 테니까 넌 커밋까지만 해"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("주석은 영어로 달아"), Some(Feedback));
+        assert_eq!(
+            kind("주문 서비스랑 재고 서비스는 카프카로 이벤트 주고받아"),
+            Some(Project)
+        );
+        // A proposal quoted inside a rule; an embedded question inside a request.
+        assert_eq!(
+            kind("terraform plan 보여주기 전에 apply 하자고 하지마라"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("그럼 오늘은 여기까지 하자"), None);
+        assert_eq!(
+            kind("레지스터 직접 건드리는 코드 쓸 때는 항상 어느 매뉴얼 몇 페이지인지 주석으로 남겨 주세요."),
+            Some(Feedback)
+        );
+        assert_eq!(kind("빌드 몇 분 걸렸어"), None);
+        // The speaker's experience holds whatever its tense; "이번 프로젝트" is the current one.
+        assert_eq!(
+            kind("저는 자바는 10년 넘게 했지만 코틀린은 처음입니다."),
+            Some(User)
+        );
+        assert_eq!(
+            kind("저는 이번 프로젝트에서 PL을 맡고 있으며 설계 검토를 담당합니다."),
+            Some(User)
+        );
+        assert_eq!(
+            kind("저 원래 웹 프론트 하다가 앱으로 넘어온 지 3개월 됐어요"),
+            Some(User)
+        );
+        assert_eq!(kind("저는 어제 배포했어요."), None);
+        assert_eq!(
+            kind("제 타임존은 PST라서 한국 시간이랑 17시간 차이 나요"),
+            Some(User)
+        );
+        assert_eq!(kind("이 버전도 되나요"), None);
+        // Places: a host name, somewhere (…에) something is, a place named in quotes.
+        assert_eq!(
+            kind("어드민 접속 주소는 admin.internal.example.com 이에요"),
+            Some(Reference)
+        );
+        assert_eq!(
+            kind("헬름차트는 infra/charts/ 밑에 다 있음"),
+            Some(Reference)
+        );
+        assert_eq!(
+            kind("장애 대응은 PagerDuty 'platform-core' 서비스로 에스컬레이션됨"),
+            Some(Reference)
+        );
+        assert_eq!(kind("커밋 메시지는 'feat:' 형식으로 써요."), Some(Project));
+        // A ban stated as what is, a ban asked for.
+        assert_eq!(
+            kind("코드 프리즈 기간에는 핫픽스 외에 머지 금지입니다"),
+            Some(Project)
+        );
+        assert_eq!(kind("운영 DB 직접 수정 금지."), Some(Feedback));
+        // The team set something and left it so; an edit just done is not that.
+        assert_eq!(
+            kind("저희 보드는 클럭을 168MHz로 고정해 놨어요."),
+            Some(Project)
+        );
+        assert_eq!(kind("설정 파일 고쳐 놨어요."), None);
+    }
+
+    /// Later round-7 shapes: clauses cut before another judged as statements, conditions that
+    /// recur, someone honoured doing something, what the speaker cannot do.
+    #[test]
+    fn korean_clauses_conditions_and_honorifics() {
+        let kind = |text: &str| plan(text).first().map(|p| p.0);
+        // "…로 하고 …": the first clause judged as the statement it would be alone; a past one
+        // stays past, a request goes on.
+        assert_eq!(
+            kind("라벨링 작업은 Label Studio로 하고 결과는 JSON으로 export 해요"),
+            Some(Project)
+        );
+        assert_eq!(kind("배포는 끝났고, 이제 로그만 보면 돼요."), None);
+        assert_eq!(
+            kind("에러 처리할 때 예외 삼키지 말고 로깅 후 다시 던져 주세요"),
+            Some(Feedback)
+        );
+        // Whenever something is made, a request holds; at the end of the task at hand it does not.
+        assert_eq!(
+            kind("새 컴포넌트 만들면 스토리도 같이 추가해 주세요"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("빌드 끝나면 알려 주세요."), None);
+        // Whenever it happens, "다시" is "re-"; said alone it is this once.
+        assert_eq!(
+            kind("어차피 우리 팀은 PR 올리면 CI에서 전부 다시 돌려요."),
+            Some(Project)
+        );
+        assert_eq!(kind("CI 다시 돌려 줘."), None);
+        // "-세요" of someone honoured describes; addressed to the assistant it asks.
+        assert_eq!(kind("배포 승인은 팀장님이 하세요"), Some(Project));
+        assert_eq!(
+            kind("배포 승인 요청은 항상 팀장님께 드리세요"),
+            Some(Feedback)
+        );
+        // What the speaker cannot do, as the reason of a wish, is about them.
+        assert_eq!(
+            kind("저는 색 구분이 잘 안 돼서 그래프는 패턴으로 구분해 주시면 좋아요"),
+            Some(User)
+        );
+        assert_eq!(
+            kind("전 비전공자라 용어를 쉽게 설명해 주시면 좋아요."),
+            Some(User)
+        );
+        // Experience with a topic and no team, in the past.
+        assert_eq!(
+            kind("Go는 2년 정도 했고 제네릭은 아직 잘 안 써봤어요"),
+            Some(User)
+        );
+        // A reason said last without a comma; something that does not work is a report.
+        assert_eq!(
+            kind("스크립트는 bash 말고 python으로 짜 줘 이식성 때문에"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("게임 업데이트 후에 모드가 안 먹혀요"), None);
+        // "…은 건": whatever is so, a class as the topic.
+        assert_eq!(
+            kind("답변에 확실하지 않은 건 확실하지 않다고 표시해 주세요"),
+            Some(Feedback)
+        );
+    }
+
+    /// Round-7 shapes of type: the first statement of a joined sentence gives the type, a
+    /// copula points only at a place it predicates, a bracketed address is the pointer.
+    #[test]
+    fn korean_first_statement_places_and_asides() {
+        let kind = |text: &str| plan(text).first().map(|p| p.0);
+        assert_eq!(
+            kind("다국어는 한국어, 영어, 일본어 세 개 지원하고 번역 파일은 i18n/ 폴더에 있어요"),
+            Some(Project)
+        );
+        // An instruction whose verb comes last spans its clauses.
+        assert_eq!(
+            kind("API 키는 환경 변수로만 주입하고 코드에는 절대 넣지 마세요."),
+            Some(Feedback)
+        );
+        assert_eq!(
+            kind("회사 홈페이지는 워드프레스고 테마는 직접 만든 거예요"),
+            Some(Project)
+        );
+        assert_eq!(kind("배포 가이드는 사내 위키 페이지예요."), Some(Reference));
+        assert_eq!(
+            kind("번역 요청은 Crowdin 프로젝트 'web-app'에서 하면 됩니다"),
+            Some(Reference)
+        );
+        assert_eq!(
+            kind("QA 요청 양식은 구글 폼으로 받고 있어요 (forms.gle/acme-qa)"),
+            Some(Reference)
+        );
+        assert_eq!(
+            kind("설명할 때 수식은 LaTeX 말고 그냥 텍스트로 써 주세요"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("그냥 이대로 두세요"), None);
+        assert_eq!(
+            kind("코드 리뷰 요청하면 보안 관점 먼저 check 해 줘"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("테스트 통과하면 머지해 줘"), None);
+    }
+
+    /// Round-7 memo rules, settings left in place, wishes resting on who the speaker is.
+    #[test]
+    fn korean_settings_memo_rules_and_wishes() {
+        let kind = |text: &str| plan(text).first().map(|p| p.0);
+        assert_eq!(
+            kind("서비스 간 타임아웃은 기본 3초로 맞춰 두었습니다"),
+            Some(Project)
+        );
+        assert_eq!(kind("로그 레벨은 DEBUG로 바꿔 놨어요"), None);
+        assert_eq!(kind("사내 VPN 없이는 스테이징 접근 불가"), Some(Project));
+        assert_eq!(
+            kind("예시 코드에 주석으로 각 단계 설명 달아 주세요"),
+            Some(Feedback)
+        );
+        assert_eq!(kind("이 코드에 주석 달아 주세요"), None);
+        assert_eq!(
+            kind("나 요즘 러스트 공부하는 중이라 러스트 예제 많이 보여주면 좋겠음"),
+            Some(User)
+        );
+        assert_eq!(
+            kind("디자인 QA 피드백은 피그마 코멘트로 남겨 주시면 돼요"),
+            Some(Reference)
+        );
+    }
+
+    /// Round-7 memo to-do lines, an English "I'm", a memo arrow, a request on a background
+    /// about the speaker.
+    #[test]
+    fn korean_memo_lines_and_backgrounds() {
+        let kind = |text: &str| plan(text).first().map(|p| p.0);
+        assert_eq!(kind("커밋 전에 테스트 돌리기"), Some(Feedback));
+        assert_eq!(kind("변수명 약어 쓰지 말기"), Some(Feedback));
+        assert_eq!(kind("리턴 타입 명시할 것"), Some(Feedback));
+        assert_eq!(kind("이건 좀 어려운 얘기"), None);
+        assert_eq!(kind("I'm 백엔드 개발자고 주로 Java 써요"), Some(User));
+        assert_eq!(
+            kind("비상 연락처 → 노션 '긴급 연락' 페이지"),
+            Some(Reference)
+        );
+        assert_eq!(
+            kind("저 영어로 된 에러 메시지는 읽을 수 있는데 해석은 같이 해 주세요"),
+            Some(User)
+        );
+        // A background that leads up to a question stays a question.
+        assert_eq!(
+            kind("저희 앱이 React Native인데 이 라이브러리 호환될까요?"),
+            None
+        );
+        assert_eq!(kind("Postgres 쓰고 있는데 이 쿼리 인덱스 타나요?"), None);
+        assert_eq!(
+            kind("디자인은 잘 못 해서 UI 쪽은 기본 스타일로만 해 주세요"),
+            Some(User)
+        );
+    }
 }
 
 /// The English shape rules (round 8): each shape with its noise counterpart.
@@ -957,6 +1223,47 @@ mod cjk_shapes {
             "我的服务器 IP 是 10.0.3.15，root 密码 abc123456，帮我装个 docker。",
             "写得不错，不过变量名可以再短一点。",
             "test coverage 现在才 40%。",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn probe_batch_5_shapes() {
+        // What to do before a recurring step is standing.
+        assert_eq!(
+            topic("commit 前跑 make check，里面有 lint 和 unit test。"),
+            Some(Feedback)
+        );
+        assert_eq!(topic("上线前要先跑一遍冒烟测试。"), Some(Project));
+        // A polite opener and 麻烦 do not hide a standing instruction.
+        assert_eq!(
+            topic("那个，麻烦你以后改完代码顺便把受影响的测试也跑一遍。"),
+            Some(Feedback)
+        );
+        // An order of steps inside an instruction is not a plan for now.
+        assert_eq!(topic("算法题别直接给答案，先给思路提示。"), Some(Feedback));
+        // A setting for all is not a symptom.
+        assert_eq!(topic("所有 HTTP 接口超时 5s。"), Some(Project));
+        // A secret word without a value is not a secret handed over.
+        assert_eq!(
+            topic("API キーは環境変数から読む決まりで、コードに直書きは禁止。"),
+            Some(Feedback)
+        );
+        assert_eq!(topic("例外を握りつぶすのはやめてほしい。"), Some(Feedback));
+        assert_eq!(
+            topic("ドキュメントは docs/ 以下に Markdown で書いてます。"),
+            Some(Reference)
+        );
+        assert_eq!(
+            topic("私はアクセシビリティを重視しているので、その観点も入れてください。"),
+            Some(User)
+        );
+        for text in [
+            "帮忙出个方案，要能支持 10 万并发。",
+            "客户那边要求下个月上线。",
+            "memory usage 在 peak 的时候到 4G。",
+            "我们 sprint planning 的时候再讨论。",
         ] {
             assert_eq!(topic(text), None, "{text}");
         }

@@ -165,6 +165,14 @@ const MOMENT: &[&str] = &[
     "没反应",
     "沒反應",
     "不用管",
+    "下个月",
+    "下個月",
+    "再讨论",
+    "再討論",
+    "再说",
+    "再說",
+    "的时候到",
+    "的時候到",
 ];
 
 /// Noise unless a standing cue says otherwise: pointers at the work at hand, one-off verbs.
@@ -646,6 +654,10 @@ const FILLER: &[&str] = &[
     "提一句",
     "说一句",
     "說一句",
+    "那个，",
+    "那個，",
+    "麻烦你",
+    "麻煩你",
 ];
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
@@ -662,7 +674,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if ACK_START.iter().any(|a| m.starts_with(a)) && !m.starts_with("可以用") {
         return None;
     }
-    let standing = s.has(STANDING) || s.any_word(EN_STANDING) || s.lead == Lead::Standing;
+    let standing =
+        s.has(STANDING) || s.any_word(EN_STANDING) || s.lead == Lead::Standing || before_step(m);
     let at_hand = {
         let mut rest = m.to_string();
         for p in THIS_PROJECT {
@@ -695,7 +708,10 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Feedback);
     }
     // "…，先用着", "功能先做个大概": a plan for now.
-    if !standing && clauses(m).iter().skip(1).any(|c| plan_for_now(c)) {
+    let instructs = ["别", "別", "不要", "千万", "千萬"]
+        .iter()
+        .any(|w| m.contains(w));
+    if !standing && !instructs && clauses(m).iter().skip(1).any(|c| plan_for_now(c)) {
         return None;
     }
     let lower = m.to_ascii_lowercase();
@@ -706,6 +722,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     if INSTRUCTION_START.iter().any(|c| m.starts_with(c))
         || EN_INSTRUCTION_START.iter().any(|c| lower.starts_with(c))
+        || step_then_do(m)
     {
         return Some(MemoryType::Feedback);
     }
@@ -750,7 +767,14 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Feedback);
     }
     // "前端传过来的时间戳是毫秒": a part of the project named first, then what it does now.
-    if starts_project && !team_subject && !standing && STATE_REPORT.iter().any(|r| m.contains(r)) {
+    // "所有 HTTP 接口超时 5s": a setting for all is not a symptom.
+    let for_all = s.has(&["所有", "全部", "每个", "每個", "一律", "都"]);
+    if starts_project
+        && !team_subject
+        && !standing
+        && !for_all
+        && STATE_REPORT.iter().any(|r| m.contains(r))
+    {
         return None;
     }
     if starts_project {
@@ -763,7 +787,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
             MemoryType::Project
         });
     }
-    if s.has(&["的时候", "的時候"])
+    // "memory usage 在 peak 的时候到 4G": when a measurement was taken, not when to act.
+    if (s.has(&["的时候", "的時候"]) && !s.has(&["peak", "峰值", "高峰", "的时候到", "的時候到"]))
         || s.m
             .replace("请求", "")
             .replace("請求", "")
@@ -1234,6 +1259,9 @@ const STATE_REPORT: &[&str] = &[
     "看起來",
     "应该是",
     "應該是",
+    "peak",
+    "峰值",
+    "高峰",
 ];
 
 /// A plain statement: a subject named first, then a predicate that says how things are or
@@ -1463,9 +1491,11 @@ pub(super) fn one_time(clause: &str) -> bool {
         "这周", "這週", "这个", "這個",
     ];
     ONCE.iter().any(|c| clause.contains(c))
-        || ["帮我", "幫我", "麻烦", "麻煩", "给我", "給我"]
-            .iter()
-            .any(|c| strip_fillers(clause).starts_with(c))
+        || [
+            "帮我", "幫我", "帮忙", "幫忙", "麻烦", "麻煩", "给我", "給我",
+        ]
+        .iter()
+        .any(|c| strip_fillers(clause).starts_with(c))
 }
 
 /// A moment word; "帮我" and "麻烦" do not make a standing instruction one ("以后出 SQL 都帮我
@@ -1482,7 +1512,7 @@ fn moment(s: &Sent) -> bool {
         "從現在開始",
     ]
     .iter()
-    .any(|w| strip_fillers(&s.m).starts_with(w));
+    .any(|w| s.m.contains(w));
     MOMENT
         .iter()
         .any(|w| s.m.contains(w) && !(standing_open && ASKS.contains(w)))
@@ -1529,7 +1559,7 @@ fn states_secret(s: &Sent) -> bool {
             let value = after.trim_start_matches(['是', ':', '：', ' ']);
             // "root 密码 abc123456": a value straight after the word.
             let token: String = value.chars().take_while(|c| c.is_ascii_graphic()).collect();
-            after.starts_with(['是', ':', '：'])
+            (after.starts_with(['是', ':', '：']) && token.len() >= 4)
                 || (token.len() >= 6 && token.chars().any(|c| c.is_ascii_digit()))
         })
     })
@@ -1546,9 +1576,82 @@ fn states_secret_text(t: &str) -> bool {
     })
 }
 
+/// "commit 前跑 make check", "提交之前…", "上线前…": what to do before a recurring step.
+fn before_step(m: &str) -> bool {
+    const STEPS: &[&str] = &[
+        "提交前",
+        "提交之前",
+        "上线前",
+        "上線前",
+        "上线之前",
+        "上線之前",
+        "合并前",
+        "合併前",
+        "发版前",
+        "發版前",
+        "部署前",
+        "部署之前",
+        "发布前",
+        "發布前",
+        "推送前",
+    ];
+    const EN_STEPS: &[&str] = &[
+        "commit", "push", "merge", "deploy", "release", "pr", "mr", "rebase", "tag",
+    ];
+    let head: String = m.chars().take(16).collect();
+    if STEPS.iter().any(|w| head.contains(w)) {
+        return true;
+    }
+    let lower = head.to_ascii_lowercase();
+    EN_STEPS.iter().any(|w| {
+        lower.match_indices(w).any(|(i, _)| {
+            let rest = lower[i + w.len()..].trim_start();
+            let word_start = i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric();
+            word_start && (rest.starts_with('前') || rest.starts_with("之前"))
+        })
+    })
+}
+
+/// "commit 前跑 make check": a bare verb after the step is an instruction; "上线前要先跑…"
+/// (a modal) states the team's rule.
+fn step_then_do(m: &str) -> bool {
+    const DO: &[&str] = &[
+        "跑",
+        "运行",
+        "運行",
+        "执行",
+        "執行",
+        "检查",
+        "檢查",
+        "确认",
+        "確認",
+        "更新",
+        "先跑",
+        "先问",
+        "先問",
+        "问我",
+        "問我",
+        "告诉我",
+        "告訴我",
+        "记得",
+        "記得",
+        "run",
+    ];
+    if !before_step(m) {
+        return false;
+    }
+    let Some(i) = m.find('前') else {
+        return false;
+    };
+    let rest = m[i + '前'.len_utf8()..].trim_start_matches([',', '，', ' ']);
+    DO.iter().any(|d| rest.starts_with(d))
+}
+
 /// A clause about doing something for now: "先用着", "先放一放", "暂时这样".
 fn plan_for_now(clause: &str) -> bool {
     let c = strip_fillers(clause);
+    // "算法题别直接给答案，先给思路提示": an order of steps inside an instruction is not
+    // checked here; the caller sees the instruction first.
     // "暂时不能升级" is a constraint that holds until further notice, not a plan.
     (["先", "临时", "臨時"].iter().any(|w| c.starts_with(w))
         || (["暂时", "暫時"].iter().any(|w| c.starts_with(w)) && !c.contains('不')))
@@ -1612,6 +1715,16 @@ pub(super) fn shifts_topic(clause: &str) -> bool {
         .any(|w| clause.starts_with(w))
         || clause.to_ascii_lowercase().starts_with("btw")
         || clause.to_ascii_lowercase().starts_with("by the way")
+}
+
+/// A clause that goes on with the one before it ("…，要能支持 10 万并发", "…，然后…"): it has
+/// no subject of its own, so it is never judged alone.
+pub(super) fn continues(clause: &str) -> bool {
+    const ON: &[&str] = &[
+        "要", "得", "需要", "能", "可以", "必须", "必須", "并且", "並且", "而且", "然后", "然後",
+        "再", "也", "还要", "還要", "最好",
+    ];
+    ON.iter().any(|w| clause.starts_with(w))
 }
 
 /// Whole-sentence noise that no clause of it escapes: a question, a what-if, thanks.
