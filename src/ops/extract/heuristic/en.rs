@@ -2245,7 +2245,7 @@ fn shape_verbless(m: &str, lower: &str, standing: bool) -> bool {
     let no = ["no ", "zero ", "never any "]
         .iter()
         .any(|w| lower.starts_with(w));
-    if !lower.contains("please") && !(standing && no) {
+    if !(lower.contains("please") || (standing && no)) {
         return false;
     }
     static SCOPE_PLEASE: LazyLock<Regex> = LazyLock::new(|| {
