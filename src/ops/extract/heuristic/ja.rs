@@ -350,6 +350,17 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     // "docs/ 以下に…": under a path, not "the following".
     let report = REPORT.iter().any(|r| s.m.replace("以下に", "").contains(r));
+    // "PagerDuty で管理してます", "Slack では #dev-help に…": a named tool or a channel.
+    let tool_managed = s.m.match_indices("で管理").any(|(i, _)| {
+        s.m[..i]
+            .trim_end()
+            .rsplit(' ')
+            .next()
+            .is_some_and(|w| w.chars().any(|c| c.is_ascii_uppercase()))
+    });
+    if (tool_managed || super::zh::names_channel(&s.m)) && !report {
+        return Some(MemoryType::Reference);
+    }
     if s.has(LOCATED) && (s.has(DOC_NOUN) || (s.path && !starts_project)) && !report {
         return Some(MemoryType::Reference);
     }

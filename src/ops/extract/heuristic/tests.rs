@@ -1270,6 +1270,50 @@ mod cjk_shapes {
     }
 
     #[test]
+    fn probe_batch_6_shapes() {
+        // Kept in a named tool is a pointer; done on or run in one is not.
+        assert_eq!(
+            topic("产品需求都在 PingCode 上，编号是 PRD-xxx。"),
+            Some(Reference)
+        );
+        assert_eq!(
+            topic("API keys 都在 1Password 里，vault 叫 Dev Shared。"),
+            Some(Reference)
+        );
+        assert_eq!(
+            topic("GPU 资源紧张，training job 要提前在 Slurm 上排队。"),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("障害時の連絡先は PagerDuty で管理してます。"),
+            Some(Reference)
+        );
+        assert_eq!(
+            topic("うちの Slack では #dev-help に質問を投げる運用です。"),
+            Some(Reference)
+        );
+        // Trouble is not a polite request; a habit of the user.
+        assert_eq!(topic("我比较怕麻烦。"), Some(User));
+        assert_eq!(
+            topic("我之前一直写 Java，最近半年才转 Go，所以 Go 的惯用法可以多提一下。"),
+            Some(User)
+        );
+        // 先 inside a clause orders steps; it does not make the clause a plan for now.
+        assert_eq!(
+            topic("runbook 在 https://wiki.example.com/sre/runbooks ，出事先看那个。"),
+            Some(Reference)
+        );
+        for text in [
+            "目前这个服务的 QPS 大概 2000。",
+            "目前 p99 latency 是 1.2s。",
+            "下个 sprint 要做 dark mode。",
+            "同事说这个库在 Windows 上有兼容问题。",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
+    }
+
+    #[test]
     fn japanese_rules_by_shape() {
         assert_eq!(
             topic("ついでに言っておくと、テストデータに本物の個人情報は使っちゃダメです。"),

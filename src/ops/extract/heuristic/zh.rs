@@ -173,6 +173,12 @@ const MOMENT: &[&str] = &[
     "再說",
     "的时候到",
     "的時候到",
+    "下个 sprint",
+    "下個 sprint",
+    "下个迭代",
+    "下個迭代",
+    "下个版本",
+    "下個版本",
 ];
 
 /// Noise unless a standing cue says otherwise: pointers at the work at hand, one-off verbs.
@@ -758,7 +764,13 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         && ["看", "查", "找", "查看"]
             .iter()
             .any(|e| s.core().ends_with(e));
-    if ((s.path || s.has(DOC_NOUN)) && s.has(LOCATED) || look_up) && !starts_project {
+    if ((s.path || s.has(DOC_NOUN)) && s.has(LOCATED)
+        || look_up
+        || kept_in_tool(m)
+        || names_channel(m))
+        && !starts_project
+        && !team_subject
+    {
         return Some(MemoryType::Reference);
     }
     // "数据库迁移一律用 Flyway，不要手动改表": a clause telling the assistant what not to do
@@ -1019,6 +1031,18 @@ const USER_HABIT: &[&str] = &[
     "眼睛",
     "视力",
     "視力",
+    "一直写",
+    "一直寫",
+    "一直做",
+    "一直用",
+    "年经验",
+    "年經驗",
+    "年的经验",
+    "工作经验",
+    "比较怕",
+    "比較怕",
+    "怕麻烦",
+    "怕麻煩",
 ];
 
 /// A clause that tells the assistant what not to do or how to go about it.
@@ -1262,6 +1286,17 @@ const STATE_REPORT: &[&str] = &[
     "peak",
     "峰值",
     "高峰",
+    "大概",
+    "左右",
+    "大约",
+    "大約",
+    "QPS",
+    "qps",
+    "latency",
+    "p99",
+    "p95",
+    "耗时",
+    "耗時",
 ];
 
 /// A plain statement: a subject named first, then a predicate that says how things are or
@@ -1487,10 +1522,29 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
 /// A clause about this once: "这次先用 npm", "今天先不管".
 pub(super) fn one_time(clause: &str) -> bool {
     const ONCE: &[&str] = &[
-        "这次", "這次", "这回", "這回", "今天", "今晚", "先", "暂时", "暫時", "临时", "臨時",
-        "这周", "這週", "这个", "這個",
+        "这次",
+        "這次",
+        "这回",
+        "這回",
+        "今天",
+        "今晚",
+        "暂时",
+        "暫時",
+        "临时",
+        "臨時",
+        "这周",
+        "這週",
+        "这个",
+        "這個",
+        "先用",
+        "先做",
+        "先跑",
+        "先这样",
+        "先這樣",
     ];
+    // 先 opens a plan ("先放着"); inside a clause it orders steps ("出事先看那个").
     ONCE.iter().any(|c| clause.contains(c))
+        || strip_fillers(clause).starts_with('先')
         || [
             "帮我", "幫我", "帮忙", "幫忙", "麻烦", "麻煩", "给我", "給我",
         ]
@@ -1513,9 +1567,17 @@ fn moment(s: &Sent) -> bool {
     ]
     .iter()
     .any(|w| s.m.contains(w));
+    // "我比较怕麻烦", "太麻烦": trouble, not a polite request.
+    let m =
+        s.m.replace("怕麻烦", "")
+            .replace("怕麻煩", "")
+            .replace("很麻烦", "")
+            .replace("很麻煩", "")
+            .replace("太麻烦", "")
+            .replace("太麻煩", "");
     MOMENT
         .iter()
-        .any(|w| s.m.contains(w) && !(standing_open && ASKS.contains(w)))
+        .any(|w| m.contains(w) && !(standing_open && ASKS.contains(w)))
 }
 
 /// "太慢了", "太大了": a complaint about the thing at hand.
@@ -1645,6 +1707,53 @@ fn step_then_do(m: &str) -> bool {
     };
     let rest = m[i + '前'.len_utf8()..].trim_start_matches([',', '，', ' ']);
     DO.iter().any(|d| rest.starts_with(d))
+}
+
+/// "产品需求都在 PingCode 上", "API keys 都在 1Password 里": kept in a named tool. Where
+/// something runs ("部署在 Kubernetes 上") is a fact of the project instead.
+fn kept_in_tool(m: &str) -> bool {
+    const RUNS: &[&str] = &[
+        "部署",
+        "跑",
+        "运行",
+        "運行",
+        "托管",
+        "託管",
+        "运行在",
+        "跑在",
+        "装",
+        "裝",
+    ];
+    m.match_indices('在').any(|(i, _)| {
+        let before = &m[..i];
+        let after = m[i + '在'.len_utf8()..].trim_start();
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+            .collect();
+        let rest = after[name.len()..].trim_start();
+        !RUNS.iter().any(|r| before.ends_with(r))
+            && name.chars().any(|c| c.is_ascii_uppercase())
+            && rest.starts_with(['上', '里', '裡', '中'])
+            // The clause ends there: "…在 PingCode 上，", not "…在 Slurm 上排队".
+            && rest[3..]
+                .trim_start()
+                .chars()
+                .next()
+                .is_none_or(|c| matches!(c, '，' | ',' | '。' | '；' | '.' | '!' | '！'))
+    })
+}
+
+/// "#dev-help", "#deploy": a chat channel named in the sentence.
+pub(super) fn names_channel(m: &str) -> bool {
+    m.match_indices('#').any(|(i, _)| {
+        let before_ok = i == 0 || m[..i].ends_with([' ', '「', '“', '"', '(', '（']);
+        before_ok
+            && m[i + 1..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric())
+    })
 }
 
 /// A clause about doing something for now: "先用着", "先放一放", "暂时这样".
