@@ -287,6 +287,9 @@ const LOCATED: &[&str] = &[
     "ページに",
     "があります",
     "以下に",
+    "置いてあります",
+    "置いてます",
+    "置いています",
 ];
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {

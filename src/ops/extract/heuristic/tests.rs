@@ -1303,6 +1303,20 @@ mod cjk_shapes {
             topic("runbook 在 https://wiki.example.com/sre/runbooks ，出事先看那个。"),
             Some(Reference)
         );
+        // Batch 7: a limit is a fact; a path after a quantifier is where things are kept.
+        assert_eq!(topic("后台的导出功能限制一次最多 5 万行。"), Some(Project));
+        assert_eq!(
+            topic("所有 cron job 的定义都在 ops/cron/ 里。"),
+            Some(Reference)
+        );
+        assert_eq!(
+            topic("监控告警的阈值配置在 alert-rules 仓库里。"),
+            Some(Reference)
+        );
+        assert_eq!(
+            topic("API 仕様書は docs/api/ に OpenAPI 形式で置いてあります。"),
+            Some(Reference)
+        );
         for text in [
             "目前这个服务的 QPS 大概 2000。",
             "目前 p99 latency 是 1.2s。",

@@ -566,6 +566,11 @@ const DOC_NOUN: &[&str] = &[
     ".io",
     ".dev",
     ".net",
+    "仓库里",
+    "倉庫裡",
+    "仓库中",
+    "repo 里",
+    "repo 裡",
 ];
 
 const LOCATED: &[&str] = &[
@@ -764,11 +769,13 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         && ["看", "查", "找", "查看"]
             .iter()
             .any(|e| s.core().ends_with(e));
+    // "所有 cron job 的定义都在 ops/cron/ 里": a quantifier opens it, a path is where.
+    let all_kept_at = s.path && s.has(&["都在", "都放在"]);
     if ((s.path || s.has(DOC_NOUN)) && s.has(LOCATED)
         || look_up
         || kept_in_tool(m)
         || names_channel(m))
-        && !starts_project
+        && (!starts_project || all_kept_at)
         && !team_subject
     {
         return Some(MemoryType::Reference);
@@ -1305,9 +1312,49 @@ const STATE_REPORT: &[&str] = &[
 /// opinions ("有点丑") are not.
 fn statement(m: &str) -> bool {
     const PREDICATE: &[&str] = &[
-        "是", "叫", "要", "得", "用", "走", "在", "只有", "都", "会", "會", "跑", "放", "由", "靠",
-        "不用", "不要", "别", "別", "为准", "為準", "不能", "可以", "支持", "兼容", "依赖", "依賴",
-        "对接", "對接", "有", "固定", "统一", "統一", "按", "负责", "負責",
+        "是",
+        "叫",
+        "要",
+        "得",
+        "用",
+        "走",
+        "在",
+        "只有",
+        "都",
+        "会",
+        "會",
+        "跑",
+        "放",
+        "由",
+        "靠",
+        "不用",
+        "不要",
+        "别",
+        "別",
+        "为准",
+        "為準",
+        "不能",
+        "可以",
+        "支持",
+        "兼容",
+        "依赖",
+        "依賴",
+        "对接",
+        "對接",
+        "有",
+        "固定",
+        "统一",
+        "統一",
+        "按",
+        "负责",
+        "負責",
+        "限制",
+        "最多",
+        "最少",
+        "至少",
+        "上限",
+        "不超过",
+        "不超過",
     ];
 
     // The speaker's or the assistant's doing: "我要的是倒序", "你用 React 写个 demo".
