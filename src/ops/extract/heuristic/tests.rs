@@ -1263,10 +1263,6 @@ mod cjk_shapes {
             Some(Reference)
         );
         assert_eq!(
-            topic("监控告警的阈值配置在 alert-rules 仓库里。"),
-            Some(Reference)
-        );
-        assert_eq!(
             topic("API 仕様書は docs/api/ に OpenAPI 形式で置いてあります。"),
             Some(Reference)
         );

@@ -566,11 +566,6 @@ const DOC_NOUN: &[&str] = &[
     ".io",
     ".dev",
     ".net",
-    "仓库里",
-    "倉庫裡",
-    "仓库中",
-    "repo 里",
-    "repo 裡",
 ];
 
 const LOCATED: &[&str] = &[
