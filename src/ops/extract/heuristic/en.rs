@@ -541,7 +541,7 @@ fn classify(s: &Masked) -> Option<MemoryType> {
 }
 
 /// Nouns naming places where knowledge lives.
-const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials|questions|requests|bug reports|feature requests|support tickets|access requests)";
+const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs?|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials|questions|requests|bug reports|feature requests|support tickets|access requests)";
 
 fn reference(s: &Masked) -> Option<MemoryType> {
     static URL_LINK: LazyLock<Regex> = LazyLock::new(|| {
@@ -619,7 +619,7 @@ static FEEDBACK_VIA_USER: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     .collect()
 });
 
-const ROLE: &str = r"(?:engineer|developer|dev|programmer|designer|student|researcher|scientist|manager|maintainer|lead|architect|admin|administrator|sre|devops|beginner|newcomer|novice|contractor|consultant|intern|founder|cto|ceo|analyst|writer|tester|hobbyist|expert|teacher|professor|freelancer|owner|mathematician|physicist|statistician|specialist|user|fan)";
+const ROLE: &str = r"(?:engineer|developer|dev|programmer|designer|student|researcher|scientist|manager|maintainer|lead|architect|admin|administrator|sre|devops|beginner|newcomer|novice|contractor|consultant|intern|founder|cto|ceo|analyst|writer|tester|hobbyist|expert|teacher|professor|freelancer|owner|mathematician|physicist|statistician|specialist|user|fan|dba|qa|pm)";
 
 fn user_fact(s: &Masked) -> bool {
     static USER: LazyLock<Vec<Regex>> = LazyLock::new(|| {
@@ -663,7 +663,13 @@ fn user_fact(s: &Masked) -> bool {
     static WOULD_LIKE: LazyLock<Regex> =
         LazyLock::new(|| rei(r"^i(?:'d| would) (?:really )?(?:like|love)\b"));
     let m = s.mask.trim();
-    if CHOICE.is_match(m) || WOULD_LIKE.is_match(m) {
+    // "I don't like how this looks": a reaction to the thing at hand.
+    static REACTION: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i (?:don't|do not|really)? ?(?:like|love|hate|dislike|enjoy)\b.*\b(?:this|that|it|these|those|how)\b",
+        )
+    });
+    if CHOICE.is_match(m) || WOULD_LIKE.is_match(m) || REACTION.is_match(m) {
         return false;
     }
     USER.iter().any(|r| match r.captures(m) {
@@ -812,6 +818,12 @@ fn instruction(m: &str) -> bool {
     });
     // "No console.log calls in committed code": a ban on something written into code or text
     // is an instruction on how to write it ("No direct pushes to main" stays a project rule).
+    // "No TODOs without a ticket number": a ban on something written into code.
+    static NO_CODE_THING: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^no (?:new )?(?:todos?|fixmes?|console\.?logs?|print statements|prints|debug prints|magic numbers|hard-?coded [\w-]+|unwraps?|panics|any types?|type: ignores?|noqa comments|eslint-disable comments|commented-out code|dead code|global variables|globals|abbreviations|emojis|inline styles)\b",
+        )
+    });
     static NO_IN_CODE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^no (?:[\w.+#/-]+\s+){0,3}?[\w.+#/()-]+\s+(?:in|inside|within) (?:(?:any|the|our|all|committed|new|production|shipped|merged|public|checked-in)\s+)*(?:[\w.+#-]+\s+)?(?:code|codebase|source|sources|files?|comments?|commit messages?|docs|documentation|tests?|test code|scripts?|templates?|modules?|libraries|library code|apis?|responses|answers|output|logs?|log messages|strings?|text)\b",
@@ -858,6 +870,7 @@ fn instruction(m: &str) -> bool {
         )
     });
     if NO_IN_CODE.is_match(m)
+        || (NO_CODE_THING.is_match(m) && !points_at_hand(m))
         || KEEP_STYLE.is_match(m)
         || NO_CIRCUMSTANCES.is_match(m)
         || PLACEMENT.is_match(m)
@@ -1081,7 +1094,7 @@ fn project_rule(s: &Masked) -> bool {
     if COPULA.is_match(m)
         || RULE_COPULA.is_match(m)
         || MODAL_RULE.is_match(m)
-        || NO_RULE.is_match(m)
+        || (NO_RULE.is_match(m) && !points_at_hand(m))
         || ONLY_RULE.is_match(m)
         // "In React components use hooks only" is an imperative after a scope, not a subject.
         || (PLURAL_ACTIVE.is_match(m) && !starts_with_scope(m))
@@ -1139,6 +1152,10 @@ fn tidy(text: &str) -> String {
     if !text.is_ascii() && !text.contains(' ') {
         return text.to_string();
     }
+    // "Please not to use var": a learner's "please don't".
+    static PLEASE_NOT_TO: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(please) not to\b"));
+    let text = PLEASE_NOT_TO.replace_all(text, "$1 don't");
+    let text = text.as_ref();
     let mut out = String::with_capacity(text.len() + 8);
     let mut in_code = false;
     for (i, token) in text.split(' ').enumerate() {
@@ -1192,6 +1209,29 @@ fn tidy(text: &str) -> String {
     out
 }
 
+// The shape rules below run on every sentence the phrase rules did not keep, in a process that
+// lives for one agent turn: each pattern is compiled on first use, so cheap word tests decide
+// first whether a pattern can match at all (docs/DESIGN.md, "Extract": speed).
+
+/// The first word of `m` in lowercase, after "please", "just", "always", "also".
+fn first_word(m: &str) -> String {
+    m.split(' ')
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-'))
+        .find(|w| {
+            !w.is_empty()
+                && !matches!(
+                    w.to_ascii_lowercase().as_str(),
+                    "please" | "just" | "always" | "also" | "pls"
+                )
+        })
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+fn has_any(lower: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| lower.contains(w))
+}
+
 /// Words that make a whole sentence noise whatever its clauses say: hedging, a scope of the
 /// moment, a plan.
 fn sentence_is_noise(m: &str) -> bool {
@@ -1207,7 +1247,7 @@ fn sentence_is_noise(m: &str) -> bool {
 fn points_at_hand(m: &str) -> bool {
     static AT_HAND: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"\b(?:this|these|those|it|them|here|above|below)\b|\bthat\s*[.!]?$|\bthe [\w-]+ (?:page|screen|modal|form|button|view|dialog|popup|tab|file|function|method|script)\b|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit|test|change|line|regex|query|chart|table|error|output|code)\b|\b(?:the|your|my) (?:script|file|function|method|class|bug|error|issue|pr|commit|diff|patch|line|snippet|output|log|logs|query|endpoint|loop|button|page|form|modal|chart|field|variable|component|spinner|header|footer|title|result|results|numbers|values|experiment|typo|crash|fixture|repro|example|screenshot|stack trace|trace|traceback|last one|first one|other one|draft|version|approach|suggestion|answer|reply|response|idea|option|plan|proposal|fix|solution|refactor|request|change|changes|ticket|task|branch|module|readme|docs|suite)\b",
+            r"\b(?:this|these|those|it|them|here|above|below)\b|\bthat\s*[.!]?$|\bthe [\w-]+ (?:page|screen|modal|form|button|view|dialog|popup|tab|file|function|method|script)\b|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit|test|change|line|regex|query|chart|table|error|output|code)\b|\b(?:the|your|my) (?:script|file|function|method|class|bug|error|issue|pr|commit|diff|patch|line|snippet|output|log|logs|query|endpoint|loop|button|page|form|modal|chart|field|variable|component|spinner|header|footer|title|result|results|numbers|values|experiment|typo|crash|fixture|repro|example|screenshot|stack trace|trace|traceback|last one|first one|other one|draft|version|approach|suggestion|answer|reply|response|idea|option|plan|proposal|fix|solution|refactor|request|change|changes|ticket|task|branch|module|suite)\b",
         )
     });
     static NOT_DEICTIC: LazyLock<Regex> = LazyLock::new(|| {
@@ -1215,7 +1255,7 @@ fn points_at_hand(m: &str) -> bool {
             r"\b(?:these days|this year|in this (?:repo|repository|project|codebase|team|company|org)|this (?:repo|repository|project|codebase|team|company|org|monorepo|workspace|service|app|crate|library|package))\b",
         )
     });
-    AT_HAND.is_match(&NOT_DEICTIC.replace_all(m, "X"))
+    AT_HAND.is_match(m) && AT_HAND.is_match(&NOT_DEICTIC.replace_all(m, "X"))
 }
 
 /// A sentence judged noise whole may hold a durable clause next to a one-off request ("Fix the
@@ -1293,14 +1333,35 @@ fn by_clauses(s: &Masked) -> Option<Candidate> {
 /// Judges a sentence (or a clause) by its shape; see the section comment.
 fn by_shape(s: &Masked) -> Option<Candidate> {
     let m = s.mask.trim();
-    if let Some(c) = stop_asking(s) {
-        return Some(c);
+    let lower = m.to_ascii_lowercase();
+    if m.ends_with('?') && has_any(&lower, &["can you", "could you", "would you", "will you"]) {
+        if let Some(c) = stop_asking(s) {
+            return Some(c);
+        }
     }
     if m.contains('?') || sentence_is_noise(m) {
         return None;
     }
-    if let Some(c) = ask_person(s) {
-        return Some(c);
+    if has_any(&lower, &["question", "issue", "problem", "doubt"]) {
+        if let Some(c) = ask_person(s) {
+            return Some(c);
+        }
+    }
+    let rule_words = [
+        "how ",
+        "the way",
+        "known",
+        "documented",
+        "rule",
+        "convention",
+        "policy",
+        "standard",
+        "norm",
+        "agreement",
+        "practice",
+    ];
+    if !has_any(&lower, &rule_words) {
+        return by_shape_body(s);
     }
     if let Some(c) = how_we_work(s) {
         return Some(c);
@@ -1322,6 +1383,11 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
             });
         }
     }
+    by_shape_body(s)
+}
+
+/// [`by_shape`] after the rule-naming leads and tails.
+fn by_shape_body(s: &Masked) -> Option<Candidate> {
     let before = s.mask.len();
     let s = strip_time_phrases(s.clone());
     let mut standing = s.mask.len() < before;
@@ -1339,46 +1405,49 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
             r"^(?:when|whenever|every time|each time|any time|anytime|before|after)\s+(?:you|we|someone|anyone)\s+(?P<v>[a-z]+)\s+(?:(?:a|an|any|new|the)\s+)?[\w.+#/-]+[^,]*,",
         )
     });
-    let recurring = RECURRING.captures(&s.mask).is_some_and(|c| {
-        c.name("v").is_some_and(|v| {
-            !matches!(
-                v.as_str().to_ascii_lowercase().as_str(),
-                "get"
-                    | "have"
-                    | "are"
-                    | "were"
-                    | "finish"
-                    | "see"
-                    | "find"
-                    | "come"
-                    | "got"
-                    | "had"
-                    | "did"
-                    | "do"
-                    | "can"
-                    | "could"
-                    | "think"
-                    | "want"
-                    | "need"
-            )
-        }) && !points_at_hand(c.get(0).map_or("", |g| g.as_str()))
-    });
+    let recurring = lead
+        && RECURRING.captures(&s.mask).is_some_and(|c| {
+            c.name("v").is_some_and(|v| {
+                !matches!(
+                    v.as_str().to_ascii_lowercase().as_str(),
+                    "get"
+                        | "have"
+                        | "are"
+                        | "were"
+                        | "finish"
+                        | "see"
+                        | "find"
+                        | "come"
+                        | "got"
+                        | "had"
+                        | "did"
+                        | "do"
+                        | "can"
+                        | "could"
+                        | "think"
+                        | "want"
+                        | "need"
+                )
+            }) && !points_at_hand(c.get(0).map_or("", |g| g.as_str()))
+        });
     // "If you're unsure about an API, …", "For every bug fix …": a lead about any such case
     // (not "For every row in the CSV, …", a loop over the data at hand).
     static ANY_CASE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:if|when|whenever) (?:you're|you are|you feel|you get) (?:unsure|uncertain|in doubt|stuck|confused|not certain|not sure)\b|^(?:if|when) in doubt\b|^if (?:anything|something) (?:is|seems) (?:unclear|ambiguous)\b|^(?:for|on|in|with) (?:every|each|all|any)\s",
+            r"^(?:if|when|whenever) (?:you're|you are|you feel|you get) (?:unsure|uncertain|in doubt|stuck|confused|not certain|not sure)\b|^(?:if|when) in doubt\b|^if (?:anything|something) (?:is|seems) (?:unclear|ambiguous)\b|^(?:for|on|in|with) (?:every|each|all|any)\s|^(?:if|when|whenever) (?:a|an|any) [\w-]+ (?:needs|has|takes|gets|is|grows|goes|exceeds|returns|accepts|touches|changes)\b",
         )
     });
     static DEFINITE: LazyLock<Regex> =
         LazyLock::new(|| rei(r"\b(?:the|this|these|those|my|your|of|that)\b"));
+    static FOR_EACH: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"^(?:for|on|in|with) (?:every|each|all|any)\s"));
+    let lead_text = s
+        .mask
+        .get(..s.mask.len() - main.mask.len())
+        .unwrap_or_default();
     let any_case = lead
         && ANY_CASE.is_match(&s.mask)
-        && !DEFINITE.is_match(
-            s.mask
-                .get(..s.mask.len() - main.mask.len())
-                .unwrap_or_default(),
-        );
+        && !(FOR_EACH.is_match(lead_text) && DEFINITE.is_match(lead_text));
     let at_hand = if recurring || any_case {
         static PRONOUN: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(?:it|them|they)\b"));
         points_at_hand(&PRONOUN.replace_all(s.mask.trim(), "X"))
@@ -1440,6 +1509,14 @@ fn shape_lead(s: &Masked) -> Option<usize> {
             r"^(?:when|whenever|before|after|while)\s+\w+ing(?:\s+[\w.+#/-]+){0,4}?\s+(?P<v>use|prefer|avoid|keep|put|add|run|write|include|check|always|never|don't|do not|stick|follow|name|wrap|format)\b",
         )
     });
+    let first = first_word(&s.mask);
+    let leads = [
+        "when", "whenever", "if", "for", "in", "on", "before", "after", "every", "each", "any",
+        "anytime", "across", "with", "inside", "within", "outside", "while",
+    ];
+    if !leads.contains(&first.as_str()) {
+        return None;
+    }
     if let Some(f) = COMMA.find(&s.mask) {
         return Some(f.end());
     }
@@ -1492,6 +1569,28 @@ fn how_we_work(s: &Masked) -> Option<Candidate> {
             r"(?:^|[,;:.!]\s+|\s+[-–—]+\s+)(?:that's|that is|this is|it's|it is) (?:a )?(?:known|long-standing|documented) (?:thing|issue|problem|limitation|quirk|flake)\b",
         )
     });
+    // "Please don't use var, only let and const, is our rule.": the tail names it a rule.
+    static RULE_TAIL: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"[,;]\s+(?:that |this |which )?(?:is|that's|this is|it's|it is) (?:our|the|a|the team's|a team|a house|a hard|an unwritten) (?:rule|convention|policy|standard|house rule|norm)\s*[.!]?$",
+        )
+    });
+    if let Some(f) = RULE_TAIL.find(&s.mask) {
+        let head = s.head(f.start())?;
+        if head.mask.trim().split(' ').count() < 3 || head.mask.contains('?') {
+            return None;
+        }
+        let topic = statement(&head)
+            .or_else(|| by_shape(&head))
+            .map_or(MemoryType::Project, |c| c.topic);
+        let mut summary = head.orig.trim().to_string();
+        summary.push('.');
+        return Some(Candidate {
+            topic,
+            summary,
+            why: None,
+        });
+    }
     let (topic, f) = if let Some(c) = HOW.captures(&s.mask) {
         let who = c.name("who")?.as_str().to_ascii_lowercase();
         let topic = if who.contains("you") || who.contains("it") || who.contains("things") {
@@ -1521,12 +1620,70 @@ fn how_we_work(s: &Masked) -> Option<Candidate> {
 }
 
 /// Knowledge tools and places a pointer can name.
-const PLACE: &str = r"(?:1password|lastpass|bitwarden|vault|notion|confluence|jira|linear|asana|trello|figma|miro|slack|discord|google drive|gdrive|google docs|dropbox|sharepoint|the wiki|our wiki|gitbook|sentry|datadog|grafana|kibana|pagerduty|opsgenie|backstage|artifactory|the handbook|the runbook|the readme|readme|storybook|swagger|postman|the monorepo|a separate repo|the infra repo|the ops repo|#[a-z][\w-]+|URLx+|~?\.{0,2}/?[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|yaml|yml|toml|json|ipynb))";
+const PLACE: &str = r"(?:1password|lastpass|bitwarden|vault|notion|confluence|jira|linear|asana|trello|figma|miro|slack|discord|google drive|gdrive|google docs|dropbox|sharepoint|the wiki|our wiki|gitbook|sentry|datadog|grafana|kibana|pagerduty|opsgenie|backstage|artifactory|the handbook|the runbook|the readme|readme|storybook|swagger|postman|zendesk|intercom|freshdesk|servicenow|github issues|gitlab issues|bugzilla|youtrack|clickup|airtable|google sheets|mattermost|zulip|teams|the monorepo|a separate repo|the infra repo|the ops repo|#[a-z][\w-]+|URLx+|~?\.{0,2}/?[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|yaml|yml|toml|json|ipynb))";
+
+/// The tools and places of [`PLACE`] as plain words, to test before compiling a pattern.
+const PLACE_WORDS: &[&str] = &[
+    "1password",
+    "lastpass",
+    "bitwarden",
+    "vault",
+    "notion",
+    "confluence",
+    "jira",
+    "linear",
+    "asana",
+    "trello",
+    "figma",
+    "miro",
+    "slack",
+    "discord",
+    "drive",
+    "google docs",
+    "dropbox",
+    "sharepoint",
+    "wiki",
+    "gitbook",
+    "sentry",
+    "datadog",
+    "grafana",
+    "kibana",
+    "pagerduty",
+    "opsgenie",
+    "backstage",
+    "artifactory",
+    "handbook",
+    "runbook",
+    "readme",
+    "storybook",
+    "swagger",
+    "postman",
+    "zendesk",
+    "intercom",
+    "freshdesk",
+    "servicenow",
+    "github issues",
+    "gitlab issues",
+    "bugzilla",
+    "youtrack",
+    "clickup",
+    "airtable",
+    "google sheets",
+    "mattermost",
+    "zulip",
+    "teams",
+    "monorepo",
+    "separate repo",
+    "infra repo",
+    "ops repo",
+];
 
 /// The topic of a clause by its shape, or `None`: noise or no durable shape.
 fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
     let m = s.mask.trim();
-    if shape_reference(s) {
+    let lower = m.to_ascii_lowercase();
+    let first = first_word(m);
+    if shape_reference(s, &lower) {
         return Some(MemoryType::Reference);
     }
     static WANT_ALWAYS: LazyLock<Regex> = LazyLock::new(|| {
@@ -1534,16 +1691,31 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
             r"^i (?:always |really )?(?:want|need|expect|prefer|like)\s+(?:a|an|the|some|my|[\w-]+s)\b.*\b(?:every (?:single )?time|each time|always|for (?:every|each|all|any)|on (?:every|each|all|any)|in (?:every|each|all|any)|by default|whenever|without exception)\b",
         )
     });
-    if WANT_ALWAYS.is_match(m) {
+    let speaker = lower.starts_with("i ")
+        || lower.starts_with("i'")
+        || lower.starts_with("my ")
+        || lower.starts_with("as a");
+    if speaker && WANT_ALWAYS.is_match(m) {
         return Some(MemoryType::Feedback);
     }
-    if shape_user(m) {
+    if speaker && shape_user(m) {
         return Some(MemoryType::User);
     }
-    if shape_we(m) {
+    let team = [
+        "we",
+        "we're",
+        "we've",
+        "the",
+        "our",
+        "everyone",
+        "everybody",
+        "most",
+        "all",
+    ];
+    if team.contains(&first.as_str()) && shape_we(m) {
         return Some(MemoryType::Project);
     }
-    if shape_imperative(m, standing) || shape_verbless(m, standing) {
+    if shape_imperative(m, &first, standing) || shape_verbless(m, &lower, standing) {
         return Some(MemoryType::Feedback);
     }
     // "Level designers edit the JSON level files by hand": what a role in the team does.
@@ -1552,7 +1724,30 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
             r"^(?:the |our |all )?(?:[\w-]+\s+)?(?:designers|developers|devs|engineers|testers|reviewers|admins|operators|analysts|maintainers|contributors|translators|artists|writers|editors|data scientists|qa|sres|on-call engineers|backend devs|frontend devs)\s+(?:(?:usually|always|only|never|all|also|mostly|normally|typically)\s+)*(?:don't\s+|do not\s+)?(?P<v>[a-z-]+)\s+\S",
         )
     });
-    if let Some(c) = ROLE_HABIT.captures(m) {
+    let roles = [
+        "designers",
+        "developers",
+        "devs ",
+        "engineers",
+        "testers",
+        "reviewers",
+        "admins",
+        "operators",
+        "analysts",
+        "maintainers",
+        "contributors",
+        "translators",
+        "artists",
+        "writers",
+        "editors",
+        "scientists",
+        "qa ",
+        "sres",
+    ];
+    if let Some(c) = has_any(&lower, &roles)
+        .then(|| ROLE_HABIT.captures(m))
+        .flatten()
+    {
         let v = c
             .name("v")
             .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
@@ -1569,7 +1764,7 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
     if shape_noun_statement(m) {
         // "Go is new for me": about the user.
         static FOR_ME: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(?:for|to) me\b"));
-        if FOR_ME.is_match(m) {
+        if lower.contains(" me") && FOR_ME.is_match(m) {
             return Some(MemoryType::User);
         }
         return Some(MemoryType::Project);
@@ -1579,7 +1774,7 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
 
 /// "Runbooks are in the ops-handbook repo", "API keys are in 1Password", "Sentry project for the
 /// app is called rn-prod", "Check the ADRs in docs/adr before …", "ask in #payments".
-fn shape_reference(s: &Masked) -> bool {
+fn shape_reference(s: &Masked, lower: &str) -> bool {
     static ONE_OFF_URL: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"/(?:pull|pulls|merge_requests|commit|commits|compare|runs|jobs|builds|pipelines|actions/runs|issues|blob/[0-9a-f]{7,})/",
@@ -1592,7 +1787,7 @@ fn shape_reference(s: &Masked) -> bool {
     }
     static IS_IN: LazyLock<Regex> = LazyLock::new(|| {
         rei(&format!(
-            r"^(?:(?:the|our|all|any|every)\s+)?(?:[\w.+#/'-]+\s+){{0,9}}?(?:is|are|lives?|sits?|is kept|are kept|is stored|are stored|goes|go|get posted|gets posted|is posted|are posted)\s+(?:only\s+|all\s+)?(?:in|at|on|under|inside|to)\s+(?:(?:the|our|a|its)\s+)?{PLACE}"
+            r"^(?:(?:the|our|all|any|every)\s+)?(?:[\w.+#/'-]+\s+){{0,9}}?(?:is|are|lives?|sits?|is kept|are kept|is stored|are stored|goes|go|get posted|gets posted|is posted|are posted|come in|comes in|arrive|arrives|get filed|gets filed|are filed|is filed|are tracked|is tracked)\s+(?:only\s+|all\s+)?(?:in|at|on|under|inside|to|through|via)\s+(?:(?:the|our|a|its)\s+)?{PLACE}"
         ))
     });
     static CALLED: LazyLock<Regex> = LazyLock::new(|| {
@@ -1620,13 +1815,30 @@ fn shape_reference(s: &Masked) -> bool {
             r"(?i:\b(?:the )?(?:person|people|one|guy|contact|point of contact|go-to person|go-to|owner|expert)\s+(?:to ask|to talk to|to ping|you ask|for [\w\s-]{2,30}?)\s+(?:is|are))\s+@?[A-Z][\w-]+",
         )
     });
-    IS_IN.is_match(m)
-        || PERSON_FOR.is_match(m)
-        || CALLED.is_match(m)
-        || LOOK.is_match(m)
-        || TOOL_NAMES.is_match(m)
-        || LINKED.is_match(m)
-        || ASK_ABOUT.is_match(m)
+    // Whether a PLACE can be named at all: a path, a channel, a URL, a file name or a tool.
+    let place = m.contains(['/', '#'])
+        || m.contains("URLx")
+        || m.split(' ').any(|w| {
+            let w = w.trim_end_matches(['.', ',', ';', ':', '!', ')']);
+            w.rsplit_once('.').is_some_and(|(a, b)| {
+                !a.is_empty() && b.len() >= 2 && b.chars().all(|c| c.is_ascii_alphabetic())
+            })
+        })
+        || has_any(lower, PLACE_WORDS);
+    let person = has_any(
+        lower,
+        &[
+            "person", "people", "contact", "owner", "expert", "go-to", "guy", "one to",
+        ],
+    );
+    let named = lower.contains(" called ") || lower.contains(" named ");
+    (place && (IS_IN.is_match(m) || LOOK.is_match(m) || LINKED.is_match(m)))
+        || (person && PERSON_FOR.is_match(m))
+        || (named && CALLED.is_match(m))
+        || ((lower.contains("tracked in")
+            || has_any(lower, &["bugs", "issues", "tickets", "tasks", "incidents"]))
+            && TOOL_NAMES.is_match(m))
+        || (has_any(lower, &["question", "issue", "problem", "doubt"]) && ASK_ABOUT.is_match(m))
 }
 
 /// "Any question about the payments API, ask Priya(, she wrote it)": the person to go to.
@@ -1747,7 +1959,13 @@ fn shape_user(m: &str) -> bool {
             r"^i(?:'ve| have)(?: got)? (?:adhd|add|dyslexia|rsi|autism|low vision|poor eyesight|bad eyesight|colou?r ?blindness|tinnitus|a (?:visual|hearing|motor) impairment|a slow (?:laptop|machine|connection)|a small screen|two monitors|one monitor|a kid|kids|young kids)\b",
         )
     });
-    if I_AM.is_match(m) || MY.is_match(m) || I_HAVE.is_match(m) {
+    // "As an open source maintainer I review PRs on weekends", "I am DBA for 12 years".
+    static AS_ROLE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(&format!(
+            r"^as an? (?:[\w+#.-]+\s+){{0,3}}?{ROLE}s?\b,?\s+i\b|^i(?:'m| am) (?:an? |the )?(?:[\w+#.-]+\s+){{0,2}}?{ROLE}\b"
+        ))
+    });
+    if I_AM.is_match(m) || MY.is_match(m) || I_HAVE.is_match(m) || AS_ROLE.is_match(m) {
         return true;
     }
     let Some(c) = I_VERB.captures(m) else {
@@ -1809,7 +2027,77 @@ fn shape_we(m: &str) -> bool {
 
 /// "Keep firmware code free of dynamic allocation", "Use kebab-case for all new file names",
 /// "Skip the long explanations", "Don't reach for lodash": an imperative about a kind of thing.
-fn shape_imperative(m: &str, standing: bool) -> bool {
+fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
+    const VERBS: &[&str] = &[
+        "skip",
+        "drop",
+        "omit",
+        "leave",
+        "cut",
+        "avoid",
+        "spare",
+        "no",
+        "don't",
+        "dont",
+        "do",
+        "never",
+        "explain",
+        "describe",
+        "walk",
+        "teach",
+        "write",
+        "spell",
+        "name",
+        "format",
+        "keep",
+        "put",
+        "use",
+        "prefer",
+        "prefix",
+        "suffix",
+        "wrap",
+        "follow",
+        "stick",
+        "default",
+        "indent",
+        "treat",
+        "assume",
+        "reach",
+        "go",
+        "favor",
+        "favour",
+        "stay",
+        "target",
+        "lean",
+        "rely",
+        "respond",
+        "answer",
+        "reply",
+        "lead",
+        "start",
+        "begin",
+        "end",
+        "open",
+        "ping",
+        "ask",
+        "tell",
+        "check",
+        "warn",
+        "notify",
+        "consult",
+        "message",
+        "call",
+        "say",
+        "mention",
+        "flag",
+        "admit",
+        "stop",
+        "pause",
+        "double-check",
+    ];
+    if !VERBS.contains(&first) && !starts_with_work_verb(m) {
+        return false;
+    }
     static STYLE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?P<v>use|prefer|avoid|keep|put|name|format|prefix|suffix|wrap|follow|stick to|stick with|default to|indent|spell|treat|assume|reach for|go with|favou?r|stay on|stay with|target|lean on|rely on|respond with|answer with|reply with|lead with|start with|begin with|end with|open with)\s+(?P<next>[\w.+#/'-]+)",
@@ -1884,7 +2172,17 @@ fn shape_imperative(m: &str, standing: bool) -> bool {
             r"^(?:please\s+)?(?:always\s+)?(?:write|spell|name|format|keep|put|use)\s+.*\b(?:in|as|using)\s+(?:upper ?case|lower ?case|camel ?case|snake_case|snake case|kebab-case|kebab case|pascal ?case|title case|sentence case|all caps|caps|plain english|iso 8601|iso format|utc|24-hour|imperative mood|the imperative mood|present tense|active voice)\b",
         )
     });
-    if RESPONSE.is_match(m) || EXPLAIN_ANYTHING.is_match(m) || CASE.is_match(m) {
+    // "Keep the README in sync with the CLI flags": something kept matching something else.
+    static IN_SYNC: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?keep\s+(?:the\s+|our\s+|all\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+(?:in sync|up to date|consistent|aligned|in line)\s+with\b",
+        )
+    });
+    if RESPONSE.is_match(m)
+        || EXPLAIN_ANYTHING.is_match(m)
+        || CASE.is_match(m)
+        || IN_SYNC.is_match(m)
+    {
         return true;
     }
     // "Stick with the existing pattern in new modules": the scope is every new thing of a kind.
@@ -1924,6 +2222,15 @@ fn shape_imperative(m: &str, standing: bool) -> bool {
             return true;
         }
     }
+    // "Ping me before you touch anything in infra/": a check-in at a recurring moment.
+    static CHECK_IN: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?(?:ping|ask|tell|check with|warn|notify|consult|message|call) me (?:first )?(?:before|when|whenever|if|every time|each time|after) (?:you|we|anyone|someone) (?:\w+ )?(?:touch|change|add|delete|run|deploy|push|merge|modify|edit|remove|upgrade|install|commit|open|create|rename|refactor|drop|migrate|rewrite|release|publish|bump|disable)\s+(?:(?:any|anything|something|a|an|new|our|shared)\b|[\w-]+s\b)",
+        )
+    });
+    if CHECK_IN.is_match(m) {
+        return true;
+    }
     static SAY: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^(?:please\s+)?(?:just\s+)?(?:say|ask|tell me|mention|flag|admit|stop|pause|warn me|double-check|check)\b",
@@ -1934,7 +2241,13 @@ fn shape_imperative(m: &str, standing: bool) -> bool {
 
 /// "Type hints on all public functions please", "comments in English only please", "no force
 /// pushes" after "going forward": a request with no verb that names a kind of thing.
-fn shape_verbless(m: &str, standing: bool) -> bool {
+fn shape_verbless(m: &str, lower: &str, standing: bool) -> bool {
+    let no = ["no ", "zero ", "never any "]
+        .iter()
+        .any(|w| lower.starts_with(w));
+    if !(lower.contains("please") || (standing && no)) {
+        return false;
+    }
     static SCOPE_PLEASE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^(?:[\w.+#/'-]+\s+){0,4}?[\w.+#/'-]+\s+(?:(?:on|in|for|to|under|across|with|everywhere)\s+(?:all|every|each|any|new)\b.*|.*\bonly\b.*|(?:always|everywhere|by default)\b.*)\bplease[.!]?$",
@@ -1988,7 +2301,11 @@ fn shape_noun_statement(m: &str) -> bool {
             r"^(?:the|our)\s+(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]*[^s\W]\s+[a-z]{3,}[^s\W]s\s+(?:(?:off|up|out|down)\s+)?(?:(?:weekly|daily|nightly|hourly|monthly|yearly|automatically|once|twice|only|always|every|each|on|at|in|from|to|with|via|through|against|into|behind|before|after|per)\b|(?:[\w.+#/-]+\s+){1,3}?(?:every|each|daily|weekly|nightly|hourly|monthly|automatically|for (?:all|every|each))\b)",
         )
     });
-    let s_verb = S_VERB.is_match(m) && !BAD_SUBJECT.is_match(m) && !NOISE_PREDICATE.is_match(m);
+    let lower = m.to_ascii_lowercase();
+    let s_verb = (lower.starts_with("the ") || lower.starts_with("our "))
+        && S_VERB.is_match(m)
+        && !BAD_SUBJECT.is_match(m)
+        && !NOISE_PREDICATE.is_match(m);
     let Some(c) = AUX.captures(m) else {
         return s_verb;
     };

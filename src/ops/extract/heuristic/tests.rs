@@ -1019,6 +1019,53 @@ mod en_shapes {
     }
 
     #[test]
+    fn learner_wording_roles_and_rule_tails() {
+        for (text, want) in [
+            (
+                "Please not to use var in JavaScript, only let and const, is our rule.",
+                Feedback,
+            ),
+            (
+                "I am DBA for 12 years, you can skip basic SQL explanations.",
+                User,
+            ),
+            (
+                "As an open source maintainer I review PRs on weekends only.",
+                User,
+            ),
+            (
+                "Ping me before you touch anything in infra/, it's shared with other teams.",
+                Feedback,
+            ),
+            (
+                "If a function needs more than 3 params, use an options object instead.",
+                Feedback,
+            ),
+            (
+                "Keep the README in sync with the CLI flags, people copy-paste from it.",
+                Feedback,
+            ),
+            ("no TODOs without a ticket number", Feedback),
+            (
+                "Customer support escalations come in through Zendesk, tag 'eng-escalation'.",
+                Reference,
+            ),
+        ] {
+            assert_eq!(topic(text), Some(want), "{text}");
+        }
+        for text in [
+            "I don't like how this looks.",
+            "Ping me when you're done.",
+            "Tell me when you find the bug.",
+            "no prints in the loop please",
+            "As a quick fix, I commented out the check.",
+            "If a user has no email, the signup crashes.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
     fn english_after_a_cjk_filler_is_judged_by_the_english_rules() {
         assert_eq!(
             topic("对了，I use Neovim, so don't suggest VS Code settings."),
