@@ -461,7 +461,8 @@ fn lead_in(mask: &str) -> (Lead, usize) {
 pub(super) fn has_path(mask: &str) -> bool {
     const EXT: &[&str] = &[
         ".md", ".sh", ".yaml", ".yml", ".json", ".toml", ".py", ".rs", ".ts", ".js", ".go", ".txt",
-        ".ini", ".cfg", ".conf", ".env", ".sql", ".xml", ".lock", ".mk",
+        ".ini", ".cfg", ".conf", ".env", ".sql", ".xml", ".lock", ".mk", ".graphql", ".proto",
+        ".gradle", ".tf", ".csv", ".pdf",
     ];
     mask.split(|c: char| c.is_whitespace() || (is_cjk(c) && c != '／'))
         .map(|t| t.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '`')))

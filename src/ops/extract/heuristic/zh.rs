@@ -179,6 +179,11 @@ const MOMENT: &[&str] = &[
     "下個迭代",
     "下个版本",
     "下個版本",
+    "文档说",
+    "文檔說",
+    "我看到",
+    "说这个",
+    "說這個",
 ];
 
 /// Noise unless a standing cue says otherwise: pointers at the work at hand, one-off verbs.
@@ -566,11 +571,6 @@ const DOC_NOUN: &[&str] = &[
     ".io",
     ".dev",
     ".net",
-    "仓库里",
-    "倉庫裡",
-    "仓库中",
-    "repo 里",
-    "repo 裡",
 ];
 
 const LOCATED: &[&str] = &[
@@ -1891,9 +1891,11 @@ pub(super) fn sentence_noise(text: &str) -> bool {
         || t.ends_with(['吗', '嗎', '呢'])
         || hypothetical(t)
         || complaint(t)
-        || ["不错", "不錯", "挺好", "还行", "還行"]
-            .iter()
-            .any(|w| t.contains(w))
+        || [
+            "不错", "不錯", "挺好", "还行", "還行", "好像", "似乎", "感觉", "感覺", "也许", "也許",
+        ]
+        .iter()
+        .any(|w| t.contains(w))
         || states_secret_text(t)
         || [
             "谢谢", "謝謝", "感谢", "感謝", "多谢", "多謝", "谢啦", "謝啦",
