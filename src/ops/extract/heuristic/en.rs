@@ -612,7 +612,14 @@ fn reference(s: &Masked) -> Option<MemoryType> {
         }
         return URL_LINK.is_match(m).then_some(MemoryType::Reference);
     }
-    (LOCATION.is_match(m) || SEE_FOR.is_match(m)).then_some(MemoryType::Reference)
+    // "The design doc is in review": a state, not a place.
+    static IN_STATE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:is|are) (?:still )?in (?:review|progress|draft|qa|testing|flight|limbo|beta|alpha)\b",
+        )
+    });
+    ((LOCATION.is_match(m) && !IN_STATE.is_match(m)) || SEE_FOR.is_match(m))
+        .then_some(MemoryType::Reference)
 }
 
 /// "I prefer that you …": a preference about the assistant's behaviour.
