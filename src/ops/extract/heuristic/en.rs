@@ -541,7 +541,7 @@ fn classify(s: &Masked) -> Option<MemoryType> {
 }
 
 /// Nouns naming places where knowledge lives.
-const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs?|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials|questions|requests|bug reports|feature requests|support tickets|access requests)";
+const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials|questions|requests|bug reports|feature requests|support tickets|access requests)";
 
 fn reference(s: &Masked) -> Option<MemoryType> {
     static URL_LINK: LazyLock<Regex> = LazyLock::new(|| {
@@ -588,7 +588,17 @@ fn reference(s: &Masked) -> Option<MemoryType> {
             r"\b(?:lives?|is kept|are kept|is stored|are stored|sits?|is|are|is hosted|are hosted) in (?:a |the |our |its )?(?:separate|different|another|shared|dedicated|own|other) (?:[\w-]+ )?(?:repo|repository|bucket|drive|wiki|space|project|workspace|org|organization)\b",
         )
     });
+    // "Our threat model doc lives at security/threat-model.md": a document found at a path
+    // ("The API doc is in English" names a language, not a place).
+    static DOC_AT_PATH: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:the|our)\s+(?:[\w-]+\s+){0,3}?(?:doc|document|spec|guide|notes|write-up|writeup)\s+(?:lives?|is|sits?|is kept)\s+(?:at|in|under)\s+(?:[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf))",
+        )
+    });
     let m = s.mask.trim();
+    if (m.contains('/') || m.contains('.')) && DOC_AT_PATH.is_match(m) {
+        return Some(MemoryType::Reference);
+    }
     if SEE_PATH.is_match(m)
         || ASK_PERSON.is_match(m)
         || DOCUMENTED_AT.is_match(m)
@@ -602,7 +612,14 @@ fn reference(s: &Masked) -> Option<MemoryType> {
         }
         return URL_LINK.is_match(m).then_some(MemoryType::Reference);
     }
-    (LOCATION.is_match(m) || SEE_FOR.is_match(m)).then_some(MemoryType::Reference)
+    // "The design doc is in review": a state, not a place.
+    static IN_STATE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:is|are) (?:still )?in (?:review|progress|draft|qa|testing|flight|limbo|beta|alpha)\b",
+        )
+    });
+    ((LOCATION.is_match(m) && !IN_STATE.is_match(m)) || SEE_FOR.is_match(m))
+        .then_some(MemoryType::Reference)
 }
 
 /// "I prefer that you …": a preference about the assistant's behaviour.
@@ -824,6 +841,8 @@ fn instruction(m: &str) -> bool {
             r"^no (?:new )?(?:todos?|fixmes?|console\.?logs?|print statements|prints|debug prints|magic numbers|hard-?coded [\w-]+|unwraps?|panics|any types?|type: ignores?|noqa comments|eslint-disable comments|commented-out code|dead code|global variables|globals|abbreviations|emojis|inline styles)\b",
         )
     });
+    static SCOPED_TO_PLACE: LazyLock<Regex> =
+        LazyLock::new(|| rei(r"\b(?:in|on|to|into|inside|within|across|under)\s"));
     static NO_IN_CODE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^no (?:[\w.+#/-]+\s+){0,3}?[\w.+#/()-]+\s+(?:in|inside|within) (?:(?:any|the|our|all|committed|new|production|shipped|merged|public|checked-in)\s+)*(?:[\w.+#-]+\s+)?(?:code|codebase|source|sources|files?|comments?|commit messages?|docs|documentation|tests?|test code|scripts?|templates?|modules?|libraries|library code|apis?|responses|answers|output|logs?|log messages|strings?|text)\b",
@@ -870,7 +889,9 @@ fn instruction(m: &str) -> bool {
         )
     });
     if NO_IN_CODE.is_match(m)
-        || (NO_CODE_THING.is_match(m) && !points_at_hand(m))
+        // A ban scoped to a place ("No hardcoded credentials in the repo") stays a project rule,
+        // as "No direct pushes to main" does.
+        || (NO_CODE_THING.is_match(m) && !points_at_hand(m) && !SCOPED_TO_PLACE.is_match(m))
         || KEEP_STYLE.is_match(m)
         || NO_CIRCUMSTANCES.is_match(m)
         || PLACEMENT.is_match(m)
@@ -1351,6 +1372,7 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
         "how ",
         "the way",
         "known",
+        "long-standing",
         "documented",
         "rule",
         "convention",
