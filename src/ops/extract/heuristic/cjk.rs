@@ -246,14 +246,20 @@ fn chinese_clauses(text: &str) -> Option<Candidate> {
     if clauses.len() < 2 {
         return None;
     }
-    let from = clauses
-        .iter()
-        .rposition(|c| zh::one_time(c))
-        .map_or(0, |i| i + 1);
+    // "…你先按这个思路改，另外提醒一下我们上线必须走灰度，先放 5% 流量": after a change of
+    // topic the clauses about this once are skipped, not taken as the end of everything before.
+    let shift = clauses.iter().rposition(|c| zh::shifts_topic(c));
+    let from = shift.unwrap_or_else(|| {
+        clauses
+            .iter()
+            .rposition(|c| zh::one_time(c))
+            .map_or(0, |i| i + 1)
+    });
     let moment = zh::in_the_moment(text);
     clauses[from..]
         .iter()
         .filter(|c| (!moment || zh::shifts_topic(c)) && !zh::continues(c))
+        .filter(|c| shift.is_none() || !zh::one_time(c))
         .find_map(|c| classify_text(c.to_string()))
 }
 

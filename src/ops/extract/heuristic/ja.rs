@@ -370,9 +370,18 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.lead == Lead::TeamRule || rule_end {
         return Some(MemoryType::Project);
     }
-    let statement = ["ます", "です", "ている", "ません", "である", "だ", "ない"]
-        .iter()
-        .any(|e| core.ends_with(e));
+    let statement = [
+        "ます",
+        "です",
+        "ている",
+        "ません",
+        "である",
+        "だ",
+        "ない",
+        "っす",
+    ]
+    .iter()
+    .any(|e| core.ends_with(e));
     if statement && (starts_project || standing || s.lead == Lead::Remember) {
         return Some(MemoryType::Project);
     }
@@ -391,6 +400,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
 
 /// Chat openers that say nothing: "あと、", "ちなみに", "えっと".
 const FILLER: &[&str] = &[
+    "ちな、",
     "ついでに言っておくと、",
     "ついでに言うと、",
     "ついでに、",

@@ -1349,6 +1349,22 @@ mod cjk_shapes {
         );
         assert_eq!(topic("CI 的缓存好像失效了，每次都重新下载依赖。"), None);
         assert_eq!(topic("我看文档说这个参数默认是 true。"), None);
+        // Batch 9: a label and the command it names; what follows a change of topic is
+        // judged on its own; fillers such as 其实/ちな go first.
+        assert_eq!(topic("跑测试：make test。"), Some(Project));
+        assert_eq!(
+            topic("好的好的，那这样的话你先按这个思路改，另外提醒一下我们这边上线必须走灰度，先放 5% 流量。"),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("嗯，其实我更习惯看英文文档，中文翻译有时候不准。"),
+            Some(User)
+        );
+        assert_eq!(
+            topic("ちな、うちのフロントは Vue 3 + Vite っす。"),
+            Some(Project)
+        );
+        assert_eq!(topic("代码如下，帮我找找问题："), None);
         for text in [
             "目前这个服务的 QPS 大概 2000。",
             "目前 p99 latency 是 1.2s。",

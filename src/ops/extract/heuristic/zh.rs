@@ -597,6 +597,8 @@ const LOCATED: &[&str] = &[
     "記在",
     "写在",
     "寫在",
+    "里有",
+    "裡有",
 ];
 
 /// Acknowledgements and sequencing that open a reply about the work at hand.
@@ -669,6 +671,14 @@ const FILLER: &[&str] = &[
     "那個，",
     "麻烦你",
     "麻煩你",
+    "提醒一下",
+    "提醒",
+    "注意",
+    "重要",
+    "其实",
+    "其實",
+    "说实话",
+    "說實話",
 ];
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
@@ -1355,6 +1365,8 @@ fn statement(m: &str) -> bool {
         "上限",
         "不超过",
         "不超過",
+        "：",
+        ":",
     ];
 
     // The speaker's or the assistant's doing: "我要的是倒序", "你用 React 写个 demo".
@@ -1486,6 +1498,18 @@ fn settles(m: &str) -> bool {
         return true;
     }
     // "…是 Kong", "…用的 Unity 2021", "全是 Java 17": a named thing after the verb.
+    // "跑测试：make test": a label and the command or value it names.
+    let labelled = ["：", ":"].iter().any(|c| {
+        m.match_indices(c).any(|(i, _)| {
+            i > 0
+                && m[i + c.len()..]
+                    .trim_start()
+                    .starts_with(|ch: char| ch.is_ascii_alphabetic())
+        })
+    });
+    if labelled {
+        return true;
+    }
     ["是", "用", "有"].iter().any(|v| {
         m.match_indices(v).any(|(i, _)| {
             let after = m[i + v.len()..].trim_start_matches(['的', ' ']);
