@@ -1066,6 +1066,34 @@ mod en_shapes {
     }
 
     #[test]
+    fn context_leads_relative_subjects_and_scopes_with_verbs() {
+        for (text, want) in [
+            ("Before you start: this service is Go 1.22, we vendor dependencies, and CI fails if go mod tidy changes anything.", Project),
+            ("For context, staging and prod share the same Redis cluster, so be careful with FLUSHALL.", Project),
+            ("Grafana alerts for the ingest pipeline page the data-eng rotation.", Project),
+            ("Tests that hit the network are marked @slow and skipped in the default run.", Project),
+            ("In this codebase errors are wrapped with context using anyhow, never unwrapped in library code.", Project),
+            ("When you summarize a PR for me, lead with the risk, then the change.", Feedback),
+            ("Keep commits small enough to review in five minutes.", Feedback),
+            ("Generally I'd rather have a boring solution than a clever one.", User),
+            ("Our Figma library is the source of truth for spacing and colors.", Reference),
+            ("The SLOs are documented in the reliability repo, slo/ folder.", Reference),
+        ] {
+            assert_eq!(topic(text), Some(want), "{text}");
+        }
+        for text in [
+            "Tests that failed yesterday are marked @flaky now.",
+            "Heads up, the admin panel is down and nobody can log in.",
+            "The SLO doc is in review.",
+            "The design doc is in review until Friday.",
+            "When you summarize this PR, keep it short.",
+            "I'm in a meeting, back in 20 minutes.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
     fn english_after_a_cjk_filler_is_judged_by_the_english_rules() {
         assert_eq!(
             topic("对了，I use Neovim, so don't suggest VS Code settings."),
