@@ -182,6 +182,12 @@ const REQUEST_END: &[&str] = &[
     "てもらえると嬉しいです",
     "と助かります",
     "とありがたいです",
+    "なくていいです",
+    "なくていいよ",
+    "なくていい",
+    "なくて大丈夫です",
+    "なくて OK です",
+    "なくてOKです",
 ];
 
 const PROHIBITION: &[&str] = &[
@@ -266,6 +272,9 @@ const DOC_NOUN: &[&str] = &[
     "手順書",
     "Stoplight",
     "Redoc",
+    "README",
+    "ER 図",
+    "構成図",
 ];
 
 const LOCATED: &[&str] = &[
@@ -290,6 +299,9 @@ const LOCATED: &[&str] = &[
     "置いてあります",
     "置いてます",
     "置いています",
+    "にあって",
+    "に貼って",
+    "に貼ってあります",
 ];
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {

@@ -1404,6 +1404,16 @@ mod cjk_shapes {
             Some(Project)
         );
         assert_eq!(topic("代码如下，帮我找找问题："), None);
+        assert_eq!(topic("中文翻译有时候不准。"), None);
+        // ja batch 8: permission not to do something; a place named with にあって.
+        assert_eq!(
+            topic("絵文字や顔文字は回答に入れなくていいです。"),
+            Some(Feedback)
+        );
+        assert_eq!(
+            topic("ER 図は dbdocs にあって、URL は README に貼ってあります。"),
+            Some(Reference)
+        );
         for text in [
             "目前这个服务的 QPS 大概 2000。",
             "目前 p99 latency 是 1.2s。",

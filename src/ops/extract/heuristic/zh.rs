@@ -184,6 +184,10 @@ const MOMENT: &[&str] = &[
     "我看到",
     "说这个",
     "說這個",
+    "有时候",
+    "有時候",
+    "偶尔",
+    "偶爾",
 ];
 
 /// Noise unless a standing cue says otherwise: pointers at the work at hand, one-off verbs.
