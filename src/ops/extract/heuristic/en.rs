@@ -22,6 +22,14 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
         return None;
     }
     let s = strip_fillers(s);
+    // "Let's always use UTC in logs": a standing "let's" is an instruction, not a plan.
+    static LETS_ALWAYS: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"^let(?:'s|s| us) (?P<rest>(?:always|never|not ever|consistently) \w)")
+    });
+    let s = match LETS_ALWAYS.captures(&s.mask).and_then(|c| c.name("rest")) {
+        Some(r) => s.tail(r.start()).unwrap_or(s),
+        None => s,
+    };
     if let Some(c) = state_fact(&s) {
         return Some(c);
     }
@@ -557,7 +565,7 @@ fn classify(s: &Masked) -> Option<MemoryType> {
 }
 
 /// Nouns naming places where knowledge lives.
-const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs|documentation|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials|questions|requests|bug reports|feature requests|support tickets|access requests)";
+const RESOURCE: &str = r"(?:runbooks?|dashboards?|docs|documentation|checklists?|templates?|wiki|wiki page|tickets?|bugs|issues|tasks|incidents|tracker|board|specs?|specification|design docs?|playbooks?|on-call (?:schedule|rotation)|schedule|changelog|roadmap|adrs?|decisions|grafana|kibana|sentry|datadog|logs|metrics|alerts|api reference|reference|style guide|guidelines|conventions|diagrams?|postmortems?|incident reports|release notes|status page|handbook|faq|onboarding guide|contributing guide|errors|exceptions|crash reports|traces|feature flags|secrets|credentials|questions|requests|bug reports|feature requests|support tickets|access requests)";
 
 fn reference(s: &Masked) -> Option<MemoryType> {
     static URL_LINK: LazyLock<Regex> = LazyLock::new(|| {
@@ -572,7 +580,7 @@ fn reference(s: &Masked) -> Option<MemoryType> {
     });
     static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
         rei(&format!(
-            r"^(?:(?:the|our|all|team|every|each|any|most)\s+)?(?:[\w-]+\s+){{0,3}}?{RESOURCE}\b.*?\b(?:is|are|live|lives|sit|sits|can be found|is kept|are kept|is documented|are documented|is tracked|are tracked|is filed|are filed|is reported|are reported|go|goes|get filed|get reported|is hosted|are hosted|is stored|are stored|is published|are published|is collected|are collected|is listed|are listed)\s+(?:only\s+)?(?:at|in|on|under|to|through|via|inside)\b"
+            r"^(?:(?:the|our|all|team|every|each|any|most)\s+)?(?:[\w-]+\s+){{0,3}}?{RESOURCE}\b.*?\b(?:is|are|live|lives|sit|sits|can be found|is kept|are kept|is documented|are documented|is tracked|are tracked|is filed|are filed|is reported|are reported|go|goes|get filed|get reported|is hosted|are hosted|is stored|are stored|is published|are published|is collected|are collected|is listed|are listed|is pinned|are pinned)\s+(?:only\s+)?(?:at|in|on|under|to|through|via|inside)\b"
         ))
     });
     static SEE_FOR: LazyLock<Regex> = LazyLock::new(|| {
@@ -892,7 +900,7 @@ fn instruction(m: &str) -> bool {
             // "No need to explain basic Git commands to me".
             r"^(?:there's\s+|there is\s+)?no need to\s+(?:explain|ask|add|write|mention|summari[sz]e|repeat|apologi[sz]e|confirm|include|comment|document|tell|show|recap|restate|list)\b",
             // "Make sure every new endpoint has a test".
-            r"^(?:please\s+)?(?:make sure|ensure|be sure)\s+(?:that\s+)?(?:every|each|all|any|no)\b",
+            r"^(?:please\s+)?(?:make sure|ensure|be sure)\s+(?:that\s+)?(?:every|each|all|any|no|new [\w-]+(?: [\w-]+)?s)\b",
             // "Feel free to refactor anything in utils/ without asking".
             r"^(?:please\s+)?feel free to\s+\w+.*\b(?:without (?:asking|checking)|anything|anywhere|any time|anytime|whenever|always)\b",
             // "You don't need to ask before running the tests".
@@ -1412,7 +1420,17 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
     if m.contains('?') || sentence_is_noise(m) {
         return None;
     }
-    if has_any(&lower, &["question", "issue", "problem", "doubt"]) {
+    if has_any(
+        &lower,
+        &[
+            "question",
+            "issue",
+            "problem",
+            "doubt",
+            "anything",
+            "everything",
+        ],
+    ) {
         if let Some(c) = ask_person(s) {
             return Some(c);
         }
@@ -1914,18 +1932,30 @@ fn shape_reference(s: &Masked, lower: &str) -> bool {
         || ((lower.contains("tracked in")
             || has_any(lower, &["bugs", "issues", "tickets", "tasks", "incidents"]))
             && TOOL_NAMES.is_match(m))
-        || (has_any(lower, &["question", "issue", "problem", "doubt"]) && ASK_ABOUT.is_match(m))
+        || (has_any(
+            lower,
+            &[
+                "question",
+                "issue",
+                "problem",
+                "doubt",
+                "anything",
+                "everything",
+            ],
+        ) && ASK_ABOUT.is_match(m))
 }
 
 /// "Any question about the payments API, ask Priya(, she wrote it)": the person to go to.
 static ASK_ABOUT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i:^(?:any|all|for (?:any|all)?\s*)\s*(?:[\w-]+\s+)?(?:questions?|issues?|problems?|doubts?)\s+(?:about|on|with|regarding|around)\s+[^,]{2,50},\s*(?:just\s+)?(?:ask|ping|talk to|check with|reach out to|go to))\s+@?[A-Z][\w-]+",
+        r"(?i:^(?:(?:any|all|for (?:any|all)?\s*)\s*(?:[\w-]+\s+)?(?:questions?|issues?|problems?|doubts?)|anything|everything)\s+(?:about|on|with|regarding|around|related to)\s+[^,]{2,50},\s*(?:just\s+)?(?:ask|ping|talk to|check with|reach out to|go to))\s+@?[A-Z][\w-]+",
     )
 });
 
 fn ask_person(s: &Masked) -> Option<Candidate> {
-    let f = ASK_ABOUT.find(s.mask.trim_start())?;
+    let f = ASK_ABOUT
+        .find(s.mask.trim_start())
+        .filter(|f| !points_at_hand(f.as_str()))?;
     let lead = s.mask.len() - s.mask.trim_start().len();
     let mut summary = s.orig.get(lead..lead + f.end())?.to_string();
     summary.push('.');
@@ -2025,6 +2055,14 @@ fn shape_user(m: &str) -> bool {
             r"^i(?:'m| am) (?:(?:also|really|very|pretty|quite|much|way|more|fairly|totally|completely|a lot|not)\s+)*(?:colou?r ?blind|dyslexic|left-handed|deaf|hard of hearing|remote|based (?:in|out of)|located in|from [A-Z]|(?:new|used|allergic|native) to|(?:comfortable|familiar|fluent|proficient|experienced|unfamiliar|at home) (?:with|in)|(?:good|bad|great|terrible|better|worse|decent|rusty|weak|strong) (?:at|with|in)|an? (?:[\w+#.-]+ ){0,3}?(?:person|guy|gal|dev|developer|engineer|programmer|learner|reader|user|fan|nerd|type|speaker)\b|in charge of|responsible for|on call|the only)\b",
         )
     });
+    static MY_RULE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^my (?:personal )?(?:preference|rule of thumb|default|style|habit|approach)\s*(?:is|:)",
+        )
+    });
+    if MY_RULE.is_match(m) {
+        return true;
+    }
     static MY: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^my (?:[\w-]+ )?(?:background|setup|machine|laptop|os|editor|ide|shell|terminal|timezone|time zone|native language|first language|role|job|day job|stack|keyboard|screen|monitor|specialty|focus|workflow|hours|working hours|schedule|experience|team|company|employer|github|handle|username|eyesight|vision|internet|connection|bandwidth)\b\s+(?:is|are|has|runs|uses|isn't|is not)\b",
@@ -2329,6 +2367,15 @@ fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
 /// "Type hints on all public functions please", "comments in English only please", "no force
 /// pushes" after "going forward": a request with no verb that names a kind of thing.
 fn shape_verbless(m: &str, lower: &str, standing: bool) -> bool {
+    // "Readability over cleverness, always.": a preference between two kinds of thing.
+    static OVER: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:[\w.+#-]+\s+){0,2}?[\w.+#-]+ over (?:[\w.+#-]+\s*){1,3}[,.;]?\s*(?:always|every time|any day|by default|please|in general|everywhere)[.!]?$",
+        )
+    });
+    if lower.contains(" over ") && OVER.is_match(m) {
+        return true;
+    }
     let no = ["no ", "zero ", "never any "]
         .iter()
         .any(|w| lower.starts_with(w));
@@ -2368,7 +2415,7 @@ fn shape_verbless(m: &str, lower: &str, standing: bool) -> bool {
 fn shape_noun_statement(m: &str) -> bool {
     static AUX: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?P<subj>(?:[\w.+#/'-]+\s+){0,5}?[\w.+#/'-]+)\s+(?P<v>is|are|has|have|doesn't|don't|isn't|aren't|can't|cannot|must|mustn't|should|shouldn't|will|won't|can|may|never|only|always|usually|needs|need|gets|get|runs|run|lives|live|uses|use|goes|go|stays|stay|takes|take|expires|expire|lasts|last|ships|ship|requires|require|follows|follow|depends|depend|relies|rely|talks|talk|points|point|syncs|sync|owns|own|handles|handle|holds|hold|contains|contain|reads|read|writes|write|sends|send|stores|store|hits|hit|serves|serve|comes|come|speaks|speak|trains|train|ticks|tick|targets|target|supports|support|blocks|block|wins|win|shares|share|sits|sit|pages|page|notifies|notify|triggers|trigger|calls|call|feeds|feed|publishes|publish|consumes|consume|routes|route|wraps|wrap)\s+(?P<rest>.+)",
+            r"^(?P<subj>(?:[\w.+#/'-]+\s+){0,5}?[\w.+#/'-]+)\s+(?P<v>is|are|has|have|doesn't|don't|isn't|aren't|can't|cannot|must|mustn't|should|shouldn't|will|won't|can|may|never|only|always|usually|needs|need|gets|get|runs|run|lives|live|uses|use|goes|go|stays|stay|takes|take|expires|expire|lasts|last|ships|ship|requires|require|follows|follow|depends|depend|relies|rely|talks|talk|points|point|syncs|sync|owns|own|handles|handle|holds|hold|contains|contain|reads|read|writes|write|sends|send|stores|store|hits|hit|serves|serve|comes|come|speaks|speak|trains|train|ticks|tick|targets|target|supports|support|blocks|block|wins|win|shares|share|sits|sit|pages|page|notifies|notify|triggers|trigger|calls|call|feeds|feed|publishes|publish|consumes|consume|routes|route|wraps|wrap|happens|happen|lands|land|starts|start|ends|end|begins|begin)\s+(?P<rest>.+)",
         )
     });
     static BAD_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
@@ -2378,14 +2425,14 @@ fn shape_noun_statement(m: &str) -> bool {
     });
     static NOISE_PREDICATE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:a bit |kind of |slightly )?off\b|\b(?:looks?|seems?|is|are|feels?) (?:a bit |kind of |slightly )?off\b|\b(?:too|wrong|correct|right|weird|strange|odd|ugly|messy|slow|slower|faster|better|worse|huge|tiny|empty|null|undefined|nil|blank|duplicated|stale|out of date|confusing|unreadable|hard to read|broken|buggy|flaky|a mess|a problem|a conflict|conflicts|a typo|an? (?:bug|error|issue|regression)|missing|gone|unused|dead|deprecated now|not (?:loading|showing|rendering|working|updating|found|there|set|defined)|been|there|returns? (?:a |an )?(?:\d{3}|error|errors|null|nil|undefined|nothing|empty|wrong|false|none)|throws?|raises?|lagging|laggy|spiking|leaking|down|up again|pending|waiting|stuck|idle|red|green|ok|okay|fine|good|bad|great|awesome|cool|nice|perfect|done|ready|finished|merged|deployed|live now|full|overloaded|out of (?:disk|memory|space|quota|sync|credits)|in (?:review|progress|draft|qa|testing|flight))\b|\d+\s?(?:%|fps\b)|\blike \d|\b(?:is|are) (?:way |much |a bit |kind of |really |super |very |pretty )",
+            r"^(?:a bit |kind of |slightly )?off\b|\b(?:looks?|seems?|is|are|feels?) (?:a bit |kind of |slightly )?off\b|\b(?:too|wrong|correct|right|weird|strange|odd|ugly|messy|slow|slower|faster|better|worse|huge|tiny|empty|null|undefined|nil|blank|duplicated|stale|out of date|confusing|unreadable|hard to read|broken|buggy|flaky|a mess|a problem|a conflict|conflicts|a typo|an? (?:bug|error|issue|regression)|missing|gone|unused|dead|deprecated now|not (?:loading|showing|rendering|working|updating|found|there|set|defined)|been|there|returns? (?:a |an )?(?:\d{3}|error|errors|null|nil|undefined|nothing|empty|wrong|false|none)|throws?|raises?|lagging|laggy|spiking|leaking|down|up again|pending|waiting|stuck|idle|red|green|ok|okay|fine|good|bad|great|awesome|cool|nice|perfect|done|ready|finished|merged|deployed|live now|full|overloaded|out of (?:disk|memory|space|quota|sync|credits)|in (?:review|progress|draft|qa|testing|flight)|in a (?:meeting|call)|on (?:vacation|holiday|leave|pto)|out sick|ooo|(?:till|until|by) \d+)\b|\d+\s?(?:%|fps\b)|\blike \d|\b(?:is|are) (?:way |much |a bit |kind of |really |super |very |pretty )",
         )
     });
     // "The recommender retrains weekly from a snapshot": a singular named part, a verb in -s,
     // then how or when.
     static S_VERB: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:the|our)\s+(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]*[^s\W]\s+[a-z]{3,}[^s\W]s\s+(?:(?:off|up|out|down)\s+)?(?:(?:weekly|daily|nightly|hourly|monthly|yearly|automatically|once|twice|only|always|every|each|on|at|in|from|to|with|via|through|against|into|behind|before|after|per)\b|(?:[\w.+#/-]+\s+){1,3}?(?:every|each|daily|weekly|nightly|hourly|monthly|automatically|for (?:all|every|each))\b)",
+            r"^(?:the|our)\s+(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]*[^s\W]\s+[a-z]{3,}[^s\W]s\s+(?:(?:off|up|out|down)\s+)?(?:(?:weekly|daily|nightly|hourly|monthly|yearly|automatically|once|twice|only|always|every|each|on|at|in|from|to|with|via|through|against|into|behind|before|after|per)\b|(?:[\w.+#/-]+\s+){1,3}?(?:every|each|daily|weekly|nightly|hourly|monthly|automatically|for (?:all|every|each)|into|onto)\b)",
         )
     });
     let lower = m.to_ascii_lowercase();
@@ -2506,6 +2553,30 @@ fn shape_noun_statement(m: &str) -> bool {
         if matches!(first.as_str(), "been" | "a" | "an" | "some" | "got" | "to") {
             return false;
         }
+    }
+    // "The load balancer is returning 503s": a progressive tells what happens now (but "is
+    // using Postgres" is how it is); "The email never arrived": a past.
+    let next = rest
+        .split(' ')
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+        .to_ascii_lowercase();
+    let progressive = matches!(v.as_str(), "is" | "are" | "isn't" | "aren't")
+        && next.len() > 4
+        && next.ends_with("ing")
+        && !matches!(
+            next.as_str(),
+            "using" | "running" | "targeting" | "serving" | "hosting" | "supporting" | "following"
+        );
+    let past_after_adverb = matches!(v.as_str(), "never" | "always" | "only" | "usually")
+        && (is_past_or_progressive(&next)
+            || matches!(
+                next.as_str(),
+                "was" | "were" | "had" | "did" | "got" | "went" | "came" | "ran"
+            ));
+    if progressive || past_after_adverb {
+        return false;
     }
     // "marked @slow", "tagged flaky": a label, not a state.
     static LABEL: LazyLock<Regex> = LazyLock::new(|| {

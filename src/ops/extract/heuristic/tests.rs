@@ -1094,6 +1094,45 @@ mod en_shapes {
     }
 
     #[test]
+    fn standing_lets_preferences_between_kinds_and_reports_in_the_present() {
+        for (text, want) in [
+            ("Let's always use UTC in logs and DB columns.", Feedback),
+            ("Readability over cleverness, always.", Feedback),
+            (
+                "Make sure new CLI flags also get an env var equivalent.",
+                Feedback,
+            ),
+            (
+                "Feature work happens on short-lived branches off develop, not main.",
+                Project,
+            ),
+            (
+                "The nightly job dumps anonymized prod data into the analytics bucket.",
+                Project,
+            ),
+            ("Anything about SSO, talk to Jenny from IT.", Reference),
+            ("My preference: early returns instead of nested ifs.", User),
+            (
+                "The mobile release checklist is pinned in #mobile-releases.",
+                Reference,
+            ),
+        ] {
+            assert_eq!(topic(text), Some(want), "{text}");
+        }
+        for text in [
+            "Let's try the other approach.",
+            "Let's never do that again.",
+            "Payments team is in a meeting till 3.",
+            "The load balancer is returning 503s.",
+            "The password reset email never arrived.",
+            "Anything about this bug, ask Tom.",
+            "The server is running out of memory.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
     fn english_after_a_cjk_filler_is_judged_by_the_english_rules() {
         assert_eq!(
             topic("对了，I use Neovim, so don't suggest VS Code settings."),
