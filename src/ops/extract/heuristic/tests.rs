@@ -1457,6 +1457,9 @@ mod cjk_shapes {
         );
         assert_eq!(topic("代码如下，帮我找找问题："), None);
         assert_eq!(topic("中文翻译有时候不准。"), None);
+        // Batch 10: "就…" goes on with the clause before it; English verbs after 我.
+        assert_eq!(topic("OK，就按 option B 来。"), None);
+        assert_eq!(topic("我 work 在 Berlin，timezone 是 CET。"), Some(User));
         // ja batch 8: permission not to do something; a place named with にあって.
         assert_eq!(
             topic("絵文字や顔文字は回答に入れなくていいです。"),

@@ -188,6 +188,10 @@ const MOMENT: &[&str] = &[
     "有時候",
     "偶尔",
     "偶爾",
+    "就按",
+    "就照",
+    "就这么",
+    "就這麼",
 ];
 
 /// Noise unless a standing cue says otherwise: pointers at the work at hand, one-off verbs.
@@ -958,6 +962,10 @@ fn user_fact(s: &Sent, m: &str) -> Option<Option<MemoryType>> {
                 "我 usually",
                 "我 mostly",
                 "我 always",
+                "我 work",
+                "我 live",
+                "我 use",
+                "我 am",
             ]
             .iter()
             .any(|w| lower.starts_with(&w.to_ascii_lowercase())));
@@ -1906,7 +1914,7 @@ pub(super) fn shifts_topic(clause: &str) -> bool {
 pub(super) fn continues(clause: &str) -> bool {
     const ON: &[&str] = &[
         "要", "得", "需要", "能", "可以", "必须", "必須", "并且", "並且", "而且", "然后", "然後",
-        "再", "也", "还要", "還要", "最好",
+        "再", "也", "还要", "還要", "最好", "就",
     ];
     ON.iter().any(|w| clause.starts_with(w))
 }
