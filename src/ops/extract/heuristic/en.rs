@@ -1289,6 +1289,23 @@ fn has_any(lower: &str, words: &[&str]) -> bool {
 /// Words that make a whole sentence noise whatever its clauses say: hedging, a scope of the
 /// moment, a plan.
 fn sentence_is_noise(m: &str) -> bool {
+    // "Sprint planning is every other Monday, releases follow on Thursday": a schedule.
+    static EVERY_WEEKDAY: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\bevery (?:other |second |first |last )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|day|sprint)\b",
+        )
+    });
+    static ON_WEEKDAY: LazyLock<Regex> = LazyLock::new(|| {
+        rei(r"\bon (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
+    });
+    let lower = m.to_ascii_lowercase();
+    let schedule;
+    let m = if lower.contains("every ") && EVERY_WEEKDAY.is_match(m) {
+        schedule = ON_WEEKDAY.replace_all(m, "weekly");
+        schedule.as_ref()
+    } else {
+        m
+    };
     static NOISE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|i believe|not sure|no idea|i wonder|kind of|sort of|for now|for the time being|at the moment|right now|this time|for this (?:pr|task|run|session|ticket|branch|one|change|commit|release|sprint|week|demo)|temporar(?:y|ily)|today|tonight|tomorrow|yesterday|next (?:week|month|quarter|sprint|year|time)|(?:next|this|on|by|until|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|last (?:week|month|night|time|sprint)|later|at some point|eventually|someday|if possible|let's|lets|let me|we'll|i'll|you'll|gonna|going to|can you|could you|would you|will you|what if|how about|any idea|thanks|thank you|lol|lmao|haha|rofl|ugh|omg|wtf|brb|after lunch|before lunch|in a bit|in a minute|in an hour)\b|\b(?:way |much |far |a bit |kind of )?too (?:big|small|slow|long|many|much|large|heavy|complex|complicated|high|low|hard|verbose|noisy|old)\b|\b(?:that's|that is|it's|it is|this is) (?:so |really |pretty |just )?(?:terrible|awful|bad|horrible|great|weird|annoying|wrong|ridiculous|crazy|insane|unacceptable|not ok|not okay|a problem|the problem|the issue|a bug|too slow|too much)\b",
@@ -1297,11 +1314,22 @@ fn sentence_is_noise(m: &str) -> bool {
     NOISE.is_match(m) || filter::is_temporary(m)
 }
 
+/// After a lead naming any such case, "it", "them" and "the change" point at the lead's
+/// instance; only a deictic points at the work at hand.
+fn only_deictic(m: &str) -> bool {
+    static DEICTIC: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:this|these|those|here|above|below)\b|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit)\b|\blines? \d+",
+        )
+    });
+    DEICTIC.is_match(m)
+}
+
 /// Pointers at the work at hand: a deictic, or a definite thing of the current task.
 fn points_at_hand(m: &str) -> bool {
     static AT_HAND: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"\b(?:this|these|those|it|them|here|above|below)\b|\bthat\s*[.!]?$|\bthe [\w-]+ (?:page|screen|modal|form|button|view|dialog|popup|tab|file|function|method|script)\b|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit|test|change|line|regex|query|chart|table|error|output|code)\b|\b(?:the|your|my) (?:script|file|function|method|class|bug|error|issue|pr|commit|diff|patch|line|snippet|output|log|logs|query|endpoint|loop|button|page|form|modal|chart|field|variable|component|spinner|header|footer|title|result|results|numbers|values|experiment|typo|crash|fixture|repro|example|screenshot|stack trace|trace|traceback|last one|first one|other one|draft|version|approach|suggestion|answer|reply|response|idea|option|plan|proposal|fix|solution|refactor|request|change|changes|ticket|task|branch|module|suite)\b",
+            r"\b(?:this|these|those|it|them|here|above|below)\b|\blines? \d+|\bthat\s*[.!]?$|\bthe [\w-]+ (?:page|screen|modal|form|button|view|dialog|popup|tab|file|function|method|script)\b|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit|test|change|line|regex|query|chart|table|error|output|code)\b|\b(?:the|your|my) (?:script|file|function|method|class|bug|error|issue|pr|commit|diff|patch|line|snippet|output|log|logs|query|endpoint|loop|button|page|form|modal|chart|field|variable|component|spinner|header|footer|title|result|results|numbers|values|experiment|typo|crash|fixture|repro|example|screenshot|stack trace|trace|traceback|last one|first one|other one|draft|version|approach|suggestion|answer|reply|response|idea|option|plan|proposal|fix|solution|refactor|request|change|changes|ticket|task|branch|module|suite)\b",
         )
     });
     static NOT_DEICTIC: LazyLock<Regex> = LazyLock::new(|| {
@@ -1429,6 +1457,7 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
             "doubt",
             "anything",
             "everything",
+            "to ask",
         ],
     ) {
         if let Some(c) = ask_person(s) {
@@ -1436,6 +1465,7 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
         }
     }
     let rule_words = [
+        "rule of thumb",
         "how ",
         "the way",
         "known",
@@ -1458,12 +1488,12 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
     // "The way we work here is every service gets its own chart": the lead says it is the rule.
     static RULE_LEAD: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:the way we (?:work|do (?:it|things)|do this)(?: here)? is|here's how we (?:work|do (?:it|things))|how we do (?:it|things)(?: here)? is|(?:our|the|the team's|a team) (?:rule|convention|policy|standard|agreement|practice) (?:here )?is|(?:our|the) (?:house|team|golden) rule(?: here)? is)\s*:?\s*(?:that\s+|to\s+)?",
+            r"^(?:the way we (?:work|do (?:it|things)|do this)(?: here)? is|here's how we (?:work|do (?:it|things))|how we do (?:it|things)(?: here)? is|(?:our|the|the team's|a team) (?:rule|convention|policy|standard|agreement|practice) (?:here )?is|(?:our|the) (?:house|team|golden) rule(?: here)? is|(?:a |our |the )?(?:rule of thumb|house rule|golden rule)(?: here)?\s*:)\s*:?\s*(?:that\s+|to\s+)?",
         )
     });
     if let Some(f) = RULE_LEAD.find(m) {
         let rest = &m[f.end()..];
-        if rest.split(' ').count() >= 3 && !rejected_body(rest) && !points_at_hand(rest) {
+        if rest.split(' ').count() >= 3 && !rejected_body(rest) && !only_deictic(rest) {
             let (whole, why) = split_why(s);
             return Some(Candidate {
                 topic: MemoryType::Project,
@@ -1537,14 +1567,30 @@ fn by_shape_body(s: &Masked) -> Option<Candidate> {
     let any_case = lead
         && ANY_CASE.is_match(&s.mask)
         && !(FOR_EACH.is_match(lead_text) && DEFINITE.is_match(lead_text));
-    let at_hand = if recurring || any_case {
-        // After such a lead "it", "them" and "the change" point at the lead's instance.
-        static DEICTIC: LazyLock<Regex> = LazyLock::new(|| {
-            rei(
-                r"\b(?:this|these|those|here|above|below)\b|\bthat (?:\w+ )?(?:one|file|function|thing|part|bit)\b",
-            )
-        });
-        DEICTIC.is_match(s.mask.trim())
+    // "Explain regexes when you write them": the pronoun points back at the kind named.
+    static TRAILING_RECURRING: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?[a-z-]+ (?:[\w-]+ )?[a-z][\w-]*s when(?:ever)? (?:you|we) (?:write|add|use|create|change|touch|make|introduce|open|edit|see|find|hit|get|need) (?:them|one|any)\b",
+        )
+    });
+    let recurring = recurring || (!lead && TRAILING_RECURRING.is_match(&s.mask));
+    // "Anything user-facing needs a screenshot in the PR": for every such thing, "the PR" is
+    // its PR.
+    let universal = {
+        let l = s.mask.trim_start().to_ascii_lowercase();
+        [
+            "anything ",
+            "everything ",
+            "every ",
+            "each ",
+            "all ",
+            "any ",
+        ]
+        .iter()
+        .any(|w| l.starts_with(w))
+    };
+    let at_hand = if recurring || any_case || universal {
+        only_deictic(s.mask.trim())
     } else {
         points_at_hand(s.mask.trim())
     };
@@ -1552,6 +1598,32 @@ fn by_shape_body(s: &Masked) -> Option<Candidate> {
         return None;
     }
     standing |= recurring || any_case;
+    // "When a test is flaky, quarantine it rather than deleting it": after a lead about any
+    // such case, a main clause that opens with a verb is an instruction for every such case.
+    if (recurring || any_case) && lead {
+        let first = first_word(mm);
+        const NOT_VERB: &[&str] = &[
+            "the", "a", "an", "this", "that", "it", "we", "you", "i", "they", "there", "our", "my",
+            "your", "its", "he", "she", "if", "then", "so", "and",
+        ];
+        if !first.is_empty()
+            && !NOT_VERB.contains(&first.as_str())
+            && !is_past_or_progressive(&first)
+            && !first.ends_with('s')
+            && main_only
+                .mask
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_lowercase())
+            && !rejected_opening(mm)
+        {
+            let (whole, why) = split_why(&s);
+            return Some(Candidate {
+                topic: MemoryType::Feedback,
+                summary: whole.orig.trim().to_string(),
+                why,
+            });
+        }
+    }
     let topic = if lead {
         classify(&main_only).or_else(|| shape_topic(&main_only, standing))?
     } else {
@@ -1919,6 +1991,20 @@ fn shape_reference(s: &Masked, lower: &str) -> bool {
             })
         })
         || has_any(lower, PLACE_WORDS);
+    // "Kibana has the app logs", "The Jira board for infra work is INFRA".
+    static TOOL_HOLDS: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:kibana|grafana|datadog|sentry|splunk|loki|honeycomb|new relic|jaeger|pagerduty|jira|linear|notion|confluence|backstage|the wiki|our wiki)\s+(?:has|holds|keeps|stores|shows|contains)\s+(?:all\s+)?(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:logs|metrics|traces|dashboards|alerts|errors|docs|tickets|specs|designs|runbooks|incidents)\b",
+        )
+    });
+    static TOOL_SPACE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:^(?:the|our)\s+(?:[\w-]+\s+){0,2}?(?:jira|linear|slack|sentry|notion|confluence|grafana|datadog|github|gitlab|trello|asana)\s+(?:[\w-]+\s+)?(?:board|project|space|channel|repo|org|team|key|workspace|dashboard|queue)\b.*\b(?:is|are)\s+(?:called\s+|named\s+)?)[#@]?[A-Z][\w-]*",
+        )
+    });
+    if has_any(lower, PLACE_WORDS) && (TOOL_HOLDS.is_match(m) || TOOL_SPACE.is_match(m)) {
+        return true;
+    }
     let person = has_any(
         lower,
         &[
@@ -1953,6 +2039,25 @@ static ASK_ABOUT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn ask_person(s: &Masked) -> Option<Candidate> {
+    // "Who to ask about the data warehouse: Omar."
+    static WHO_TO_ASK: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:^(?:who|whom|the person) to (?:ask|ping|talk to|go to)\s+(?:about|for|regarding|on)\s+[^:?]{2,50}:)\s*@?[A-Z][\w-]+",
+        )
+    });
+    if let Some(f) = WHO_TO_ASK
+        .find(s.mask.trim_start())
+        .filter(|f| !points_at_hand(f.as_str()))
+    {
+        let lead = s.mask.len() - s.mask.trim_start().len();
+        let mut summary = s.orig.get(lead..lead + f.end())?.to_string();
+        summary.push('.');
+        return Some(Candidate {
+            topic: MemoryType::Reference,
+            summary,
+            why: None,
+        });
+    }
     let f = ASK_ABOUT
         .find(s.mask.trim_start())
         .filter(|f| !points_at_hand(f.as_str()))?;
@@ -2219,6 +2324,7 @@ fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
         "stop",
         "pause",
         "double-check",
+        "be",
     ];
     if !VERBS.contains(&first) && !starts_with_work_verb(m) {
         return false;
@@ -2303,6 +2409,15 @@ fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
             r"^(?:please\s+)?(?:always\s+)?keep\s+(?:the\s+|our\s+|all\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+(?:in sync|up to date|consistent|aligned|in line)\s+with\b",
         )
     });
+    // "Be blunt with code review comments": how to be, not a thing to do now.
+    static BE_STYLE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?be (?:more |very |really |extra )?(?:blunt|concise|brief|direct|honest|explicit|critical|terse|specific|precise|thorough|pragmatic|skeptical|strict|pedantic|opinionated|conservative)\b",
+        )
+    });
+    if BE_STYLE.is_match(m) && !points_at_hand(m) {
+        return true;
+    }
     if RESPONSE.is_match(m)
         || EXPLAIN_ANYTHING.is_match(m)
         || CASE.is_match(m)
@@ -2425,7 +2540,7 @@ fn shape_noun_statement(m: &str) -> bool {
     });
     static NOISE_PREDICATE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:a bit |kind of |slightly )?off\b|\b(?:looks?|seems?|is|are|feels?) (?:a bit |kind of |slightly )?off\b|\b(?:too|wrong|correct|right|weird|strange|odd|ugly|messy|slow|slower|faster|better|worse|huge|tiny|empty|null|undefined|nil|blank|duplicated|stale|out of date|confusing|unreadable|hard to read|broken|buggy|flaky|a mess|a problem|a conflict|conflicts|a typo|an? (?:bug|error|issue|regression)|missing|gone|unused|dead|deprecated now|not (?:loading|showing|rendering|working|updating|found|there|set|defined)|been|there|returns? (?:a |an )?(?:\d{3}|error|errors|null|nil|undefined|nothing|empty|wrong|false|none)|throws?|raises?|lagging|laggy|spiking|leaking|down|up again|pending|waiting|stuck|idle|red|green|ok|okay|fine|good|bad|great|awesome|cool|nice|perfect|done|ready|finished|merged|deployed|live now|full|overloaded|out of (?:disk|memory|space|quota|sync|credits)|in (?:review|progress|draft|qa|testing|flight)|in a (?:meeting|call)|on (?:vacation|holiday|leave|pto)|out sick|ooo|(?:till|until|by) \d+)\b|\d+\s?(?:%|fps\b)|\blike \d|\b(?:is|are) (?:way |much |a bit |kind of |really |super |very |pretty )",
+            r"^(?:a bit |kind of |slightly )?off\b|\b(?:looks?|seems?|is|are|feels?) (?:a bit |kind of |slightly )?off\b|\b(?:too|wrong|correct|right|weird|strange|odd|ugly|messy|slow|slower|faster|better|worse|huge|tiny|empty|null|undefined|nil|blank|duplicated|stale|out of date|confusing|unreadable|hard to read|broken|buggy|flaky|a mess|a problem|a conflict|conflicts|a typo|an? (?:bug|error|issue|regression)|missing|gone|unused|dead|deprecated now|not (?:loading|showing|rendering|working|updating|found|there|set|defined)|been|there|returns? (?:a |an )?(?:\d{3}|error|errors|null|nil|undefined|nothing|empty|wrong|false|none)|throws?|raises?|lagging|laggy|spiking|leaking|down|up again|pending|waiting|stuck|idle|red|green|ok|okay|fine|good|bad|great|awesome|cool|nice|perfect|done|ready|finished|merged|deployed|live now|full|overloaded|out of (?:disk|memory|space|quota|sync|credits)|in (?:review|progress|draft|qa|testing|flight)|in a (?:meeting|call)|on (?:vacation|holiday|leave|pto)|out sick|ooo|(?:till|until|by) \d+|(?:can't|cannot|couldn't|can not) (?:reach|access|log ?in|connect|see|open|load|find))\b|\d+\s?(?:%|fps\b)|\blike \d|\b(?:is|are) (?:way |much |a bit |kind of |really |super |very |pretty )",
         )
     });
     // "The recommender retrains weekly from a snapshot": a singular named part, a verb in -s,
@@ -2471,7 +2586,11 @@ fn shape_noun_statement(m: &str) -> bool {
     static KIND_THAT: LazyLock<Regex> =
         LazyLock::new(|| rei(r"^(?:all |any |the )?[a-z][\w-]*s (?:that|which|who) [a-z]+s? "));
     let kind_that = KIND_THAT.is_match(subj) && !starts_with_work_verb(subj);
-    if (BAD_SUBJECT.is_match(subj) && !this_part)
+    let universal_subject = {
+        let l = subj.to_ascii_lowercase();
+        (l.starts_with("anything ") || l.starts_with("everything ")) && l.split(' ').count() >= 2
+    };
+    if (BAD_SUBJECT.is_match(subj) && !this_part && !universal_subject)
         || subj.split(' ').count() > 6
         || (starts_with_work_verb(subj) && CLAUSE_IN_SUBJECT.is_match(subj))
         || CLAUSE_IN_SUBJECT.find_iter(subj).any(|f| {
@@ -2537,6 +2656,7 @@ fn shape_noun_statement(m: &str) -> bool {
             | "only"
             | "always"
             | "usually"
+            | "needs"
     );
     if !copula && plain && !plural_subject {
         return false;
@@ -2575,7 +2695,20 @@ fn shape_noun_statement(m: &str) -> bool {
                 next.as_str(),
                 "was" | "were" | "had" | "did" | "got" | "went" | "came" | "ran"
             ));
-    if progressive || past_after_adverb {
+    // "A customer can't reach the site": something failing for someone.
+    let one_of = {
+        let l = subj.to_ascii_lowercase();
+        ["a ", "an ", "one ", "some ", "someone", "somebody"]
+            .iter()
+            .any(|w| l.starts_with(w))
+    };
+    let cannot = one_of
+        && matches!(v.as_str(), "can't" | "cannot")
+        && matches!(
+            next.as_str(),
+            "reach" | "access" | "log" | "login" | "connect" | "see" | "open" | "load" | "find"
+        );
+    if progressive || past_after_adverb || cannot {
         return false;
     }
     // "marked @slow", "tagged flaky": a label, not a state.

@@ -1133,6 +1133,58 @@ mod en_shapes {
     }
 
     #[test]
+    fn rules_of_thumb_any_case_leads_and_pointers_in_tools() {
+        for (text, want) in [
+            (
+                "Rule of thumb here: if a function doesn't fit on a screen, split it.",
+                Project,
+            ),
+            (
+                "When a test is flaky, quarantine it rather than deleting it.",
+                Feedback,
+            ),
+            (
+                "Explain regexes when you write them, I can't read them well.",
+                Feedback,
+            ),
+            (
+                "Anything user-facing needs a screenshot in the PR.",
+                Project,
+            ),
+            (
+                "Sprint planning is every other Monday, releases follow on Thursday.",
+                Project,
+            ),
+            ("Who to ask about the data warehouse: Omar.", Reference),
+            (
+                "Be blunt with code review comments, I prefer honesty over politeness.",
+                Feedback,
+            ),
+            ("Kibana has the app logs, index pattern app-*.", Reference),
+            (
+                "The Jira board for infra work is INFRA, not OPS.",
+                Reference,
+            ),
+            (
+                "Our on-prem customers can't reach the internet, so no external calls at runtime.",
+                Project,
+            ),
+        ] {
+            assert_eq!(topic(text), Some(want), "{text}");
+        }
+        for text in [
+            "A customer can't reach the site from their office.",
+            "Who to ask about this bug: Omar.",
+            "Everything after line 40 can go.",
+            "Sprint planning moved to Monday this week.",
+            "When a user clicked the button, nothing happened.",
+            "The Jira board is a mess.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
     fn english_after_a_cjk_filler_is_judged_by_the_english_rules() {
         assert_eq!(
             topic("对了，I use Neovim, so don't suggest VS Code settings."),
