@@ -90,6 +90,9 @@ const REPORT: &[&str] = &[
     "したい",
     "たいです",
     "はず",
+    "%",
+    "％",
+    "カバレッジは",
 ];
 
 /// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
@@ -228,6 +231,8 @@ const USER_START: &[&str] = &[
     "僕も",
     "個人的に",
     "個人的には",
+    "自分、",
+    "俺、",
 ];
 
 const PROJECT_START: &[&str] = &[
@@ -275,6 +280,7 @@ const DOC_NOUN: &[&str] = &[
     "README",
     "ER 図",
     "構成図",
+    "議事録",
 ];
 
 const LOCATED: &[&str] = &[
@@ -302,6 +308,10 @@ const LOCATED: &[&str] = &[
     "にあって",
     "に貼って",
     "に貼ってあります",
+    "に溜めて",
+    "に貯めて",
+    "に保存して",
+    "に保存してます",
 ];
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
@@ -311,6 +321,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let m = strip_fillers(&s.m);
     if states_secret(&s.lower) {
         return None;
+    }
+    if let Some(t) = super::zh::label_fact(s, m) {
+        return t;
     }
     if s.has(MOMENT) || s.any_word(EN_MOMENT) {
         return None;
@@ -394,7 +407,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     ]
     .iter()
     .any(|e| core.ends_with(e));
-    if statement && (starts_project || standing || s.lead == Lead::Remember) {
+    // "現状、テストカバレッジは 35% です": a measurement of now, not how things are done.
+    let measured_now = s.has(REPORT) && !standing;
+    if statement && (starts_project || standing || s.lead == Lead::Remember) && !measured_now {
         return Some(MemoryType::Project);
     }
     // "ログは全て JSON 形式で出力します": a statement about a topic named first is how the

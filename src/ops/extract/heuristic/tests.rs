@@ -1482,6 +1482,32 @@ mod cjk_shapes {
         assert_eq!(topic("中文翻译有时候不准。"), None);
         // Batch 10: "就…" goes on with the clause before it; English verbs after 我.
         assert_eq!(topic("OK，就按 option B 来。"), None);
+        // Batch 11: a label names what the line holds.
+        assert_eq!(
+            topic("Tech stack：Next.js + tRPC + Prisma + Postgres。"),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("技術スタック：Rails + React + PostgreSQL。"),
+            Some(Project)
+        );
+        assert_eq!(topic("我：前端，React 三年。"), Some(User));
+        assert_eq!(
+            topic("我 prefer 你直接给 diff，不要整个 file。"),
+            Some(Feedback)
+        );
+        assert_eq!(
+            topic("自分、Python はそこそこ書けますが Rust は初心者です。"),
+            Some(User)
+        );
+        for text in [
+            "现状：测试覆盖率 35%。",
+            "Root cause：missing index on user_id。",
+            "現状、テストカバレッジは 35% です。",
+            "エラー：EADDRINUSE。",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
         assert_eq!(topic("我 work 在 Berlin，timezone 是 CET。"), Some(User));
         // ja batch 8: permission not to do something; a place named with にあって.
         assert_eq!(

@@ -345,6 +345,22 @@ const INSTRUCTION_START: &[&str] = &[
     "我想让你",
     "我想讓你",
     "我需要你",
+    "中文回复",
+    "中文回答",
+    "中文回覆",
+    "英文回复",
+    "英文回答",
+    "繁體回覆",
+    "简洁点",
+    "簡潔點",
+    "详细点",
+    "詳細點",
+    "简短点",
+    "簡短點",
+    "直接点",
+    "直接點",
+    "我 prefer 你",
+    "我 prefer 您",
 ];
 
 const EN_INSTRUCTION_START: &[&str] = &["please", "always", "never", "don't", "do not", "avoid"];
@@ -386,6 +402,8 @@ const USER_START: &[&str] = &[
     "我用的是",
     "我住在",
     "本人",
+    "我：",
+    "我:",
 ];
 
 /// "我在 <verb>": what the user is doing now, not where they are.
@@ -700,6 +718,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return None;
     }
     let m = strip_fillers(&s.m);
+    if let Some(t) = label_fact(s, m) {
+        return t;
+    }
     if ACK_START.iter().any(|a| m.starts_with(a)) && !m.starts_with("可以用") {
         return None;
     }
@@ -1837,6 +1858,116 @@ pub(super) fn names_channel(m: &str) -> bool {
                 .next()
                 .is_some_and(|c| c.is_ascii_alphanumeric())
     })
+}
+
+/// "技术栈：Next.js + Prisma", "报错：EADDRINUSE": a line that names what it holds before a
+/// colon. A label for a standing kind of fact makes the line one (`Some(Some(_))`), a label
+/// for a report about the work at hand makes it noise (`Some(None)`); any other label, or none,
+/// leaves the line to the other rules (`None`).
+pub(super) fn label_fact(s: &Sent, m: &str) -> Option<Option<MemoryType>> {
+    const FACT: &[&str] = &[
+        "技术栈",
+        "技術棧",
+        "技術スタック",
+        "tech stack",
+        "stack",
+        "环境变量",
+        "環境變數",
+        "環境変数",
+        "端口",
+        "ポート",
+        "版本",
+        "バージョン",
+        "约定",
+        "約定",
+        "規約",
+        "规范",
+        "規範",
+        "规则",
+        "規則",
+        "ルール",
+        "命名",
+        "分支",
+        "ブランチ",
+        "部署",
+        "デプロイ",
+        "备注",
+        "備註",
+        "要求",
+        "架构",
+        "架構",
+        "構成",
+        "conventions",
+        "convention",
+        "rules",
+    ];
+    const POINTER: &[&str] = &[
+        "文档",
+        "文檔",
+        "ドキュメント",
+        "wiki",
+        "runbook",
+        "手册",
+        "手冊",
+        "地址",
+        "链接",
+        "連結",
+        "dashboard",
+        "看板",
+        "repo",
+        "仓库",
+        "倉庫",
+        "リポジトリ",
+    ];
+    const REPORT: &[&str] = &[
+        "报错",
+        "報錯",
+        "错误",
+        "錯誤",
+        "问题",
+        "問題",
+        "原因",
+        "结论",
+        "結論",
+        "现状",
+        "現狀",
+        "現状",
+        "目标",
+        "目標",
+        "步骤",
+        "步驟",
+        "结果",
+        "結果",
+        "エラー",
+        "error",
+        "root cause",
+        "next step",
+        "status",
+        "todo",
+        "log",
+        "日志",
+        "日誌",
+        "ログ",
+    ];
+    let (i, colon) = [("：", 3usize), (":", 1usize)]
+        .iter()
+        .filter_map(|(c, n)| m.find(c).map(|i| (i, *n)))
+        .min()?;
+    let label = m[..i].trim();
+    let value = m[i + colon..].trim();
+    if label.is_empty() || label.chars().count() > 12 || value.chars().count() < 2 {
+        return None;
+    }
+    let lower = label.to_ascii_lowercase();
+    if REPORT.iter().any(|r| lower.contains(r)) {
+        return Some(None);
+    }
+    if POINTER.iter().any(|p| lower.contains(p)) && (s.url || s.path) {
+        return Some(Some(MemoryType::Reference));
+    }
+    FACT.iter()
+        .any(|f| lower.contains(f))
+        .then_some(Some(MemoryType::Project))
 }
 
 /// A clause about doing something for now: "先用着", "先放一放", "暂时这样".
