@@ -1505,6 +1505,7 @@ mod cjk_shapes {
             "Root cause：missing index on user_id。",
             "現状、テストカバレッジは 35% です。",
             "エラー：EADDRINUSE。",
+            "这版先不要合，等产品确认。",
         ] {
             assert_eq!(topic(text), None, "{text}");
         }

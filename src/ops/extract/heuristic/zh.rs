@@ -192,12 +192,16 @@ const MOMENT: &[&str] = &[
     "就照",
     "就这么",
     "就這麼",
+    "先不要",
+    "先别",
+    "先別",
+    "先不",
 ];
 
 /// Noise unless a standing cue says otherwise: pointers at the work at hand, one-off verbs.
 const AT_HAND: &[&str] = &[
     "一下", "这个", "這個", "这段", "這段", "这些", "這些", "那个", "那個", "这里", "這裡", "這裏",
-    "这儿", "此处", "此處", "上面", "下面", "刚", "这么", "這麼", "这样", "這樣",
+    "这儿", "此处", "此處", "上面", "下面", "刚", "这么", "這麼", "这样", "這樣", "这版", "這版",
 ];
 
 /// Demonstratives that name the project itself, not the work at hand.
