@@ -26,7 +26,15 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     static LETS_ALWAYS: LazyLock<Regex> = LazyLock::new(|| {
         rei(r"^let(?:'s|s| us) (?P<rest>(?:always|never|not ever|consistently) \w)")
     });
-    let s = match LETS_ALWAYS.captures(&s.mask).and_then(|c| c.name("rest")) {
+    let lets = s
+        .mask
+        .get(..3)
+        .is_some_and(|w| w.eq_ignore_ascii_case("let"));
+    let s = match lets
+        .then(|| LETS_ALWAYS.captures(&s.mask))
+        .flatten()
+        .and_then(|c| c.name("rest"))
+    {
         Some(r) => s.tail(r.start()).unwrap_or(s),
         None => s,
     };
@@ -474,14 +482,36 @@ fn rejected_body(m: &str) -> bool {
             r"\bthe (?:last|past|latest|first|next) \d+ (?:days|weeks|months|hours|minutes|seconds|years|commits|releases|versions|steps|epochs|runs|items|entries|lines|characters|records|builds|tags)\b",
         )
     });
-    let m = WINDOW.replace_all(&m, "a window");
+    let lower = m.to_ascii_lowercase();
+    let m = if has_any(
+        &lower,
+        &[
+            "the last ",
+            "the past ",
+            "the latest ",
+            "the first ",
+            "the next ",
+        ],
+    ) {
+        WINDOW.replace_all(&m, "a window").into_owned()
+    } else {
+        m.into_owned()
+    };
     static AROUND: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(?:not )?the other way a?round\b"));
-    let m = AROUND.replace_all(&m, "reversed");
+    let m = if lower.contains("other way") {
+        AROUND.replace_all(&m, "reversed").into_owned()
+    } else {
+        m
+    };
     // "marked @slow": a label in the code, not the state of something.
     static AT_LABEL: LazyLock<Regex> = LazyLock::new(|| {
         rei(r"\b(?:marked|tagged|labell?ed|flagged|annotated) (?:as |with )?@[\w-]+")
     });
-    let m = AT_LABEL.replace_all(&m, "labelled X");
+    let m = if m.contains('@') {
+        AT_LABEL.replace_all(&m, "labelled X").into_owned()
+    } else {
+        m
+    };
     let m = STANDING_PROGRESSIVE.replace(&m, "standing ");
     static SWITCHED_STACK: LazyLock<Regex> = LazyLock::new(|| {
         re(
@@ -626,10 +656,13 @@ fn reference(s: &Masked) -> Option<MemoryType> {
         )
     });
     let m = s.mask.trim();
-    if TRUTH_IN.is_match(m) {
+    if m.to_ascii_lowercase().contains("source of truth") && TRUTH_IN.is_match(m) {
         return Some(MemoryType::Reference);
     }
-    if (m.contains('/') || m.contains('.')) && DOC_AT_PATH.is_match(m) {
+    let path_like = m.contains('/')
+        || m.split(' ')
+            .any(|w| w.trim_end_matches(['.', ',', ';', '!']).contains('.'));
+    if path_like && DOC_AT_PATH.is_match(m) {
         return Some(MemoryType::Reference);
     }
     if SEE_PATH.is_match(m)
@@ -924,7 +957,10 @@ fn instruction(m: &str) -> bool {
     if NO_IN_CODE.is_match(m)
         // A ban scoped to a place ("No hardcoded credentials in the repo") stays a project rule,
         // as "No direct pushes to main" does.
-        || (NO_CODE_THING.is_match(m) && !points_at_hand(m) && !SCOPED_TO_PLACE.is_match(m))
+        || (m.get(..3).is_some_and(|w| w.eq_ignore_ascii_case("no "))
+            && NO_CODE_THING.is_match(m)
+            && !points_at_hand(m)
+            && !SCOPED_TO_PLACE.is_match(m))
         || KEEP_STYLE.is_match(m)
         || NO_CIRCUMSTANCES.is_match(m)
         || PLACEMENT.is_match(m)
@@ -1208,7 +1244,11 @@ fn tidy(text: &str) -> String {
     }
     // "Please not to use var": a learner's "please don't".
     static PLEASE_NOT_TO: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(please) not to\b"));
-    let text = PLEASE_NOT_TO.replace_all(text, "$1 don't");
+    let text = if text.to_ascii_lowercase().contains("please not to") {
+        PLEASE_NOT_TO.replace_all(text, "$1 don't")
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     let text = text.as_ref();
     let mut out = String::with_capacity(text.len() + 8);
     let mut in_code = false;
@@ -1579,7 +1619,10 @@ fn by_shape_body(s: &Masked) -> Option<Candidate> {
             r"^(?:please\s+)?(?:always\s+)?[a-z-]+ (?:[\w-]+ )?[a-z][\w-]*s when(?:ever)? (?:you|we) (?:write|add|use|create|change|touch|make|introduce|open|edit|see|find|hit|get|need) (?:them|one|any)\b",
         )
     });
-    let recurring = recurring || (!lead && TRAILING_RECURRING.is_match(&s.mask));
+    let recurring = recurring
+        || (!lead
+            && s.mask.to_ascii_lowercase().contains(" when")
+            && TRAILING_RECURRING.is_match(&s.mask));
     // "Anything user-facing needs a screenshot in the PR": for every such thing, "the PR" is
     // its PR.
     let universal = {
@@ -1884,7 +1927,18 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
         "most",
         "all",
     ];
-    if team.contains(&first.as_str()) && shape_we(m) {
+    let team_start = [
+        "the team",
+        "our team",
+        "the whole team",
+        "everyone here",
+        "everybody here",
+        "most of us",
+        "all of us",
+    ]
+    .iter()
+    .any(|w| lower.starts_with(w));
+    if (team.contains(&first.as_str()) && (first.starts_with("we") || team_start)) && shape_we(m) {
         return Some(MemoryType::Project);
     }
     // "No Friday deploys.": a ban on a kind of release at a kind of time, a rule of the team.
@@ -2586,7 +2640,12 @@ fn shape_noun_statement(m: &str) -> bool {
             r"^(?P<subj>(?:all |any |the )?[a-z][\w-]*s (?:that|which|who) [a-z]+s?(?:\s+[\w.+#/'-]+){0,5}?)\s+(?P<v>are|must|should|get|need|run|live|go|stay|have|can't|cannot|never|always)\s+(?P<rest>.+)",
         )
     });
-    let Some(c) = KIND_THAT_FULL.captures(m).or_else(|| AUX.captures(m)) else {
+    let relative = has_any(&lower, &[" that ", " which ", " who "]);
+    let Some(c) = relative
+        .then(|| KIND_THAT_FULL.captures(m))
+        .flatten()
+        .or_else(|| AUX.captures(m))
+    else {
         return s_verb;
     };
     if s_verb {
@@ -2599,7 +2658,7 @@ fn shape_noun_statement(m: &str) -> bool {
             r"^this (?:repo|repository|project|codebase|service|app|application|library|crate|package|monorepo|team|company|cluster|api|backend|frontend|site)\b",
         )
     });
-    let this_part = THIS_PART.is_match(subj);
+    let this_part = subj.to_ascii_lowercase().starts_with("this ") && THIS_PART.is_match(subj);
     let v = c
         .name("v")
         .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
@@ -2610,7 +2669,7 @@ fn shape_noun_statement(m: &str) -> bool {
     // "Tests that hit the network are marked @slow": a kind of thing named by what it does.
     static KIND_THAT: LazyLock<Regex> =
         LazyLock::new(|| rei(r"^(?:all |any |the )?[a-z][\w-]*s (?:that|which|who) [a-z]+s? "));
-    let kind_that = KIND_THAT.is_match(subj) && !starts_with_work_verb(subj);
+    let kind_that = relative && KIND_THAT.is_match(subj) && !starts_with_work_verb(subj);
     let universal_subject = {
         let l = subj.to_ascii_lowercase();
         (l.starts_with("anything ") || l.starts_with("everything ")) && l.split(' ').count() >= 2
@@ -2740,6 +2799,13 @@ fn shape_noun_statement(m: &str) -> bool {
     static LABEL: LazyLock<Regex> = LazyLock::new(|| {
         rei(r"\b(?:marked|tagged|labell?ed|flagged|named|called) (?:as )?@?[\w-]+")
     });
-    let rest = LABEL.replace_all(rest, "labelled X");
+    let rest = if has_any(
+        &rest.to_ascii_lowercase(),
+        &["marked", "tagged", "label", "flagged", "named", "called"],
+    ) {
+        LABEL.replace_all(rest, "labelled X")
+    } else {
+        std::borrow::Cow::Borrowed(rest)
+    };
     !NOISE_PREDICATE.is_match(&rest) && !rest.contains('?')
 }
