@@ -143,7 +143,7 @@ fn symbol_count(text: &str) -> usize {
 fn strip_fillers(s: Masked) -> Masked {
     static FILLER: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:(?:(?:ok|okay|yes|yeah|yep|no|nope|great|cool|nice|thanks|thank you|right|well|alright|all right|hey|hi|hello|oh|actually|one more thing|another thing|got it|understood|perfect|sure|quick one|quick note|heads up|side note|psa|anyway|anyways|honestly|tbh|fwiw|ah|oh and|so yeah|ok so|okay so|hey so|also|and also|one thing|small thing|for context|context|yo|basically|so basically)\s*[,:!.;-]|(?:also|and|but|so|btw|by the way|plus|oh and|and also|ok so|okay so|hey so|so yeah|hey|honestly|tbh|fwiw|anyway|anyways|for context|heads up|oh|ah and|ah also|yo|so basically|basically|and basically|generally|context|background|before you start|before we start)\s*[,:]?)\s+)+",
+            r"^(?:(?:(?:ok|okay|yes|yeah|yep|no|nope|great|cool|nice|thanks|thank you|right|well|alright|all right|hey|hi|hello|oh|actually|one more thing|another thing|got it|understood|perfect|sure|quick one|quick note|heads up|side note|psa|anyway|anyways|honestly|tbh|fwiw|ah|oh and|so yeah|ok so|okay so|hey so|also|and also|one thing|small thing|for context|context|yo|basically|so basically|quick context|some context|more context|background|fyi)\s*[,:!.;-]|(?:also|and|but|so|btw|by the way|plus|oh and|and also|ok so|okay so|hey so|so yeah|hey|honestly|tbh|fwiw|anyway|anyways|for context|heads up|oh|ah and|ah also|yo|so basically|basically|and basically|generally|context|background|before you start|before we start)\s*[,:]?)\s+)+",
         )
     });
     match FILLER.find(&s.mask) {
@@ -1298,6 +1298,12 @@ fn sentence_is_noise(m: &str) -> bool {
     static ON_WEEKDAY: LazyLock<Regex> = LazyLock::new(|| {
         rei(r"\bon (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
     });
+    // "I'm most productive in the morning, so that's when I'll ask …": the consequence after
+    // ", so" does not make the fact before it a plan or a hedge.
+    let m = match m.to_ascii_lowercase().find(", so ") {
+        Some(at) if at > 12 => &m[..at],
+        _ => m,
+    };
     let lower = m.to_ascii_lowercase();
     let schedule;
     let m = if lower.contains("every ") && EVERY_WEEKDAY.is_match(m) {
@@ -1334,7 +1340,7 @@ fn points_at_hand(m: &str) -> bool {
     });
     static NOT_DEICTIC: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"\b(?:these days|this year|in this (?:repo|repository|project|codebase|team|company|org)|this (?:repo|repository|project|codebase|team|company|org|monorepo|workspace|service|app|crate|library|package))\b",
+            r"\b(?:these days|this year|in this (?:repo|repository|project|codebase|team|company|org)|this (?:repo|repository|project|codebase|team|company|org|monorepo|workspace|service|app|crate|library|package)|(?:dev|developer|engineer|person|maintainer|owner|lead|one) (?:on|for) this)\b",
         )
     });
     AT_HAND.is_match(m) && AT_HAND.is_match(&NOT_DEICTIC.replace_all(m, "X"))
@@ -1881,6 +1887,15 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
     if team.contains(&first.as_str()) && shape_we(m) {
         return Some(MemoryType::Project);
     }
+    // "No Friday deploys.": a ban on a kind of release at a kind of time, a rule of the team.
+    static NO_TIME: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^no (?:friday|weekend|late-night|night|holiday|saturday|sunday|monday|after-hours|evening|end-of-day) (?:deploys|deployments|releases|merges|pushes|migrations)\b",
+        )
+    });
+    if lower.starts_with("no ") && NO_TIME.is_match(m) {
+        return Some(MemoryType::Project);
+    }
     if shape_imperative(m, &first, standing) || shape_verbless(m, &lower, standing) {
         return Some(MemoryType::Feedback);
     }
@@ -2157,7 +2172,7 @@ fn shape_user(m: &str) -> bool {
     });
     static I_AM: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^i(?:'m| am) (?:(?:also|really|very|pretty|quite|much|way|more|fairly|totally|completely|a lot|not)\s+)*(?:colou?r ?blind|dyslexic|left-handed|deaf|hard of hearing|remote|based (?:in|out of)|located in|from [A-Z]|(?:new|used|allergic|native) to|(?:comfortable|familiar|fluent|proficient|experienced|unfamiliar|at home) (?:with|in)|(?:good|bad|great|terrible|better|worse|decent|rusty|weak|strong) (?:at|with|in)|an? (?:[\w+#.-]+ ){0,3}?(?:person|guy|gal|dev|developer|engineer|programmer|learner|reader|user|fan|nerd|type|speaker)\b|in charge of|responsible for|on call|the only)\b",
+            r"^i(?:'m| am) (?:(?:also|really|very|pretty|quite|much|way|more|fairly|totally|completely|a lot|not)\s+)*(?:colou?r ?blind|dyslexic|left-handed|deaf|hard of hearing|remote|based (?:in|out of)|located in|from [A-Z]|(?:new|used|allergic|native) to|(?:comfortable|familiar|fluent|proficient|experienced|unfamiliar|at home) (?:with|in)|(?:good|bad|great|terrible|better|worse|decent|rusty|weak|strong) (?:at|with|in)|an? (?:[\w+#.-]+ ){0,3}?(?:person|guy|gal|dev|developer|engineer|programmer|learner|reader|user|fan|nerd|type|speaker)\b|in charge of|responsible for|on call|the only|(?:most |more |least )?productive (?:in|at|during)|a (?:morning|night|early) (?:person|owl|bird)|a night owl)\b",
         )
     });
     static MY_RULE: LazyLock<Regex> = LazyLock::new(|| {
@@ -2331,7 +2346,7 @@ fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
     }
     static STYLE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?P<v>use|prefer|avoid|keep|put|name|format|prefix|suffix|wrap|follow|stick to|stick with|default to|indent|spell|treat|assume|reach for|go with|favou?r|stay on|stay with|target|lean on|rely on|respond with|answer with|reply with|lead with|start with|begin with|end with|open with)\s+(?P<next>[\w.+#/'-]+)",
+            r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?P<v>use|prefer|avoid|keep|put|name|format|prefix|suffix|wrap|follow|stick to|stick with|default to|indent|spell|treat|assume|reach for|go with|favou?r|stay on|stay with|target|lean on|rely on|respond with|answer with|reply with|lead with|start with|begin with|end with|open with|go easy on|go light on|go heavy on|lay off|cut down on|hold back on|be generous with|be sparing with)\s+(?P<next>[\w.+#/'-]+)",
         )
     });
     static SCOPED: LazyLock<Regex> = LazyLock::new(|| {
@@ -2452,6 +2467,15 @@ fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
         let obj = c
             .name("obj")
             .map_or(String::new(), |v| v.as_str().to_ascii_lowercase());
+        // "Don't bother with Windows support": a kind of work never wanted.
+        static BOTHER_WITH: LazyLock<Regex> = LazyLock::new(|| {
+            rei(
+                r"^(?:please\s+)?(?:don't|do not|never) bother (?:with|about) (?:[\w.+#-]+ ){0,2}?(?:support|compatibility|tests|testing|docs|documentation|comments|polyfills|backwards compatibility|edge cases|benchmarks|type hints|i18n|translations)\b",
+            )
+        });
+        if BOTHER_WITH.is_match(m) {
+            return true;
+        }
         if !ONE_OFF.contains(&v.as_str())
             && !is_past_or_progressive(&v)
             && !matches!(obj.as_str(), "yet" | "until" | "till" | "before")
@@ -2491,6 +2515,7 @@ fn shape_verbless(m: &str, lower: &str, standing: bool) -> bool {
     if lower.contains(" over ") && OVER.is_match(m) {
         return true;
     }
+
     let no = ["no ", "zero ", "never any "]
         .iter()
         .any(|w| lower.starts_with(w));

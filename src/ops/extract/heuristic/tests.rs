@@ -1185,6 +1185,29 @@ mod en_shapes {
     }
 
     #[test]
+    fn consequences_after_so_do_not_hedge_the_fact() {
+        for (text, want) in [
+            ("I'm most productive in the morning, so that's when I'll ask for big refactors.", User),
+            ("I usually pair with Sam on infra stuff, so he might ask you things too.", User),
+            ("Quick context: I'm a solo dev on this, there's no team, so skip the 'ask your team' advice.", User),
+            ("Don't bother with Windows support, none of our users are on Windows.", Feedback),
+            ("Go easy on abstractions, we value straightforward code.", Feedback),
+            ("No Friday deploys.", Project),
+        ] {
+            assert_eq!(topic(text), Some(want), "{text}");
+        }
+        for text in [
+            "The test is flaky, so I'll rerun it.",
+            "We deploy tonight, so be ready.",
+            "Don't bother with the tests for this PR.",
+            "No Friday deploys this week, there's a freeze.",
+            "I'm a dev on this ticket until Friday.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
     fn english_after_a_cjk_filler_is_judged_by_the_english_rules() {
         assert_eq!(
             topic("对了，I use Neovim, so don't suggest VS Code settings."),
