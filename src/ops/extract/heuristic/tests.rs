@@ -1506,10 +1506,20 @@ mod cjk_shapes {
             "現状、テストカバレッジは 35% です。",
             "エラー：EADDRINUSE。",
             "这版先不要合，等产品确认。",
+            "使用者反饋說登入頁很慢。",
+            "記憶體好像有洩漏，一直往上漲。",
         ] {
             assert_eq!(topic(text), None, "{text}");
         }
         assert_eq!(topic("我 work 在 Berlin，timezone 是 CET。"), Some(User));
+        // Taiwan usage: 預設, 支援, 釋出前, 縮排, 儘量.
+        assert_eq!(topic("我們的 App 最低支援 iOS 15。"), Some(Project));
+        assert_eq!(topic("釋出前要先跑完整套 E2E 測試。"), Some(Project));
+        assert_eq!(topic("程式碼縮排一律兩個空白。"), Some(Feedback));
+        assert_eq!(
+            topic("儘量不要在 controller 裡寫商業邏輯。"),
+            Some(Feedback)
+        );
         // ja batch 8: permission not to do something; a place named with にあって.
         assert_eq!(
             topic("絵文字や顔文字は回答に入れなくていいです。"),

@@ -196,12 +196,19 @@ const MOMENT: &[&str] = &[
     "先别",
     "先別",
     "先不",
+    "為啥",
+    "這周",
+    "洩漏",
+    "使用者說",
+    "使用者反饋",
+    "文件說",
 ];
 
 /// Noise unless a standing cue says otherwise: pointers at the work at hand, one-off verbs.
 const AT_HAND: &[&str] = &[
     "一下", "这个", "這個", "这段", "這段", "这些", "這些", "那个", "那個", "这里", "這裡", "這裏",
     "这儿", "此处", "此處", "上面", "下面", "刚", "这么", "這麼", "这样", "這樣", "这版", "這版",
+    "這兒", "剛",
 ];
 
 /// Demonstratives that name the project itself, not the work at hand.
@@ -229,6 +236,9 @@ const THIS_PROJECT: &[&str] = &[
     "這個代碼庫",
     "这个产品",
     "這個產品",
+    "這個 app",
+    "這個 App",
+    "這個程式碼庫",
 ];
 
 /// Marks of a standing rule.
@@ -281,6 +291,7 @@ const STANDING: &[&str] = &[
     "的時候",
     "时请",
     "時請",
+    "預設",
 ];
 
 /// Openings of an instruction to the assistant.
@@ -365,6 +376,8 @@ const INSTRUCTION_START: &[&str] = &[
     "直接點",
     "我 prefer 你",
     "我 prefer 您",
+    "儘量",
+    "英文回覆",
 ];
 
 const EN_INSTRUCTION_START: &[&str] = &["please", "always", "never", "don't", "do not", "avoid"];
@@ -484,6 +497,7 @@ const PROJECT_START: &[&str] = &[
     "當前",
     "现在",
     "現在",
+    "本項目",
 ];
 
 /// Shapes of a rule or fact without a telling opening.
@@ -537,6 +551,9 @@ const PROJECT_SHAPE: &[&str] = &[
     "才能",
     "至少要",
     "至少需要",
+    "執行在",
+    "最低支援",
+    "支援到",
 ];
 
 /// Nouns naming where knowledge lives.
@@ -601,6 +618,8 @@ const DOC_NOUN: &[&str] = &[
     ".io",
     ".dev",
     ".net",
+    "儀表盤",
+    "儀錶板",
 ];
 
 const LOCATED: &[&str] = &[
@@ -629,6 +648,8 @@ const LOCATED: &[&str] = &[
     "寫在",
     "里有",
     "裡有",
+    "鏈接是",
+    "連結是",
 ];
 
 /// Acknowledgements and sequencing that open a reply about the work at hand.
@@ -961,7 +982,7 @@ fn one_off_request(m: &str) -> bool {
 /// Verbs that open a request about the work at hand.
 const REQUEST_START: &[&str] = &[
     "写", "寫", "生成", "加", "建", "新建", "创建", "創建", "做", "搞", "弄", "来", "來", "补",
-    "補", "帮", "幫", "整", "出", "列", "画", "畫", "用",
+    "補", "帮", "幫", "整", "出", "列", "画", "畫", "用", "建立",
 ];
 
 /// Verbs that change the code at hand: "改成…", "换成…", "重构…", "删掉…".
@@ -1097,6 +1118,10 @@ const USER_HABIT: &[&str] = &[
     "比較怕",
     "怕麻烦",
     "怕麻煩",
+    "做演算法",
+    "做資料",
+    "年的經驗",
+    "工作經驗",
 ];
 
 /// A clause that tells the assistant what not to do or how to go about it.
@@ -1123,6 +1148,7 @@ fn instruction_clause(m: &str) -> bool {
         "切记",
         "切記",
         "禁止",
+        "儘量",
     ];
     const INSIDE: &[&str] = &[
         "不要",
@@ -1144,6 +1170,7 @@ fn instruction_clause(m: &str) -> bool {
         "不用解释",
         "不用解釋",
         "不需要",
+        "儘量",
     ];
     // "migration script 不要 drop column": the instruction is the first clause itself;
     // "unit test 用 vitest，不要 jest": a choice, then what not to pick. A fact followed by a
@@ -1225,6 +1252,9 @@ fn style_choice(m: &str) -> bool {
         "解釋",
         "代码示例",
         "範例",
+        "縮排",
+        "程式碼示例",
+        "代碼示例",
     ];
     (m.starts_with('用') && !m.starts_with("用户") && !m.starts_with("用戶"))
         || m.starts_with("不用")
@@ -1351,6 +1381,8 @@ const STATE_REPORT: &[&str] = &[
     "p95",
     "耗时",
     "耗時",
+    "快滿",
+    "能開啟",
 ];
 
 /// A plain statement: a subject named first, then a predicate that says how things are or
@@ -1404,6 +1436,8 @@ fn statement(m: &str) -> bool {
         "不超過",
         "：",
         ":",
+        "支援",
+        "相容",
     ];
 
     // The speaker's or the assistant's doing: "我要的是倒序", "你用 React 写个 demo".
@@ -1517,6 +1551,9 @@ fn settles(m: &str) -> bool {
         "不做",
         "不支持",
         "不支援",
+        "預設",
+        "相容",
+        "支援",
     ];
     if SETTLED.iter().any(|w| m.contains(w)) || style_choice(m) {
         return true;
@@ -1649,6 +1686,7 @@ pub(super) fn one_time(clause: &str) -> bool {
         "先跑",
         "先这样",
         "先這樣",
+        "這周",
     ];
     // 先 opens a plan ("先放着"); inside a clause it orders steps ("出事先看那个").
     ONCE.iter().any(|c| clause.contains(c))
@@ -1722,6 +1760,7 @@ fn states_secret(s: &Sent) -> bool {
         "secret",
         "password",
         "access key",
+        "金鑰",
     ];
     SECRET.iter().any(|w| {
         s.lower.match_indices(w).any(|(i, _)| {
@@ -1764,6 +1803,8 @@ fn before_step(m: &str) -> bool {
         "发布前",
         "發布前",
         "推送前",
+        "釋出前",
+        "發佈前",
     ];
     const EN_STEPS: &[&str] = &[
         "commit", "push", "merge", "deploy", "release", "pr", "mr", "rebase", "tag",
@@ -1831,6 +1872,8 @@ fn kept_in_tool(m: &str) -> bool {
         "跑在",
         "装",
         "裝",
+        "執行",
+        "執行在",
     ];
     m.match_indices('在').any(|(i, _)| {
         let before = &m[..i];
@@ -1904,6 +1947,8 @@ pub(super) fn label_fact(s: &Sent, m: &str) -> Option<Option<MemoryType>> {
         "conventions",
         "convention",
         "rules",
+        "環境變量",
+        "埠",
     ];
     const POINTER: &[&str] = &[
         "文档",
@@ -1922,6 +1967,8 @@ pub(super) fn label_fact(s: &Sent, m: &str) -> Option<Option<MemoryType>> {
         "仓库",
         "倉庫",
         "リポジトリ",
+        "文件",
+        "鏈接",
     ];
     const REPORT: &[&str] = &[
         "报错",
@@ -2031,6 +2078,7 @@ pub(super) fn in_the_moment(text: &str) -> bool {
         "失敗",
         "上次",
         "上回",
+        "這周",
     ];
     WHEN.iter().any(|w| text.contains(w))
 }
