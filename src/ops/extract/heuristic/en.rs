@@ -17,7 +17,16 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     {
         return None;
     }
-    let s = Masked::new(&text);
+    let mut s = Masked::new(&text);
+    // "the managed DB is stuck on 13": held at a version, not stuck at the moment. The mask
+    // keeps its length, so the original text is unchanged.
+    static STUCK_ON: LazyLock<Regex> = LazyLock::new(|| rei(r"\bstuck (?:on|at|with) v?\d"));
+    if s.mask.contains("stuck") {
+        if let Some(f) = STUCK_ON.find(&s.mask) {
+            let at = f.start();
+            s.mask.replace_range(at..at + 5, "bound");
+        }
+    }
     if looks_like_machine_text(&s) {
         return None;
     }
@@ -435,7 +444,7 @@ fn rejected_body(m: &str) -> bool {
     static BODY: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         [
             // The moment (a superset of the filter's words).
-            r"\b(?:today|tonight|tomorrow|yesterday|now|currently|current|temporary|temporarily|for this task|this session|at the moment|for the moment|for the time being|just now|so far|this time|last time|next time|earlier|later|again|yet|soon|at this point|this (?:week|morning|afternoon|evening|sprint|month|release)|right away|asap|immediately|still)\b",
+            r"\b(?:today|tonight|tomorrow|yesterday|now|currently|current|temporary|temporarily|for this task|this session|at the moment|for the moment|for the time being|just now|so far|this time|last time|next time|earlier|later|again|yet|soon|at this point|this (?:week|morning|afternoon|evening|sprint|month|release|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|right away|asap|immediately|still)\b",
             // Pointers into the work at hand.
             r"\b(?:this|that|these|those) (?:file|files|function|functions|method|methods|class|test|tests|bug|bugs|error|errors|issue|issues|pr|prs|pull request|commit|commits|diff|patch|change|changes|line|lines|snippet|code|output|log|logs|message|task|one|ones|step|page|component|module|script|query|endpoint|variable|loop|case|failure|warning|warnings|problem|approach|solution|fix|version|part|section|thing|things|stuff|run|build|branch|command|call|example|point|idea|feature|refactor|migration|ticket|job|folder|directory|way|mess|screen|window|tab|crate|package|dependency)\b",
             r"\b(?:the|your|my|our) (?:failing|broken|above|previous|last|latest|next|same|new|current|following|other|remaining|old|second|third|earlier|original) (?-i:[^A-Z])",
@@ -639,7 +648,7 @@ fn reference(s: &Masked) -> Option<MemoryType> {
     });
     static ELSEWHERE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"\b(?:lives?|is kept|are kept|is stored|are stored|sits?|is|are|is hosted|are hosted) in (?:a |the |our |its )?(?:separate|different|another|shared|dedicated|own|other) (?:[\w-]+ )?(?:repo|repository|bucket|drive|wiki|space|project|workspace|org|organization)\b",
+            r"\b(?:lives?|is kept|are kept|is stored|are stored|sits?|is|are|is hosted|are hosted) in (?:a |the |our |its )?(?:separate|different|another|shared|dedicated|own|other) (?:[\w-]+ )?(?:repo|repository|bucket|drive|wiki|space|project|workspace|org|organization|package|module|library|crate|gem)\b",
         )
     });
     // "Our threat model doc lives at security/threat-model.md": a document found at a path
@@ -1336,7 +1345,9 @@ fn sentence_is_noise(m: &str) -> bool {
         )
     });
     static ON_WEEKDAY: LazyLock<Regex> = LazyLock::new(|| {
-        rei(r"\bon (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
+        rei(
+            r"\b(?:on|until|till|by|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+        )
     });
     // "I'm most productive in the morning, so that's when I'll ask …": the consequence after
     // ", so" does not make the fact before it a plan or a hedge.
@@ -1346,7 +1357,10 @@ fn sentence_is_noise(m: &str) -> bool {
     };
     let lower = m.to_ascii_lowercase();
     let schedule;
-    let m = if lower.contains("every ") && EVERY_WEEKDAY.is_match(m) {
+    let m = if (lower.contains("every ") && EVERY_WEEKDAY.is_match(m))
+        || lower.contains("weekends")
+        || lower.contains("weekdays")
+    {
         schedule = ON_WEEKDAY.replace_all(m, "weekly");
         schedule.as_ref()
     } else {
@@ -1512,6 +1526,7 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
     }
     let rule_words = [
         "rule of thumb",
+        "where ",
         "how ",
         "the way",
         "known",
@@ -1805,6 +1820,24 @@ fn how_we_work(s: &Masked) -> Option<Candidate> {
             summary,
             why: None,
         });
+    }
+    // "Slack #deploys gets a message for every deploy, that's where to look."
+    static WHERE_TO_LOOK: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"[,;:.!—-]\s+(?:that's|that is|this is|it's) where (?:to look|to find (?:it|them|things)|you'll find (?:it|them)|we look|you look|to check|it lives|they live)\s*[.!]?$",
+        )
+    });
+    if let Some(f) = WHERE_TO_LOOK.find(&s.mask) {
+        let head = s.head(f.start())?;
+        if head.mask.trim().split(' ').count() >= 3 && !head.mask.contains('?') {
+            let mut summary = head.orig.trim().to_string();
+            summary.push('.');
+            return Some(Candidate {
+                topic: MemoryType::Reference,
+                summary,
+                why: None,
+            });
+        }
     }
     let (topic, f) = if let Some(c) = HOW.captures(&s.mask) {
         let who = c.name("who")?.as_str().to_ascii_lowercase();
@@ -2197,7 +2230,6 @@ const MOMENT_VERBS: &[&str] = &[
     "love",
     "like",
     "hate",
-    "keep",
     "still",
     "also",
     "really",
@@ -2226,7 +2258,7 @@ fn shape_user(m: &str) -> bool {
     });
     static I_AM: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^i(?:'m| am) (?:(?:also|really|very|pretty|quite|much|way|more|fairly|totally|completely|a lot|not)\s+)*(?:colou?r ?blind|dyslexic|left-handed|deaf|hard of hearing|remote|based (?:in|out of)|located in|from [A-Z]|(?:new|used|allergic|native) to|(?:comfortable|familiar|fluent|proficient|experienced|unfamiliar|at home) (?:with|in)|(?:good|bad|great|terrible|better|worse|decent|rusty|weak|strong) (?:at|with|in)|an? (?:[\w+#.-]+ ){0,3}?(?:person|guy|gal|dev|developer|engineer|programmer|learner|reader|user|fan|nerd|type|speaker)\b|in charge of|responsible for|on call|the only|(?:most |more |least )?productive (?:in|at|during)|a (?:morning|night|early) (?:person|owl|bird)|a night owl)\b",
+            r"^i(?:'m| am) (?:(?:also|really|very|pretty|quite|much|way|more|fairly|totally|completely|a lot|not)\s+)*(?:colou?r ?blind|dyslexic|left-handed|deaf|hard of hearing|remote|based (?:in|out of)|located in|from [A-Z]|(?:new|used|allergic|native) to|(?:comfortable|familiar|fluent|proficient|experienced|unfamiliar|at home) (?:with|in)|(?:good|bad|great|terrible|better|worse|decent|rusty|weak|strong) (?:at|with|in)|an? (?:[\w+#.-]+ ){0,3}?(?:person|guy|gal|dev|developer|engineer|programmer|learner|reader|user|fan|nerd|type|speaker)\b|in charge of|responsible for|on call|the only|(?:most |more |least )?productive (?:in|at|during)|(?:fine|ok|okay|happy|good) with (?:long|short|detailed|terse|brief|more|less|fewer|verbose|lots of|a lot of|big|small)|a (?:morning|night|early) (?:person|owl|bird)|a night owl)\b",
         )
     });
     static MY_RULE: LazyLock<Regex> = LazyLock::new(|| {
@@ -2394,13 +2426,16 @@ fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
         "pause",
         "double-check",
         "be",
+        "mock",
+        "stub",
+        "fake",
     ];
     if !VERBS.contains(&first) && !starts_with_work_verb(m) {
         return false;
     }
     static STYLE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?P<v>use|prefer|avoid|keep|put|name|format|prefix|suffix|wrap|follow|stick to|stick with|default to|indent|spell|treat|assume|reach for|go with|favou?r|stay on|stay with|target|lean on|rely on|respond with|answer with|reply with|lead with|start with|begin with|end with|open with|go easy on|go light on|go heavy on|lay off|cut down on|hold back on|be generous with|be sparing with)\s+(?P<next>[\w.+#/'-]+)",
+            r"^(?:please\s+)?(?:just\s+)?(?:always\s+)?(?P<v>use|prefer|avoid|keep|put|name|format|prefix|suffix|wrap|follow|stick to|stick with|default to|indent|spell|treat|assume|reach for|go with|favou?r|stay on|stay with|target|lean on|rely on|mock|stub|fake|respond with|answer with|reply with|lead with|start with|begin with|end with|open with|go easy on|go light on|go heavy on|lay off|cut down on|hold back on|be generous with|be sparing with)\s+(?P<next>[\w.+#/'-]+)",
         )
     });
     static SCOPED: LazyLock<Regex> = LazyLock::new(|| {
@@ -2609,7 +2644,7 @@ fn shape_verbless(m: &str, lower: &str, standing: bool) -> bool {
 fn shape_noun_statement(m: &str) -> bool {
     static AUX: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?P<subj>(?:[\w.+#/'-]+\s+){0,5}?[\w.+#/'-]+)\s+(?P<v>is|are|has|have|doesn't|don't|isn't|aren't|can't|cannot|must|mustn't|should|shouldn't|will|won't|can|may|never|only|always|usually|needs|need|gets|get|runs|run|lives|live|uses|use|goes|go|stays|stay|takes|take|expires|expire|lasts|last|ships|ship|requires|require|follows|follow|depends|depend|relies|rely|talks|talk|points|point|syncs|sync|owns|own|handles|handle|holds|hold|contains|contain|reads|read|writes|write|sends|send|stores|store|hits|hit|serves|serve|comes|come|speaks|speak|trains|train|ticks|tick|targets|target|supports|support|blocks|block|wins|win|shares|share|sits|sit|pages|page|notifies|notify|triggers|trigger|calls|call|feeds|feed|publishes|publish|consumes|consume|routes|route|wraps|wrap|happens|happen|lands|land|starts|start|ends|end|begins|begin)\s+(?P<rest>.+)",
+            r"^(?P<subj>(?:[\w.+#/'-]+\s+){0,5}?[\w.+#/'-]+)\s+(?P<v>is|are|has|have|doesn't|don't|isn't|aren't|can't|cannot|must|mustn't|should|shouldn't|will|won't|can|may|never|only|always|usually|needs|need|gets|get|runs|run|lives|live|uses|use|goes|go|stays|stay|takes|take|expires|expire|lasts|last|ships|ship|requires|require|follows|follow|depends|depend|relies|rely|talks|talk|points|point|syncs|sync|owns|own|handles|handle|holds|hold|contains|contain|reads|read|writes|write|sends|send|stores|store|hits|hit|serves|serve|comes|come|speaks|speak|trains|train|ticks|tick|targets|target|supports|support|blocks|block|wins|win|shares|share|sits|sit|pages|page|notifies|notify|triggers|trigger|feeds|feed|publishes|publish|consumes|consume|routes|route|wraps|wrap|happens|happen|lands|land|starts|start|ends|end|begins|begin)\s+(?P<rest>.+)",
         )
     });
     static BAD_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
@@ -2619,7 +2654,7 @@ fn shape_noun_statement(m: &str) -> bool {
     });
     static NOISE_PREDICATE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:a bit |kind of |slightly )?off\b|\b(?:looks?|seems?|is|are|feels?) (?:a bit |kind of |slightly )?off\b|\b(?:too|wrong|correct|right|weird|strange|odd|ugly|messy|slow|slower|faster|better|worse|huge|tiny|empty|null|undefined|nil|blank|duplicated|stale|out of date|confusing|unreadable|hard to read|broken|buggy|flaky|a mess|a problem|a conflict|conflicts|a typo|an? (?:bug|error|issue|regression)|missing|gone|unused|dead|deprecated now|not (?:loading|showing|rendering|working|updating|found|there|set|defined)|been|there|returns? (?:a |an )?(?:\d{3}|error|errors|null|nil|undefined|nothing|empty|wrong|false|none)|throws?|raises?|lagging|laggy|spiking|leaking|down|up again|pending|waiting|stuck|idle|red|green|ok|okay|fine|good|bad|great|awesome|cool|nice|perfect|done|ready|finished|merged|deployed|live now|full|overloaded|out of (?:disk|memory|space|quota|sync|credits)|in (?:review|progress|draft|qa|testing|flight)|in a (?:meeting|call)|on (?:vacation|holiday|leave|pto)|out sick|ooo|(?:till|until|by) \d+|(?:can't|cannot|couldn't|can not) (?:reach|access|log ?in|connect|see|open|load|find))\b|\d+\s?(?:%|fps\b)|\blike \d|\b(?:is|are) (?:way |much |a bit |kind of |really |super |very |pretty )",
+            r"^(?:a bit |kind of |slightly )?off\b|\b(?:looks?|seems?|is|are|feels?) (?:a bit |kind of |slightly )?off\b|\b(?:too|wrong|correct|right|weird|strange|odd|ugly|messy|slow|slower|faster|better|worse|huge|tiny|empty|null|undefined|nil|blank|duplicated|stale|out of date|confusing|unreadable|hard to read|broken|buggy|flaky|a mess|a problem|a conflict|conflicts|a typo|an? (?:bug|error|issue|regression)|missing|gone|unused|dead|deprecated now|not (?:loading|showing|rendering|working|updating|found|there|set|defined)|been|there|returns? (?:a |an )?(?:\d{3}|error|errors|null|nil|undefined|nothing|empty|wrong|false|none)|throws?|raises?|lagging|laggy|spiking|leaking|down|up again|pending|waiting|stuck|idle|red|green|ok|okay|fine|good|bad|great|awesome|cool|nice|perfect|done|ready|finished|merged|deployed|live now|full|overloaded|out of (?:disk|memory|space|quota|sync|credits)|in (?:review|progress|draft|qa|testing|flight)|in a (?:meeting|call)|on (?:vacation|holiday|leave|pto)|out sick|ooo|(?:till|until|by) \d+|(?:can't|cannot|couldn't|can not) (?:reach|access|log ?in|connect|see|open|load|find)|forever|ages|error \d{3})\b|\d+\s?(?:%|fps\b)|\blike \d|\b(?:is|are) (?:way |much |a bit |kind of |really |super |very |pretty )",
         )
     });
     // "The recommender retrains weekly from a snapshot": a singular named part, a verb in -s,
@@ -2780,6 +2815,27 @@ fn shape_noun_statement(m: &str) -> bool {
                 "was" | "were" | "had" | "did" | "got" | "went" | "came" | "ran"
             ));
     // "A customer can't reach the site": something failing for someone.
+    // "Storybook won't start locally", "CI can't get the OIDC token": something failing.
+    let failing = matches!(
+        v.as_str(),
+        "can't" | "cannot" | "won't" | "doesn't" | "couldn't"
+    ) && matches!(
+        next.as_str(),
+        "start"
+            | "load"
+            | "boot"
+            | "compile"
+            | "connect"
+            | "open"
+            | "get"
+            | "find"
+            | "build"
+            | "install"
+            | "resolve"
+    );
+    if failing {
+        return false;
+    }
     let one_of = {
         let l = subj.to_ascii_lowercase();
         ["a ", "an ", "one ", "some ", "someone", "somebody"]

@@ -1208,6 +1208,53 @@ mod en_shapes {
     }
 
     #[test]
+    fn failures_versus_standing_limits() {
+        for (text, want) in [
+            (
+                "Only Postgres features available in 13 — the managed DB is stuck on 13.",
+                Project,
+            ),
+            (
+                "We don't do on-call on weekends, alerts wait until Monday unless it's a P1.",
+                Project,
+            ),
+            ("CI won't run on draft PRs.", Project),
+            (
+                "Slack #deploys gets a message for every prod deploy, that's where to look.",
+                Reference,
+            ),
+            (
+                "The analytics events schema lives in a shared package, @acme/events.",
+                Reference,
+            ),
+            (
+                "Mock external HTTP calls with msw in frontend tests.",
+                Feedback,
+            ),
+            (
+                "i keep my dotfiles in a public repo, so assume zsh + tmux",
+                User,
+            ),
+            (
+                "I'm fine with long answers when I ask 'why', short ones otherwise.",
+                User,
+            ),
+        ] {
+            assert_eq!(topic(text), Some(want), "{text}");
+        }
+        for text in [
+            "CI can't get the OIDC token, error 401.",
+            "Storybook won't start locally.",
+            "The Android build takes forever.",
+            "The DB is stuck at 100% CPU.",
+            "We don't deploy on weekends, but this Saturday we will.",
+            "I keep getting 401s from the API.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
     fn english_after_a_cjk_filler_is_judged_by_the_english_rules() {
         assert_eq!(
             topic("对了，I use Neovim, so don't suggest VS Code settings."),
