@@ -160,7 +160,7 @@ fn symbol_count(text: &str) -> usize {
 fn strip_fillers(s: Masked) -> Masked {
     static FILLER: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:(?:(?:ok|okay|yes|yeah|yep|no|nope|great|cool|nice|thanks|thank you|right|well|alright|all right|hey|hi|hello|oh|actually|one more thing|another thing|got it|understood|perfect|sure|quick one|quick note|heads up|side note|psa|anyway|anyways|honestly|tbh|fwiw|ah|oh and|so yeah|ok so|okay so|hey so|also|and also|one thing|small thing|for context|context|yo|basically|so basically|quick context|some context|more context|background|fyi)\s*[,:!.;-]|(?:also|and|but|so|btw|by the way|plus|oh and|and also|ok so|okay so|hey so|so yeah|hey|honestly|tbh|fwiw|anyway|anyways|for context|heads up|oh|ah and|ah also|yo|so basically|basically|and basically|generally|context|background|before you start|before we start)\s*[,:]?)\s+)+",
+            r"^(?:(?:(?:ok|okay|yes|yeah|yep|no|nope|great|cool|nice|thanks|thank you|right|well|alright|all right|hey|hi|hello|oh|actually|one more thing|another thing|got it|understood|perfect|sure|quick one|quick note|heads up|side note|psa|anyway|anyways|honestly|tbh|fwiw|ah|oh and|so yeah|ok so|okay so|hey so|also|and also|one thing|small thing|for context|context|yo|basically|so basically|quick context|some context|more context|background|fyi|just so we're on the same page|to be clear|just to be clear|for the record)\s*[,:!.;-]|(?:also|and|but|so|btw|by the way|plus|oh and|and also|ok so|okay so|hey so|so yeah|hey|honestly|tbh|fwiw|anyway|anyways|for context|heads up|oh|ah and|ah also|yo|so basically|basically|and basically|generally|context|background|before you start|before we start)\s*[,:]?)\s+)+",
         )
     });
     match FILLER.find(&s.mask) {
@@ -488,7 +488,7 @@ fn rejected_body(m: &str) -> bool {
     // "trains on the last 90 days of events": a rolling window, not the last thing at hand.
     static WINDOW: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"\bthe (?:last|past|latest|first|next) \d+ (?:days|weeks|months|hours|minutes|seconds|years|commits|releases|versions|steps|epochs|runs|items|entries|lines|characters|records|builds|tags)\b",
+            r"\bthe (?:last|past|latest|first|next) (?:\d+|two|three|four|five|six|ten|few|couple of) (?:[\w-]+ )?(?:days|weeks|months|hours|minutes|seconds|years|commits|releases|versions|steps|epochs|runs|items|entries|lines|characters|records|builds|tags)\b",
         )
     });
     let lower = m.to_ascii_lowercase();
@@ -507,6 +507,17 @@ fn rejected_body(m: &str) -> bool {
         m.into_owned()
     };
     static AROUND: LazyLock<Regex> = LazyLock::new(|| rei(r"\b(?:not )?the other way a?round\b"));
+    // "update the docstring in the same commit": the one that makes the change, not one at hand.
+    static SAME_STEP: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:in|with) the same (?:commit|pr|pull request|change|changeset|release|step|diff)\b",
+        )
+    });
+    let m = if lower.contains("the same ") {
+        SAME_STEP.replace_all(&m, "together").into_owned()
+    } else {
+        m
+    };
     let m = if lower.contains("other way") {
         AROUND.replace_all(&m, "reversed").into_owned()
     } else {
@@ -1508,6 +1519,9 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
     if m.contains('?') || sentence_is_noise(m) {
         return None;
     }
+    if let Some(c) = early_shapes(s, &lower) {
+        return Some(c);
+    }
     if has_any(
         &lower,
         &[
@@ -1582,7 +1596,7 @@ fn by_shape_body(s: &Masked) -> Option<Candidate> {
     // lead's object, not at the work at hand.
     static RECURRING: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:when|whenever|every time|each time|any time|anytime|before|after)\s+(?:you|we|someone|anyone)\s+(?P<v>[a-z]+)\s+(?:(?:a|an|any|new|the)\s+)?[\w.+#/-]+[^,]*,",
+            r"^(?:when|whenever|if|every time|each time|any time|anytime|before|after)\s+(?:you|we|someone|anyone)\s+(?P<v>[a-z]+)\s+(?:(?:a|an|any|new|the)\s+)?[\w.+#/-]+[^,]*,",
         )
     });
     let recurring = lead
@@ -1760,6 +1774,52 @@ fn shape_lead(s: &Masked) -> Option<usize> {
         .captures(&s.mask)
         .and_then(|c| c.name("v"))
         .map(|v| v.start())
+}
+
+/// Shapes whose pronouns or definite nouns point back into the sentence itself, judged before
+/// the at-hand test: "I want commit messages under 72 characters", "Show me the plan before
+/// writing code for anything bigger than a bug fix", "Architecture overview: docs/arch.md — read
+/// it before big changes".
+fn early_shapes(s: &Masked, lower: &str) -> Option<Candidate> {
+    static WANT_KIND: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i (?:always )?(?:want|need|expect|like|prefer) (?:my |our |all |the |your )?(?:commit messages|commit titles|prs|pull requests|pr titles|functions|lines|answers|responses|replies|tests|names|variable names|comments|files|branches|commits|docs|logs|log lines|summaries|explanations)\b",
+        )
+    });
+    static SHOW_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:please\s+)?(?:always\s+)?(?:show|tell|ask|check with|run (?:it|things|them) by) me\b.*\bbefore (?:you )?(?:writing|changing|starting|touching|making|doing|implementing|coding|merging|deleting|refactoring|write|change|start|touch|make|do|implement|code|merge|delete|refactor)\b.*\b(?:any|anything|every|all|big|bigger|large|larger|major)\b",
+        )
+    });
+    static LABEL_PATH: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:[\w-]+\s+){0,3}(?:overview|docs|documentation|architecture|runbooks?|guide|spec|specs|design|notes|readme|reference|changelog|faq|onboarding|setup|conventions|style guide|schema|playbook|adrs?):\s*(?:[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf))",
+        )
+    });
+    let m = s.mask.trim();
+    let topic = if lower.starts_with("i ")
+        && WANT_KIND.is_match(m)
+        && !points_at_hand(m)
+        && !rejected_body(m)
+    {
+        MemoryType::Feedback
+    } else if lower.contains("before") && SHOW_BEFORE.is_match(m) && !only_deictic(m) {
+        MemoryType::Feedback
+    } else if m.contains(':')
+        && m.contains(['/', '.'])
+        && LABEL_PATH.is_match(m)
+        && !only_deictic(m)
+    {
+        MemoryType::Reference
+    } else {
+        return None;
+    };
+    let (whole, why) = split_why(s);
+    Some(Candidate {
+        topic,
+        summary: whole.orig.trim().to_string(),
+        why,
+    })
 }
 
 /// "Could you stop wrapping every answer in a table?": asking to stop a habit is a standing
@@ -2080,7 +2140,7 @@ fn shape_reference(s: &Masked, lower: &str) -> bool {
     });
     static PERSON_FOR: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i:\b(?:the )?(?:person|people|one|guy|contact|point of contact|go-to person|go-to|owner|expert)\s+(?:to ask|to talk to|to ping|you ask|for [\w\s-]{2,30}?)\s+(?:is|are))\s+@?[A-Z][\w-]+",
+            r"(?i:\b(?:the )?(?:person|people|one|guy|contact|point of contact|go-to person|go-to|owner|expert)\s+(?:to ask|to talk to|to ping|you ask|for [\w\s-]{2,30}?|who (?:owns|knows|maintains|runs|wrote) [\w\s-]{2,30}?|responsible for [\w\s-]{2,30}?)\s+(?:is|are))\s+@?[A-Z][\w-]+",
         )
     });
     // Whether a PLACE can be named at all: a path, a channel, a URL, a file name or a tool.
@@ -2282,7 +2342,7 @@ fn shape_user(m: &str) -> bool {
     // "As an open source maintainer I review PRs on weekends", "I am DBA for 12 years".
     static AS_ROLE: LazyLock<Regex> = LazyLock::new(|| {
         rei(&format!(
-            r"^as an? (?:[\w+#.-]+\s+){{0,3}}?{ROLE}s?\b,?\s+i\b|^i(?:'m| am) (?:an? |the )?(?:[\w+#.-]+\s+){{0,2}}?{ROLE}\b"
+            r"^as an? (?:[\w+#.-]+\s+){{0,3}}?{ROLE}s?\b,?\s+i\b|^i(?:'m| am|'ve been| have been) (?:an? |the )?(?:[\w+#.-]+\s+){{0,2}}?{ROLE}\b"
         ))
     });
     // "I'd rather have a boring solution than a clever one": a general preference.
@@ -2654,14 +2714,14 @@ fn shape_noun_statement(m: &str) -> bool {
     });
     static NOISE_PREDICATE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:a bit |kind of |slightly )?off\b|\b(?:looks?|seems?|is|are|feels?) (?:a bit |kind of |slightly )?off\b|\b(?:too|wrong|correct|right|weird|strange|odd|ugly|messy|slow|slower|faster|better|worse|huge|tiny|empty|null|undefined|nil|blank|duplicated|stale|out of date|confusing|unreadable|hard to read|broken|buggy|flaky|a mess|a problem|a conflict|conflicts|a typo|an? (?:bug|error|issue|regression)|missing|gone|unused|dead|deprecated now|not (?:loading|showing|rendering|working|updating|found|there|set|defined)|been|there|returns? (?:a |an )?(?:\d{3}|error|errors|null|nil|undefined|nothing|empty|wrong|false|none)|throws?|raises?|lagging|laggy|spiking|leaking|down|up again|pending|waiting|stuck|idle|red|green|ok|okay|fine|good|bad|great|awesome|cool|nice|perfect|done|ready|finished|merged|deployed|live now|full|overloaded|out of (?:disk|memory|space|quota|sync|credits)|in (?:review|progress|draft|qa|testing|flight)|in a (?:meeting|call)|on (?:vacation|holiday|leave|pto)|out sick|ooo|(?:till|until|by) \d+|(?:can't|cannot|couldn't|can not) (?:reach|access|log ?in|connect|see|open|load|find)|forever|ages|error \d{3})\b|\d+\s?(?:%|fps\b)|\blike \d|\b(?:is|are) (?:way |much |a bit |kind of |really |super |very |pretty )",
+            r"^(?:a bit |kind of |slightly )?off\b|\b(?:looks?|seems?|is|are|feels?) (?:a bit |kind of |slightly )?off\b|\b(?:too|wrong|correct|right|weird|strange|odd|ugly|messy|slow|slower|faster|better|worse|huge|tiny|empty|null|undefined|nil|blank|duplicated|stale|out of date|confusing|unreadable|hard to read|broken|buggy|flaky|a mess|a problem|a conflict|conflicts|a typo|an? (?:bug|error|issue|regression)|missing|gone|unused|dead|deprecated now|not (?:loading|showing|rendering|working|updating|found|there|set|defined)|been|there|returns? (?:a |an )?(?:\d{3}|error|errors|null|nil|undefined|nothing|empty|wrong|false|none)|throws?|raises?|lagging|laggy|spiking|leaking|down|up again|pending|waiting|stuck|idle|red|green|ok|okay|fine|good|bad|great|awesome|cool|nice|perfect|done|ready|finished|merged|deployed|live now|full|overloaded|out of (?:disk|memory|space|quota|sync|credits)|in (?:review|progress|draft|qa|testing|flight)|in a (?:meeting|call)|on (?:vacation|holiday|leave|pto)|out sick|ooo|(?:till|until|by) \d+|(?:can't|cannot|couldn't|can not) (?:reach|access|log ?in|connect|see|open|load|find)|takes? forever|taking forever|takes? ages|error \d{3})\b|^(?:forever|ages|too long)\b|\d+\s?(?:%|fps\b)|\blike \d|\b(?:is|are) (?:way |much |a bit |kind of |really |super |very |pretty )",
         )
     });
     // "The recommender retrains weekly from a snapshot": a singular named part, a verb in -s,
     // then how or when.
     static S_VERB: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:the|our)\s+(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]*[^s\W]\s+[a-z]{3,}[^s\W]s\s+(?:(?:off|up|out|down)\s+)?(?:(?:weekly|daily|nightly|hourly|monthly|yearly|automatically|once|twice|only|always|every|each|on|at|in|from|to|with|via|through|against|into|behind|before|after|per)\b|(?:[\w.+#/-]+\s+){1,3}?(?:every|each|daily|weekly|nightly|hourly|monthly|automatically|for (?:all|every|each)|into|onto)\b)",
+            r"^(?:the|our)\s+(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]*[^s\W]\s+[a-z]{3,}[^s\W]s\s+(?:(?:off|up|out|down)\s+)?(?:(?:weekly|daily|nightly|hourly|monthly|yearly|automatically|once|twice|only|always|every|each|on|at|in|from|to|with|via|through|against|into|behind|before|after|per)\b|(?:[\w.+#/-]+\s+){1,3}?(?:every|each|daily|weekly|nightly|hourly|monthly|automatically|for (?:all|every|each)|into|onto|for \d+ (?:seconds|minutes|hours|days|weeks))\b)",
         )
     });
     let lower = m.to_ascii_lowercase();
@@ -2863,5 +2923,6 @@ fn shape_noun_statement(m: &str) -> bool {
     } else {
         std::borrow::Cow::Borrowed(rest)
     };
+    let rest = rest.replace("dead-letter", "dlq");
     !NOISE_PREDICATE.is_match(&rest) && !rest.contains('?')
 }

@@ -1255,6 +1255,32 @@ mod en_shapes {
     }
 
     #[test]
+    fn wishes_about_kinds_check_ins_and_labelled_paths() {
+        for (text, want) in [
+            ("I want commit messages under 72 characters on the first line.", Feedback),
+            ("If you change a public function signature, update the docstring in the same commit.", Feedback),
+            ("Show me the plan before writing code for anything bigger than a bug fix.", Feedback),
+            ("Hey, just so we're on the same page: we support the last two major versions of Safari.", Project),
+            ("The CDN caches HTML for 60 seconds, assets forever (they're hashed).", Project),
+            ("Jobs in the queue are retried up to 5 times before they hit the dead-letter queue.", Project),
+            ("The person who owns the billing service is Hana, she's in Berlin.", Reference),
+            ("Architecture overview: docs/architecture/README.md — read it before big changes.", Reference),
+            ("I've been a backend dev for 8 years, mostly Java and Go.", User),
+        ] {
+            assert_eq!(topic(text), Some(want), "{text}");
+        }
+        for text in [
+            "I want commit messages like the one you wrote.",
+            "I want the tests for this module rewritten.",
+            "Output: build/out.txt",
+            "Show me the plan before you start coding this.",
+            "The Android build takes forever.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
     fn english_after_a_cjk_filler_is_judged_by_the_english_rules() {
         assert_eq!(
             topic("对了，I use Neovim, so don't suggest VS Code settings."),
