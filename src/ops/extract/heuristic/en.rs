@@ -1797,13 +1797,10 @@ fn early_shapes(s: &Masked, lower: &str) -> Option<Candidate> {
         )
     });
     let m = s.mask.trim();
-    let topic = if lower.starts_with("i ")
-        && WANT_KIND.is_match(m)
-        && !points_at_hand(m)
-        && !rejected_body(m)
-    {
-        MemoryType::Feedback
-    } else if lower.contains("before") && SHOW_BEFORE.is_match(m) && !only_deictic(m) {
+    let wish =
+        lower.starts_with("i ") && WANT_KIND.is_match(m) && !points_at_hand(m) && !rejected_body(m);
+    let check_in = lower.contains("before") && SHOW_BEFORE.is_match(m) && !only_deictic(m);
+    let topic = if wish || check_in {
         MemoryType::Feedback
     } else if m.contains(':')
         && m.contains(['/', '.'])
