@@ -675,7 +675,29 @@ fn reference(s: &Masked) -> Option<MemoryType> {
             r"^(?:the|our)\s+(?:[\w-]+\s+){0,2}?(?:figma|notion|confluence|wiki|jira|linear|airtable|spreadsheet|sheet|handbook|drive|storybook|backstage)\b.*\b(?:is|are) (?:the|our) (?:single |only |one )?source of truth\b",
         )
     });
+    // "Our API style guide is the Zalando one": a guide named by whose it is.
+    static GUIDE_IS: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:^(?:the|our)\s+(?:[\w-]+\s+){0,2}?(?:style guide|guidelines|conventions|coding standard|spec|specification|handbook|playbook)\s+(?:we follow\s+)?is\s+(?:the\s+)?)[A-Z][\w.-]*(?:'s|\s+one\b)",
+        )
+    });
     let m = s.mask.trim();
+    let lower = m.to_ascii_lowercase();
+    if has_any(
+        &lower,
+        &[
+            "guide",
+            "convention",
+            "standard",
+            "spec",
+            "handbook",
+            "playbook",
+        ],
+    ) && GUIDE_IS.is_match(m)
+        && !only_deictic(m)
+    {
+        return Some(MemoryType::Reference);
+    }
     if m.to_ascii_lowercase().contains("source of truth") && TRUTH_IN.is_match(m) {
         return Some(MemoryType::Reference);
     }
@@ -2343,6 +2365,21 @@ fn shape_user(m: &str) -> bool {
         ))
     });
     // "I'd rather have a boring solution than a clever one": a general preference.
+    // "I have a strong preference for explicit code over magic", "I don't care about
+    // micro-optimizations": a general taste.
+    static TASTE: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^i (?:have a (?:strong |slight |clear |big )?(?:preference|soft spot|bias|weakness) for|(?:really )?(?:don't|do not) (?:really )?care (?:much )?about [a-z][\w-]*s\b)",
+        )
+    });
+    static CHOSEN: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\bthe (?:[\w-]+ )?(?:version|one|option|approach|variant|draft|proposal|suggestion|solution|alternative)\b",
+        )
+    });
+    if TASTE.is_match(m) && !points_at_hand(m) && !CHOSEN.is_match(m) {
+        return true;
+    }
     static RATHER: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^i(?:'d| would)(?: much)? rather (?:have|use|write|read|see|get|keep|pay|ship|spend|go with)\b.*\bthan\b",

@@ -1281,6 +1281,33 @@ mod en_shapes {
     }
 
     #[test]
+    fn tastes_and_named_guides() {
+        for (text, want) in [
+            (
+                "I have a strong preference for explicit code over magic.",
+                User,
+            ),
+            (
+                "Honestly I don't care about micro-optimizations, readability first.",
+                User,
+            ),
+            (
+                "Our API style guide is the Zalando one, we follow it strictly.",
+                Reference,
+            ),
+        ] {
+            assert_eq!(topic(text), Some(want), "{text}");
+        }
+        for text in [
+            "I have a preference for the first option.",
+            "I don't care about this bug.",
+            "I don't care about the details, just fix it.",
+        ] {
+            assert!(plan(text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
     fn english_after_a_cjk_filler_is_judged_by_the_english_rules() {
         assert_eq!(
             topic("对了，I use Neovim, so don't suggest VS Code settings."),
