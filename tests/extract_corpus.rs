@@ -146,6 +146,28 @@ impl Score {
     fn type_accuracy(&self) -> f64 {
         self.typed as f64 / self.tp.max(1) as f64
     }
+    /// The columns after `msgs` in the printed tables.
+    fn row(&self) -> String {
+        format!(
+            "{:>4} ({:>3}/{:>3})         {:.3}      {:.3}   {:.3}",
+            self.durable + self.noise,
+            self.durable,
+            self.noise,
+            self.precision(),
+            self.recall(),
+            self.type_accuracy()
+        )
+    }
+}
+
+impl std::ops::AddAssign for Score {
+    fn add_assign(&mut self, other: Score) {
+        self.durable += other.durable;
+        self.noise += other.noise;
+        self.tp += other.tp;
+        self.fp += other.fp;
+        self.typed += other.typed;
+    }
 }
 
 /// Runs one corpus in one format through the binary; returns the score and the mistakes.
@@ -235,15 +257,7 @@ fn table(set: &str) -> BTreeMap<(String, String), (Score, Vec<String>)> {
         "{set}: lang  format   msgs (durable/noise)  precision  recall  type-accuracy"
     )];
     for ((lang, format), (s, _)) in &out {
-        lines.push(format!(
-            "{set}: {lang:<5} {format:<8} {:>3} ({:>3}/{:>3})          {:.3}      {:.3}   {:.3}",
-            s.durable + s.noise,
-            s.durable,
-            s.noise,
-            s.precision(),
-            s.recall(),
-            s.type_accuracy()
-        ));
+        lines.push(format!("{set}: {lang:<5} {format:<8} {}", s.row()));
     }
     eprintln!("{}", lines.join("\n"));
     // Held-out v1 was inspected after its first measurement; v2, v3 and v4 never were.
@@ -432,11 +446,7 @@ fn heldout_pooled_per_language_meets_its_floor() {
         for &lang in langs {
             let (s, _) = measure(&sb, set, lang, "qwen");
             let (sum, sets) = pooled.entry(lang).or_default();
-            sum.durable += s.durable;
-            sum.noise += s.noise;
-            sum.tp += s.tp;
-            sum.fp += s.fp;
-            sum.typed += s.typed;
+            *sum += s;
             *sets += 1;
         }
     }
@@ -446,15 +456,7 @@ fn heldout_pooled_per_language_meets_its_floor() {
             .to_string(),
     ];
     for (lang, (s, sets)) in &pooled {
-        lines.push(format!(
-            "pooled held-out: {lang:<5} {sets:>4}  {:>4} ({:>3}/{:>3})         {:.3}      {:.3}   {:.3}",
-            s.durable + s.noise,
-            s.durable,
-            s.noise,
-            s.precision(),
-            s.recall(),
-            s.type_accuracy()
-        ));
+        lines.push(format!("pooled held-out: {lang:<5} {sets:>4}  {}", s.row()));
     }
     eprintln!("{}", lines.join("\n"));
     for (lang, (s, _)) in &pooled {
