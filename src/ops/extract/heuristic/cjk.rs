@@ -307,9 +307,14 @@ fn classify_text(text: String) -> Option<Candidate> {
             return english_after_lead(&text, english, lead);
         }
     }
+    let m = if body.mask.chars().any(|c| is_kana(c) || is_hangul(c)) {
+        body.mask.trim().to_string()
+    } else {
+        cantonese_to_mandarin(body.mask.trim())
+    };
     let s = Sent {
-        m: body.mask.trim().to_string(),
-        lower: body.mask.trim().to_ascii_lowercase(),
+        lower: m.to_ascii_lowercase(),
+        m,
         url: body.has_url(),
         path: has_path(&body.mask),
         lead,
@@ -335,6 +340,43 @@ fn classify_text(text: String) -> Option<Candidate> {
         summary,
         why,
     })
+}
+
+/// Written Cantonese ("我哋 team 用 Jira", "runbook 都喺 Notion", "我係 junior") says what
+/// Mandarin says with other function words; the Chinese rules read it in the Mandarin ones.
+/// Only the text the rules read changes, never the summary.
+fn cantonese_to_mandarin(m: &str) -> String {
+    const MAP: &[(&str, &str)] = &[
+        ("我哋", "我们"),
+        ("佢哋", "他们"),
+        ("你哋", "你们"),
+        ("唔使", "不用"),
+        ("唔好", "不要"),
+        ("唔該", "谢谢"),
+        ("唔该", "谢谢"),
+        ("唔", "不"),
+        ("係", "是"),
+        ("喺", "在"),
+        ("嘅", "的"),
+        ("咗", "了"),
+        ("啲", "些"),
+        ("冇", "没有"),
+        ("嚟", "来"),
+        ("呢個", "这个"),
+        ("呢个", "这个"),
+        ("搞掂", "搞定"),
+        ("就得", "就行"),
+    ];
+    if !m.contains([
+        '哋', '唔', '係', '喺', '嘅', '咗', '啲', '冇', '嚟', '呢', '掂', '得',
+    ]) {
+        return m.to_string();
+    }
+    let mut out = m.to_string();
+    for (from, to) in MAP {
+        out = out.replace(from, to);
+    }
+    out
 }
 
 /// "我们 currently 用 Redis 7": an English "currently"/"now" inside a fact of the project qualifies

@@ -93,6 +93,9 @@ const REPORT: &[&str] = &[
     "%",
     "％",
     "カバレッジは",
+    "タイムアウト",
+    "クラッシュ",
+    "フリーズ",
 ];
 
 /// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
@@ -339,7 +342,14 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let core = m.trim_end_matches(['。', '！', '？', '.', '!', '?', ' ', '｡', '．', '〜', '~']);
     let core = core.trim_end_matches(['、', ',']);
     let prohibition = s.has(PROHIBITION);
-    let request = REQUEST_END.iter().any(|e| core.ends_with(e)) || prohibition;
+    // "コメントは日本語で書いて": a casual request ends on the bare て form.
+    let casual_te = core.ends_with('て')
+        && core
+            .chars()
+            .rev()
+            .nth(1)
+            .is_some_and(|c| "いっしんきびみり".contains(c));
+    let request = REQUEST_END.iter().any(|e| core.ends_with(e)) || prohibition || casual_te;
     // "…で出す方針です", "…しない決まりになってます": a rule of the team, stated.
     let rule_end = core.ends_with("こと")
         || core.ends_with("ルールです")
@@ -360,6 +370,10 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return None;
     }
     if USER_START.iter().any(|c| m.starts_with(c)) {
+        return Some(MemoryType::User);
+    }
+    // "Python はあまり詳しくない": what the speaker knows, said without 私は.
+    if SKILL_END.iter().any(|e| core.ends_with(e)) && !s.has(REPORT_SKILL) {
         return Some(MemoryType::User);
     }
     if request && !prohibition && s.has(CHANNEL) {
@@ -422,8 +436,88 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if topic_wa(&opening) && (standing || starts_project) && !report {
         return Some(MemoryType::Project);
     }
+    // "課題管理は Backlog", "インデントはタブ", "リリースは月末締め": a topic answered by a bare
+    // noun is how things are, by default — unless the topic is about the moment ("次は…",
+    // "原因は…") or the line reports something.
+    let noun_end = core
+        .chars()
+        .last()
+        .is_some_and(|c| !('\u{3040}'..='\u{309F}').contains(&c) && c != 'ー');
+    if noun_end && topic_wa(&opening) && !report && !s.has(NOW_TOPIC) && !number_value(core) {
+        if s.has(CHANNEL) {
+            return Some(MemoryType::Reference);
+        }
+        return Some(MemoryType::Project);
+    }
+    // "マージ前に必ずレビュー2人": a firm standing cue carries a bare noun line.
+    if noun_end && s.has(FIRM) && !report {
+        return Some(MemoryType::Project);
+    }
     None
 }
+
+/// Topics that name the moment, not how things are: "次はログイン画面", "原因はキャッシュ".
+const NOW_TOPIC: &[&str] = &[
+    "次は",
+    "残り",
+    "結論",
+    "答え",
+    "理由は",
+    "目的は",
+    "状況",
+    "進捗",
+    "差分",
+    "修正",
+    "変更点",
+    "対応",
+    "予定",
+    "締め切り",
+    "締切",
+    "担当は今",
+    "今",
+    "さっき",
+    "場所は",
+    "会議",
+    "値は",
+    "fix/",
+    "feature/",
+];
+
+/// "レスポンスは500", "ビルド時間は4分": a topic answered by a number is a measurement.
+fn number_value(core: &str) -> bool {
+    let Some(i) = core.rfind('は') else {
+        return false;
+    };
+    let value = core[i + 'は'.len_utf8()..].trim();
+    value.starts_with(|c: char| c.is_ascii_digit())
+        && value
+            .chars()
+            .filter(|c| !c.is_ascii_digit() && !matches!(c, '.' | ',' | ' '))
+            .count()
+            <= 2
+}
+
+/// Cues firm enough to carry a line without a verb.
+const FIRM: &[&str] = &["必ず", "常に", "毎回", "原則", "絶対", "例外なく"];
+
+/// "…は詳しくない", "…が苦手": what the speaker knows or is used to.
+const SKILL_END: &[&str] = &[
+    "詳しくない",
+    "詳しくないです",
+    "詳しくありません",
+    "苦手",
+    "苦手です",
+    "得意",
+    "得意です",
+    "慣れてない",
+    "慣れていない",
+    "慣れてないです",
+    "初心者",
+    "初心者です",
+];
+
+/// A failure or the code at hand, not the speaker.
+const REPORT_SKILL: &[&str] = &["エラー", "原因", "この", "その"];
 
 /// Chat openers that say nothing: "あと、", "ちなみに", "えっと".
 const FILLER: &[&str] = &[

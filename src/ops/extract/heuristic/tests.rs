@@ -1698,6 +1698,50 @@ mod cjk_shapes {
             assert_eq!(topic(text), None, "{text}");
         }
     }
+
+    /// Round 9: terse lines in fresh voices — a Japanese topic answered by a bare noun, a
+    /// Chinese pointer to a named store or a host without a scheme, a tool named last,
+    /// written Cantonese — and the noise shapes next to each.
+    #[test]
+    fn round_9_terse_shapes() {
+        assert_eq!(topic("課題管理はBacklog"), Some(Reference));
+        assert_eq!(topic("インデントはタブで統一"), Some(Project));
+        assert_eq!(topic("ゲームエンジンはUnity 2022 LTS"), Some(Project));
+        assert_eq!(topic("コメントは日本語で書いて"), Some(Feedback));
+        assert_eq!(topic("Pythonはあまり詳しくない"), Some(User));
+        assert_eq!(topic("マージ前に必ずレビュー2人"), Some(Project));
+        assert_eq!(topic("仕様の質問はSlackの#dev-specで"), Some(Reference));
+        assert_eq!(topic("原型都在墨刀上"), Some(Reference));
+        assert_eq!(topic("错误码规范在confluence上"), Some(Reference));
+        assert_eq!(topic("监控看板 grafana.internal/d/order"), Some(Reference));
+        assert_eq!(topic("storybook 地址 storybook.corp.io"), Some(Reference));
+        assert_eq!(topic("配置中心用的apollo"), Some(Project));
+        assert_eq!(topic("GPU quota 每人 4 张"), Some(Project));
+        assert_eq!(topic("我係 junior，解释多啲 context 会好啲"), Some(User));
+        for text in [
+            "次はログイン画面",
+            "原因はキャッシュ",
+            "レスポンスは500",
+            "ビルド時間は4分",
+            "毎回タイムアウト",
+            "ブランチ名はfix/login-bug",
+            "このAPIは詳しくない",
+            "ログを見て",
+            "bug 在 handler 里",
+            "问题在缓存上",
+            "数据还在 redis 里",
+            "Redis client 一直在 reconnect。",
+            "访问 grafana.internal 报 502",
+            "把 config.yaml 改一下",
+            "日志级别先调成debug",
+            "超时先改成30s",
+            "我在开会 晚点看",
+            "试一下用axios",
+            "我而家喺屋企 等阵再睇",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
+    }
 }
 
 /// English round 9: broad shapes from fresh voices and their noise counterparts.

@@ -11,6 +11,10 @@ use crate::formats::doc::MemoryType;
 
 /// Always noise: the moment, thanks, opinions, questions words, requests for help, reports.
 const MOMENT: &[&str] = &[
+    "晚点",
+    "晚點",
+    "在开会",
+    "在開會",
     "这次",
     "這次",
     "这回",
@@ -789,6 +793,10 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if !standing && !instructs && clauses(m).iter().skip(1).any(|c| plan_for_now(c)) {
         return None;
     }
+    // "日志级别先调成debug": a change made for now.
+    if !standing && for_now_change(m) {
+        return None;
+    }
     let lower = m.to_ascii_lowercase();
     let team_subject = TEAM_START.iter().any(|c| m.starts_with(c));
     // "给我 generate 一个 Dockerfile", "写个 migration …": one thing to make now.
@@ -804,7 +812,25 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if let Some(t) = user_fact(s, m) {
         return t;
     }
-    if s.url {
+    // "访问 grafana.internal 报 502": a host that fails now is a report.
+    let host_fails = s.has(&[
+        "报",
+        "報",
+        "打不开",
+        "打不開",
+        "挂了",
+        "掛了",
+        "访问",
+        "訪問",
+        "超时",
+        "超時",
+        "不通",
+    ]);
+    if s.url || (host_named(m) && !host_fails && !STATE_REPORT.iter().any(|r| m.contains(r))) {
+        return Some(MemoryType::Reference);
+    }
+    // "原型在墨刀上", "kubeconfig 在 1Password 的 infra vault": a thing kept in a named place.
+    if !team_subject && kept_at(m) {
         return Some(MemoryType::Reference);
     }
     // "commit 之前记得跑 lint": remember to, at a recurring moment ("我记得…" recalls).
@@ -1438,6 +1464,9 @@ fn statement(m: &str) -> bool {
         ":",
         "支援",
         "相容",
+        "每人",
+        "每個人",
+        "每个人",
     ];
 
     // The speaker's or the assistant's doing: "我要的是倒序", "你用 React 写个 demo".
@@ -1569,6 +1598,20 @@ fn settles(m: &str) -> bool {
                 .starts_with(|c: char| c.is_ascii_alphabetic())
     });
     if uses {
+        return true;
+    }
+    // "配置中心用的apollo": a tool named last, after what it is used for.
+    let core = m.trim_end_matches(['。', '.', ' ', '！', '!']);
+    let named_last = ["用的是", "用的", "用"].iter().any(|v| {
+        core.match_indices(v).any(|(i, _)| {
+            let name = core[i + v.len()..].trim();
+            i > 0
+                && name.len() >= 3
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        })
+    });
+    if named_last {
         return true;
     }
     // "…是 Kong", "…用的 Unity 2021", "全是 Java 17": a named thing after the verb.
@@ -1895,15 +1938,155 @@ fn kept_in_tool(m: &str) -> bool {
     })
 }
 
+/// "日志级别先调成debug", "超时先改成 30s": 先 before a change of a setting marks it as for now.
+fn for_now_change(m: &str) -> bool {
+    const CHANGE: &[&str] = &[
+        "调成",
+        "調成",
+        "改成",
+        "改为",
+        "改為",
+        "调到",
+        "調到",
+        "关掉",
+        "關掉",
+        "关了",
+        "注释掉",
+        "註解掉",
+        "跳过",
+        "跳過",
+        "写死",
+        "寫死",
+        "hardcode",
+        "开着",
+        "開著",
+    ];
+    m.match_indices('先').any(|(i, _)| {
+        let after = &m[i + '先'.len_utf8()..];
+        CHANGE.iter().any(|c| after.trim_start().starts_with(c))
+    })
+}
+
+/// "新人文档 wiki.corp/onboarding", "storybook 地址 storybook.corp.io": a host named without a
+/// scheme — a dotted name followed by a path, or ending in a domain suffix ("config.yaml" is a
+/// file, not a host).
+fn host_named(m: &str) -> bool {
+    const SUFFIX: &[&str] = &[
+        "io", "com", "cn", "net", "org", "tw", "hk", "dev", "corp", "internal", "local", "intra",
+        "jp", "app",
+    ];
+    let mut rest = m;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_alphanumeric()) {
+        let tail = &rest[start..];
+        let len = tail
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '/' | '_')))
+            .unwrap_or(tail.len());
+        let token = &tail[..len];
+        let host = token.split('/').next().unwrap_or("");
+        let labels: Vec<&str> = host.split('.').collect();
+        if labels.len() >= 2 && labels.iter().all(|l| !l.is_empty()) {
+            let last = labels[labels.len() - 1];
+            // "Fly.io", "Node.js": products are written capitalized; hosts are not.
+            let first_alpha = labels[0].starts_with(|c: char| c.is_ascii_alphabetic())
+                && !host.chars().any(|c| c.is_ascii_uppercase());
+            if first_alpha && (SUFFIX.contains(&last) || (token.contains('/') && last.len() >= 3)) {
+                return true;
+            }
+        }
+        rest = &tail[len.max(1)..];
+    }
+    false
+}
+
+/// "原型在墨刀上", "错误码规范在confluence上", "kubeconfig 在 1Password 的 infra vault",
+/// "周报模板在共享盘 运营/周报": something kept in a named tool or store. Not the speaker's or
+/// anyone's doing ("我在开会", "正在跑"), not where a fault lies ("bug 在 handler 里").
+fn kept_at(m: &str) -> bool {
+    const STORE: &[&str] = &[
+        "墨刀",
+        "共享盘",
+        "共享盤",
+        "网盘",
+        "網盤",
+        "云盘",
+        "雲盤",
+        "飞书",
+        "飛書",
+        "钉钉",
+        "釘釘",
+        "语雀",
+        "語雀",
+        "腾讯文档",
+        "騰訊文件",
+        "石墨",
+        "知识库",
+        "知識庫",
+        "群文件",
+        "企业微信",
+        "企業微信",
+        "蓝湖",
+        "藍湖",
+    ];
+    const NOT_KEPT: &[&str] = &[
+        "我", "你", "他", "她", "正", "还", "還", "bug", "Bug", "问题", "問題", "报错", "報錯",
+        "出错", "出錯", "错了", "錯了", "异常", "異常", "原因", "逻辑", "邏輯", "代码", "代碼",
+        "瓶颈", "瓶頸", "卡", "现在", "現在", "都是", "人", "不许", "不許", "不要", "别", "別",
+        "不能", "禁止", "写死", "寫死", "deploy", "部署", "跑", "运行", "運行", "托管", "託管",
+        "装", "裝", "执行", "執行", "host", "一直", "存",
+    ];
+    let clause_end = |t: &str| {
+        t.find(['，', ',', '。', '；', ';', '！', '!'])
+            .unwrap_or(t.len())
+    };
+    // The first clause only: "…用 Nacos，配置也在 Nacos" adds to a fact of the project.
+    let first = &m[..clause_end(m)];
+    first.match_indices('在').any(|(i, _)| {
+        let m = first;
+        let before = m[..i].trim_end();
+        if before.chars().count() < 2 || NOT_KEPT.iter().any(|w| before.contains(w)) {
+            return false;
+        }
+        let after = m[i + '在'.len_utf8()..].trim_start();
+        let after = &after[..clause_end(after)];
+        let name_len = STORE
+            .iter()
+            .find(|s| after.starts_with(*s))
+            .map(|s| s.len())
+            .unwrap_or_else(|| {
+                after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')))
+                    .unwrap_or(after.len())
+            });
+        let name = &after[..name_len];
+        if name.is_empty() || (name.is_ascii() && !name.chars().any(|c| c.is_ascii_alphabetic())) {
+            return false;
+        }
+        // "focus 在 logic 上": a lower-case word after English is a verb's object, not a
+        // store; after Chinese ("规范在confluence上") it names one.
+        let plain_word = name.chars().all(|c| c.is_ascii_lowercase());
+        let rest_of = after[name_len..].trim_start();
+        if plain_word && before.ends_with(|c: char| c.is_ascii()) && !rest_of.starts_with('的') {
+            return false;
+        }
+        let rest = after[name_len..].trim();
+        rest.is_empty()
+            || ["上", "里", "裡", "中"].contains(&rest)
+            || ((rest.starts_with('的') || rest.contains('/'))
+                && rest.chars().count() <= 20
+                && !rest.ends_with(['了', '吗', '呢']))
+    })
+}
+
 /// "#dev-help", "#deploy": a chat channel named in the sentence.
 pub(super) fn names_channel(m: &str) -> bool {
     m.match_indices('#').any(|(i, _)| {
         let before_ok = i == 0 || m[..i].ends_with([' ', '「', '“', '"', '(', '（']);
-        before_ok
-            && m[i + 1..]
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric())
+        // "Slackの#dev-spec", "发到#ops": right after CJK text, a letter must follow (not an
+        // issue number).
+        let after_cjk = m[..i].chars().last().is_some_and(super::cjk::is_cjk);
+        let next = m[i + 1..].chars().next();
+        (before_ok && next.is_some_and(|c| c.is_ascii_alphanumeric()))
+            || (after_cjk && next.is_some_and(|c| c.is_ascii_alphabetic()))
     })
 }
 
