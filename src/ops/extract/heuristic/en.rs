@@ -53,6 +53,9 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     if let Some(c) = explicit_request(&s) {
         return c;
     }
+    if let Some(c) = labelled_line(&s) {
+        return Some(c);
+    }
     statement(&s)
         .or_else(|| by_shape(&s))
         .or_else(|| by_clauses(&s))
@@ -103,6 +106,201 @@ fn state_fact(s: &Masked) -> Option<Candidate> {
         topic: c.topic,
         summary,
         why: c.why,
+    })
+}
+
+/// "Stack: Flutter for the app, Firebase for auth", "Deploy target: Fly.io, two regions",
+/// "Contact for infra questions: Priya in #platform": a short noun label naming a standing
+/// aspect of the project, then its value. Labels of the moment or of chat ("Status:", "TODO for
+/// today:", "Quick one:", "Error:") and values that are noise stay out.
+fn labelled_line(s: &Masked) -> Option<Candidate> {
+    static LABEL: LazyLock<Regex> =
+        LazyLock::new(|| re(r"^(?P<label>[A-Z][a-z]+(?:[ -][a-z]+){0,3}):\s+(?P<value>\S.*)$"));
+    // Words that make a label about the moment, the chat or a failure.
+    const MOMENT_LABELS: &[&str] = &[
+        "status",
+        "todo",
+        "update",
+        "updates",
+        "today",
+        "tomorrow",
+        "tonight",
+        "yesterday",
+        "now",
+        "eta",
+        "wip",
+        "progress",
+        "blocker",
+        "blockers",
+        "blocked",
+        "quick",
+        "question",
+        "q",
+        "edit",
+        "ps",
+        "note",
+        "fyi",
+        "error",
+        "errors",
+        "warning",
+        "bug",
+        "issue",
+        "problem",
+        "result",
+        "results",
+        "output",
+        "log",
+        "logs",
+        "trace",
+        "context",
+        "summary",
+        "tldr",
+        "recap",
+        "plan",
+        "next",
+        "step",
+        "steps",
+        "reminder",
+        "heads",
+        "anyway",
+        "also",
+        "btw",
+        "ok",
+        "okay",
+        "so",
+        "well",
+        "hmm",
+        "update",
+        "example",
+        "answer",
+        "reply",
+        "fix",
+        "attempt",
+        "try",
+        "test",
+        "expected",
+        "actual",
+        "repro",
+        "morning",
+        "hi",
+        "hey",
+        "hello",
+        "thanks",
+        "sorry",
+        "agenda",
+        "meeting",
+        "standup",
+        "week",
+        "sprint",
+        "ticket",
+        "pr",
+        "diff",
+        "change",
+        "changes",
+        "version",
+        "idea",
+        "option",
+        "vote",
+        "screenshot",
+        "message",
+        "title",
+        "name",
+        "draft",
+        // Fields of a bug or incident report.
+        "environment",
+        "env",
+        "browser",
+        "device",
+        "build",
+        "cause",
+        "root",
+        "reason",
+        "impact",
+        "severity",
+        "priority",
+        "symptom",
+        "symptoms",
+        "affected",
+        "workaround",
+        "deadline",
+        "due",
+        "account",
+        "customer",
+        "incident",
+        "outage",
+        "alert",
+        "timeline",
+        "duration",
+        "re",
+        "subject",
+        "cc",
+        "attendees",
+        "steps",
+        "found",
+        "observed",
+        "seen",
+        "version",
+    ];
+    static REPORT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"\b(?:down|broken|failing|fails|stuck|crash(?:es|ing)?|flaky|red|green|slow|done|pending|waiting|tbd|unknown|\d+ ?%)\b",
+        )
+    });
+    if !s.mask.contains(": ") {
+        return None;
+    }
+    // English rules judge an English value only; a CJK value after a Latin label is for the
+    // other languages' rules.
+    if s.mask.chars().any(|c| c as u32 >= 0x2E80) {
+        return None;
+    }
+    let c = LABEL.captures(s.mask.trim())?;
+    let label = c.name("label")?.as_str().to_ascii_lowercase();
+    let value = c.name("value")?;
+    if label
+        .split([' ', '-'])
+        .any(|w| MOMENT_LABELS.contains(&w))
+        || value.as_str().contains('?')
+        || value.as_str().split(' ').count() < 3
+        // "Commit message: fix typo in README": a value that is a request or a text to use.
+        || starts_with_work_verb(value.as_str())
+        || rejected_body(value.as_str())
+        || points_at_hand(value.as_str())
+        || sentence_is_noise(value.as_str())
+    {
+        return None;
+    }
+    // The value must read as a description (a list or a named thing), not a sentence that
+    // reports: a past verb in it ("Deploy: failed twice") is a report of the moment; "-ing"
+    // words stay, they are mostly nouns here ("Logging: …", "everything else").
+    if value.as_str().split(' ').any(|w| {
+        let w = w
+            .trim_matches(|c: char| !c.is_ascii_alphanumeric())
+            .to_ascii_lowercase();
+        w.len() > 3 && w.ends_with("ed") && !w.ends_with("eed") && !w.contains('-')
+    }) || REPORT_WORDS.is_match(value.as_str())
+    {
+        return None;
+    }
+    let lower = value.as_str().to_ascii_lowercase();
+    let pointer = label.starts_with("contact")
+        || label.contains("owner")
+        || label.starts_with("who")
+        || label.starts_with("where")
+        || label.starts_with("docs")
+        || label.contains("link")
+        || lower.contains(" #")
+        || lower.starts_with('#')
+        || lower.contains("url");
+    let topic = if pointer {
+        MemoryType::Reference
+    } else {
+        MemoryType::Project
+    };
+    Some(Candidate {
+        topic,
+        summary: s.orig.trim().to_string(),
+        why: None,
     })
 }
 
@@ -1467,6 +1665,9 @@ fn by_clauses(s: &Masked) -> Option<Candidate> {
             let subject = [
                 "we ",
                 "i ",
+                "it ",
+                "it'll ",
+                "they ",
                 "i'm ",
                 "the ",
                 "our ",
@@ -2337,7 +2538,7 @@ fn shape_user(m: &str) -> bool {
     });
     static I_AM: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^i(?:'m| am) (?:(?:also|really|very|pretty|quite|much|way|more|fairly|totally|completely|a lot|not)\s+)*(?:colou?r ?blind|dyslexic|left-handed|deaf|hard of hearing|remote|based (?:in|out of)|located in|from [A-Z]|(?:new|used|allergic|native) to|(?:comfortable|familiar|fluent|proficient|experienced|unfamiliar|at home) (?:with|in)|(?:good|bad|great|terrible|better|worse|decent|rusty|weak|strong) (?:at|with|in)|an? (?:[\w+#.-]+ ){0,3}?(?:person|guy|gal|dev|developer|engineer|programmer|learner|reader|user|fan|nerd|type|speaker)\b|in charge of|responsible for|on call|the only|(?:most |more |least )?productive (?:in|at|during)|(?:fine|ok|okay|happy|good) with (?:long|short|detailed|terse|brief|more|less|fewer|verbose|lots of|a lot of|big|small)|a (?:morning|night|early) (?:person|owl|bird)|a night owl)\b",
+            r"^i(?:'m| am) (?:(?:also|really|very|pretty|quite|much|way|more|fairly|totally|completely|a lot|not)\s+)*(?:colou?r ?blind|dyslexic|left-handed|deaf|hard of hearing|remote|based (?:in|out of)|located in|from [A-Z]|(?:new|used|allergic|native) to|(?:comfortable|familiar|fluent|proficient|experienced|unfamiliar|at home) (?:with|in)|(?:good|bad|great|terrible|better|worse|decent|rusty|weak|strong) (?:at|with|in)|an? (?:[\w+#.-]+ ){0,3}?(?:person|guy|gal|dev|developer|engineer|programmer|learner|reader|user|fan|nerd|type|speaker)\b|(?:non-)?technical(?:-ish)?|self-taught|(?:fairly |very |pretty )?junior|(?:fairly |very |pretty )?senior|in charge of|responsible for|on call|the only|(?:most |more |least )?productive (?:in|at|during)|(?:fine|ok|okay|happy|good) with (?:long|short|detailed|terse|brief|more|less|fewer|verbose|lots of|a lot of|big|small)|a (?:morning|night|early) (?:person|owl|bird)|a night owl)\b",
         )
     });
     static MY_RULE: LazyLock<Regex> = LazyLock::new(|| {
@@ -2385,7 +2586,14 @@ fn shape_user(m: &str) -> bool {
             r"^i(?:'d| would)(?: much)? rather (?:have|use|write|read|see|get|keep|pay|ship|spend|go with)\b.*\bthan\b",
         )
     });
+    // "I know React and Express but not much about databases": what the user knows, named.
+    static I_KNOW: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"^(?i:i (?:only |mostly |mainly |also |really |barely |don't |do not )?(?:know|speak|read|write)) (?:[A-Z][\w.+#-]*|(?i:(?:a lot|a bit|nothing|little|not much|very little) about [a-z]))",
+        )
+    });
     if I_AM.is_match(m)
+        || I_KNOW.is_match(m)
         || MY.is_match(m)
         || I_HAVE.is_match(m)
         || AS_ROLE.is_match(m)
@@ -2759,8 +2967,21 @@ fn shape_noun_statement(m: &str) -> bool {
         )
     });
     let lower = m.to_ascii_lowercase();
-    let s_verb = (lower.starts_with("the ") || lower.starts_with("our "))
-        && S_VERB.is_match(m)
+    // "Staging resets every Sunday night": a bare name (capitalised, not a work verb) does the
+    // same as "the staging cluster".
+    static BARE_S_VERB: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"^[A-Z][\w.+#/-]*[^s\W]\s+[a-z]{3,}[^s\W]s\s+(?:(?:off|up|out|down)\s+)?(?:(?:weekly|daily|nightly|hourly|monthly|yearly|automatically|once|twice|only|always|every|each|on|at|in|from|to|with|via|through|against|into|behind|before|after|per)\b|(?:[\w.+#/-]+\s+){1,3}?(?:every|each|daily|weekly|nightly|hourly|monthly|automatically|for (?:all|every|each)|into|onto|for \d+ (?:seconds|minutes|hours|days|weeks))\b)",
+        )
+    });
+    let bare = !lower.starts_with("the ")
+        && !lower.starts_with("our ")
+        && !starts_with_work_verb(m)
+        && !starts_with_scope(m)
+        && !lower.contains("please")
+        && BARE_S_VERB.is_match(m);
+    let s_verb = (bare
+        || ((lower.starts_with("the ") || lower.starts_with("our ")) && S_VERB.is_match(m)))
         && !BAD_SUBJECT.is_match(m)
         && !NOISE_PREDICATE.is_match(m);
     // "Tests that hit the network are marked @slow": the verb after the relative clause.
@@ -2808,7 +3029,8 @@ fn shape_noun_statement(m: &str) -> bool {
         || (starts_with_work_verb(subj) && CLAUSE_IN_SUBJECT.is_match(subj))
         || CLAUSE_IN_SUBJECT.find_iter(subj).any(|f| {
             let w = f.as_str().to_ascii_lowercase();
-            if kind_that && matches!(w.as_str(), "that" | "which" | "who") {
+            // "Anything that touches money uses Decimal": every such thing, named by what it does.
+            if (kind_that || universal_subject) && matches!(w.as_str(), "that" | "which" | "who") {
                 return false;
             }
             matches!(

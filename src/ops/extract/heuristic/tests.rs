@@ -1761,3 +1761,81 @@ mod cjk_shapes {
         }
     }
 }
+
+/// English round 9: broad shapes from fresh voices and their noise counterparts.
+mod en_round9 {
+    use super::super::*;
+    use MemoryType::{Feedback, Project, Reference, User};
+
+    fn topic(text: &str) -> Option<MemoryType> {
+        plan_heuristic(&[UserText { offset: 0, text }])
+            .first()
+            .map(|p| p.topic)
+    }
+
+    #[test]
+    fn a_labelled_line_names_a_standing_aspect_unless_its_label_is_of_the_moment() {
+        assert_eq!(
+            topic("Stack: Flutter for the app, Firebase for auth and push, a small FastAPI service for everything else."),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("Branching: trunk-based, short-lived feature branches, no develop branch."),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("Contact for infra questions: Priya in #platform."),
+            Some(Reference)
+        );
+        for text in [
+            "Status: blocked on the API keys from the vendor.",
+            "Deploy: rolled back at 14:02.",
+            "Commit message: fix typo in README and bump version.",
+            "Environment: staging, Chrome 120 on macOS Sonoma.",
+            "Priority: the CSV export first, then the filters.",
+            "Idea: we could cache the results in Redis.",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_bare_name_with_a_verb_and_a_schedule_is_a_fact_of_the_project() {
+        assert_eq!(
+            topic("Staging resets every Sunday night, don't keep test data there you care about."),
+            Some(Project)
+        );
+        // A noun compound before "please" is an instruction, not a subject and its verb.
+        assert_eq!(
+            topic("Type hints on all public functions please, mypy runs in strict mode."),
+            Some(Feedback)
+        );
+    }
+
+    #[test]
+    fn every_thing_named_by_what_it_does_takes_a_rule() {
+        assert_eq!(
+            topic("Anything that touches money uses Decimal, never float."),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("Stripe is our only payment provider and it'll stay that way."),
+            Some(Project)
+        );
+    }
+
+    #[test]
+    fn what_the_user_knows_is_about_the_user() {
+        assert_eq!(
+            topic("I just finished a bootcamp so I know React and Express but not much about databases."),
+            Some(User)
+        );
+        assert_eq!(topic("I'm non-technical-ish, I did two years of PHP a decade ago, so spell out anything about infra."), Some(User));
+        for text in [
+            "I know this is weird but can we skip the tests",
+            "I know. Just do it.",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
+    }
+}
