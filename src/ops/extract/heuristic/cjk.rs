@@ -256,11 +256,16 @@ fn chinese_clauses(text: &str) -> Option<Candidate> {
             .map_or(0, |i| i + 1)
     });
     let moment = zh::in_the_moment(text);
+    // "…这个报错哈 另外提醒你一下 我们的python是3.8": after the change of topic the clauses
+    // that follow it are free of the moment too.
     clauses[from..]
         .iter()
-        .filter(|c| (!moment || zh::shifts_topic(c)) && !zh::continues(c))
-        .filter(|c| shift.is_none() || !zh::one_time(c))
-        .find_map(|c| classify_text(c.to_string()))
+        .enumerate()
+        .filter(|(k, c)| {
+            (!moment || zh::shifts_topic(c) || (shift.is_some() && *k > 0)) && !zh::continues(c)
+        })
+        .filter(|(_, c)| shift.is_none() || !zh::one_time(c))
+        .find_map(|(_, c)| classify_text(c.to_string()))
 }
 
 /// "テストは pytest で書いてね、unittest は使わない方針なので": each clause of a Japanese

@@ -226,6 +226,8 @@ const PROHIBITION: &[&str] = &[
 ];
 
 const USER_START: &[&str] = &[
+    "当方、",
+    "当方は",
     "私は",
     "僕は",
     "わたしは",

@@ -1729,6 +1729,12 @@ mod cjk_shapes {
         );
         assert_eq!(topic("PHPは8.1固定"), Some(Project));
         assert_eq!(topic("CSSはBEMで書いてや"), Some(Feedback));
+        assert_eq!(
+            topic("帮我看看这个报错哈 另外提醒你一下 我们的python是3.8 别用3.10的语法"),
+            Some(Project)
+        );
+        assert_eq!(topic("大家好 我是新来的运维 主要管k8s集群"), Some(User));
+        assert_eq!(topic("当方、iOSエンジニアでSwift歴5年です。"), Some(User));
         for text in [
             "次はログイン画面",
             "原因はキャッシュ",
@@ -1756,6 +1762,9 @@ mod cjk_shapes {
             "ログは全部見た",
             "CPU 使用率がずっと 100% に張り付いてる。",
             "画面はまだ固まってる",
+            "帮我看看这个报错 另外这个函数也改一下",
+            "这个先不管 另外刚才那个接口也500了",
+            "这里有点慢 另外内存也涨了不少",
         ] {
             assert_eq!(topic(text), None, "{text}");
         }

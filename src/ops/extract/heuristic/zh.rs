@@ -683,6 +683,9 @@ const ACK_START: &[&str] = &[
 
 /// Conversational fillers dropped before judging the opening.
 const FILLER: &[&str] = &[
+    "大家好",
+    "老师好",
+    "老師好",
     "告诉你个事",
     "告訴你個事",
     "跟你说一下",
@@ -1042,6 +1045,9 @@ fn user_fact(s: &Sent, m: &str) -> Option<Option<MemoryType>> {
         && (s.has(USER_HABIT)
             || [
                 "我 prefer",
+                "我比较 prefer",
+                "我比較 prefer",
+                "我更 prefer",
                 "我 like",
                 "我 usually",
                 "我 mostly",
@@ -1706,7 +1712,13 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
         }
         let rest = &text[i..];
         let cut_before = i > start && SHIFT.iter().any(|w| rest.starts_with(w));
+        // "我是实习生 刚学python不久": a fast typist's space between two CJK characters is a
+        // comma.
+        let bare_space = c == ' '
+            && text[..i].ends_with(super::cjk::is_cjk)
+            && rest[1..].starts_with(super::cjk::is_cjk);
         let comma = c == '，'
+            || bare_space
             || (c == ','
                 && (rest[1..].starts_with(' ') || rest[1..].starts_with(super::cjk::is_cjk)));
         if cut_before || comma {
