@@ -32,7 +32,10 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     }
     // "Kindly always add the Jira ID …": the polite opener of many speakers reads as "please"
     // (same length, so the mask stays aligned with the text).
-    if s.mask.len() > 7 && s.mask[..7].eq_ignore_ascii_case("kindly ") {
+    if s.mask
+        .get(..7)
+        .is_some_and(|w| w.eq_ignore_ascii_case("kindly "))
+    {
         s.mask.replace_range(..7, "please ");
     }
     let s = strip_fillers(s);
