@@ -186,6 +186,12 @@ const REQUEST_END: &[&str] = &[
     "ていただけると助かります",
     "ていただけるとありがたいです",
     "てもらえると嬉しいです",
+    "てや",
+    "でや",
+    "がええ",
+    "がええな",
+    "でええ",
+    "でええよ",
     "と助かります",
     "とありがたいです",
     "なくていいです",
@@ -421,6 +427,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     ]
     .iter()
     .any(|e| core.ends_with(e));
+    // "監視は Zabbix でやってる": the casual progressive, read only after a topic ("CPU 使用率が
+    // ずっと 100% に張り付いてる" is a symptom).
+    let casual = core.ends_with("てる") || core.ends_with("でる");
     // "現状、テストカバレッジは 35% です": a measurement of now, not how things are done.
     let measured_now = s.has(REPORT) && !standing;
     if statement && (starts_project || standing || s.lead == Lead::Remember) && !measured_now {
@@ -429,7 +438,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     // "ログは全て JSON 形式で出力します": a statement about a topic named first is how the
     // project works, unless it reports a failure.
     let opening: String = core.chars().take(16).collect();
-    if statement && topic_wa(&opening) && !report {
+    if (statement || casual) && topic_wa(&opening) && !report {
         return Some(MemoryType::Project);
     }
     // "リリースは毎月第一火曜日": a topic and a noun for a standing fact.
@@ -444,9 +453,18 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         .last()
         .is_some_and(|c| !('\u{3040}'..='\u{309F}').contains(&c) && c != 'ー');
     if noun_end && topic_wa(&opening) && !report && !s.has(NOW_TOPIC) && !number_value(core) {
-        if s.has(CHANNEL) {
+        let topic = &core[..core.find('は').unwrap_or(0)];
+        if s.has(CHANNEL) || DOC_NOUN.iter().chain(CONTACT).any(|d| topic.contains(d)) {
             return Some(MemoryType::Reference);
         }
+        return Some(MemoryType::Project);
+    }
+    // "画像は全部 WebP に変換して使う": a topic and a rule for all of it.
+    if topic_wa(&opening)
+        && s.has(&["全部", "全て", "すべて", "一律", "統一"])
+        && !report
+        && !core.ends_with('た')
+    {
         return Some(MemoryType::Project);
     }
     // "マージ前に必ずレビュー2人": a firm standing cue carries a bare noun line.
@@ -489,13 +507,21 @@ fn number_value(core: &str) -> bool {
         return false;
     };
     let value = core[i + 'は'.len_utf8()..].trim();
-    value.starts_with(|c: char| c.is_ascii_digit())
+    // "PHPは8.1固定", "…は3回まで": a limit set, not a measurement.
+    let limit = ["固定", "以上", "以下", "まで", "以内", "必須", "上限"]
+        .iter()
+        .any(|w| value.contains(w));
+    !limit
+        && value.starts_with(|c: char| c.is_ascii_digit())
         && value
             .chars()
             .filter(|c| !c.is_ascii_digit() && !matches!(c, '.' | ',' | ' '))
             .count()
             <= 2
 }
+
+/// Topics that say who to reach: "障害時の連絡先は…".
+const CONTACT: &[&str] = &["連絡先", "窓口", "問い合わせ先", "置き場"];
 
 /// Cues firm enough to carry a line without a verb.
 const FIRM: &[&str] = &["必ず", "常に", "毎回", "原則", "絶対", "例外なく"];

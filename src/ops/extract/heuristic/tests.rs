@@ -1718,6 +1718,17 @@ mod cjk_shapes {
         assert_eq!(topic("配置中心用的apollo"), Some(Project));
         assert_eq!(topic("GPU quota 每人 4 张"), Some(Project));
         assert_eq!(topic("我係 junior，解释多啲 context 会好啲"), Some(User));
+        assert_eq!(topic("crash 都上报到 Sentry"), Some(Reference));
+        assert_eq!(topic("堡垒机地址问运维要"), Some(Reference));
+        assert_eq!(topic("我 timezone 是 UTC+8"), Some(User));
+        assert_eq!(topic("Python 版本锁 3.10"), Some(Project));
+        assert_eq!(topic("監視はZabbixでやってる"), Some(Project));
+        assert_eq!(
+            topic("手順書はGoogleドライブの運用フォルダ"),
+            Some(Reference)
+        );
+        assert_eq!(topic("PHPは8.1固定"), Some(Project));
+        assert_eq!(topic("CSSはBEMで書いてや"), Some(Feedback));
         for text in [
             "次はログイン画面",
             "原因はキャッシュ",
@@ -1738,6 +1749,13 @@ mod cjk_shapes {
             "我在开会 晚点看",
             "试一下用axios",
             "我而家喺屋企 等阵再睇",
+            "我 code 是刚 pull 的",
+            "日志先打到stdout",
+            "文件找不到 问了也没人知道",
+            "这个权限得找老王要",
+            "ログは全部見た",
+            "CPU 使用率がずっと 100% に張り付いてる。",
+            "画面はまだ固まってる",
         ] {
             assert_eq!(topic(text), None, "{text}");
         }

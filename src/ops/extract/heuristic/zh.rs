@@ -809,8 +809,20 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     {
         return Some(MemoryType::Feedback);
     }
+    // "我 timezone 是 UTC+8", "我比较在意可读性": the speaker's own settings and values.
+    if my_setting(m) {
+        return Some(MemoryType::User);
+    }
     if let Some(t) = user_fact(s, m) {
         return t;
+    }
+    // "crash 都上报到 Sentry", "实验结果都记到wandb": where a kind of thing is sent.
+    if !team_subject && sent_to_tool(m) {
+        return Some(MemoryType::Reference);
+    }
+    // "堡垒机地址问运维要", "权限找 IT 申请": who to ask for a thing.
+    if asked_of(m) {
+        return Some(MemoryType::Reference);
     }
     // "访问 grafana.internal 报 502": a host that fails now is a report.
     let host_fails = s.has(&[
@@ -1467,6 +1479,9 @@ fn statement(m: &str) -> bool {
         "每人",
         "每個人",
         "每个人",
+        "锁",
+        "鎖",
+        "管",
     ];
 
     // The speaker's or the assistant's doing: "我要的是倒序", "你用 React 写个 demo".
@@ -1583,6 +1598,8 @@ fn settles(m: &str) -> bool {
         "預設",
         "相容",
         "支援",
+        "锁",
+        "鎖",
     ];
     if SETTLED.iter().any(|w| m.contains(w)) || style_choice(m) {
         return true;
@@ -1936,6 +1953,98 @@ fn kept_in_tool(m: &str) -> bool {
                 .next()
                 .is_none_or(|c| matches!(c, '，' | ',' | '。' | '；' | '.' | '!' | '！'))
     })
+}
+
+/// "我 timezone 是 UTC+8", "我比较在意可读性": a setting or value of the speaker.
+fn my_setting(m: &str) -> bool {
+    const VALUES: &[&str] = &[
+        "我比较在意",
+        "我比較在意",
+        "我更在意",
+        "我在意",
+        "我宁可",
+        "我寧可",
+        "我宁愿",
+        "我寧願",
+    ];
+    if VALUES.iter().any(|v| m.starts_with(v)) {
+        return true;
+    }
+    let Some(rest) = m.strip_prefix("我 ") else {
+        return false;
+    };
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic() || *c == ' ')
+        .collect();
+    let after = rest[word.len()..].trim_start();
+    // "我 code 是刚 pull 的": the state of the speaker's copy now.
+    let now = [
+        "刚", "剛", "了", "最新", "好的", "对的", "對的", "错", "錯", "空", "旧", "舊",
+    ]
+    .iter()
+    .any(|w| after.contains(w));
+    word.trim().len() >= 3 && !now && (after.starts_with('是') || after.starts_with("用的"))
+}
+
+/// "crash 都上报到 Sentry", "实验结果都记到wandb": a kind of thing sent to a named tool, the
+/// clause ending on the name.
+fn sent_to_tool(m: &str) -> bool {
+    const TO: &[&str] = &[
+        "上报到",
+        "上報到",
+        "记到",
+        "記到",
+        "记录到",
+        "記錄到",
+        "发到",
+        "發到",
+        "推到",
+        "同步到",
+        "传到",
+        "傳到",
+        "存到",
+        "写到",
+        "寫到",
+        "打到",
+    ];
+    if m.starts_with(['我', '你', '把']) || m.contains(['先', '暂', '暫']) {
+        return false;
+    }
+    TO.iter().any(|t| {
+        m.match_indices(t).any(|(i, _)| {
+            let after = m[i + t.len()..].trim_start();
+            let end = after
+                .find(['，', ',', '。', '；', ';', '！', '!', ' '])
+                .unwrap_or(after.len());
+            let name = &after[..end];
+            i > 0
+                && after[end..].trim().is_empty()
+                && name.len() >= 3
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        })
+    })
+}
+
+/// "堡垒机地址问运维要", "权限找 IT 申请": who to ask for a thing.
+fn asked_of(m: &str) -> bool {
+    let core = m.trim_end_matches(['。', '.', ' ', '！', '!']);
+    if m.starts_with(['我', '你', '把', '先'])
+        || ["找不到", "找到", "问题", "問題", "一下", "下"]
+            .iter()
+            .any(|w| core.contains(w))
+    {
+        return false;
+    }
+    ["要", "拿", "申请", "申請", "开通", "開通"]
+        .iter()
+        .any(|e| core.ends_with(e))
+        && core
+            .char_indices()
+            .any(|(i, c)| matches!(c, '找' | '问' | '問') && i >= 6)
 }
 
 /// "日志级别先调成debug", "超时先改成 30s": 先 before a change of a setting marks it as for now.
