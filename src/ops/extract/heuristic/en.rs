@@ -30,6 +30,14 @@ pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     if looks_like_machine_text(&s) {
         return None;
     }
+    // "Kindly always add the Jira ID …": the polite opener of many speakers reads as "please"
+    // (same length, so the mask stays aligned with the text).
+    if s.mask
+        .get(..7)
+        .is_some_and(|w| w.eq_ignore_ascii_case("kindly "))
+    {
+        s.mask.replace_range(..7, "please ");
+    }
     let s = strip_fillers(s);
     // "Let's always use UTC in logs": a standing "let's" is an instruction, not a plan.
     static LETS_ALWAYS: LazyLock<Regex> = LazyLock::new(|| {
@@ -679,7 +687,7 @@ fn rejected_body(m: &str) -> bool {
     // "I'm still learning Rust", "we're using Postgres 15": standing, not the moment.
     static STANDING_PROGRESSIVE: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i:\b(?:i'm|i am) still (?:learning|new to|getting used to)\b)|(?i:^(?:we're|we are) (?:using|running|on) (?:\w+ ){0,2}?)(?-i:[A-Z0-9])",
+            r"(?i:\b(?:i'm|i am) still (?:learning|new to|getting used to)\b)|(?i:^(?:we're|we are) (?:using|running|on) (?:\w+ ){0,2}?)(?-i:[A-Z0-9])|(?i:^we (?:all )?(?:agreed|decided) (?:to|that|on) )|(?i:^(?:we're|we are) (?:following|standardi[sz]ed on) (?:the|our|an?) (?:[\w.+#/-]+ ){0,3}?(?:architecture|pattern|patterns|guide|guidelines|style|style guide|conventions?|standards?|spec|process|approach|model|principles|methodology|workflow|rules)\b)|(?i:^(?:we're|we are) (?:following|targeting|standardi[sz]ed on) )(?-i:[A-Z0-9])",
         )
     });
     let m = VERSION_RANGE.replace_all(m, "$1 plus");
@@ -2627,7 +2635,40 @@ fn shape_we(m: &str) -> bool {
             r"^we(?:'re| are) (?:(?:a|an)\s+(?:[\w-]+\s+){0,3}?(?:team|shop|company|startup|org|organization|group|agency|studio|lab|project)\b|(?:fully |mostly |all )?(?:remote|distributed|remote-first|async|on-prem|on prem|in the cloud|cloud-only|open source|a monorepo)\b|(?:\w+\s+)?(?:compliant|certified|regulated|audited)\b|bound by\b|based in\b)",
         )
     });
-    if WE_ARE.is_match(m) {
+    // "We are following the hexagonal architecture in all services", "We're using pnpm": a
+    // progressive of adopting something is how the team works, not what it does right now.
+    static WE_ADOPT: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^we(?:'re| are) (?:(?:still|currently|now|also|all)\s+)?(?:following|standardi[sz]ed on)\s+(?:the|our|an?)\s+(?:[\w.+#/-]+\s+){0,3}?(?:architecture|patterns?|guide|guidelines|style|conventions?|standards?|spec|process|approach|model|principles|methodology|workflow|rules)\b",
+        )
+    });
+    // "The team agreed to keep PRs under 400 lines": a decision that stands.
+    static AGREED: LazyLock<Regex> = LazyLock::new(|| {
+        rei(
+            r"^(?:we|the team|our team|the whole team|everyone)\s+(?:all\s+)?(?:agreed|decided)\s+(?:to|that|on)\s+(?:always\s+|never\s+)?[a-z]",
+        )
+    });
+    let agreed = AGREED.is_match(m) && {
+        // A pick among options or a plan for a while is not a standing decision.
+        let l = m.to_ascii_lowercase();
+        !has_any(
+            &l,
+            &[
+                "option",
+                "go with",
+                "for now",
+                "this time",
+                "this sprint",
+                "this week",
+                "today",
+                "tomorrow",
+                "postpone",
+                "wait",
+                "try ",
+            ],
+        )
+    };
+    if WE_ARE.is_match(m) || WE_ADOPT.is_match(m) || agreed {
         return true;
     }
     let Some(c) = WE_VERB.captures(m) else {

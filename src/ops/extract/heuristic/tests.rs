@@ -1848,3 +1848,51 @@ mod en_round9 {
         }
     }
 }
+
+/// English round 9, second part: the team's standing methods and decisions, polite openers.
+mod en_round9_team {
+    use super::super::*;
+    use MemoryType::{Feedback, Project};
+
+    fn topic(text: &str) -> Option<MemoryType> {
+        plan_heuristic(&[UserText { offset: 0, text }])
+            .first()
+            .map(|p| p.topic)
+    }
+
+    #[test]
+    fn a_method_the_team_follows_and_a_decision_that_stands_are_project_facts() {
+        assert_eq!(
+            topic("We are following the hexagonal architecture in all Spring services."),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("The team agreed to keep PRs under 400 lines."),
+            Some(Project)
+        );
+        assert_eq!(
+            topic("We decided that every public endpoint gets rate limiting."),
+            Some(Project)
+        );
+        for text in [
+            "We're following up with the vendor about the invoice API.",
+            "We're following the thread in Slack, nothing to do yet.",
+            "We decided to go with option B for the pricing page.",
+            "The team agreed to postpone the migration until after the launch.",
+        ] {
+            assert_eq!(topic(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn kindly_opens_a_request_like_please() {
+        assert_eq!(
+            topic("Kindly always add the Jira ID in the commit subject, our release script parses it."),
+            Some(Feedback)
+        );
+        assert_eq!(
+            topic("Kindly check the logs and tell me what you see."),
+            None
+        );
+    }
+}
