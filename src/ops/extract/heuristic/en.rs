@@ -2402,6 +2402,20 @@ fn shape_reference(s: &Masked, lower: &str) -> bool {
         ],
     );
     let named = lower.contains(" called ") || lower.contains(" named ");
+    // "Prod config lives in SSM Parameter Store": where something lives, in any named store,
+    // not only the known ones.
+    static LIVES_IN_NAME: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i:^(?:(?:the|our|all)\s+)?(?:[\w.+#/'-]+\s+){0,5}?(?:lives?|is stored|are stored|is kept|are kept)\s+(?:only\s+)?in\s+(?:the\s+)?)(?-i:[A-Z])[\w-]*",
+        )
+    });
+    if has_any(
+        lower,
+        &[" live in ", " lives in ", " stored in ", " kept in "],
+    ) && LIVES_IN_NAME.is_match(m)
+    {
+        return true;
+    }
     (place && (IS_IN.is_match(m) || LOOK.is_match(m) || LINKED.is_match(m)))
         || (person && PERSON_FOR.is_match(m))
         || (named && CALLED.is_match(m))

@@ -1885,6 +1885,18 @@ mod en_round9_team {
     }
 
     #[test]
+    fn where_something_lives_in_any_named_store_is_a_pointer() {
+        assert_eq!(
+            topic("Mate, prod config lives in SSM Parameter Store, not in env files."),
+            Some(MemoryType::Reference)
+        );
+        assert_eq!(
+            topic("The config lives in the old format until the migration lands."),
+            None
+        );
+    }
+
+    #[test]
     fn kindly_opens_a_request_like_please() {
         assert_eq!(
             topic("Kindly always add the Jira ID in the commit subject, our release script parses it."),
