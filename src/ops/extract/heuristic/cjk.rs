@@ -350,7 +350,7 @@ fn classify_text(text: String) -> Option<Candidate> {
 /// Written Cantonese ("我哋 team 用 Jira", "runbook 都喺 Notion", "我係 junior") says what
 /// Mandarin says with other function words; the Chinese rules read it in the Mandarin ones.
 /// Only the text the rules read changes, never the summary.
-fn cantonese_to_mandarin(m: &str) -> String {
+pub(super) fn cantonese_to_mandarin(m: &str) -> String {
     const MAP: &[(&str, &str)] = &[
         ("我哋", "我们"),
         ("佢哋", "他们"),
@@ -372,9 +372,9 @@ fn cantonese_to_mandarin(m: &str) -> String {
         ("搞掂", "搞定"),
         ("就得", "就行"),
     ];
-    if !m.contains([
-        '哋', '唔', '係', '喺', '嘅', '咗', '啲', '冇', '嚟', '呢', '掂', '得',
-    ]) {
+    // Only a character Mandarin never writes marks the text as Cantonese: 係 (關係), 呢 and
+    // 就得 ("上线前就得过 review": an obligation) are Mandarin too and must keep their meaning.
+    if !m.contains(['哋', '唔', '喺', '嘅', '咗', '啲', '冇', '嚟', '掂']) {
         return m.to_string();
     }
     let mut out = m.to_string();

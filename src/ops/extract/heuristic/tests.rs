@@ -1908,3 +1908,25 @@ mod en_round9_team {
         );
     }
 }
+
+mod cantonese {
+    use super::super::cjk::cantonese_to_mandarin;
+
+    /// Written Cantonese is read in Mandarin function words; Mandarin that merely shares a
+    /// character with Cantonese (關係, 就得 as "must") keeps its meaning.
+    #[test]
+    fn only_text_with_a_cantonese_marker_is_rewritten() {
+        assert_eq!(cantonese_to_mandarin("我哋 team 用 Jira"), "我们 team 用 Jira");
+        assert_eq!(
+            cantonese_to_mandarin("runbook 都喺 Notion，我係 junior"),
+            "runbook 都在 Notion，我是 junior"
+        );
+        for mandarin in [
+            "上线前就得过 code review",
+            "這兩個模組的關係要寫在文件裡",
+            "呢，这个配置别动",
+        ] {
+            assert_eq!(cantonese_to_mandarin(mandarin), mandarin);
+        }
+    }
+}
