@@ -1916,7 +1916,10 @@ mod cantonese {
     /// character with Cantonese (關係, 就得 as "must") keeps its meaning.
     #[test]
     fn only_text_with_a_cantonese_marker_is_rewritten() {
-        assert_eq!(cantonese_to_mandarin("我哋 team 用 Jira"), "我们 team 用 Jira");
+        assert_eq!(
+            cantonese_to_mandarin("我哋 team 用 Jira"),
+            "我们 team 用 Jira"
+        );
         assert_eq!(
             cantonese_to_mandarin("runbook 都喺 Notion，我係 junior"),
             "runbook 都在 Notion，我是 junior"
