@@ -1540,7 +1540,9 @@ fn tidy(text: &str) -> String {
                 let upper = core.starts_with(|c: char| c.is_ascii_uppercase());
                 let mut word = (*full).to_string();
                 if upper && !word.starts_with("I'") {
-                    word[..1].make_ascii_uppercase();
+                    if let Some(first) = word.get_mut(..1) {
+                        first.make_ascii_uppercase();
+                    }
                 }
                 out.push_str(&word);
                 out.push_str(&token[core.len()..]);
@@ -2065,7 +2067,9 @@ fn stop_asking(s: &Masked) -> Option<Candidate> {
         return None;
     }
     let mut summary = body.orig.trim().to_string();
-    summary[..1].make_ascii_uppercase();
+    if let Some(first) = summary.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
     summary.push('.');
     Some(Candidate {
         topic: MemoryType::Feedback,
