@@ -197,29 +197,34 @@ pub(super) const EN_STANDING: &[&str] = &[
 
 pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     let text = collapse_whitespace(raw);
-    if !text.chars().any(is_hangul) {
-        if text.chars().any(is_kana) {
-            return classify_text(text.clone()).or_else(|| japanese_clauses(&text));
-        }
-        return classify_text(text.clone()).or_else(|| chinese_clauses(&text));
+    if text.chars().any(is_hangul) {
+        // Korean chat: "아 그리고 …", "…해요 ㅋㅋ" — the filler around a statement says nothing.
+        let tidy = ko::tidy(&text);
+        return classify_text(tidy.to_string()).or_else(|| korean_clauses(tidy));
     }
-    // Korean chat: "아 그리고 …", "…해요 ㅋㅋ" — the filler around a statement says nothing.
-    let tidy = ko::tidy(&text);
-    if let Some(c) = classify_text(tidy.to_string()) {
-        return Some(c);
+    if text.chars().any(is_kana) {
+        return classify_text(text.clone()).or_else(|| japanese_clauses(&text));
     }
-    // "이거 고쳐 주고, 참고로 우리는 …": a one-off request joined to a durable statement; each
-    // clause is judged alone and the first durable one is kept, with its own type.
+    classify_text(text.clone()).or_else(|| chinese_clauses(&text))
+}
+
+/// The first clause that still counts: the one after the last clause about this once ("저도
+/// pnpm 좋아해요, 근데 이번엔 npm 써요": what comes before it gives way to it).
+fn after_last_one_time(clauses: &[&str], one_time: fn(&str) -> bool) -> usize {
+    clauses
+        .iter()
+        .rposition(|c| one_time(c))
+        .map_or(0, |i| i + 1)
+}
+
+/// "이거 고쳐 주고, 참고로 우리는 …": a one-off request joined to a durable statement; each
+/// clause is judged alone and the first durable one is kept, with its own type.
+fn korean_clauses(tidy: &str) -> Option<Candidate> {
     let clauses = ko::clauses(tidy);
     if clauses.len() < 2 {
         return None;
     }
-    // "저도 pnpm 좋아해요, 근데 이번엔 npm 써요": what comes before a clause about this once
-    // gives way to it.
-    let from = clauses
-        .iter()
-        .rposition(|c| ko::one_time(c))
-        .map_or(0, |i| i + 1);
+    let from = after_last_one_time(&clauses, ko::one_time);
     clauses[from..]
         .iter()
         .enumerate()
@@ -249,12 +254,7 @@ fn chinese_clauses(text: &str) -> Option<Candidate> {
     // "…你先按这个思路改，另外提醒一下我们上线必须走灰度，先放 5% 流量": after a change of
     // topic the clauses about this once are skipped, not taken as the end of everything before.
     let shift = clauses.iter().rposition(|c| zh::shifts_topic(c));
-    let from = shift.unwrap_or_else(|| {
-        clauses
-            .iter()
-            .rposition(|c| zh::one_time(c))
-            .map_or(0, |i| i + 1)
-    });
+    let from = shift.unwrap_or_else(|| after_last_one_time(&clauses, zh::one_time));
     let moment = zh::in_the_moment(text);
     // "…这个报错哈 另外提醒你一下 我们的python是3.8": after the change of topic the clauses
     // that follow it are free of the moment too.
@@ -278,10 +278,7 @@ fn japanese_clauses(text: &str) -> Option<Candidate> {
     if clauses.len() < 2 {
         return None;
     }
-    let from = clauses
-        .iter()
-        .rposition(|c| ja::one_time(c))
-        .map_or(0, |i| i + 1);
+    let from = after_last_one_time(&clauses, ja::one_time);
     clauses[from..]
         .iter()
         .find_map(|c| classify_text(c.to_string()))
