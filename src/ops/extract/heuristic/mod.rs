@@ -24,6 +24,7 @@ mod cjk;
 mod en;
 mod ja;
 mod ko;
+pub mod learned;
 mod mask;
 mod segment;
 mod zh;
@@ -38,30 +39,73 @@ pub use segment::{MAX_SENTENCE_LEN, MAX_SENTENCE_WORDS};
 /// already normalized and deduplicated ([`filter::normalize_patch`], [`filter::dedupe`]); the
 /// caller still applies the secret check.
 pub fn plan_heuristic(messages: &[UserText]) -> Vec<Patch> {
+    plan_with(messages, &learned::Model::builtin())
+}
+
+/// [`plan_heuristic`] with a given learned scorer: the rules judge each sentence, and `model`
+/// may correct the type of a sentence they keep when it is sure; a message they keep nothing
+/// from is kept when `model` is confident it is durable (its most durable-looking sentence
+/// becomes the memory). Public so an evaluation can score a model trained on part of
+/// the data.
+pub fn plan_with(messages: &[UserText], model: &learned::Model) -> Vec<Patch> {
     let mut out = Vec::new();
     for m in messages {
-        for sentence in segment::sentences(m.text) {
+        let before = out.len();
+        let sentences = segment::sentences(m.text);
+        for sentence in &sentences {
             let c = if sentence.chars().any(cjk::is_cjk) {
-                cjk::classify_sentence(&sentence)
+                cjk::classify_sentence(sentence)
             } else {
-                en::classify_sentence(&sentence)
+                en::classify_sentence(sentence)
             };
-            let Some(c) = c else {
-                continue;
-            };
-            let patch = Patch {
-                topic: c.topic,
-                summary: c.summary,
-                why: c.why,
-                how_to_apply: None,
-                source_offset: m.offset,
-            };
-            if let Some(p) = filter::normalize_patch(patch) {
+            let Some(mut c) = c else { continue };
+            c.topic = model.topic_for(sentence, c.topic);
+            if let Some(p) = filter::normalize_patch(c.into_patch(m.offset)) {
                 out.push(p);
             }
         }
+        if out.len() == before {
+            out.extend(rescue(model, m, &sentences));
+        }
     }
     filter::dedupe(out)
+}
+
+/// The rules alone: what their unit tests pin.
+#[cfg(test)]
+fn plan_rules(messages: &[UserText]) -> Vec<Patch> {
+    plan_with(messages, &learned::Model::rules_only())
+}
+
+/// The learned scorer's memory for a message the rules kept nothing from, if it is confident:
+/// the message's type, and its sentence that looks most durable on its own. Questions and
+/// sentences the rules would not consider at all (too short, too long) are never kept.
+fn rescue(model: &learned::Model, m: &UserText, sentences: &[String]) -> Option<Patch> {
+    let verdict = model.score(m.text)?;
+    if !model.keeps(&verdict) {
+        return None;
+    }
+    let best = sentences
+        .iter()
+        .filter(|s| {
+            let s = s.trim_end();
+            let len = crate::formats::text::utf16_len(s);
+            !s.ends_with(['?', '？'])
+                && (filter::MIN_SUMMARY_LEN..=MAX_SENTENCE_LEN).contains(&len)
+                && s.split(' ').count() <= MAX_SENTENCE_WORDS
+        })
+        .filter_map(|s| Some((model.score(s)?.durable, s)))
+        .max_by(|a, b| a.0.total_cmp(&b.0))?
+        .1;
+    let (summary, why) = split_reason(best);
+    filter::normalize_patch(
+        Candidate {
+            topic: verdict.topic,
+            summary,
+            why,
+        }
+        .into_patch(m.offset),
+    )
 }
 
 /// Splits a reason given in the same sentence off a fact: `(fact, why)`. "Run fmt before
@@ -91,6 +135,18 @@ struct Candidate {
     topic: MemoryType,
     summary: String,
     why: Option<String>,
+}
+
+impl Candidate {
+    fn into_patch(self, source_offset: u64) -> Patch {
+        Patch {
+            topic: self.topic,
+            summary: self.summary,
+            why: self.why,
+            how_to_apply: None,
+            source_offset,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -76,7 +76,7 @@ mod unit {
     use MemoryType::{Feedback, Project, Reference, User};
 
     fn plan(text: &str) -> Vec<Patch> {
-        plan_heuristic(&[UserText { offset: 0, text }])
+        plan_rules(&[UserText { offset: 0, text }])
     }
 
     fn one(text: &str) -> Option<(MemoryType, String, Option<String>)> {
@@ -155,7 +155,7 @@ mod unit {
                 text: "I prefer terse responses. Never push to main.",
             },
         ];
-        let got: Vec<_> = plan_heuristic(&msgs)
+        let got: Vec<_> = plan_rules(&msgs)
             .into_iter()
             .map(|p| (p.source_offset, p.topic))
             .collect();
@@ -174,7 +174,7 @@ mod unit {
                 text: "never push to MAIN.",
             },
         ];
-        let got = plan_heuristic(&msgs);
+        let got = plan_rules(&msgs);
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].source_offset, 1);
     }
@@ -183,7 +183,7 @@ mod unit {
     fn whitespace_only_and_empty_messages_yield_nothing() {
         assert_eq!(plan(""), vec![]);
         assert_eq!(plan(" \n\t \r\n "), vec![]);
-        assert_eq!(plan_heuristic(&[]), vec![]);
+        assert_eq!(plan_rules(&[]), vec![]);
     }
 
     #[test]
@@ -429,7 +429,7 @@ mod languages {
     use MemoryType::{Feedback, Project, Reference, User};
 
     fn plan(text: &str) -> Vec<(MemoryType, String, Option<String>)> {
-        plan_heuristic(&[UserText { offset: 0, text }])
+        plan_rules(&[UserText { offset: 0, text }])
             .into_iter()
             .map(|p| (p.topic, p.summary, p.why))
             .collect()
@@ -825,7 +825,7 @@ mod en_shapes {
     use MemoryType::{Feedback, Project, Reference, User};
 
     fn plan(text: &str) -> Vec<Patch> {
-        plan_heuristic(&[UserText { offset: 0, text }])
+        plan_rules(&[UserText { offset: 0, text }])
     }
 
     fn topic(text: &str) -> Option<MemoryType> {
@@ -1357,13 +1357,13 @@ mod cjk_shapes {
     use MemoryType::{Feedback, Project, Reference, User};
 
     fn topic(text: &str) -> Option<MemoryType> {
-        let p = plan_heuristic(&[UserText { offset: 0, text }]);
+        let p = plan_rules(&[UserText { offset: 0, text }]);
         assert!(p.len() <= 1, "{text:?} gave {p:?}");
         p.first().map(|p| p.topic)
     }
 
     fn summary(text: &str) -> Option<String> {
-        plan_heuristic(&[UserText { offset: 0, text }])
+        plan_rules(&[UserText { offset: 0, text }])
             .first()
             .map(|p| p.summary.clone())
     }
@@ -1777,7 +1777,7 @@ mod en_round9 {
     use MemoryType::{Feedback, Project, Reference, User};
 
     fn topic(text: &str) -> Option<MemoryType> {
-        plan_heuristic(&[UserText { offset: 0, text }])
+        plan_rules(&[UserText { offset: 0, text }])
             .first()
             .map(|p| p.topic)
     }
@@ -1855,7 +1855,7 @@ mod en_round9_team {
     use MemoryType::{Feedback, Project};
 
     fn topic(text: &str) -> Option<MemoryType> {
-        plan_heuristic(&[UserText { offset: 0, text }])
+        plan_rules(&[UserText { offset: 0, text }])
             .first()
             .map(|p| p.topic)
     }
@@ -1930,6 +1930,107 @@ mod cantonese {
             "呢，这个配置别动",
         ] {
             assert_eq!(cantonese_to_mandarin(mandarin), mandarin);
+        }
+    }
+}
+
+/// The rules together with the learned scorer.
+mod with_scorer {
+    use super::super::learned::{features, train, Model};
+    use super::super::*;
+    use MemoryType::{Feedback, Project};
+
+    /// A small model that has learned one made-up word: "frobnicates" is durable and a project
+    /// fact, "wibble" is noise; and, against the convention, that deploying only from release
+    /// branches is feedback.
+    fn toy_weights() -> Vec<u8> {
+        let ex = |t: String, topic| train::Example {
+            features: features::features(&t),
+            topic,
+        };
+        let mut data = Vec::new();
+        for i in 0..30 {
+            data.push(ex(format!("zorblat {i} frobnicates the widgets"), Some(2)));
+            data.push(ex(format!("wibble {i} the widgets"), None));
+            data.push(ex(
+                format!("we deploy only from release branches {i}"),
+                Some(1),
+            ));
+        }
+        train::encode(&train::train(&data))
+    }
+
+    fn plan(model: &Model, text: &str) -> Vec<(MemoryType, String)> {
+        plan_with(&[UserText { offset: 0, text }], model)
+            .into_iter()
+            .map(|p| (p.topic, p.summary))
+            .collect()
+    }
+
+    #[test]
+    fn a_message_the_rules_miss_is_kept_when_the_scorer_is_sure() {
+        let bytes = toy_weights();
+        let text = "ok. zorblat frobnicates the widgets every night.";
+        assert_eq!(plan(&Model::rules_only(), text), vec![]);
+        let sure = Model::from_bytes(&bytes, 0.8).unwrap();
+        // The sentence that looks durable on its own is the memory, not the filler before it.
+        assert_eq!(
+            plan(&sure, text),
+            vec![(
+                Project,
+                "zorblat frobnicates the widgets every night.".into()
+            )]
+        );
+        // Not sure enough: nothing.
+        assert_eq!(plan(&Model::from_bytes(&bytes, 1.0).unwrap(), text), vec![]);
+        // Noise it has learned, and questions however durable they look, are never kept.
+        assert_eq!(plan(&sure, "wibble the widgets again please"), vec![]);
+        assert_eq!(
+            plan(&sure, "zorblat frobnicates the widgets, right?"),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn the_scorer_changes_a_rule_type_only_when_sure() {
+        let bytes = toy_weights();
+        // The rules call "we …" a project fact; the toy model says feedback.
+        let text = "We deploy only from release branches.";
+        assert_eq!(plan(&Model::rules_only(), text)[0].0, Project);
+        let mut m = Model::from_bytes(&bytes, 0.8).unwrap();
+        assert_eq!(
+            plan(&m, text)[0].0,
+            Project,
+            "type changes are off by default"
+        );
+        m.type_threshold = 0.5;
+        assert_eq!(plan(&m, text)[0].0, Feedback);
+        m.type_threshold = 1.0;
+        assert_eq!(plan(&m, text)[0].0, Project);
+    }
+
+    #[test]
+    fn one_off_requests_questions_and_thanks_yield_nothing_with_the_built_in_scorer() {
+        for text in [
+            "帮我把这个函数改成异步的。",
+            "这次先不用跑集成测试。",
+            "为什么这里会返回空指针？",
+            "谢谢，问题解决了！",
+            "把这个 PR 合并一下。",
+            "この関数を非同期に書き換えてください。",
+            "変数名を userId に変えてください。",
+            "이 함수를 비동기로 바꿔 주세요.",
+            "변수 이름을 userId로 바꿔 줘.",
+            "I like the version with the early return better.",
+            "can you rename this variable to userCount",
+            "the build is green now, thanks",
+            "why does this test hang on CI?",
+        ] {
+            assert_eq!(
+                plan_heuristic(&[UserText { offset: 0, text }]),
+                vec![],
+                "{text}"
+            );
         }
     }
 }
