@@ -151,6 +151,61 @@ fn main() {
         }
         println!("  type override at {x}: {}", s.row());
     }
+    println!(
+        "veto of rule-kept messages (rescue 0.8, type 0.8): P/R/type on val, then 5-fold CV on dev"
+    );
+    for v in [0.0f32, 0.02, 0.05, 0.1, 0.2, 0.3] {
+        let Some(mut model) = Model::from_bytes(&bytes, 0.8) else {
+            return;
+        };
+        model.type_threshold = 0.8;
+        model.veto_threshold = v;
+        let mut s = Score::default();
+        for lang in LANGS {
+            for m in load("val", lang) {
+                let got = plan_with(
+                    &[UserText {
+                        offset: 0,
+                        text: &m.text,
+                    }],
+                    &model,
+                );
+                s.add(m.topic, got.first().map(|p| topic_index(p.topic)));
+            }
+        }
+        print!("  veto at {v}: val {}", s.row());
+        let mut cv = Score::default();
+        for fold in 0..5 {
+            let train_set: Vec<&Labelled> = all_dev
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| i % 5 != fold)
+                .map(|(_, m)| *m)
+                .collect();
+            let fb = train::encode(&train::train(&examples(&train_set)));
+            let Some(mut fm) = Model::from_bytes(&fb, 0.8) else {
+                return;
+            };
+            fm.type_threshold = 0.8;
+            fm.veto_threshold = v;
+            for m in all_dev
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| i % 5 == fold)
+                .map(|(_, m)| *m)
+            {
+                let got = plan_with(
+                    &[UserText {
+                        offset: 0,
+                        text: &m.text,
+                    }],
+                    &fm,
+                );
+                cv.add(m.topic, got.first().map(|p| topic_index(p.topic)));
+            }
+        }
+        println!("   dev-cv {}", cv.row());
+    }
     print!("{:<6}", "all");
     for s in &totals {
         print!(" {:>18}", s.row());

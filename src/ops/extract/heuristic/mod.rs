@@ -66,6 +66,8 @@ pub fn plan_with(messages: &[UserText], model: &learned::Model) -> Vec<Patch> {
         }
         if out.len() == before {
             out.extend(rescue(model, m, &sentences));
+        } else if model.vetoes(m.text) {
+            out.truncate(before);
         }
     }
     filter::dedupe(out)

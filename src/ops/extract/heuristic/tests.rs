@@ -1940,9 +1940,9 @@ mod with_scorer {
     use super::super::*;
     use MemoryType::{Feedback, Project};
 
-    /// A small model that has learned one made-up word: "frobnicates" is durable and a project
-    /// fact, "wibble" is noise; and, against the convention, that deploying only from release
-    /// branches is feedback.
+    /// A small model that has learned made-up words: "frobnicates" is durable and a project
+    /// fact, "wibble" and "gronk" are noise; and, against the convention, that deploying only
+    /// from release branches is feedback.
     fn toy_weights() -> Vec<u8> {
         let ex = |t: String, topic| train::Example {
             features: features::features(&t),
@@ -1956,6 +1956,7 @@ mod with_scorer {
                 format!("we deploy only from release branches {i}"),
                 Some(1),
             ));
+            data.push(ex(format!("we always use gronk {i}"), None));
         }
         train::encode(&train::train(&data))
     }
@@ -2007,6 +2008,19 @@ mod with_scorer {
         assert_eq!(plan(&m, text)[0].0, Feedback);
         m.type_threshold = 1.0;
         assert_eq!(plan(&m, text)[0].0, Project);
+    }
+
+    #[test]
+    fn what_the_rules_keep_is_dropped_when_the_scorer_is_sure_it_is_noise() {
+        let bytes = toy_weights();
+        let text = "We always use gronk.";
+        assert_eq!(plan(&Model::rules_only(), text).len(), 1);
+        let mut m = Model::from_bytes(&bytes, 0.8).unwrap();
+        assert_eq!(plan(&m, text).len(), 1, "no veto by default");
+        m.veto_threshold = 0.2;
+        assert_eq!(plan(&m, text), vec![]);
+        // A fact it believes in stays.
+        assert_eq!(plan(&m, "We deploy only from release branches.").len(), 1);
     }
 
     #[test]

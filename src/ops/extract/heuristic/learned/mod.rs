@@ -27,6 +27,10 @@ pub const RESCUE_THRESHOLD: f32 = 0.8;
 /// was at least this sure.
 pub const TYPE_THRESHOLD: f32 = 0.8;
 
+/// The probability of "durable" below which what the rules kept from a message is dropped: a
+/// phrase rule fired on a message that, word for word, reads like noise.
+pub const VETO_THRESHOLD: f32 = 0.2;
+
 /// A trained scorer: encoded weights ([`train::encode`]) and its two thresholds.
 #[derive(Clone, Copy)]
 pub struct Model<'a> {
@@ -35,6 +39,8 @@ pub struct Model<'a> {
     pub threshold: f32,
     /// [`TYPE_THRESHOLD`] for the built-in model.
     pub type_threshold: f32,
+    /// [`VETO_THRESHOLD`] for the built-in model.
+    pub veto_threshold: f32,
 }
 
 /// What the scorer says about a text.
@@ -55,6 +61,7 @@ impl Model<'static> {
         match Model::from_bytes(BUILTIN, RESCUE_THRESHOLD) {
             Some(m) => Model {
                 type_threshold: TYPE_THRESHOLD,
+                veto_threshold: VETO_THRESHOLD,
                 ..m
             },
             None => Model::rules_only(),
@@ -69,6 +76,7 @@ impl Model<'static> {
             entries: &[],
             threshold: f32::INFINITY,
             type_threshold: f32::INFINITY,
+            veto_threshold: 0.0,
         }
     }
 }
@@ -82,6 +90,7 @@ impl<'a> Model<'a> {
             entries,
             threshold,
             type_threshold: f32::INFINITY,
+            veto_threshold: 0.0,
         })
     }
 
@@ -144,6 +153,14 @@ impl<'a> Model<'a> {
     /// Whether the scorer would keep a message with this verdict.
     pub fn keeps(&self, v: &Verdict) -> bool {
         v.durable >= self.threshold
+    }
+
+    /// Whether what the rules kept from `message` is dropped: the scorer is sure it is noise.
+    pub fn vetoes(&self, message: &str) -> bool {
+        self.veto_threshold > 0.0
+            && self
+                .score(message)
+                .is_some_and(|v| v.durable < self.veto_threshold)
     }
 
     /// The type for a sentence the rules kept with type `rules`.
