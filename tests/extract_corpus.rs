@@ -56,7 +56,17 @@ const HELDOUT_SETS: &[(&str, &[&str])] = &[
     // v9 was written for the same four languages by another separate author with the same
     // restrictions (200 messages, half durable), before the ninth round's rules were written.
     ("heldout9", &["en", "zh", "mixed", "ja"]),
+    // v10 was written for all five languages by a separate author with the same restrictions
+    // (240 messages, half durable), before the learned scorer; measured with the rules alone and
+    // once the scorer's thresholds were chosen.
+    ("heldout10", LANGS),
+    // v11 likewise by another separate author, written after the scorer's design was fixed and
+    // measured before and after it landed.
+    ("heldout11", LANGS),
 ];
+/// The validation corpora: by two more separate authors, never trained on; the learned scorer's
+/// thresholds were chosen on them (README, "Extract" → "Quality"), so they are not held-out.
+const VALIDATION: &str = "val";
 
 #[derive(Debug, Clone)]
 struct Labelled {
@@ -320,6 +330,21 @@ fn corpora_have_the_promised_sizes() {
         ("heldout9", "zh", 60),
         ("heldout9", "mixed", 40),
         ("heldout9", "ja", 40),
+        ("heldout10", "en", 60),
+        ("heldout10", "zh", 60),
+        ("heldout10", "mixed", 40),
+        ("heldout10", "ja", 40),
+        ("heldout10", "ko", 40),
+        ("heldout11", "en", 60),
+        ("heldout11", "zh", 60),
+        ("heldout11", "mixed", 40),
+        ("heldout11", "ja", 40),
+        ("heldout11", "ko", 40),
+        (VALIDATION, "en", 90),
+        (VALIDATION, "zh", 90),
+        (VALIDATION, "mixed", 50),
+        (VALIDATION, "ja", 50),
+        (VALIDATION, "ko", 50),
     ];
     for lang in LANGS {
         let dev = load("dev", lang);
@@ -338,7 +363,12 @@ fn corpora_have_the_promised_sizes() {
                     .iter()
                     .filter(|m| other.iter().any(|x| x.text == m.text))
                     .count();
-                let allowed = if *other_set == "dev" { 0 } else { 2 };
+                // The validation set chose thresholds: it shares nothing with any other set.
+                let allowed = if *other_set == "dev" || set == VALIDATION {
+                    0
+                } else {
+                    2
+                };
                 // Name the dev lines to reword, never a held-out line's text.
                 let dev_lines: Vec<usize> = other
                     .iter()
@@ -391,33 +421,39 @@ const BAR: (f64, f64, f64) = (0.95, 0.90, 0.90);
 /// fails) and the README reports the shortfall. Every exception is listed here.
 fn heldout_floor(set: &str, lang: &str) -> (f64, f64, f64) {
     match (set, lang) {
-        // Measured once after the seventh (Korean) round, unchanged since the fourth: precision
-        // 0.923 (12 of 13 found are durable), recall 1.000; after the third 0.917 / 0.917,
-        // before it 0.909 / 0.833.
+        // Unchanged since the fourth round, with the rules alone and with the learned scorer:
+        // precision 0.923 (12 of 13 found are durable), recall 1.000.
         ("heldout2", "ko") => (0.92, 0.90, 0.90),
-        // Measured once after the seventh round's rules were committed, every other Korean set
-        // meets the bar: v3 1.000 / 0.964 / 0.926 (unchanged), v4 0.974 / 0.925 / 0.973 (was
-        // 0.973 / 0.900 / 0.972), v5 0.950 / 0.927 / 0.947 (was 0.949 / 0.902 / 0.946, an
-        // exception for precision until then; now exactly at the bar, 38 of 40), v6 0.978 /
-        // 0.936 / 0.932 (was 0.977 / 0.915 / 0.884, an exception for type until then), v7
-        // 0.982 / 0.917 / 0.982 (0.981 / 0.883 / 0.981 with the sixth round's rules).
-        //
-        // Held-out v8, the first set by a separate author for these four languages, measured
-        // with the rules as they were (en 1.000 / 0.600 / 0.889, zh 0.964 / 0.675 / 0.926,
-        // mixed 1.000 / 0.600 / 0.933, ja 0.947 / 0.720 / 0.889), after the eighth round's
-        // rules (be8f0f3: en 0.955 / 0.700 / 0.905, zh 0.972 / 0.875 / 0.914, mixed 1.000 /
-        // 0.840 / 0.905, ja 1.000 / 0.880 / 0.909) and after the ninth's (6729f09): recall
-        // misses the bar in en, zh and mixed; ja now meets it (1.000 / 0.920 / 0.913).
-        ("heldout8", "en") => (0.95, 0.73, 0.90), // 0.957 / 0.733 (22 of 30) / 0.909
-        ("heldout8", "zh") => (0.95, 0.87, 0.90), // 0.972 / 0.875 (35 of 40) / 0.914
-        ("heldout8", "mixed") => (0.95, 0.84, 0.90), // 1.000 / 0.840 (21 of 25) / 0.905
-        // Held-out v9, another separate author, measured with the eighth round's rules before
-        // the ninth changed any (en 0.960 / 0.800 / 1.000, zh 0.963 / 0.867 / 0.846, mixed
-        // 1.000 / 0.650 / 0.769, ja 1.000 / 0.850 / 0.882) and after the ninth's (6729f09).
-        ("heldout9", "en") => (0.95, 0.83, 0.90), // 0.962 / 0.833 (25 of 30) / 1.000
-        ("heldout9", "zh") => (0.95, 0.86, 0.88), // 0.963 / 0.867 (26 of 30) / 0.885
-        ("heldout9", "mixed") => (0.95, 0.65, 0.84), // 1.000 / 0.650 (13 of 20) / 0.846
-        ("heldout9", "ja") => (0.95, 0.85, 0.88), // 1.000 / 0.850 (17 of 20) / 0.882
+        // With the learned scorer (rescue 0.8, type 0.8, veto 0.2), measured once after its
+        // thresholds were chosen on the validation set. Before it, after the ninth rule round:
+        // v8 en 0.957 / 0.733 / 0.909, zh 0.972 / 0.875 / 0.914, mixed 1.000 / 0.840 / 0.905;
+        // v9 en 0.962 / 0.833 / 1.000, zh 0.963 / 0.867 / 0.885, mixed 1.000 / 0.650 / 0.846,
+        // ja 1.000 / 0.850 / 0.882. Now v8 meets the bar in every language and v9 in all but
+        // English precision.
+        ("heldout9", "en") => (0.93, 0.90, 0.90), // 0.935 (29 of 31) / 0.967 / 0.931
+        // v10, rules alone → with the scorer: en 0.870 / 0.667 / 0.900 → 0.931 / 0.900 /
+        // 0.926, zh 0.926 / 0.833 / 0.800 → 0.935 / 0.967 / 0.931, mixed 1.000 / 0.800 / 0.938
+        // → 1.000 / 0.950 / 1.000, ja 0.944 / 0.850 / 0.706 → 1.000 / 1.000 / 0.850, ko 0.950
+        // / 0.950 / 1.000 → 1.000 / 1.000 / 1.000.
+        ("heldout10", "en") => (0.93, 0.90, 0.90), // 0.931 (27 of 29)
+        ("heldout10", "zh") => (0.93, 0.90, 0.90), // 0.935 (29 of 31)
+        ("heldout10", "ja") => (0.95, 0.90, 0.85), // type 0.850 (17 of 20)
+        // v11, rules alone → with the scorer: en 0.920 / 0.767 / 0.826 → 0.967 / 0.967 /
+        // 0.897, zh 0.963 / 0.867 / 0.923 → 1.000 / 0.967 / 0.966, mixed 0.944 / 0.850 /
+        // 0.941 → 0.952 / 1.000 / 0.900, ja 0.944 / 0.850 / 0.824 → 0.941 / 0.800 / 0.938,
+        // ko 1.000 / 1.000 / 0.950 → 0.952 / 1.000 / 0.950.
+        ("heldout11", "en") => (0.95, 0.90, 0.89), // type 0.897 (26 of 29)
+        ("heldout11", "ja") => (0.94, 0.80, 0.90), // 0.941 (16 of 17) / 0.800 (16 of 20)
+        _ => BAR,
+    }
+}
+
+/// The validation set's thresholds: what it measured when the scorer's thresholds were chosen
+/// on it, the bar where that met it.
+fn validation_floor(lang: &str) -> (f64, f64, f64) {
+    match lang {
+        "ja" => (0.95, 0.86, 0.90), // 1.000 / 0.862 (25 of 29) / 1.000
+        "ko" => (0.95, 0.90, 0.86), // 0.968 / 1.000 / 0.867 (26 of 30)
         _ => BAR,
     }
 }
@@ -428,7 +464,11 @@ fn assert_meets_floor(set: &str) {
     let t = table(set);
     assert_formats_agree(set, &t);
     for ((lang, format), (s, bad)) in &t {
-        let (p, r, ty) = heldout_floor(set, lang);
+        let (p, r, ty) = if set == VALIDATION {
+            validation_floor(lang)
+        } else {
+            heldout_floor(set, lang)
+        };
         let bad: &[String] = if show_mistakes(set) { bad } else { &[] };
         assert!(
             s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
@@ -498,7 +538,10 @@ fn heldout_pooled_per_language_meets_its_floor() {
 fn no_secret_from_the_corpora_is_written() {
     let sb = Sandbox::new();
     let mut secrets = Vec::new();
-    for set in std::iter::once("dev").chain(HELDOUT_SETS.iter().map(|(set, _)| *set)) {
+    for set in ["dev", VALIDATION]
+        .into_iter()
+        .chain(HELDOUT_SETS.iter().map(|(set, _)| *set))
+    {
         for lang in langs(set) {
             let msgs = load(set, lang);
             for m in &msgs {
@@ -598,4 +641,19 @@ fn heldout8_corpora() {
 #[test]
 fn heldout9_corpora() {
     assert_meets_floor("heldout9");
+}
+
+#[test]
+fn heldout10_corpora() {
+    assert_meets_floor("heldout10");
+}
+
+#[test]
+fn heldout11_corpora() {
+    assert_meets_floor("heldout11");
+}
+
+#[test]
+fn validation_corpora() {
+    assert_meets_floor(VALIDATION);
 }

@@ -255,6 +255,30 @@ pub fn secrets() -> Vec<Sample> {
         v.clone(),
         format!("密码：{v}"),
     ));
+    let v = g.password(12);
+    out.push(sample(
+        "password-assignment",
+        v.clone(),
+        format!("ステージングの DB パスワードは {v} です。"),
+    ));
+    let v = g.password(14);
+    out.push(sample(
+        "password-assignment",
+        v.clone(),
+        format!("運用アカウントのトークンは「{v}」なので覚えておいて"),
+    ));
+    let v = g.password(12);
+    out.push(sample(
+        "password-assignment",
+        v.clone(),
+        format!("테스트 서버 비밀번호는 {v} 이에요."),
+    ));
+    let v = g.password(16);
+    out.push(sample(
+        "password-assignment",
+        v.clone(),
+        format!("배포 봇 토큰 값은 {v} 로 되어 있어요"),
+    ));
     let v = g.password(18);
     out.push(sample(
         "password-assignment",
@@ -493,6 +517,26 @@ pub fn benign() -> Vec<(&'static str, String)> {
             "密码：至少 12 位，每季度更换一次。".into(),
         ),
         ("password required (zh)", "密码是必须的，不能为空。".into()),
+        (
+            "password policy (ja)",
+            "パスワードは12文字以上で、90日ごとに変更すること。".into(),
+        ),
+        (
+            "password policy (ko)",
+            "비밀번호는 12자 이상이어야 하고 90일마다 바꿔야 해요.".into(),
+        ),
+        (
+            "encryption (ko)",
+            "암호는 AES-256-GCM 으로 하고 키는 KMS 에서 받아요.".into(),
+        ),
+        (
+            "keyboard (ko)",
+            "키보드 단축키는 VSCode 기본값을 써요.".into(),
+        ),
+        (
+            "shortcut (ko)",
+            "단축키는 Ctrl2Shift9 조합으로 통일해요.".into(),
+        ),
         ("local URL", "Dev database: postgres://localhost/dev".into()),
         ("URL with user only", "postgres://user@host/db".into()),
         (

@@ -359,14 +359,22 @@ const RULES: &[Rule] = &[
     judged(
         "password-assignment",
         "Password or Secret Assignment",
-        r"(?i)pass|pwd|secret|token|key|credential|密码|口令|密钥|秘钥|私钥|令牌",
+        concat!(
+            r"(?i)pass|pwd|secret|token|key|credential|密码|口令|密钥|秘钥|私钥|令牌",
+            r"|パスワード|暗証番号|トークン|シークレット|秘密鍵|キー|비밀번호|패스워드|암호|토큰|시크릿|키"
+        ),
         concat!(
             r"(?i)(?:(?-u:\b)(?:[A-Za-z0-9_.-]{0,40}?",
             r"(?:password|passwd|passphrase|secret|secret[_.-]?key|token|api[_.-]?key",
             r"|access[_.-]?key|private[_.-]?key|credentials?)",
             r"|(?:[A-Za-z0-9_.-]*[_.-])?(?:pass|pwd))",
-            r"|密码|口令|密钥|秘钥|私钥|令牌)",
-            r#"(?P<q>["'])?[ \t]*(?P<sep>:=|=>|=|:|：|是|为|為)[ \t]*(?P<vq>["'`])?"#,
+            r"|密码|口令|密钥|秘钥|私钥|令牌",
+            // Japanese and Korean: "パスワードは…", "API キーが…", "비밀번호는…", "토큰 값은…".
+            r"|パスワード|暗証番号|トークン|シークレット|秘密鍵|キー",
+            // "키" is a word of its own ("API 키는"), not the end of one ("단축키는").
+            r"|(?:비밀번호|패스워드|암호|토큰|시크릿|(?:^|[^\p{Hangul}])키)(?:[ \t]*값)?)",
+            r#"(?P<q>["'])?[ \t]*(?P<sep>:=|=>|=|:|：|是|为|為|は|が|는|은|이|가)[ \t]*"#,
+            r#"(?P<vq>["'`「])?"#,
             // The value never ends in sentence punctuation: `password=hunter22.` ends a sentence.
             r"(?P<v>[A-Za-z0-9!#$%*+\-./:=?@^_|~\\]*[A-Za-z0-9!#$%*+\-/=?@^_|~\\])(?P<after>\(?)",
         ),
@@ -512,6 +520,11 @@ fn assignment_value_is_real(caps: &Captures<'_>) -> bool {
         || caps.name("vq").is_some();
     if code_like {
         return true;
+    }
+    // A slug joins words with `-` ("단축키는-vscode-기본값을"): a value stated in prose starts
+    // with a letter or digit. (The prose the slug came from is scanned as well.)
+    if v.starts_with(['-', '_']) {
+        return false;
     }
     let lower = v.to_ascii_lowercase();
     if TECHNICAL_WORDS.iter().any(|w| lower.starts_with(w)) {

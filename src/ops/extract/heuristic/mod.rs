@@ -64,13 +64,33 @@ pub fn plan_with(messages: &[UserText], model: &learned::Model) -> Vec<Patch> {
                 out.push(p);
             }
         }
-        if out.len() == before {
-            out.extend(rescue(model, m, &sentences));
-        } else if model.vetoes(m.text) {
-            out.truncate(before);
+        // The scorer judges a message as a whole only when it reads all of it: a pasted log
+        // before a rule at the end of a long message must not speak for the rule.
+        let read_whole = m.text.chars().nth(learned::features::MAX_CHARS).is_none();
+        if read_whole {
+            if out.len() == before {
+                out.extend(rescue(model, m, &sentences));
+            } else if model.vetoes(m.text) {
+                out.truncate(before);
+            }
         }
     }
     filter::dedupe(out)
+}
+
+/// Whether `text` holds a token that looks generated rather than written: a run of 16 or more
+/// ASCII letters and digits with at least two digits, or of 12 or more with two digits and two
+/// capitals. The learned scorer weighs words and cannot tell a key from a name; a sentence with
+/// such a token is left to the rules, whose shapes know when a value is handed over, and to the
+/// secret scan, which cannot know every language's word for "token".
+fn has_opaque_token(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+        let digits = w.chars().filter(char::is_ascii_digit).count();
+        let upper = w.chars().filter(char::is_ascii_uppercase).count();
+        let letters = w.chars().filter(char::is_ascii_alphabetic).count();
+        (w.len() >= 16 && digits >= 2 && letters >= 1)
+            || (w.len() >= 12 && digits >= 2 && upper >= 2)
+    })
 }
 
 /// The rules alone: what their unit tests pin.
@@ -95,6 +115,7 @@ fn rescue(model: &learned::Model, m: &UserText, sentences: &[String]) -> Option<
             !s.ends_with(['?', '？'])
                 && (filter::MIN_SUMMARY_LEN..=MAX_SENTENCE_LEN).contains(&len)
                 && s.split(' ').count() <= MAX_SENTENCE_WORDS
+                && !has_opaque_token(s)
         })
         .filter_map(|s| Some((model.score(s)?.durable, s)))
         .max_by(|a, b| a.0.total_cmp(&b.0))?

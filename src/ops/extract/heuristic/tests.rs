@@ -1990,6 +1990,24 @@ mod with_scorer {
             plan(&sure, "zorblat frobnicates the widgets, right?"),
             vec![]
         );
+        // The scorer reads words, not credentials: a sentence with an opaque token is left to
+        // the rules and the secret scan, whatever the scorer thinks of its words.
+        for token in [
+            "x7Kq2mW9pLr4Tz8Bn3Vc",
+            "4f9c2e7a1b3d5f6e8a0c",
+            "AB12cd34EF56",
+        ] {
+            let text = format!("zorblat frobnicates the widgets with {token}");
+            assert_eq!(plan(&sure, &text), vec![], "{text}");
+        }
+        assert_eq!(
+            plan(
+                &sure,
+                "zorblat frobnicates the widgets on k8s-node-pool-v2 since 2024"
+            )
+            .len(),
+            1
+        );
     }
 
     #[test]
@@ -2019,6 +2037,12 @@ mod with_scorer {
         assert_eq!(plan(&m, text).len(), 1, "no veto by default");
         m.veto_threshold = 0.2;
         assert_eq!(plan(&m, text), vec![]);
+        // A message longer than the scorer reads is not judged as a whole by its start.
+        let long = format!(
+            "{}\n\nWe always use gronk.",
+            "wibble the widgets. ".repeat(200)
+        );
+        assert_eq!(plan(&m, &long).len(), 1);
         // A fact it believes in stays.
         assert_eq!(plan(&m, "We deploy only from release branches.").len(), 1);
     }

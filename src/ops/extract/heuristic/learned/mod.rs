@@ -192,6 +192,38 @@ mod tests {
         assert!(noise.durable < 0.5, "{noise:?}");
     }
 
+    /// The weights in the binary are exactly what training on the dev corpora gives: no
+    /// validation or held-out message went into them.
+    #[test]
+    fn builtin_weights_are_trained_on_the_dev_corpora_only() {
+        let dev = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/extract/dev");
+        let mut files: Vec<_> = std::fs::read_dir(&dev)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), 5, "{files:?}");
+        let examples: Vec<train::Example> = files
+            .iter()
+            .flat_map(|f| {
+                let text = std::fs::read_to_string(f).unwrap();
+                text.lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| {
+                        let (message, topic) = train::parse_corpus_line(l).unwrap();
+                        train::Example {
+                            features: features::features(&message),
+                            topic,
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(examples.len() > 5000, "{}", examples.len());
+        assert!(train::encode(&train::train(&examples)) == BUILTIN);
+    }
+
     #[test]
     fn encoded_weights_round_trip_through_lookup() {
         let w = vec![(3u64, [1.0, 0.0, 0.0, 2.0, 0.0]), (9u64, [-1.0; 5])];
