@@ -22,6 +22,13 @@ struct Labelled {
     topic: Option<usize>,
 }
 
+/// The validation messages of a language: every set named in `EVAL_SETS` (comma-separated,
+/// default `val`).
+fn validation(lang: &str) -> Vec<Labelled> {
+    let sets = std::env::var("EVAL_SETS").unwrap_or_else(|_| "val".into());
+    sets.split(',').flat_map(|set| load(set.trim(), lang)).collect()
+}
+
 fn load(set: &str, lang: &str) -> Vec<Labelled> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/corpus/extract")
@@ -92,7 +99,7 @@ fn main() {
     println!();
     let mut totals = vec![Score::default(); THRESHOLDS.len() + 1];
     for lang in LANGS {
-        let val = load("val", lang);
+        let val = validation(lang);
         if val.is_empty() {
             continue;
         }
@@ -138,7 +145,7 @@ fn main() {
         model.type_threshold = x;
         let mut s = Score::default();
         for lang in LANGS {
-            for m in load("val", lang) {
+            for m in validation(lang) {
                 let got = plan_with(
                     &[UserText {
                         offset: 0,
@@ -162,7 +169,7 @@ fn main() {
         model.veto_threshold = v;
         let mut s = Score::default();
         for lang in LANGS {
-            for m in load("val", lang) {
+            for m in validation(lang) {
                 let got = plan_with(
                     &[UserText {
                         offset: 0,
@@ -205,6 +212,25 @@ fn main() {
             }
         }
         println!("   dev-cv {}", cv.row());
+    }
+    println!("joint settings (rescue, type, veto): P/R/type on the validation sets");
+    for (r, t, v) in [(0.8f32, 0.8f32, 0.2f32), (0.7, 0.6, 0.2), (0.7, 0.8, 0.2), (0.8, 0.6, 0.2), (0.75, 0.7, 0.2)] {
+        let Some(mut model) = Model::from_bytes(&bytes, r) else { return };
+        model.type_threshold = t;
+        model.veto_threshold = v;
+        let mut all = Score::default();
+        let mut per = Vec::new();
+        for lang in LANGS {
+            let mut s = Score::default();
+            for m in validation(lang) {
+                let got = plan_with(&[UserText { offset: 0, text: &m.text }], &model);
+                let got = got.first().map(|p| topic_index(p.topic));
+                s.add(m.topic, got);
+                all.add(m.topic, got);
+            }
+            per.push(format!("{lang} {}", s.row()));
+        }
+        println!("  ({r}, {t}, {v}): all {}  {}", all.row(), per.join("  "));
     }
     print!("{:<6}", "all");
     for s in &totals {

@@ -19,13 +19,13 @@ static BUILTIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/learned_weight
 /// The probability of "durable" at or above which a message the rules kept nothing from is
 /// kept anyway. Chosen on the validation corpora (README, "Extract" → "Quality"), never on a
 /// held-out set.
-pub const RESCUE_THRESHOLD: f32 = 0.8;
+pub const RESCUE_THRESHOLD: f32 = 0.7;
 
 /// The type probability at or above which the scorer's type replaces the type the rules gave a
 /// sentence they kept. The rules pick a type from a sentence's subject and a few cue words; the
 /// scorer weighs every word, and on the validation corpora it was right more often whenever it
 /// was at least this sure.
-pub const TYPE_THRESHOLD: f32 = 0.8;
+pub const TYPE_THRESHOLD: f32 = 0.6;
 
 /// The probability of "durable" below which what the rules kept from a message is dropped: a
 /// phrase rule fired on a message that, word for word, reads like noise.
