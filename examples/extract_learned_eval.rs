@@ -26,7 +26,9 @@ struct Labelled {
 /// default `val`).
 fn validation(lang: &str) -> Vec<Labelled> {
     let sets = std::env::var("EVAL_SETS").unwrap_or_else(|_| "val".into());
-    sets.split(',').flat_map(|set| load(set.trim(), lang)).collect()
+    sets.split(',')
+        .flat_map(|set| load(set.trim(), lang))
+        .collect()
 }
 
 fn load(set: &str, lang: &str) -> Vec<Labelled> {
@@ -214,8 +216,16 @@ fn main() {
         println!("   dev-cv {}", cv.row());
     }
     println!("joint settings (rescue, type, veto): P/R/type on the validation sets");
-    for (r, t, v) in [(0.8f32, 0.8f32, 0.2f32), (0.7, 0.6, 0.2), (0.7, 0.8, 0.2), (0.8, 0.6, 0.2), (0.75, 0.7, 0.2)] {
-        let Some(mut model) = Model::from_bytes(&bytes, r) else { return };
+    for (r, t, v) in [
+        (0.8f32, 0.8f32, 0.2f32),
+        (0.7, 0.6, 0.2),
+        (0.7, 0.8, 0.2),
+        (0.8, 0.6, 0.2),
+        (0.75, 0.7, 0.2),
+    ] {
+        let Some(mut model) = Model::from_bytes(&bytes, r) else {
+            return;
+        };
         model.type_threshold = t;
         model.veto_threshold = v;
         let mut all = Score::default();
@@ -223,7 +233,13 @@ fn main() {
         for lang in LANGS {
             let mut s = Score::default();
             for m in validation(lang) {
-                let got = plan_with(&[UserText { offset: 0, text: &m.text }], &model);
+                let got = plan_with(
+                    &[UserText {
+                        offset: 0,
+                        text: &m.text,
+                    }],
+                    &model,
+                );
                 let got = got.first().map(|p| topic_index(p.topic));
                 s.add(m.topic, got);
                 all.add(m.topic, got);

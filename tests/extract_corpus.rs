@@ -1,22 +1,17 @@
 //! Extraction quality on the labelled corpora under `tests/corpus/extract/`, measured through the
 //! real binary (`extract --dry-run --json --strategy heuristic`) in all three transcript formats.
 //!
-//! `dev/` is what the rules are tuned on. `heldout/` (v1) was written and committed before the
-//! language rules; its mistakes were read after its first measurement. `heldout2/` was written
-//! and committed before the second round of rule changes, `heldout3/` (Korean only) before the
-//! third; `heldout4/` (Korean only) was written by a separate author who read no rule code and
-//! was first measured after the fourth round's rules were committed; `heldout5/` (Korean only,
-//! another separate author who read no rule code, no Korean dev line and no other held-out
-//! set) was first measured after the fifth round's rules were committed; `heldout6/` (Korean
-//! only, yet another separate author with the same restrictions) after the sixth's, and
-//! `heldout7/` (Korean only, one more separate author, same restrictions) once with the sixth
-//! round's rules and once after the seventh's; `heldout8/` (en, zh, mixed, ja: the first set by
-//! a separate author for these languages) before the eighth round and after the eighth and the
-//! ninth; `heldout9/` (the same four, another separate author) before and after the ninth. Their
-//! mistakes are never printed, and no held-out set is used to change a rule. The bar is asserted
-//! on all of them, with the exceptions listed in `heldout_floor`, and on each language's
-//! held-out messages pooled, with the exceptions listed in `pooled_floor` (see README,
-//! "Extract quality").
+//! `dev/` is what the rules are tuned on and what the learned scorer is trained on (by the
+//! build script). `val/` (three separate authors) chose the scorer's thresholds and is never
+//! trained on. `heldout/` (v1) was written and committed before the language rules; its
+//! mistakes were read after its first measurement. `heldout2/` was written and committed before
+//! the second round of rule changes, `heldout3/` (Korean only) before the third; `heldout4/` to
+//! `heldout7/` (Korean only) and `heldout8/` to `heldout12/` were each written by a separate
+//! author who read no rule code, no dev line and no other held-out set, and committed before
+//! the round they first measured (the README lists which and when). Their mistakes are never
+//! printed, and no held-out set is used to change a rule or a threshold. The bar is asserted on
+//! all of them, with the exceptions listed in `heldout_floor`, and on each language's held-out
+//! messages pooled (see README, "Extract quality").
 //!
 //! Run with `cargo test --test extract_corpus -- --nocapture` to see the table.
 
@@ -63,6 +58,9 @@ const HELDOUT_SETS: &[(&str, &[&str])] = &[
     // v11 likewise by another separate author, written after the scorer's design was fixed and
     // measured before and after it landed.
     ("heldout11", LANGS),
+    // v12 likewise by one more separate author, committed before the scorer's second round and
+    // measured once after it.
+    ("heldout12", LANGS),
 ];
 /// The validation corpora: by two more separate authors, never trained on; the learned scorer's
 /// thresholds were chosen on them (README, "Extract" → "Quality"), so they are not held-out.
@@ -340,11 +338,16 @@ fn corpora_have_the_promised_sizes() {
         ("heldout11", "mixed", 40),
         ("heldout11", "ja", 40),
         ("heldout11", "ko", 40),
-        (VALIDATION, "en", 90),
-        (VALIDATION, "zh", 90),
-        (VALIDATION, "mixed", 50),
-        (VALIDATION, "ja", 50),
-        (VALIDATION, "ko", 50),
+        ("heldout12", "en", 60),
+        ("heldout12", "zh", 60),
+        ("heldout12", "mixed", 40),
+        ("heldout12", "ja", 40),
+        ("heldout12", "ko", 39),
+        (VALIDATION, "en", 150),
+        (VALIDATION, "zh", 150),
+        (VALIDATION, "mixed", 100),
+        (VALIDATION, "ja", 95),
+        (VALIDATION, "ko", 95),
     ];
     for lang in LANGS {
         let dev = load("dev", lang);
@@ -420,40 +423,21 @@ const BAR: (f64, f64, f64) = (0.95, 0.90, 0.90);
 /// short of it; there the floor is the measured figure rounded down (so a regression still
 /// fails) and the README reports the shortfall. Every exception is listed here.
 fn heldout_floor(set: &str, lang: &str) -> (f64, f64, f64) {
+    // With the learned scorer's second round (rescue 0.7, type 0.6, veto 0.2; 5df163a),
+    // measured once. Recall meets the bar on every set; what is left is English precision on
+    // three of the five sets by separate authors, one Chinese set's precision, Korean v2, and
+    // type accuracy on v12 en and ja. The rules alone (after the ninth round) and the first
+    // round of the scorer are in the README's table.
     match (set, lang) {
-        // Unchanged since the fourth round, with the rules alone and with the learned scorer:
-        // precision 0.923 (12 of 13 found are durable), recall 1.000.
-        ("heldout2", "ko") => (0.92, 0.90, 0.90),
-        // With the learned scorer (rescue 0.8, type 0.8, veto 0.2), measured once after its
-        // thresholds were chosen on the validation set. Before it, after the ninth rule round:
-        // v8 en 0.957 / 0.733 / 0.909, zh 0.972 / 0.875 / 0.914, mixed 1.000 / 0.840 / 0.905;
-        // v9 en 0.962 / 0.833 / 1.000, zh 0.963 / 0.867 / 0.885, mixed 1.000 / 0.650 / 0.846,
-        // ja 1.000 / 0.850 / 0.882. Now v8 meets the bar in every language and v9 in all but
-        // English precision.
+        // Rules alone 0.923 / 1.000 / 1.000 (12 of 13 found are durable); with the scorer 0.917
+        // / 0.917 / 0.909 (11 of 12 found are durable, 11 of 12 durable found).
+        ("heldout2", "ko") => (0.91, 0.91, 0.90),
         ("heldout9", "en") => (0.93, 0.90, 0.90), // 0.935 (29 of 31) / 0.967 / 0.931
-        // v10, rules alone → with the scorer: en 0.870 / 0.667 / 0.900 → 0.931 / 0.900 /
-        // 0.926, zh 0.926 / 0.833 / 0.800 → 0.935 / 0.967 / 0.931, mixed 1.000 / 0.800 / 0.938
-        // → 1.000 / 0.950 / 1.000, ja 0.944 / 0.850 / 0.706 → 1.000 / 1.000 / 0.850, ko 0.950
-        // / 0.950 / 1.000 → 1.000 / 1.000 / 1.000.
-        ("heldout10", "en") => (0.93, 0.90, 0.90), // 0.931 (27 of 29)
-        ("heldout10", "zh") => (0.93, 0.90, 0.90), // 0.935 (29 of 31)
-        ("heldout10", "ja") => (0.95, 0.90, 0.85), // type 0.850 (17 of 20)
-        // v11, rules alone → with the scorer: en 0.920 / 0.767 / 0.826 → 0.967 / 0.967 /
-        // 0.897, zh 0.963 / 0.867 / 0.923 → 1.000 / 0.967 / 0.966, mixed 0.944 / 0.850 /
-        // 0.941 → 0.952 / 1.000 / 0.900, ja 0.944 / 0.850 / 0.824 → 0.941 / 0.800 / 0.938,
-        // ko 1.000 / 1.000 / 0.950 → 0.952 / 1.000 / 0.950.
-        ("heldout11", "en") => (0.95, 0.90, 0.89), // type 0.897 (26 of 29)
-        ("heldout11", "ja") => (0.94, 0.80, 0.90), // 0.941 (16 of 17) / 0.800 (16 of 20)
-        _ => BAR,
-    }
-}
-
-/// The validation set's thresholds: what it measured when the scorer's thresholds were chosen
-/// on it, the bar where that met it.
-fn validation_floor(lang: &str) -> (f64, f64, f64) {
-    match lang {
-        "ja" => (0.95, 0.86, 0.90), // 1.000 / 0.862 (25 of 29) / 1.000
-        "ko" => (0.95, 0.90, 0.86), // 0.968 / 1.000 / 0.867 (26 of 30)
+        ("heldout10", "en") => (0.93, 0.90, 0.90), // 0.933 (28 of 30) / 0.933 / 0.929
+        ("heldout10", "zh") => (0.93, 0.90, 0.90), // 0.935 (29 of 31) / 0.967 / 0.966
+        // v12's first measurement.
+        ("heldout12", "en") => (0.93, 0.90, 0.89), // 0.933 (28 of 30) / 0.933 / 0.893 (25 of 28)
+        ("heldout12", "ja") => (0.95, 0.90, 0.89), // 1.000 / 0.950 / 0.895 (17 of 19)
         _ => BAR,
     }
 }
@@ -464,8 +448,9 @@ fn assert_meets_floor(set: &str) {
     let t = table(set);
     assert_formats_agree(set, &t);
     for ((lang, format), (s, bad)) in &t {
+        // The validation set meets the bar in every language.
         let (p, r, ty) = if set == VALIDATION {
-            validation_floor(lang)
+            BAR
         } else {
             heldout_floor(set, lang)
         };
@@ -485,18 +470,8 @@ fn heldout_corpora() {
     assert_meets_floor("heldout");
 }
 
-/// The pooled threshold per language: the bar, except where the separate authors' sets v8 and
-/// v9 pulled recall under it (after the ninth round, over v1, v2, v8 and v9): English 0.973 /
-/// 0.873 (110 of 126) / 0.964, mixed 1.000 / 0.867 (78 of 90) / 0.910.
-fn pooled_floor(lang: &str) -> (f64, f64, f64) {
-    match lang {
-        "en" => (0.95, 0.87, 0.90),
-        "mixed" => (0.95, 0.86, 0.90),
-        _ => BAR,
-    }
-}
-
-/// All held-out messages of a language taken together must meet their floor ([`pooled_floor`]). A
+/// All held-out messages of a language taken together must meet the bar (after the ninth rule
+/// round English and mixed recall fell short, 0.873 and 0.867; the learned scorer closed both). A
 /// single small set moves by several points per message (one false positive in 13 kept is
 /// 0.077 of precision), so the pooled figure is the steadier estimate; the per-set floors above
 /// still catch a regression on any one set. Formats agree (asserted per set), so one is enough.
@@ -522,7 +497,7 @@ fn heldout_pooled_per_language_meets_its_floor() {
     }
     eprintln!("{}", lines.join("\n"));
     for (lang, (s, _)) in &pooled {
-        let (p, r, ty) = pooled_floor(lang);
+        let (p, r, ty) = BAR;
         assert!(
             s.precision() >= p && s.recall() >= r && s.type_accuracy() >= ty,
             "pooled held-out {lang}: precision {:.3} recall {:.3} type {:.3}",
@@ -651,6 +626,11 @@ fn heldout10_corpora() {
 #[test]
 fn heldout11_corpora() {
     assert_meets_floor("heldout11");
+}
+
+#[test]
+fn heldout12_corpora() {
+    assert_meets_floor("heldout12");
 }
 
 #[test]
