@@ -10,7 +10,9 @@
 use std::path::Path;
 
 use qwen_memory::formats::doc::MemoryType;
-use qwen_memory::ops::extract::heuristic::learned::{features, train, Model};
+use qwen_memory::ops::extract::heuristic::learned::{
+    features, train, Model, RESCUE_THRESHOLD, TYPE_THRESHOLD, VETO_THRESHOLD,
+};
 use qwen_memory::ops::extract::heuristic::plan_with;
 use qwen_memory::ops::extract::UserText;
 
@@ -248,6 +250,34 @@ fn main() {
         }
         println!("  ({r}, {t}, {v}): all {}  {}", all.row(), per.join("  "));
     }
+    println!("built-in thresholds ({RESCUE_THRESHOLD}, {TYPE_THRESHOLD}, {VETO_THRESHOLD}), rules + scorer, 5-fold CV on dev:");
+    let mut cv = vec![Score::default(); LANGS.len()];
+    for fold in 0..5 {
+        let train_set: Vec<&Labelled> = all_dev
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 5 != fold)
+            .map(|(_, m)| *m)
+            .collect();
+        let fb = train::encode(&train::train(&examples(&train_set)));
+        let Some(mut fm) = Model::from_bytes(&fb, RESCUE_THRESHOLD) else { return };
+        fm.type_threshold = TYPE_THRESHOLD;
+        fm.veto_threshold = VETO_THRESHOLD;
+        let mut i = 0;
+        for (k, (_, data)) in dev.iter().enumerate() {
+            for m in data {
+                if i % 5 == fold {
+                    let got = plan_with(&[UserText { offset: 0, text: &m.text }], &fm);
+                    cv[k].add(m.topic, got.first().map(|p| topic_index(p.topic)));
+                }
+                i += 1;
+            }
+        }
+    }
+    for (k, lang) in LANGS.iter().enumerate() {
+        print!("  {lang} {}", cv[k].row());
+    }
+    println!();
     print!("{:<6}", "all");
     for s in &totals {
         print!(" {:>18}", s.row());

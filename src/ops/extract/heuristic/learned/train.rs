@@ -30,7 +30,7 @@ pub struct Example {
 const EPOCHS: usize = 30;
 const LEARNING_RATE: f32 = 0.2;
 const MIN_MESSAGES: u32 = 2;
-const L2: f32 = 1e-4;
+const L2: f32 = 1e-3;
 
 /// Trains on `examples`; returns `(feature hash, outputs)` sorted by hash for every feature
 /// that occurs in at least [`MIN_MESSAGES`] messages. All of them are kept, even with tiny
