@@ -260,14 +260,22 @@ fn main() {
             .map(|(_, m)| *m)
             .collect();
         let fb = train::encode(&train::train(&examples(&train_set)));
-        let Some(mut fm) = Model::from_bytes(&fb, RESCUE_THRESHOLD) else { return };
+        let Some(mut fm) = Model::from_bytes(&fb, RESCUE_THRESHOLD) else {
+            return;
+        };
         fm.type_threshold = TYPE_THRESHOLD;
         fm.veto_threshold = VETO_THRESHOLD;
         let mut i = 0;
         for (k, (_, data)) in dev.iter().enumerate() {
             for m in data {
                 if i % 5 == fold {
-                    let got = plan_with(&[UserText { offset: 0, text: &m.text }], &fm);
+                    let got = plan_with(
+                        &[UserText {
+                            offset: 0,
+                            text: &m.text,
+                        }],
+                        &fm,
+                    );
                     cv[k].add(m.topic, got.first().map(|p| topic_index(p.topic)));
                 }
                 i += 1;
