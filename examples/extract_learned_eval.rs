@@ -1,11 +1,12 @@
-//! How the extractor's learned scorer would do at each threshold, on data it was not trained on:
-//! trains on the development corpora (as the build script does), then scores the validation
-//! corpora (`tests/corpus/extract/val/`) with the rules alone and with rules plus the scorer;
-//! also 5-fold cross-validation of the scorer alone on the development corpora. Never reads a
-//! held-out set. The rescue threshold in `learned::RESCUE_THRESHOLD` was chosen from this
-//! table (README, "Extract" → "Quality").
+//! How the extractor's learned scorer does on data it was not trained on, at each setting:
+//! trains on the development corpora (as the build script does) and scores the validation
+//! corpora (`tests/corpus/extract/val/`) with the rules alone and with rules plus scorer; also
+//! 5-fold cross-validation on the development corpora. Never reads a held-out set. The
+//! thresholds in `learned::{RESCUE,TYPE,VETO}_THRESHOLD` and the training settings were chosen
+//! from these tables (README, "Extract" → "Quality").
 //!
-//! `cargo run --release --example extract_learned_eval [-- --mistakes <threshold>]`
+//! `cargo run --release --example extract_learned_eval [-- --mistakes <rescue threshold>]`;
+//! `EVAL_SETS=val,other` scores other validation directories instead of `val`.
 
 use std::path::Path;
 
@@ -17,7 +18,17 @@ use qwen_memory::ops::extract::heuristic::plan_with;
 use qwen_memory::ops::extract::UserText;
 
 const LANGS: [&str; 5] = ["en", "zh", "mixed", "ja", "ko"];
-const THRESHOLDS: [f32; 8] = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
+const RESCUE: [f32; 8] = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
+const TYPE: [f32; 6] = [f32::INFINITY, 0.5, 0.6, 0.7, 0.8, 0.9];
+const VETO: [f32; 6] = [0.0, 0.02, 0.05, 0.1, 0.2, 0.3];
+/// (rescue, type, veto) settings compared side by side in the scorer's second round.
+const COMPARED: [(f32, f32, f32); 5] = [
+    (0.8, 0.8, 0.2),
+    (0.7, 0.6, 0.2),
+    (0.7, 0.8, 0.2),
+    (0.8, 0.6, 0.2),
+    (0.75, 0.7, 0.2),
+];
 
 struct Labelled {
     text: String,
@@ -65,16 +76,20 @@ impl Score {
             (None, None) => {}
         }
     }
+
+    fn merge(&mut self, o: Score) {
+        self.tp += o.tp;
+        self.fp += o.fp;
+        self.fn_ += o.fn_;
+        self.typed += o.typed;
+    }
+
     fn row(&self) -> String {
         let p = f64::from(self.tp) / f64::from((self.tp + self.fp).max(1));
         let r = f64::from(self.tp) / f64::from((self.tp + self.fn_).max(1));
         let t = f64::from(self.typed) / f64::from(self.tp.max(1));
         format!("{p:.3}/{r:.3}/{t:.3}")
     }
-}
-
-fn topic_index(t: MemoryType) -> usize {
-    MemoryType::ALL.iter().position(|x| *x == t).unwrap_or(0)
 }
 
 fn examples(data: &[&Labelled]) -> Vec<train::Example> {
@@ -86,217 +101,160 @@ fn examples(data: &[&Labelled]) -> Vec<train::Example> {
         .collect()
 }
 
+fn trained(data: &[&Labelled]) -> Vec<u8> {
+    train::encode(&train::train(&examples(data)))
+}
+
+fn model(bytes: &[u8], (rescue, type_, veto): (f32, f32, f32)) -> Model<'_> {
+    let Some(mut m) = Model::from_bytes(bytes, rescue) else {
+        panic!("freshly encoded weights always decode");
+    };
+    m.type_threshold = type_;
+    m.veto_threshold = veto;
+    m
+}
+
+/// What rules + `model` keep from one message: the type of its first memory, if any.
+fn verdict(model: &Model, text: &str) -> Option<usize> {
+    let got = plan_with(&[UserText { offset: 0, text }], model);
+    got.first()
+        .and_then(|p| MemoryType::ALL.iter().position(|x| *x == p.topic))
+}
+
+fn score(model: &Model, data: &[Labelled]) -> Score {
+    let mut s = Score::default();
+    for m in data {
+        s.add(m.topic, verdict(model, &m.text));
+    }
+    s
+}
+
+/// Rules + scorer over all validation languages: the total and one figure per language.
+fn validation_row(model: &Model, val: &[(&str, Vec<Labelled>)]) -> String {
+    let mut all = Score::default();
+    let per: Vec<String> = val
+        .iter()
+        .map(|(lang, data)| {
+            let s = score(model, data);
+            all.merge(s);
+            format!("{lang} {}", s.row())
+        })
+        .collect();
+    format!("all {}  {}", all.row(), per.join("  "))
+}
+
+/// 5-fold cross-validation of rules + a scorer trained on the other folds, per language.
+fn dev_cv(dev: &[(&str, Vec<Labelled>)], settings: (f32, f32, f32)) -> String {
+    let mut per = vec![Score::default(); dev.len()];
+    for fold in 0..5 {
+        let mut i = 0;
+        let mut train_set = Vec::new();
+        for (_, data) in dev {
+            for m in data {
+                if i % 5 != fold {
+                    train_set.push(m);
+                }
+                i += 1;
+            }
+        }
+        let bytes = trained(&train_set);
+        let m = model(&bytes, settings);
+        let mut i = 0;
+        for (k, (_, data)) in dev.iter().enumerate() {
+            for d in data {
+                if i % 5 == fold {
+                    per[k].add(d.topic, verdict(&m, &d.text));
+                }
+                i += 1;
+            }
+        }
+    }
+    dev.iter()
+        .zip(per)
+        .map(|((lang, _), s)| format!("{lang} {}", s.row()))
+        .collect::<Vec<_>>()
+        .join("  ")
+}
+
 fn main() {
     let mistakes_at: Option<f32> = std::env::args()
         .skip_while(|a| a != "--mistakes")
         .nth(1)
         .and_then(|t| t.parse().ok());
     let dev: Vec<(&str, Vec<Labelled>)> = LANGS.iter().map(|l| (*l, load("dev", l))).collect();
+    let val: Vec<(&str, Vec<Labelled>)> = LANGS
+        .iter()
+        .map(|l| (*l, validation(l)))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
     let all_dev: Vec<&Labelled> = dev.iter().flat_map(|(_, d)| d.iter()).collect();
-    let bytes = train::encode(&train::train(&examples(&all_dev)));
+    let bytes = trained(&all_dev);
+    let builtin = (RESCUE_THRESHOLD, TYPE_THRESHOLD, VETO_THRESHOLD);
 
-    println!("validation (trained on all dev): P/R/type");
+    println!("validation, rescue threshold (no type change, no veto): P/R/type");
     print!("{:<6} {:>18}", "lang", "rules");
-    for t in THRESHOLDS {
+    for t in RESCUE {
         print!(" {:>18}", format!("+scorer@{t}"));
     }
     println!();
-    let mut totals = vec![Score::default(); THRESHOLDS.len() + 1];
-    for lang in LANGS {
-        let val = validation(lang);
-        if val.is_empty() {
-            continue;
-        }
-        let mut row = vec![Score::default(); THRESHOLDS.len() + 1];
-        for (k, threshold) in std::iter::once(f32::INFINITY).chain(THRESHOLDS).enumerate() {
-            let Some(model) = Model::from_bytes(&bytes, threshold) else {
-                eprintln!("weights do not decode");
-                return;
-            };
-            for m in &val {
-                let got = plan_with(
-                    &[UserText {
-                        offset: 0,
-                        text: &m.text,
-                    }],
-                    &model,
-                );
-                let got = got.first().map(|p| topic_index(p.topic));
-                row[k].add(m.topic, got);
-                totals[k].add(m.topic, got);
-                if mistakes_at == Some(threshold) && (got.is_some() != m.topic.is_some()) {
-                    println!(
-                        "  {lang} {} {:?}",
-                        if got.is_some() { "FP" } else { "FN" },
-                        m.text
-                    );
-                }
-            }
-        }
+    let mut totals = vec![Score::default(); RESCUE.len() + 1];
+    for (lang, data) in &val {
         print!("{lang:<6}");
-        for s in &row {
+        for (k, t) in std::iter::once(f32::INFINITY).chain(RESCUE).enumerate() {
+            let m = model(&bytes, (t, f32::INFINITY, 0.0));
+            let s = score(&m, data);
+            totals[k].merge(s);
             print!(" {:>18}", s.row());
         }
         println!();
     }
-    println!(
-        "type override on rule-kept val messages (rescue at 0.8): P/R/type over all languages"
-    );
-    for x in [f32::INFINITY, 0.5, 0.6, 0.7, 0.8, 0.9] {
-        let Some(mut model) = Model::from_bytes(&bytes, 0.8) else {
-            return;
-        };
-        model.type_threshold = x;
-        let mut s = Score::default();
-        for lang in LANGS {
-            for m in validation(lang) {
-                let got = plan_with(
-                    &[UserText {
-                        offset: 0,
-                        text: &m.text,
-                    }],
-                    &model,
-                );
-                s.add(m.topic, got.first().map(|p| topic_index(p.topic)));
-            }
-        }
-        println!("  type override at {x}: {}", s.row());
-    }
-    println!(
-        "veto of rule-kept messages (rescue 0.8, type 0.8): P/R/type on val, then 5-fold CV on dev"
-    );
-    for v in [0.0f32, 0.02, 0.05, 0.1, 0.2, 0.3] {
-        let Some(mut model) = Model::from_bytes(&bytes, 0.8) else {
-            return;
-        };
-        model.type_threshold = 0.8;
-        model.veto_threshold = v;
-        let mut s = Score::default();
-        for lang in LANGS {
-            for m in validation(lang) {
-                let got = plan_with(
-                    &[UserText {
-                        offset: 0,
-                        text: &m.text,
-                    }],
-                    &model,
-                );
-                s.add(m.topic, got.first().map(|p| topic_index(p.topic)));
-            }
-        }
-        print!("  veto at {v}: val {}", s.row());
-        let mut cv = Score::default();
-        for fold in 0..5 {
-            let train_set: Vec<&Labelled> = all_dev
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| i % 5 != fold)
-                .map(|(_, m)| *m)
-                .collect();
-            let fb = train::encode(&train::train(&examples(&train_set)));
-            let Some(mut fm) = Model::from_bytes(&fb, 0.8) else {
-                return;
-            };
-            fm.type_threshold = 0.8;
-            fm.veto_threshold = v;
-            for m in all_dev
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| i % 5 == fold)
-                .map(|(_, m)| *m)
-            {
-                let got = plan_with(
-                    &[UserText {
-                        offset: 0,
-                        text: &m.text,
-                    }],
-                    &fm,
-                );
-                cv.add(m.topic, got.first().map(|p| topic_index(p.topic)));
-            }
-        }
-        println!("   dev-cv {}", cv.row());
-    }
-    println!("joint settings (rescue, type, veto): P/R/type on the validation sets");
-    for (r, t, v) in [
-        (0.8f32, 0.8f32, 0.2f32),
-        (0.7, 0.6, 0.2),
-        (0.7, 0.8, 0.2),
-        (0.8, 0.6, 0.2),
-        (0.75, 0.7, 0.2),
-    ] {
-        let Some(mut model) = Model::from_bytes(&bytes, r) else {
-            return;
-        };
-        model.type_threshold = t;
-        model.veto_threshold = v;
-        let mut all = Score::default();
-        let mut per = Vec::new();
-        for lang in LANGS {
-            let mut s = Score::default();
-            for m in validation(lang) {
-                let got = plan_with(
-                    &[UserText {
-                        offset: 0,
-                        text: &m.text,
-                    }],
-                    &model,
-                );
-                let got = got.first().map(|p| topic_index(p.topic));
-                s.add(m.topic, got);
-                all.add(m.topic, got);
-            }
-            per.push(format!("{lang} {}", s.row()));
-        }
-        println!("  ({r}, {t}, {v}): all {}  {}", all.row(), per.join("  "));
-    }
-    println!("built-in thresholds ({RESCUE_THRESHOLD}, {TYPE_THRESHOLD}, {VETO_THRESHOLD}), rules + scorer, 5-fold CV on dev:");
-    let mut cv = vec![Score::default(); LANGS.len()];
-    for fold in 0..5 {
-        let train_set: Vec<&Labelled> = all_dev
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| i % 5 != fold)
-            .map(|(_, m)| *m)
-            .collect();
-        let fb = train::encode(&train::train(&examples(&train_set)));
-        let Some(mut fm) = Model::from_bytes(&fb, RESCUE_THRESHOLD) else {
-            return;
-        };
-        fm.type_threshold = TYPE_THRESHOLD;
-        fm.veto_threshold = VETO_THRESHOLD;
-        let mut i = 0;
-        for (k, (_, data)) in dev.iter().enumerate() {
-            for m in data {
-                if i % 5 == fold {
-                    let got = plan_with(
-                        &[UserText {
-                            offset: 0,
-                            text: &m.text,
-                        }],
-                        &fm,
-                    );
-                    cv[k].add(m.topic, got.first().map(|p| topic_index(p.topic)));
-                }
-                i += 1;
-            }
-        }
-    }
-    for (k, lang) in LANGS.iter().enumerate() {
-        print!("  {lang} {}", cv[k].row());
-    }
-    println!();
     print!("{:<6}", "all");
     for s in &totals {
         print!(" {:>18}", s.row());
     }
     println!();
 
-    println!("\n5-fold cross-validation of the scorer alone on dev: P/R/type");
-    for lang in LANGS {
-        let mut row = vec![Score::default(); THRESHOLDS.len()];
-        let data = &dev.iter().find(|(l, _)| *l == lang).map(|(_, d)| d);
-        let Some(data) = data else { continue };
+    println!("\nvalidation, type threshold (rescue {RESCUE_THRESHOLD}, no veto):");
+    for t in TYPE {
+        let m = model(&bytes, (RESCUE_THRESHOLD, t, 0.0));
+        println!("  type at {t}: {}", validation_row(&m, &val));
+    }
+
+    println!("\nvalidation, veto threshold (rescue {RESCUE_THRESHOLD}, type {TYPE_THRESHOLD}):");
+    for v in VETO {
+        let m = model(&bytes, (RESCUE_THRESHOLD, TYPE_THRESHOLD, v));
+        println!("  veto at {v}: {}", validation_row(&m, &val));
+    }
+
+    println!("\nvalidation, settings (rescue, type, veto) compared side by side:");
+    for settings in COMPARED {
+        let m = model(&bytes, settings);
+        println!("  {settings:?}: {}", validation_row(&m, &val));
+    }
+
+    println!("\nbuilt-in settings {builtin:?}:");
+    let m = model(&bytes, builtin);
+    println!("  validation: {}", validation_row(&m, &val));
+    println!(
+        "  5-fold CV on dev, rules + scorer: {}",
+        dev_cv(&dev, builtin)
+    );
+    if let Some(t) = mistakes_at {
+        let m = model(&bytes, (t, TYPE_THRESHOLD, VETO_THRESHOLD));
+        for (lang, data) in &val {
+            for d in data {
+                let got = verdict(&m, &d.text);
+                if got.is_some() != d.topic.is_some() {
+                    let kind = if got.is_some() { "FP" } else { "FN" };
+                    println!("  {lang} {kind} {:?}", d.text);
+                }
+            }
+        }
+    }
+
+    println!("\n5-fold CV on dev of the scorer alone, by threshold: P/R/type");
+    for (lang, data) in &dev {
+        let mut row = vec![Score::default(); RESCUE.len()];
         for fold in 0..5 {
             let train_set: Vec<&Labelled> = all_dev
                 .iter()
@@ -308,16 +266,20 @@ fn main() {
                         .any(|(i, d)| i % 5 == fold && std::ptr::eq(*m, d))
                 })
                 .collect();
-            let bytes = train::encode(&train::train(&examples(&train_set)));
-            for (i, m) in data.iter().enumerate().filter(|(i, _)| i % 5 == fold) {
-                let _ = i;
-                let Some(model) = Model::from_bytes(&bytes, 0.0) else {
-                    return;
-                };
-                let v = model.score(&m.text);
-                for (k, t) in THRESHOLDS.iter().enumerate() {
-                    let got = v.filter(|v| v.durable >= *t).map(|v| topic_index(v.topic));
-                    row[k].add(m.topic, got);
+            let fb = trained(&train_set);
+            let m = model(&fb, (0.0, f32::INFINITY, 0.0));
+            for d in data
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| i % 5 == fold)
+                .map(|(_, d)| d)
+            {
+                let v = m.score(&d.text);
+                for (k, t) in RESCUE.iter().enumerate() {
+                    let got = v
+                        .filter(|v| v.durable >= *t)
+                        .and_then(|v| MemoryType::ALL.iter().position(|x| *x == v.topic));
+                    row[k].add(d.topic, got);
                 }
             }
         }
