@@ -19,6 +19,8 @@
 //! hides code spans, URLs, logs and quoted text from the rules, and one rule module per
 //! language family judges a sentence: [`en`] for English, [`cjk`] for Chinese (simplified and
 //! traditional), Japanese and Korean, including sentences that mix one of them with English.
+//! Beside the rules, [`learned`] scores whole messages and sentences with a model trained on
+//! the labelled corpora; [`plan_with`] says when it may keep, retype or drop.
 
 mod cjk;
 mod en;

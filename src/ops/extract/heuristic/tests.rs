@@ -1,6 +1,21 @@
 //! Unit tests of the heuristic; the labelled corpora live under `tests/corpus/extract/` and are
 //! measured by `tests/extract_corpus.rs`.
 
+/// One-off requests, questions, thanks and an opinion about the code at hand, in every language:
+/// never a memory, with the rules alone or with the learned scorer.
+const ONE_OFF_NOISE: [&str; 10] = [
+    "帮我把这个函数改成异步的。",
+    "这次先不用跑集成测试。",
+    "为什么这里会返回空指针？",
+    "谢谢，问题解决了！",
+    "把这个 PR 合并一下。",
+    "この関数を非同期に書き換えてください。",
+    "変数名を userId に変えてください。",
+    "이 함수를 비동기로 바꿔 주세요.",
+    "변수 이름을 userId로 바꿔 줘.",
+    "I like the version with the early return better.",
+];
+
 mod unit {
     use super::super::mask::{ascii_classes, is_non_prose_line, re, NON_PROSE_LINE};
 
@@ -492,18 +507,7 @@ mod languages {
 
     #[test]
     fn one_off_requests_questions_and_thanks_yield_nothing() {
-        for text in [
-            "帮我把这个函数改成异步的。",
-            "这次先不用跑集成测试。",
-            "为什么这里会返回空指针？",
-            "谢谢，问题解决了！",
-            "把这个 PR 合并一下。",
-            "この関数を非同期に書き換えてください。",
-            "変数名を userId に変えてください。",
-            "이 함수를 비동기로 바꿔 주세요.",
-            "변수 이름을 userId로 바꿔 줘.",
-            "I like the version with the early return better.",
-        ] {
+        for text in super::ONE_OFF_NOISE {
             assert_eq!(plan(text), vec![], "{text}");
         }
     }
@@ -2049,21 +2053,12 @@ mod with_scorer {
 
     #[test]
     fn one_off_requests_questions_and_thanks_yield_nothing_with_the_built_in_scorer() {
-        for text in [
-            "帮我把这个函数改成异步的。",
-            "这次先不用跑集成测试。",
-            "为什么这里会返回空指针？",
-            "谢谢，问题解决了！",
-            "把这个 PR 合并一下。",
-            "この関数を非同期に書き換えてください。",
-            "変数名を userId に変えてください。",
-            "이 함수를 비동기로 바꿔 주세요.",
-            "변수 이름을 userId로 바꿔 줘.",
-            "I like the version with the early return better.",
+        let more = [
             "can you rename this variable to userCount",
             "the build is green now, thanks",
             "why does this test hang on CI?",
-        ] {
+        ];
+        for text in super::ONE_OFF_NOISE.into_iter().chain(more) {
             assert_eq!(
                 plan_heuristic(&[UserText { offset: 0, text }]),
                 vec![],

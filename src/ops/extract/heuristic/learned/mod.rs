@@ -1,11 +1,12 @@
-//! The learned scorer: a second opinion for messages the rules keep nothing from.
+//! The learned scorer: a second opinion beside the phrase and shape rules.
 //!
-//! The phrase and shape rules are precise, but on messages by people whose wording they have
-//! not seen they miss a durable fact about one time in five (docs/DESIGN.md, "Extract"). A
-//! linear model over words and character n-grams ([`features`]), trained on every labelled
-//! development message ([`train`], run by the build script on `tests/corpus/extract/dev/`),
-//! generalizes from the whole corpus rather than from one phrase per rule. It only speaks when
-//! the rules kept nothing from a message and it is confident; the rules stay first.
+//! The rules are precise, but on messages by people whose wording they have not seen they missed
+//! a durable fact about one time in five (docs/DESIGN.md, "Extract"). A linear model over words
+//! and character n-grams ([`features`]), trained on every labelled development message
+//! ([`train`], run by the build script on `tests/corpus/extract/dev/`), generalizes from the
+//! whole corpus rather than from one phrase per rule. The rules stay first; the scorer speaks
+//! only when it is sure: it keeps a message the rules kept nothing from, corrects the type of a
+//! sentence they kept, or drops what they kept from a message that reads like noise.
 
 pub mod features;
 pub mod train;
@@ -31,7 +32,7 @@ pub const TYPE_THRESHOLD: f32 = 0.6;
 /// phrase rule fired on a message that, word for word, reads like noise.
 pub const VETO_THRESHOLD: f32 = 0.2;
 
-/// A trained scorer: encoded weights ([`train::encode`]) and its two thresholds.
+/// A trained scorer: encoded weights ([`train::encode`]) and its three thresholds.
 #[derive(Clone, Copy)]
 pub struct Model<'a> {
     entries: &'a [u8],
@@ -48,16 +49,16 @@ pub struct Model<'a> {
 pub struct Verdict {
     /// Probability that the text holds a durable statement.
     pub durable: f32,
-    /// The most likely type, if it is durable.
+    /// The most likely type, should it be durable.
     pub topic: MemoryType,
     /// Its probability among the four types.
     pub topic_probability: f32,
 }
 
 impl Model<'static> {
-    /// The weights built into this binary, with [`RESCUE_THRESHOLD`].
+    /// The weights built into this binary, with the built-in thresholds.
     pub fn builtin() -> Self {
-        // The build script always writes valid weights; an empty model only keeps nothing.
+        // The build script always writes valid weights; were they not, the rules work alone.
         match Model::from_bytes(BUILTIN, RESCUE_THRESHOLD) {
             Some(m) => Model {
                 type_threshold: TYPE_THRESHOLD,
@@ -67,10 +68,8 @@ impl Model<'static> {
             None => Model::rules_only(),
         }
     }
-}
 
-impl Model<'static> {
-    /// A model that never rescues a message nor changes a type: the rules alone.
+    /// A model that never keeps, retypes or drops anything: the rules alone.
     pub fn rules_only() -> Self {
         Model {
             entries: &[],

@@ -33,7 +33,7 @@ const MIN_MESSAGES: u32 = 2;
 const L2: f32 = 1e-3;
 
 /// Trains on `examples`; returns `(feature hash, outputs)` sorted by hash for every feature
-/// that occurs in at least [`MIN_MESSAGES`] messages. All of them are kept, even with tiny
+/// that occurs in at least `MIN_MESSAGES` messages. All of them are kept, even with tiny
 /// weights: a message's features are scaled by how many of them the model knows, so the model
 /// must know the same ones it was trained with.
 pub fn train(examples: &[Example]) -> Vec<(u64, [f32; OUTPUTS])> {
