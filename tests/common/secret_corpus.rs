@@ -359,6 +359,18 @@ pub fn secrets() -> Vec<Sample> {
             "Key"
         ),
     ));
+    let v = j(&["r8", &g.of(ALNUM, 18), "Tz3"]);
+    out.push(sample(
+        "keyword-near-token",
+        v.clone(),
+        format!("the deploy bot token {v}"),
+    ));
+    let v = j(&["Xq", &g.of(ALNUM, 14), "7Kd4"]);
+    out.push(sample(
+        "keyword-near-token",
+        v.clone(),
+        format!("스테이징 접속 토큰: new {v} 이걸로 바꿨어요"),
+    ));
     let v = g.of(ALNUM, 32);
     out.push(sample(
         "authorization-header",
@@ -528,6 +540,18 @@ pub fn benign() -> Vec<(&'static str, String)> {
         (
             "encryption (ko)",
             "암호는 AES-256-GCM 으로 하고 키는 KMS 에서 받아요.".into(),
+        ),
+        (
+            "git SHA near a secret's name",
+            "the token rotation landed in 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39".into(),
+        ),
+        (
+            "UUID near a secret's name",
+            "API key id 123e4567-e89b-12d3-a456-426614174000 is the staging one".into(),
+        ),
+        (
+            "named item near a secret's name",
+            "the API key lives in 1Password under Prod-API-Key-2024".into(),
         ),
         (
             "keyboard (ko)",

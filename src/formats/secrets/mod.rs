@@ -387,6 +387,30 @@ const RULES: &[Rule] = &[
         r#"(?i)authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})"#,
         header_value_is_real,
     ),
+    // A secret's name in any of the five languages, then within 40 characters a generated
+    // value, however they are joined: "접속 토큰: new Ab3dE…", "token for staging → Xy9…". The
+    // value must look generated (both cases and digits, 16+ characters, no separator), so a SHA,
+    // a UUID or "Prod-API-Key-2024" is not one.
+    judged(
+        "keyword-near-token",
+        "Secret Named Next to a Generated Value",
+        concat!(
+            r"(?i)pass|secret|token|key|credential|密码|口令|密钥|秘钥|私钥|令牌",
+            r"|パスワード|暗証番号|トークン|シークレット|秘密鍵|キー|비밀번호|패스워드|암호|토큰|시크릿|키"
+        ),
+        concat!(
+            // English names are whole words: base64 and PEM bodies spell "key" and "Token" by
+            // chance.
+            r"(?i)(?:(?-u:\b)(?:passwords?|passwd|passphrase|secrets?|tokens?|api[_ .-]?keys?",
+            r"|access[_ .-]?keys?|private[_ .-]?keys?|credentials?)(?-u:\b)",
+            r"|密码|口令|密钥|秘钥|私钥|令牌",
+            r"|パスワード|暗証番号|トークン|シークレット|秘密鍵|キー",
+            r"|비밀번호|패스워드|암호|토큰|시크릿|(?:^|[^\p{Hangul}])키)",
+            // On the same line: a PEM header is not followed by its body's first line.
+            r"[^\n]{0,40}?(?:^|[^A-Za-z0-9\n])(?P<v>[A-Za-z0-9]*[0-9][A-Za-z0-9]*)(?:[^A-Za-z0-9]|$)",
+        ),
+        generated_value_is_real,
+    ),
 ];
 
 /// Values that stand for a secret rather than being one (compared lowercased). `changeme`,
@@ -533,6 +557,19 @@ fn assignment_value_is_real(caps: &Captures<'_>) -> bool {
     let letters = v.chars().any(|c| c.is_ascii_alphabetic());
     let digits_or_symbols = v.chars().any(|c| !c.is_ascii_alphabetic());
     letters && digits_or_symbols && char_classes(v) >= 2
+}
+
+/// Judges the value after a secret's name in `keyword-near-token`: 16 or more letters and digits
+/// with both cases and at least two digits, not a placeholder.
+fn generated_value_is_real(caps: &Captures<'_>) -> bool {
+    let Some(v) = caps.name("v").map(|m| m.as_str()) else {
+        return false;
+    };
+    v.len() >= 16
+        && v.chars().any(|c| c.is_ascii_uppercase())
+        && v.chars().any(|c| c.is_ascii_lowercase())
+        && v.chars().filter(char::is_ascii_digit).count() >= 2
+        && !is_placeholder(v)
 }
 
 fn header_value_is_real(caps: &Captures<'_>) -> bool {
@@ -768,6 +805,15 @@ fn hits(text: &str, origin: Origin, first_only: bool) -> Vec<Hit> {
             }
         }
     }
+    // The generic rule speaks only where no other rule did: "token ghp_…" is a GitHub token,
+    // not also a secret named next to a generated value.
+    let generic = |h: &Hit| RULES[h.rule].id == "keyword-near-token";
+    let specific: Vec<(usize, usize)> = out
+        .iter()
+        .filter(|h| !generic(h))
+        .map(|h| (h.start, h.end))
+        .collect();
+    out.retain(|h| !generic(h) || !specific.iter().any(|&(s, e)| h.start < e && s < h.end));
     out
 }
 
