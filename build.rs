@@ -10,7 +10,7 @@ mod features;
 #[path = "src/ops/extract/heuristic/learned/train.rs"]
 mod train;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
@@ -18,41 +18,14 @@ fn main() {
     println!("cargo:rerun-if-changed=tests/corpus/extract/dev");
     println!("cargo:rerun-if-changed=src/ops/extract/heuristic/learned/features.rs");
     println!("cargo:rerun-if-changed=src/ops/extract/heuristic/learned/train.rs");
-    let examples = load(&dev);
+    let examples = train::load_corpus_dir(&dev).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !examples.is_empty(),
+        "no labelled messages under {}",
+        dev.display()
+    );
     let weights = train::train(&examples);
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it"));
     std::fs::write(out.join("learned_weights.bin"), train::encode(&weights))
         .expect("write learned weights");
-}
-
-/// Every labelled message of every dev corpus, in file-name then line order.
-fn load(dev: &Path) -> Vec<train::Example> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dev)
-        .unwrap_or_else(|e| panic!("{}: {e}", dev.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        for (n, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let (message, topic) = train::parse_corpus_line(line)
-                .unwrap_or_else(|| panic!("{}:{}: not a corpus record", f.display(), n + 1));
-            out.push(train::Example {
-                features: features::features(&message),
-                topic,
-            });
-        }
-    }
-    assert!(
-        !out.is_empty(),
-        "no labelled messages under {}",
-        dev.display()
-    );
-    out
 }

@@ -91,6 +91,24 @@ const fn judged(
     }
 }
 
+/// What a secret is called in Chinese, Japanese and Korean ("密码", "パスワード", "API キー",
+/// "비밀번호", "토큰"), as one alternation for the rules that look for a secret's name. Korean "키"
+/// is a word of its own ("API 키는"), not the end of one ("단축키는").
+macro_rules! cjk_secret_names {
+    () => {
+        concat!(
+            r"密码|口令|密钥|秘钥|私钥|令牌|パスワード|暗証番号|トークン|シークレット|秘密鍵|キー",
+            r"|비밀번호|패스워드|암호|토큰|시크릿|(?:^|[^\p{Hangul}])키"
+        )
+    };
+}
+
+/// The prefilter of the rules that look for a secret's name: any language's word for one.
+const SECRET_NAME_PREFILTER: &str = concat!(
+    r"(?i)pass|pwd|secret|token|key|credential|密码|口令|密钥|秘钥|私钥|令牌",
+    r"|パスワード|暗証番号|トークン|シークレット|秘密鍵|キー|비밀번호|패스워드|암호|토큰|시크릿|키"
+);
+
 /// Upstream Qwen Code 0.24.4's 19 rules first, in its order, then this project's additions.
 const RULES: &[Rule] = &[
     rule(
@@ -359,20 +377,16 @@ const RULES: &[Rule] = &[
     judged(
         "password-assignment",
         "Password or Secret Assignment",
-        concat!(
-            r"(?i)pass|pwd|secret|token|key|credential|密码|口令|密钥|秘钥|私钥|令牌",
-            r"|パスワード|暗証番号|トークン|シークレット|秘密鍵|キー|비밀번호|패스워드|암호|토큰|시크릿|키"
-        ),
+        SECRET_NAME_PREFILTER,
         concat!(
             r"(?i)(?:(?-u:\b)(?:[A-Za-z0-9_.-]{0,40}?",
             r"(?:password|passwd|passphrase|secret|secret[_.-]?key|token|api[_.-]?key",
             r"|access[_.-]?key|private[_.-]?key|credentials?)",
             r"|(?:[A-Za-z0-9_.-]*[_.-])?(?:pass|pwd))",
-            r"|密码|口令|密钥|秘钥|私钥|令牌",
-            // Japanese and Korean: "パスワードは…", "API キーが…", "비밀번호는…", "토큰 값은…".
-            r"|パスワード|暗証番号|トークン|シークレット|秘密鍵|キー",
-            // "키" is a word of its own ("API 키는"), not the end of one ("단축키는").
-            r"|(?:비밀번호|패스워드|암호|토큰|시크릿|(?:^|[^\p{Hangul}])키)(?:[ \t]*값)?)",
+            // "密码是…", "パスワードは…", "API キーが…", "비밀번호는…", "토큰 값은…".
+            r"|(?:",
+            cjk_secret_names!(),
+            r")(?:[ \t]*값)?)",
             r#"(?P<q>["'])?[ \t]*(?P<sep>:=|=>|=|:|：|是|为|為|は|が|는|은|이|가)[ \t]*"#,
             r#"(?P<vq>["'`「])?"#,
             // The value never ends in sentence punctuation: `password=hunter22.` ends a sentence.
@@ -394,18 +408,14 @@ const RULES: &[Rule] = &[
     judged(
         "keyword-near-token",
         "Secret Named Next to a Generated Value",
-        concat!(
-            r"(?i)pass|secret|token|key|credential|密码|口令|密钥|秘钥|私钥|令牌",
-            r"|パスワード|暗証番号|トークン|シークレット|秘密鍵|キー|비밀번호|패스워드|암호|토큰|시크릿|키"
-        ),
+        SECRET_NAME_PREFILTER,
         concat!(
             // English names are whole words: base64 and PEM bodies spell "key" and "Token" by
             // chance.
             r"(?i)(?:(?-u:\b)(?:passwords?|passwd|passphrase|secrets?|tokens?|api[_ .-]?keys?",
-            r"|access[_ .-]?keys?|private[_ .-]?keys?|credentials?)(?-u:\b)",
-            r"|密码|口令|密钥|秘钥|私钥|令牌",
-            r"|パスワード|暗証番号|トークン|シークレット|秘密鍵|キー",
-            r"|비밀번호|패스워드|암호|토큰|시크릿|(?:^|[^\p{Hangul}])키)",
+            r"|access[_ .-]?keys?|private[_ .-]?keys?|credentials?)(?-u:\b)|",
+            cjk_secret_names!(),
+            r")",
             // On the same line: a PEM header is not followed by its body's first line.
             r"[^\n]{0,40}?(?:^|[^A-Za-z0-9\n])(?P<v>[A-Za-z0-9]*[0-9][A-Za-z0-9]*)(?:[^A-Za-z0-9]|$)",
         ),

@@ -196,29 +196,7 @@ mod tests {
     #[test]
     fn builtin_weights_are_trained_on_the_dev_corpora_only() {
         let dev = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/extract/dev");
-        let mut files: Vec<_> = std::fs::read_dir(&dev)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
-        files.sort();
-        assert_eq!(files.len(), 5, "{files:?}");
-        let examples: Vec<train::Example> = files
-            .iter()
-            .flat_map(|f| {
-                let text = std::fs::read_to_string(f).unwrap();
-                text.lines()
-                    .filter(|l| !l.trim().is_empty())
-                    .map(|l| {
-                        let (message, topic) = train::parse_corpus_line(l).unwrap();
-                        train::Example {
-                            features: features::features(&message),
-                            topic,
-                        }
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        let examples = train::load_corpus_dir(&dev).unwrap();
         assert!(examples.len() > 5000, "{}", examples.len());
         assert!(train::encode(&train::train(&examples)) == BUILTIN);
     }

@@ -144,6 +144,33 @@ pub fn encode(weights: &[(u64, [f32; OUTPUTS])]) -> Vec<u8> {
     out
 }
 
+/// Every labelled message of every `*.jsonl` corpus in `dir`, in file-name then line order:
+/// what the build script trains on. An error names the file and line that could not be read.
+pub fn load_corpus_dir(dir: &std::path::Path) -> Result<Vec<Example>, String> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        for (n, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let (message, topic) = parse_corpus_line(line)
+                .ok_or_else(|| format!("{}:{}: not a corpus record", f.display(), n + 1))?;
+            out.push(Example {
+                features: super::features::features(&message),
+                topic,
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// Reads one labelled corpus line's fields the build script needs, without a JSON library:
 /// `(text, type)` where type is `None` for a message that is not durable. Returns `None` for a
 /// line that is not a corpus record.
