@@ -133,7 +133,12 @@ fn installed_hook_commands_are_silent_where_the_binary_is_missing() {
         .to_string();
         for (event, cmd) in commands(&sb.home.join(dir).join("settings.json")) {
             seen += 1;
-            for shell in ["sh", "bash"] {
+            let bash = require_program(
+                "guarded agent hooks under bash",
+                "bash",
+                "install bash; the hooks are still run with sh",
+            );
+            for shell in ["sh", "bash"].into_iter().filter(|s| *s == "sh" || bash) {
                 let mut c = std::process::Command::new(shell);
                 clear_env(&mut c);
                 let out = c

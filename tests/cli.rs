@@ -848,3 +848,37 @@ fn each_changing_operation_reports_its_own_auto_commit() {
     assert!(quiet.get("autoCommit").is_none(), "{quiet}");
     assert_eq!(sb.git(&sb.repo, &["log", "--format=%s"]).lines().count(), 4);
 }
+
+/// A child of a test inherits only the allow list: a setting of this tool, Git's configuration
+/// overrides and an unknown variable are all gone, whatever the parent had (set here on the
+/// command itself, as the parent's environment would be inherited), and PATH stays.
+#[test]
+fn test_children_inherit_only_the_allow_list() {
+    for var in qwen_memory::storage::settings::ENV_VARS
+        .iter()
+        .chain(GIT_CONFIG_ENV)
+        .chain(&["HOME", "GIT_DIR", "QWEN_HOME", "OPENAI_API_KEY"])
+    {
+        assert!(
+            !ENV_ALLOWED.contains(var),
+            "{var} must not pass the allow list"
+        );
+    }
+    let mut c = std::process::Command::new("sh");
+    c.env("QWEN_MEMORY_RECALL_LIMIT", "7")
+        .env("GIT_CONFIG_GLOBAL", "/nonexistent")
+        .env("SOME_UNLISTED_VARIABLE", "x");
+    clear_tool_env(&mut c);
+    let out = c.args(["-c", "env"]).output().expect("sh");
+    let env = String::from_utf8_lossy(&out.stdout);
+    for gone in [
+        "QWEN_MEMORY_RECALL_LIMIT=",
+        "GIT_CONFIG_GLOBAL=",
+        "SOME_UNLISTED_VARIABLE=",
+    ] {
+        assert!(!env.lines().any(|l| l.starts_with(gone)), "{gone} in {env}");
+    }
+    if std::env::var_os("PATH").is_some() {
+        assert!(env.lines().any(|l| l.starts_with("PATH=")), "{env}");
+    }
+}

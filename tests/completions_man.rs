@@ -10,24 +10,27 @@ use std::path::{Path, PathBuf};
 use common::*;
 
 /// Git's bash completion as the system ships it (Debian's git package puts it in
-/// /usr/share/bash-completion/completions/git). `.ci/run` installs it when missing; a machine
-/// without it fails this test rather than skipping it.
-fn git_completion_script() -> PathBuf {
+/// /usr/share/bash-completion/completions/git), if it is installed. `.ci/run` installs it when
+/// missing; elsewhere the test skips without it (see `common::require`).
+fn git_completion_script() -> Option<PathBuf> {
     let candidates = [
         std::env::var("GIT_COMPLETION_BASH").unwrap_or_default(),
         "/usr/share/bash-completion/completions/git".into(),
         "/usr/share/git/completion/git-completion.bash".into(),
         "/etc/bash_completion.d/git".into(),
     ];
-    candidates
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-        .expect("Git's bash completion script is not installed (apt-get install git bash-completion, or set GIT_COMPLETION_BASH)")
+    candidates.iter().map(PathBuf::from).find(|p| p.is_file())
 }
 
-/// What bash offers for `line` (completing its last word), through `function`.
-fn complete(sb: &Sandbox, script: &std::path::Path, function: &str, line: &str) -> Vec<String> {
+/// What bash offers for `line` (completing its last word), through `function`, with Git's
+/// completion script `git` loaded.
+fn complete(
+    sb: &Sandbox,
+    git: &Path,
+    script: &std::path::Path,
+    function: &str,
+    line: &str,
+) -> Vec<String> {
     let driver = format!(
         r#"
 source {git:?}
@@ -41,7 +44,6 @@ COMPREPLY=()
 {function} "${{COMP_WORDS[0]}}" "${{COMP_WORDS[COMP_CWORD]}}" "${{COMP_WORDS[COMP_CWORD-1]}}" 2>/dev/null
 printf '%s\n' "${{COMPREPLY[@]}}"
 "#,
-        git = git_completion_script(),
         ours = script,
     );
     let mut c = std::process::Command::new("bash");
@@ -66,43 +68,60 @@ printf '%s\n' "${{COMPREPLY[@]}}"
 
 #[test]
 fn bash_completes_git_qwen_memory_through_gits_completion_and_the_binary() {
+    let test = "bash_completes_git_qwen_memory_through_gits_completion_and_the_binary";
+    let git_script = git_completion_script();
+    if !require_program(test, "bash", "install bash")
+        || !require(
+            test,
+            "Git's bash completion script",
+            git_script.is_some(),
+            "apt-get install git bash-completion, or set GIT_COMPLETION_BASH",
+        )
+    {
+        return;
+    }
+    let git_script = git_script.unwrap();
     let sb = Sandbox::new();
     let script = sb.root().join("git-qwen-memory.bash");
     fs::write(&script, sb.ok(&["completions", "bash"])).unwrap();
     let git = "__git_wrap__git_main";
     let own = "_git__qwen__memory";
 
-    let subs = complete(&sb, &script, git, "git qwen-memory ");
+    let subs = complete(&sb, &git_script, &script, git, "git qwen-memory ");
     for expected in ["status", "remember", "recall", "dream", "install"] {
         assert!(subs.contains(&expected.to_string()), "{subs:?}");
     }
-    assert_eq!(complete(&sb, &script, git, "git qwen-memory dr"), ["dream"]);
     assert_eq!(
-        complete(&sb, &script, git, "git qwen-memory dream --f"),
+        complete(&sb, &git_script, &script, git, "git qwen-memory dr"),
+        ["dream"]
+    );
+    assert_eq!(
+        complete(&sb, &git_script, &script, git, "git qwen-memory dream --f"),
         ["--force"]
     );
     assert_eq!(
-        complete(&sb, &script, git, "git -C . qwen-memory rec"),
+        complete(&sb, &git_script, &script, git, "git -C . qwen-memory rec"),
         ["recall"],
         "after git's own -C"
     );
-    let opts = complete(&sb, &script, git, "git qwen-memory recall --");
+    let opts = complete(&sb, &git_script, &script, git, "git qwen-memory recall --");
     assert!(opts.contains(&"--limit".to_string()), "{opts:?}");
 
     // The binary's own name.
-    let dream = complete(&sb, &script, own, "git-qwen-memory dream --");
+    let dream = complete(&sb, &git_script, &script, own, "git-qwen-memory dream --");
     for expected in ["--force", "--dry-run", "--undo", "--strategy"] {
         assert!(dream.contains(&expected.to_string()), "{dream:?}");
     }
     assert_eq!(
-        complete(&sb, &script, own, "git-qwen-memory re"),
+        complete(&sb, &git_script, &script, own, "git-qwen-memory re"),
         ["remember", "recall"]
     );
 }
 
 /// What zsh's completion system offers for `line`, with the generated script saved as
 /// `_git-qwen-memory` in `$fpath` (as the script's own note says). zsh's Git completion calls
-/// that function for `git qwen-memory`. `.ci/run` installs zsh when missing.
+/// that function for `git qwen-memory`. `.ci/run` installs zsh when missing; elsewhere the test
+/// skips without it.
 fn zsh_complete(sb: &Sandbox, fpath: &std::path::Path, line: &str) -> Vec<String> {
     let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/completions/capture.zsh");
     // `timeout` is a hang detector (a broken completion function would leave zsh waiting).
@@ -138,6 +157,13 @@ fn zsh_complete(sb: &Sandbox, fpath: &std::path::Path, line: &str) -> Vec<String
 
 #[test]
 fn zsh_completes_git_qwen_memory_and_the_binary() {
+    if !require_program(
+        "zsh_completes_git_qwen_memory_and_the_binary",
+        "zsh",
+        "apt-get install zsh",
+    ) {
+        return;
+    }
     let sb = Sandbox::new();
     let fpath = sb.root().join("zsh-functions");
     fs::create_dir_all(&fpath).unwrap();

@@ -42,10 +42,14 @@ fn install_into_foreign_hooks_and_uninstall_restores_every_byte() {
         &hooks.join("post-commit"),
         format!("#!/bin/sh\necho post >> {}\nexit 0\n", marker.display()).as_bytes(),
     );
-    write_exec(
-        &hooks.join("pre-commit"),
-        b"#!/usr/bin/env python3\nimport sys\nsys.exit(0)\n",
-    );
+    // A hook in another language (Python where it is installed; elsewhere `true` stands in as
+    // the interpreter, so the commit below still runs it on a machine with only Git).
+    let foreign: &[u8] = if find_program("python3").is_some() {
+        b"#!/usr/bin/env python3\nimport sys\nsys.exit(0)\n"
+    } else {
+        b"#!/usr/bin/env true\nnot a shell script\n"
+    };
+    write_exec(&hooks.join("pre-commit"), foreign);
     write_exec(&hooks.join("post-merge"), b"#!/bin/sh\r\necho crlf\r\n");
     write_exec(
         &hooks.join("post-checkout"),
@@ -74,7 +78,7 @@ fn install_into_foreign_hooks_and_uninstall_restores_every_byte() {
     // The Python hook was chained, not edited.
     assert_eq!(
         fs::read(hooks.join("pre-commit.qwen-memory-chained")).unwrap(),
-        b"#!/usr/bin/env python3\nimport sys\nsys.exit(0)\n"
+        foreign
     );
     // Idempotent.
     let snap = Sandbox::snapshot(&hooks);

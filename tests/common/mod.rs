@@ -149,8 +149,8 @@ impl Sandbox {
     }
 }
 
-/// Removes every variable the tool reads (one list, kept by the library) and Git's repository
-/// overrides, so the developer's shell cannot leak into a test; the sandbox then sets its own.
+/// The child's environment built from the allow list ([`clear_tool_env`]); the sandbox then
+/// sets its own.
 pub fn clear_env(c: &mut std::process::Command) {
     clear_tool_env(c);
 }
@@ -198,18 +198,90 @@ pub fn set_mtime(path: &Path, secs: i64) {
     f.set_modified(t).unwrap();
 }
 
-/// Clears every variable the tool reads (one list, shared with the code), so the developer's
-/// shell cannot change what a test sees; callers then set the sandbox's own (`Sandbox::env`).
-/// Applied to every process a test starts that may run the binary, including `git` (hooks).
+/// Builds a child's environment from nothing: `env_clear()`, then only the variables in
+/// [`ENV_ALLOWED`] (and `LC_*`) are passed on from the test's own environment; callers then set
+/// the sandbox's own (`Sandbox::env`). So no variable of the developer's shell (the tool's,
+/// Git's, an agent's — or one nobody has listed yet) can change what a test sees. Applied to
+/// every process a test starts that may run the binary, including `git` (hooks).
 pub fn clear_tool_env(c: &mut std::process::Command) -> &mut std::process::Command {
-    for var in qwen_memory::storage::settings::ENV_VARS
-        .iter()
-        .chain(&["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"])
-        .chain(GIT_CONFIG_ENV)
-    {
-        c.env_remove(var);
+    c.env_clear();
+    for (name, value) in std::env::vars_os() {
+        let Some(n) = name.to_str() else { continue };
+        if ENV_ALLOWED.contains(&n) || n.starts_with("LC_") {
+            c.env(&name, value);
+        }
     }
     c
+}
+
+/// What a child process may inherit from the test's environment: where programs are (`PATH`,
+/// `LD_LIBRARY_PATH`), where temporary files go, the locale and terminal, who the user is, the
+/// machine's network and certificate setup (for npm in the interop suites), and coverage
+/// instrumentation. Nothing here is read by this tool as a setting (a test checks it).
+pub const ENV_ALLOWED: &[&str] = &[
+    "PATH",
+    "LD_LIBRARY_PATH",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TERM",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "RUST_BACKTRACE",
+    "LLVM_PROFILE_FILE",
+];
+
+/// Whether `CI` is set (to anything but empty, `0` or `false`), as CI machines set it.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
+}
+
+/// For a test that needs something outside Rust and Git (`what`: a program or a file): when
+/// `available` is false, prints why `test` does not run and how to get `what` (`hint`) and
+/// returns false, so the test returns early — except under `CI`, where a missing requirement
+/// fails the test (CI installs everything the suite needs: `.ci/run`).
+pub fn require(test: &str, what: &str, available: bool, hint: &str) -> bool {
+    if available {
+        return true;
+    }
+    assert!(
+        !in_ci(),
+        "{test}: {what} is missing and CI is set, so this test cannot be skipped ({hint})"
+    );
+    eprintln!("SKIPPED {test}: {what} is not available here ({hint}); CI runs it");
+    false
+}
+
+/// The first executable named `program` on the test's PATH.
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+}
+
+/// [`require`] for a program on PATH.
+pub fn require_program(test: &str, program: &str, hint: &str) -> bool {
+    require(
+        test,
+        &format!("`{program}`"),
+        find_program(program).is_some(),
+        hint,
+    )
 }
 
 /// What points Git at configuration other than the sandbox's HOME: a global or system file
