@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::ValueEnum;
 use qwen_memory::ops::dream::{self, DreamOptions, DreamOutcome, DreamStatus, StrategyChoice};
 use qwen_memory::ops::status::Status;
 use qwen_memory::storage::context::Context;
@@ -11,23 +10,6 @@ use qwen_memory::storage::settings::Key;
 
 use super::print_json;
 use crate::Cli;
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum DreamStrategyArg {
-    Auto,
-    Mechanical,
-    Model,
-}
-
-impl From<DreamStrategyArg> for StrategyChoice {
-    fn from(s: DreamStrategyArg) -> StrategyChoice {
-        match s {
-            DreamStrategyArg::Auto => StrategyChoice::Auto,
-            DreamStrategyArg::Mechanical => StrategyChoice::Mechanical,
-            DreamStrategyArg::Model => StrategyChoice::Model,
-        }
-    }
-}
 
 /// Arguments of `dream`.
 #[derive(Debug, clap::Args)]
@@ -43,7 +25,7 @@ pub struct DreamArgs {
     pub undo: bool,
     /// How to plan: the model when configured (auto), mechanical, or model.
     #[arg(long, value_enum)]
-    pub strategy: Option<DreamStrategyArg>,
+    pub strategy: Option<StrategyChoice>,
     /// What started this dream (set by the Git hook).
     #[arg(long, hide = true, default_value = "manual")]
     pub trigger: String,

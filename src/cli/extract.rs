@@ -33,23 +33,6 @@ impl From<FormatArg> for Format {
     }
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum StrategyArg {
-    Auto,
-    Heuristic,
-    Model,
-}
-
-impl From<StrategyArg> for Strategy {
-    fn from(s: StrategyArg) -> Strategy {
-        match s {
-            StrategyArg::Auto => Strategy::Auto,
-            StrategyArg::Heuristic => Strategy::Heuristic,
-            StrategyArg::Model => Strategy::Model,
-        }
-    }
-}
-
 /// Arguments of `extract`.
 #[derive(Debug, Clone, Args)]
 pub struct ExtractArgs {
@@ -64,7 +47,7 @@ pub struct ExtractArgs {
     pub format: FormatArg,
     /// How to find facts (default: the `extract.strategy` setting, `auto`).
     #[arg(long, value_enum)]
-    pub strategy: Option<StrategyArg>,
+    pub strategy: Option<Strategy>,
     /// Print the planned memories; write nothing.
     #[arg(long)]
     pub dry_run: bool,

@@ -18,18 +18,6 @@ pub enum RecallFormat {
     Json,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum RecallStrategy {
-    /// Relevance ranking, plus embeddings when recall.embeddings.* is set (the default).
-    Auto,
-    /// Qwen Code 0.24.4's exact lexical ranking.
-    Upstream,
-    /// Alias of `upstream`.
-    Heuristic,
-    /// A configured chat model chooses; falls back to `auto`.
-    Model,
-}
-
 #[derive(Debug, Args)]
 pub struct RecallArgs {
     /// The query (usually the user's prompt); `-` reads it from standard input.
@@ -46,7 +34,7 @@ pub struct RecallArgs {
     exclude: Vec<String>,
     /// Ranking strategy (default: recall.strategy, `auto`).
     #[arg(long, value_enum)]
-    strategy: Option<RecallStrategy>,
+    strategy: Option<qwen_memory::storage::settings::RecallStrategy>,
 }
 
 /// The settings this command's flags override (`--limit`, `--strategy`).

@@ -1326,6 +1326,16 @@ mod tests {
         }
 
         #[test]
+        fn prop_parse_document_never_panics_on_cjk(
+            text in crate::formats::text::FUZZ_CJK,
+            fm in crate::formats::text::FUZZ_CJK,
+        ) {
+            let _ = parse_document(&text);
+            let _ = parse_entries(&text);
+            let _ = parse_document(&format!("---\nname: {fm}\ndescription: {fm}\ntype: project\n---\n{text}"));
+        }
+
+        #[test]
         fn prop_parse_framed_yaml_never_panics(
             fm in "[a-z:#\\- \\[\\]{}\"'\\n\\t&*!|>0-9?,\\\\]{0,200}",
             body in "\\PC{0,100}",

@@ -35,6 +35,61 @@ pub fn truncate_utf16(s: &str, max: usize) -> &str {
     s
 }
 
+/// Lowercase hexadecimal of `bytes` (digests in file names, cursors and backups): the one hex
+/// encoder of the crate.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    s
+}
+
+/// The CJK class of Qwen Code's tokenizer: Han, Hiragana and Hangul by script, Katakana by
+/// *script extensions* (which pulls U+30FC and CJK punctuation such as 、。「」・ into CJK runs,
+/// as upstream does). The one script-detection helper of the library; recall's tokenizers use it.
+pub const CJK_CLASS: &str = r"\p{sc=Han}\p{sc=Hiragana}\p{scx=Katakana}\p{sc=Hangul}";
+
+/// Whether `c` is in [`CJK_CLASS`]; the common blocks answer without the regex (only assigned
+/// code points, so the answer is the class's exactly).
+pub fn is_cjk(c: char) -> bool {
+    use regex::Regex;
+    use std::sync::OnceLock;
+    let u = c as u32;
+    // Nothing before the combining marks is in the class (some marks are, by script
+    // extensions: U+0305 is also Katakana).
+    if u < 0x0300 {
+        return false;
+    }
+    // Greek to Georgian and Ethiopic to Greek Extended: never in the class (the test below
+    // checks every code point).
+    if (0x0370..=0x10FF).contains(&u) || (0x1200..=0x1FFF).contains(&u) {
+        return false;
+    }
+    if (0x4E00..=0x9FFF).contains(&u)
+        || (0x3041..=0x3096).contains(&u)
+        || (0x30A1..=0x30FA).contains(&u)
+        || (0xAC00..=0xD7A3).contains(&u)
+    {
+        return true;
+    }
+    static CLASS: OnceLock<Regex> = OnceLock::new();
+    let class = CLASS.get_or_init(|| {
+        // A compile-time constant pattern; failing here is a programming error.
+        Regex::new(&format!("^[{CJK_CLASS}]$")).expect("CJK class regex compiles")
+    });
+    let mut buf = [0u8; 4];
+    class.is_match(c.encode_utf8(&mut buf))
+}
+
+/// Test inputs for the no-panic fuzz tests: ASCII, controls, accents and emoji mixed with Han,
+/// kana, Hangul (syllables and jamo), CJK punctuation, the ideographic space and full-width and
+/// half-width forms — multi-byte text, where slicing by byte offset goes wrong.
+#[cfg(test)]
+pub(crate) const FUZZ_CJK: &str = "(?s)[ -~\n\t\r\u{a0}é😀ſİ\u{200b}\u{3000}-\u{303f}\u{3040}-\u{30ff}\u{3400}-\u{4dbf}\u{4e00}-\u{9fff}\u{1100}-\u{11ff}\u{3130}-\u{318f}\u{ac00}-\u{d7af}\u{ff01}-\u{ff9f}]{0,300}";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,5 +100,33 @@ mod tests {
         assert_eq!(utf16_len("a😀"), 3);
         assert_eq!(truncate_utf16("ab😀c", 3), "ab");
         assert_eq!(truncate_utf16("ab😀c", 4), "ab😀");
+    }
+
+    #[test]
+    fn hex_is_lowercase_two_digits_per_byte() {
+        assert_eq!(hex(&[]), "");
+        assert_eq!(hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
+    }
+
+    /// The fast path agrees with the class on every code point it answers for.
+    #[test]
+    fn is_cjk_fast_path_matches_the_class() {
+        let class = regex::Regex::new(&format!("^[{CJK_CLASS}]$")).unwrap();
+        for u in 0..=0x3_2FFF_u32 {
+            if let Some(c) = char::from_u32(u) {
+                let mut buf = [0u8; 4];
+                assert_eq!(
+                    is_cjk(c),
+                    class.is_match(c.encode_utf8(&mut buf)),
+                    "U+{u:04X}"
+                );
+            }
+        }
+        for c in ['漢', 'か', 'カ', 'ー', '。', '한', 'ㄱ', '\u{1162}'] {
+            assert!(is_cjk(c), "{c}");
+        }
+        for c in ['a', 'é', '😀', '１', ' '] {
+            assert!(!is_cjk(c), "{c}");
+        }
     }
 }

@@ -74,10 +74,7 @@ impl ModelConfig {
             &|k| std::env::var(k).ok(),
             settings.text(Key::ModelBaseUrl).map(str::to_string),
             settings.text(Key::ModelName).map(str::to_string),
-            settings
-                .number(Key::ModelTimeoutMs)
-                .filter(|n| n.is_finite() && *n > 0.0)
-                .map(|n| n as u64),
+            settings.count(Key::ModelTimeoutMs).filter(|n| *n > 0),
         )
     }
 

@@ -130,11 +130,57 @@ pub trait Event: serde::Serialize {
     const NAME: &'static str;
 }
 
+/// How a run of extract or dream ended: one definition for the operations, their `--json`
+/// (snake_case) and telemetry (which records it in the event's own vocabulary, below).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Memory files changed.
+    Updated,
+    /// Ran; nothing new to write.
+    Noop,
+    /// Did not run (a gate, a queue, a memory tool: the event says why).
+    Skipped,
+    /// Failed (the error is reported by the caller, never recorded here).
+    Failed,
+    /// Planned only (`--dry-run`); never recorded.
+    DryRun,
+}
+
+impl RunStatus {
+    /// The `status` of a `qwen-code.memory.extract` event: a run that ran is `completed`.
+    pub fn extract_event(self) -> &'static str {
+        match self {
+            RunStatus::Updated | RunStatus::Noop | RunStatus::DryRun => "completed",
+            RunStatus::Skipped => "skipped",
+            RunStatus::Failed => "failed",
+        }
+    }
+
+    /// The `status` of a `qwen-code.memory.dream` event: `updated`, `failed`, else `noop`.
+    pub fn dream_event(self) -> &'static str {
+        match self {
+            RunStatus::Updated => "updated",
+            RunStatus::Failed => "failed",
+            RunStatus::Noop | RunStatus::Skipped | RunStatus::DryRun => "noop",
+        }
+    }
+}
+
+fn extract_status<S: serde::Serializer>(status: &RunStatus, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(status.extract_event())
+}
+
+fn dream_status<S: serde::Serializer>(status: &RunStatus, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(status.dream_event())
+}
+
 /// `qwen-code.memory.extract`: one extraction run.
 #[derive(Debug, serde::Serialize)]
 pub struct ExtractEvent<'a> {
     pub trigger: &'a str,
-    pub status: &'a str,
+    #[serde(serialize_with = "extract_status")]
+    pub status: RunStatus,
     pub skipped_reason: Option<&'a str>,
     pub patches_count: usize,
     /// Topic names (`user,project`), never file paths.
@@ -146,7 +192,8 @@ pub struct ExtractEvent<'a> {
 #[derive(Debug, serde::Serialize)]
 pub struct DreamEvent<'a> {
     pub trigger: &'a str,
-    pub status: &'a str,
+    #[serde(serialize_with = "dream_status")]
+    pub status: RunStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub strategy: Option<&'a str>,
     pub deduped_entries: usize,
@@ -180,7 +227,7 @@ pub struct ForgetEvent<'a> {
 /// `qwen-code.memory.remember`: one explicit remember.
 #[derive(Debug, serde::Serialize)]
 pub struct RememberEvent<'a> {
-    pub status: &'a str,
+    pub status: crate::storage::entries::ChangeKind,
     pub scope: &'a str,
 }
 
@@ -374,7 +421,7 @@ mod tests {
     fn typed_events_serialize_to_the_documented_fields_only() {
         let extract = ExtractEvent {
             trigger: "hook",
-            status: "updated",
+            status: RunStatus::Updated,
             skipped_reason: None,
             patches_count: 2,
             touched_topics: "user,project".into(),
@@ -396,7 +443,7 @@ mod tests {
         );
         let dream = DreamEvent {
             trigger: "manual",
-            status: "updated",
+            status: RunStatus::Updated,
             strategy: Some("mechanical"),
             deduped_entries: 1,
             touched_topics: Some("project".into()),
@@ -420,10 +467,20 @@ mod tests {
         let failed = DreamEvent {
             strategy: None,
             touched_topics: None,
-            status: "failed",
+            status: RunStatus::Failed,
             ..dream
         };
         assert!(!field_names(&failed).contains(&"strategy".to_string()));
+        assert_eq!(serde_json::to_value(&failed).unwrap()["status"], "failed");
+        assert_eq!(
+            serde_json::to_value(&extract).unwrap()["status"],
+            "completed"
+        );
+        let skipped = ExtractEvent {
+            status: RunStatus::Skipped,
+            ..extract
+        };
+        assert_eq!(serde_json::to_value(&skipped).unwrap()["status"], "skipped");
         let recall = RecallEvent {
             query_length: 12,
             docs_scanned: 3,
@@ -455,7 +512,7 @@ mod tests {
         f.sort();
         assert_eq!(f, ["duration_ms", "removed_entries", "strategy"]);
         let mut f = field_names(&RememberEvent {
-            status: "created",
+            status: crate::storage::entries::ChangeKind::Created,
             scope: "private",
         });
         f.sort();

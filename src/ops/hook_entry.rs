@@ -539,7 +539,7 @@ pub fn new_bytes_since_last_launch(state_dir: &Path, transcript: &Path) -> bool 
         return true;
     };
     let digest = Sha256::digest(transcript.as_os_str().as_encoded_bytes());
-    let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let name = crate::formats::text::hex(&digest[..8]);
     let dir = state_dir.join(EXTRACT_LAUNCHES_DIR);
     let record = dir.join(name);
     // Never through a symlink, never blocking on a FIFO planted in the state dir: a hook must

@@ -8,8 +8,8 @@ use crate::integrations::git::commit::{auto_commit_report, AutoCommit};
 use crate::ops::extract::filter;
 use crate::storage::context::Context;
 pub use crate::storage::entries::{
-    apply_locked, normalize_entry, secret_rules, Change, ChangeKind, NewEntry, Provenance,
-    RememberError,
+    apply_locked, normalize_entry, secret_rules, Change, ChangeKind, EntryWriteError, NewEntry,
+    Provenance,
 };
 use crate::storage::project::Root;
 use crate::storage::root_writer::RootWriter;
@@ -39,11 +39,11 @@ pub struct RememberOutcome {
 }
 
 /// Writes one entry now (explicit "remember this"), through the same path extract uses.
-pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome, RememberError> {
+pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome, EntryWriteError> {
     // Normalized first: the scanned form is the written form.
     let summary = crate::formats::text::collapse_whitespace(&secrets::normalize(&req.text));
     if summary.is_empty() {
-        return Err(RememberError::Empty);
+        return Err(EntryWriteError::Empty);
     }
     let clean = |v: &Option<String>| {
         v.as_deref()
@@ -64,7 +64,7 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
     // The text a person typed: a reviewed `qwen-memory:allow` in it is honoured.
     let rules = secret_rules(&entry, Origin::Person);
     if !rules.is_empty() {
-        return Err(RememberError::Secret { rule_ids: rules });
+        return Err(EntryWriteError::Secret { rule_ids: rules });
     }
     let memory_type = req.memory_type.unwrap_or(match req.scope {
         Scope::User => MemoryType::User,
@@ -95,12 +95,11 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
             meta.set("updatedAt", store::now_iso());
             w.write_meta(&meta)?;
         }
-        changes.pop().ok_or(RememberError::Empty)?
+        changes.pop().ok_or(EntryWriteError::Empty)?
     };
-    let status = format!("{:?}", change.kind).to_lowercase();
     crate::integrations::telemetry::Telemetry::new(ctx.state_dir()).record(
         &crate::integrations::telemetry::RememberEvent {
-            status: &status,
+            status: change.kind.clone(),
             scope: root.scope.as_str(),
         },
     );

@@ -136,12 +136,7 @@ pub struct RecordedRun {
 
 /// Hex SHA-256 of bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
+    crate::formats::text::hex(&Sha256::digest(bytes))
 }
 
 /// A fresh, sortable run id: UTC time to the millisecond plus the PID.

@@ -57,7 +57,7 @@ pub struct Change {
 
 /// Failures writing entries.
 #[derive(Debug, thiserror::Error)]
-pub enum RememberError {
+pub enum EntryWriteError {
     #[error("refusing to save: the text looks like a secret ({})", rule_ids.join(", "))]
     Secret { rule_ids: Vec<String> },
     #[error("nothing to remember: the text is empty")]
@@ -70,9 +70,9 @@ pub enum RememberError {
     Io(#[from] std::io::Error),
 }
 
-impl From<SecretError> for RememberError {
+impl From<SecretError> for EntryWriteError {
     fn from(e: SecretError) -> Self {
-        RememberError::Secret {
+        EntryWriteError::Secret {
             rule_ids: e.rule_ids,
         }
     }
@@ -113,7 +113,7 @@ pub fn apply_locked(
     entries: &[NewEntry],
     provenance: &Provenance,
     origin: Origin,
-) -> Result<Vec<Change>, RememberError> {
+) -> Result<Vec<Change>, EntryWriteError> {
     let root = w.root();
     store::check_root(&root.path)?;
     let mut existing = root_writer::scan_strict(root)?.docs;
@@ -170,7 +170,7 @@ fn merge_into(
     relative: &str,
     new: &NewEntry,
     origin: Origin,
-) -> Result<Change, RememberError> {
+) -> Result<Change, EntryWriteError> {
     let bytes = w
         .read_doc(relative)?
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
@@ -224,7 +224,7 @@ fn create(
     new: &NewEntry,
     provenance: &Provenance,
     origin: Origin,
-) -> Result<String, RememberError> {
+) -> Result<String, EntryWriteError> {
     let root = w.root();
     let dir = new.memory_type.as_str();
     let title = new.title.clone();

@@ -37,8 +37,10 @@ impl fmt::Display for Origin {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Bool,
-    /// A finite, non-negative number.
+    /// A finite, non-negative number (hours may be fractional).
     Number,
+    /// A non-negative whole number (a count, a limit, milliseconds).
+    Count,
     /// One of a fixed list of words.
     Choice(&'static [&'static str]),
     Text,
@@ -73,9 +75,113 @@ pub struct Def {
     pub kind: Kind,
 }
 
-pub const RECALL_STRATEGIES: &[&str] = &["auto", "upstream", "heuristic", "model"];
-pub const EXTRACT_STRATEGIES: &[&str] = &["auto", "heuristic", "model"];
-pub const DREAM_STRATEGIES: &[&str] = &["auto", "mechanical", "model"];
+/// A setting whose value is one of a few names (a strategy), spelled once: the enum gives the
+/// settings table its accepted names (`NAMES`, aliases included), the CLI its `--strategy`
+/// values and help (`clap::ValueEnum`), and the operations their type. `parse` accepts exactly
+/// the names the settings accept (surrounding spaces aside); `as_str` is the canonical name.
+macro_rules! choice {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal $(| $alias:literal)* => $help:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+        pub enum $name {
+            $( #[doc = $help] $(#[$vmeta])* $variant, )+
+        }
+
+        impl $name {
+            /// Every variant, in documentation order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// Every accepted name, aliases included.
+            pub const NAMES: &'static [&'static str] = &[$($text $(, $alias)*),+];
+
+            /// The canonical name.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)+
+                }
+            }
+
+            /// The variant a name (or alias) stands for.
+            pub fn parse(s: &str) -> Option<$name> {
+                let s = s.trim();
+                $(
+                    if s == $text $(|| s == $alias)* {
+                        return Some($name::$variant);
+                    }
+                )+
+                None
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $name::parse(s).ok_or_else(|| {
+                    format!("unknown strategy `{}` (expected one of {})", s.trim(), $name::NAMES.join(", "))
+                })
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl clap::ValueEnum for $name {
+            fn value_variants<'a>() -> &'a [Self] {
+                $name::ALL
+            }
+
+            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                Some(match self {
+                    $($name::$variant => clap::builder::PossibleValue::new($text)
+                        .help($help)
+                        $(.alias($alias))*,)+
+                })
+            }
+        }
+    };
+}
+
+choice! {
+    /// How recall chooses (`recall.strategy`, `recall --strategy`).
+    pub enum RecallStrategy {
+        #[default]
+        Auto = "auto" => "Relevance ranking, plus embeddings when recall.embeddings.* is set (the default).",
+        Upstream = "upstream" | "heuristic" => "Qwen Code 0.24.4's exact lexical ranking (alias: heuristic).",
+        Model = "model" => "A configured chat model chooses; falls back to `auto`.",
+    }
+}
+
+choice! {
+    /// How extract plans patches (`extract.strategy`, `extract --strategy`).
+    pub enum ExtractStrategy {
+        #[default]
+        Auto = "auto" => "The model when one is configured, else the offline heuristic (the default).",
+        Heuristic = "heuristic" => "The offline heuristic only.",
+        Model = "model" => "The model; without a configured model (or on any failure) the heuristic.",
+    }
+}
+
+choice! {
+    /// How dream plans (`dream.strategy`, `dream --strategy`).
+    pub enum DreamStrategy {
+        #[default]
+        Auto = "auto" => "The model when one is configured, else mechanical (the default).",
+        Mechanical = "mechanical" => "Offline: dedupe and merge, never dropping an entry.",
+        Model = "model" => "The model; mechanical when none is configured or it fails.",
+    }
+}
+
+pub const RECALL_STRATEGIES: &[&str] = RecallStrategy::NAMES;
+pub const EXTRACT_STRATEGIES: &[&str] = ExtractStrategy::NAMES;
+pub const DREAM_STRATEGIES: &[&str] = DreamStrategy::NAMES;
 
 /// The settings table, in documentation order.
 #[rustfmt::skip]
@@ -83,16 +189,16 @@ pub const DEFS: &[Def] = &[
     Def { key: Key::Local, name: "local", env: Some("QWEN_CODE_MEMORY_LOCAL"), default: Some("false"), kind: Kind::Bool },
     Def { key: Key::AutoCommit, name: "autoCommit", env: Some("QWEN_MEMORY_AUTO_COMMIT"), default: Some("false"), kind: Kind::Bool },
     Def { key: Key::DreamMinHours, name: "dream.minHours", env: Some("QWEN_MEMORY_DREAM_MIN_HOURS"), default: Some("24"), kind: Kind::Number },
-    Def { key: Key::DreamMinSessions, name: "dream.minSessions", env: Some("QWEN_MEMORY_DREAM_MIN_SESSIONS"), default: Some("5"), kind: Kind::Number },
+    Def { key: Key::DreamMinSessions, name: "dream.minSessions", env: Some("QWEN_MEMORY_DREAM_MIN_SESSIONS"), default: Some("5"), kind: Kind::Count },
     Def { key: Key::DreamStrategy, name: "dream.strategy", env: Some("QWEN_MEMORY_DREAM_STRATEGY"), default: Some("auto"), kind: Kind::Choice(DREAM_STRATEGIES) },
-    Def { key: Key::RecallLimit, name: "recall.limit", env: Some("QWEN_MEMORY_RECALL_LIMIT"), default: Some("5"), kind: Kind::Number },
+    Def { key: Key::RecallLimit, name: "recall.limit", env: Some("QWEN_MEMORY_RECALL_LIMIT"), default: Some("5"), kind: Kind::Count },
     Def { key: Key::RecallStrategy, name: "recall.strategy", env: Some("QWEN_MEMORY_RECALL_STRATEGY"), default: Some("auto"), kind: Kind::Choice(RECALL_STRATEGIES) },
     Def { key: Key::RecallEmbeddingsBaseUrl, name: "recall.embeddings.baseUrl", env: Some("QWEN_MEMORY_EMBEDDINGS_BASE_URL"), default: None, kind: Kind::Text },
     Def { key: Key::RecallEmbeddingsModel, name: "recall.embeddings.model", env: Some("QWEN_MEMORY_EMBEDDINGS_MODEL"), default: None, kind: Kind::Text },
     Def { key: Key::ExtractStrategy, name: "extract.strategy", env: Some("QWEN_MEMORY_EXTRACT_STRATEGY"), default: Some("auto"), kind: Kind::Choice(EXTRACT_STRATEGIES) },
     Def { key: Key::ModelBaseUrl, name: "model.baseUrl", env: Some("QWEN_MEMORY_MODEL_BASE_URL"), default: None, kind: Kind::Text },
     Def { key: Key::ModelName, name: "model.name", env: Some("QWEN_MEMORY_MODEL_NAME"), default: None, kind: Kind::Text },
-    Def { key: Key::ModelTimeoutMs, name: "model.timeoutMs", env: Some("QWEN_MEMORY_MODEL_TIMEOUT_MS"), default: Some("20000"), kind: Kind::Number },
+    Def { key: Key::ModelTimeoutMs, name: "model.timeoutMs", env: Some("QWEN_MEMORY_MODEL_TIMEOUT_MS"), default: Some("20000"), kind: Kind::Count },
     Def { key: Key::HooksEnabled, name: "hooks.enabled", env: Some("QWEN_MEMORY_HOOKS"), default: Some("true"), kind: Kind::Bool },
 ];
 
@@ -380,6 +486,11 @@ impl Settings {
         self.text(key).and_then(|v| v.parse().ok())
     }
 
+    /// A count setting (validated at load: a non-negative whole number).
+    pub fn count(&self, key: Key) -> Option<u64> {
+        self.text(key).and_then(|v| v.parse().ok())
+    }
+
     /// A text or choice setting.
     pub fn text(&self, key: Key) -> Option<&str> {
         self.get(key).value.as_deref()
@@ -511,6 +622,10 @@ fn validate(def: &Def, value: &str, origin: &Origin) -> Result<(), SettingsError
             Ok(n) if n.is_finite() && n >= 0.0 => Ok(()),
             _ => Err(invalid("expected a non-negative number".into())),
         },
+        Kind::Count => match value.trim().parse::<u64>() {
+            Ok(_) => Ok(()),
+            _ => Err(invalid("expected a non-negative whole number".into())),
+        },
         Kind::Choice(allowed) if !allowed.contains(&value.trim()) => {
             Err(invalid(format!("expected one of {}", allowed.join(", "))))
         }
@@ -521,7 +636,7 @@ fn validate(def: &Def, value: &str, origin: &Origin) -> Result<(), SettingsError
 fn normalize(kind: Kind, value: &str) -> String {
     match kind {
         Kind::Bool => parse_bool(value).unwrap_or(false).to_string(),
-        Kind::Number | Kind::Choice(_) => value.trim().to_string(),
+        Kind::Number | Kind::Count | Kind::Choice(_) => value.trim().to_string(),
         Kind::Text => value.to_string(),
     }
 }
@@ -592,17 +707,17 @@ mod tests {
             &[("recall.limit", "9"), ("dream.minHours", "2")],
         );
         let s = Settings::load(&src, &[]).unwrap();
-        assert_eq!(s.number(Key::RecallLimit), Some(7.0));
+        assert_eq!(s.count(Key::RecallLimit), Some(7));
         assert_eq!(
             s.origin(Key::RecallLimit),
             Origin::Env("QWEN_MEMORY_RECALL_LIMIT")
         );
         assert_eq!(s.number(Key::DreamMinHours), Some(2.0));
         assert_eq!(s.origin(Key::DreamMinHours), Origin::GitConfig);
-        assert_eq!(s.number(Key::DreamMinSessions), Some(5.0));
+        assert_eq!(s.count(Key::DreamMinSessions), Some(5));
         assert_eq!(s.origin(Key::DreamMinSessions), Origin::Default);
         let s = Settings::load(&src, &[(Key::RecallLimit, "3".into())]).unwrap();
-        assert_eq!(s.number(Key::RecallLimit), Some(3.0));
+        assert_eq!(s.count(Key::RecallLimit), Some(3));
         assert_eq!(s.origin(Key::RecallLimit), Origin::Flag);
     }
 
@@ -631,6 +746,81 @@ mod tests {
             "{msg}"
         );
         assert!(Settings::load(&fake(&[], &[("recall.strategy", "magic")]), &[]).is_err());
+    }
+
+    #[test]
+    fn counts_are_whole_numbers() {
+        for bad in ["2.5", "-1", "1e3", "many"] {
+            let err = Settings::load(&fake(&[], &[("recall.limit", bad)]), &[]).unwrap_err();
+            assert!(err.to_string().contains("whole number"), "{bad}: {err}");
+        }
+        // Hours may be fractional.
+        let s = Settings::load(&fake(&[], &[("dream.minHours", "0.5")]), &[]).unwrap();
+        assert_eq!(s.number(Key::DreamMinHours), Some(0.5));
+        let s = Settings::load(
+            &fake(&[("QWEN_MEMORY_MODEL_TIMEOUT_MS", " 1500 ")], &[]),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.count(Key::ModelTimeoutMs), Some(1500));
+    }
+
+    #[test]
+    fn each_strategy_is_spelled_once() {
+        // The settings accept exactly the enum's names, and every name parses back.
+        for (key, names) in [
+            (Key::RecallStrategy, RecallStrategy::NAMES),
+            (Key::ExtractStrategy, ExtractStrategy::NAMES),
+            (Key::DreamStrategy, DreamStrategy::NAMES),
+        ] {
+            let def = DEFS.iter().find(|d| d.key == key).unwrap();
+            assert!(matches!(def.kind, Kind::Choice(n) if n == names), "{key}");
+            assert_eq!(def.default, Some("auto"), "{key}");
+        }
+        assert_eq!(
+            RecallStrategy::parse("heuristic"),
+            Some(RecallStrategy::Upstream)
+        );
+        assert_eq!(
+            RecallStrategy::parse(" model "),
+            Some(RecallStrategy::Model)
+        );
+        assert_eq!(RecallStrategy::parse("Model"), None);
+        assert_eq!(RecallStrategy::default(), RecallStrategy::Auto);
+        for s in RecallStrategy::ALL {
+            assert_eq!(RecallStrategy::parse(s.as_str()), Some(*s));
+        }
+        assert_eq!(
+            "mechanical".parse::<DreamStrategy>(),
+            Ok(DreamStrategy::Mechanical)
+        );
+        assert!("magic"
+            .parse::<ExtractStrategy>()
+            .unwrap_err()
+            .contains("auto, heuristic, model"));
+        let s = Settings::load(
+            &fake(&[("QWEN_MEMORY_RECALL_STRATEGY", "heuristic")], &[]),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            s.text(Key::RecallStrategy).and_then(RecallStrategy::parse),
+            Some(RecallStrategy::Upstream)
+        );
+        // The CLI's values are the same names (aliases accepted, hidden from the list).
+        use clap::ValueEnum;
+        let shown: Vec<String> = ExtractStrategy::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value())
+            .map(|p| p.get_name().to_string())
+            .collect();
+        assert_eq!(shown, ["auto", "heuristic", "model"]);
+        assert_eq!(
+            <RecallStrategy as ValueEnum>::from_str("heuristic", false),
+            Ok(RecallStrategy::Upstream)
+        );
+        let json = serde_json::to_value(RecallStrategy::Upstream).unwrap();
+        assert_eq!(json, "upstream");
     }
 
     #[test]

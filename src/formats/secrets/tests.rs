@@ -427,6 +427,22 @@ proptest! {
         prop_assert_eq!(normalize(&once).into_owned(), once);
     }
 
+    /// The rules slice by byte offsets: text dense in Han, kana, Hangul and full-width forms
+    /// (which arbitrary Unicode rarely produces) must never split a character.
+    #[test]
+    fn scan_never_panics_on_cjk_text(s in crate::formats::text::FUZZ_CJK) {
+        let found = scan(&s);
+        let lines = s.split('\n').count();
+        for f in &found {
+            prop_assert!(f.line >= 1 && f.line <= lines);
+        }
+        prop_assert_eq!(contains_secret(&s), !found.is_empty());
+        let out = redact(&s);
+        prop_assert!(!contains_secret(&out), "left a secret in {:?}", out);
+        let once = normalize(&s).into_owned();
+        prop_assert_eq!(normalize(&once).into_owned(), once);
+    }
+
     #[test]
     fn redacted_text_contains_no_secret(s in secretish()) {
         for origin in [Origin::Person, Origin::Machine] {

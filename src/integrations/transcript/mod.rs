@@ -300,7 +300,7 @@ pub fn head_hash(path: &Path) -> io::Result<String> {
         .take(HEAD_HASH_BYTES as u64)
         .read_to_end(&mut head)?;
     let digest = Sha256::digest(&head);
-    Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(crate::formats::text::hex(&digest))
 }
 
 #[cfg(test)]

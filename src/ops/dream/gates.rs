@@ -127,8 +127,7 @@ pub fn evaluate(
         .unwrap_or(DEFAULT_MIN_HOURS);
     let min_sessions = ctx
         .settings
-        .number(Key::DreamMinSessions)
-        .map(|n| n as u64)
+        .count(Key::DreamMinSessions)
         .unwrap_or(DEFAULT_MIN_SESSIONS);
     let session = current_session(ctx, &meta);
     let last_dream_at = meta.str("lastDreamAt").map(str::to_string);

@@ -18,13 +18,12 @@ pub mod lock;
 pub mod mechanical;
 pub mod plan;
 
-use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::formats::diff;
 use crate::formats::doc::{self, Entry, MemoryType};
@@ -67,27 +66,9 @@ impl Strategy {
     }
 }
 
-/// The requested strategy (`--strategy`, setting `dream.strategy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StrategyChoice {
-    /// The model when one is configured, else mechanical.
-    Auto,
-    Mechanical,
-    /// The model; mechanical when none is configured or it fails.
-    Model,
-}
-
-impl StrategyChoice {
-    /// Parses `auto` / `mechanical` / `model`.
-    pub fn parse(s: &str) -> Option<StrategyChoice> {
-        match s {
-            "auto" => Some(StrategyChoice::Auto),
-            "mechanical" => Some(StrategyChoice::Mechanical),
-            "model" => Some(StrategyChoice::Model),
-            _ => None,
-        }
-    }
-}
+/// The requested strategy (`--strategy`, setting `dream.strategy`): `auto` (the model when one
+/// is configured, else mechanical), `mechanical` or `model`.
+pub use crate::storage::settings::DreamStrategy as StrategyChoice;
 
 /// One document as a run found it.
 #[derive(Debug, Clone, PartialEq)]
@@ -262,7 +243,7 @@ impl Default for DreamOptions {
     }
 }
 
-/// How a dream ended.
+/// How a dream ended (`--json` spells it kebab-case: `dry-run`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DreamStatus {
@@ -274,6 +255,17 @@ pub enum DreamStatus {
     Noop,
     /// `--dry-run`: the plan, unapplied.
     DryRun,
+}
+
+impl From<DreamStatus> for telemetry::RunStatus {
+    fn from(s: DreamStatus) -> Self {
+        match s {
+            DreamStatus::Skipped => telemetry::RunStatus::Skipped,
+            DreamStatus::Updated => telemetry::RunStatus::Updated,
+            DreamStatus::Noop => telemetry::RunStatus::Noop,
+            DreamStatus::DryRun => telemetry::RunStatus::DryRun,
+        }
+    }
 }
 
 /// The result of a dream.
@@ -427,7 +419,7 @@ pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamErro
         Err(e) => {
             telemetry.record(&telemetry::DreamEvent {
                 trigger: &opts.trigger,
-                status: "failed",
+                status: telemetry::RunStatus::Failed,
                 strategy: None,
                 deduped_entries: 0,
                 touched_topics: None,
@@ -443,10 +435,7 @@ pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamErro
 fn emit(telemetry: &Telemetry, opts: &DreamOptions, o: &DreamOutcome) {
     telemetry.record(&telemetry::DreamEvent {
         trigger: &opts.trigger,
-        status: match o.status {
-            DreamStatus::Updated => "updated",
-            _ => "noop",
-        },
+        status: o.status.into(),
         strategy: o.strategy.map(|s| s.as_str()),
         deduped_entries: o.deduped_entries,
         touched_topics: Some(o.touched_topics.join(",")),
@@ -692,13 +681,4 @@ pub fn undo(ctx: &Context) -> Result<Undone, BackupError> {
         let _ = writeln!(f, "{line}");
     }
     Ok(out)
-}
-
-/// Reads `dream-log.jsonl` (for tests and `status`).
-pub fn read_log(state_dir: &Path) -> Vec<Value> {
-    fs::read_to_string(state_dir.join(LOG_FILE))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
 }

@@ -22,6 +22,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::formats::text::hex;
 use crate::integrations::transcript::{Format, HEAD_HASH_BYTES};
 use crate::storage::store::{self, JsonState, StoreError};
 
@@ -351,16 +352,6 @@ pub fn hash_prefix(path: &Path, len: u64) -> io::Result<String> {
         .take(len)
         .read_to_end(&mut head)?;
     Ok(hex(&Sha256::digest(&head)))
-}
-
-/// Lowercase hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
 }
 
 #[cfg(test)]

@@ -165,7 +165,7 @@ fn drain<R>(
 /// The slot file of a transcript: named by a hash of its path, so any path is a safe name.
 pub fn slot_path(state_dir: &Path, transcript_path: &str) -> PathBuf {
     let digest = sha2::Sha256::digest(transcript_path.as_bytes());
-    let name = super::cursor::hex(&digest[..16]);
+    let name = crate::formats::text::hex(&digest[..16]);
     state_dir.join(QUEUE_DIR).join(format!("{name}.json"))
 }
 

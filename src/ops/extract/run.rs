@@ -7,7 +7,6 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::time::{Instant, SystemTime};
 
 use serde::Serialize;
@@ -23,48 +22,15 @@ use crate::integrations::telemetry::{ExtractEvent, Telemetry};
 use crate::integrations::transcript::{self, Format, Message, Role, TranscriptError};
 use crate::storage::context::Context;
 use crate::storage::entries::{
-    self as remember, Change, ChangeKind, NewEntry, Provenance, RememberError,
+    self as remember, Change, ChangeKind, EntryWriteError, NewEntry, Provenance,
 };
 use crate::storage::project::{self, Root};
 use crate::storage::root_writer::{self, RootError, RootWriter};
 use crate::storage::store::{self, StoreError};
 
-/// How patches are planned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Strategy {
-    /// The model when one is configured, else the heuristic.
-    #[default]
-    Auto,
-    /// The offline heuristic only.
-    Heuristic,
-    /// The model; without a configured model (or on any failure) the heuristic.
-    Model,
-}
-
-impl Strategy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Strategy::Auto => "auto",
-            Strategy::Heuristic => "heuristic",
-            Strategy::Model => "model",
-        }
-    }
-}
-
-impl FromStr for Strategy {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(Strategy::Auto),
-            "heuristic" => Ok(Strategy::Heuristic),
-            "model" => Ok(Strategy::Model),
-            other => Err(format!(
-                "unknown extract strategy `{other}` (expected auto, heuristic or model)"
-            )),
-        }
-    }
-}
+/// How patches are planned: `auto` (the model when one is configured, else the heuristic),
+/// `heuristic` or `model`.
+pub use crate::storage::settings::ExtractStrategy as Strategy;
 
 /// What to extract and how.
 #[derive(Debug, Clone, Default)]
@@ -83,21 +49,9 @@ pub struct ExtractRequest {
     pub trigger: String,
 }
 
-/// The result of one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RunStatus {
-    /// Memory files changed.
-    Updated,
-    /// Ran; nothing new to write.
-    Noop,
-    /// Did not run (see [`SkipReason`]).
-    Skipped,
-    /// A queued request that failed (the caller's own failure is an `Err`).
-    Failed,
-    /// Planned only (`--dry-run`).
-    DryRun,
-}
+/// The result of one run (a queued request that failed is `Failed`; the caller's own failure
+/// is an `Err`; `Skipped` says why in [`SkipReason`]).
+pub use crate::integrations::telemetry::RunStatus;
 
 /// Why a run was skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -261,7 +215,7 @@ pub enum ExtractError {
     #[error(transparent)]
     Queue(#[from] QueueError),
     #[error(transparent)]
-    Write(#[from] RememberError),
+    Write(#[from] EntryWriteError),
     #[error(transparent)]
     Root(#[from] RootError),
     #[error("{}: {source}", path.display())]
@@ -286,7 +240,15 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
         Ok(p) => p,
         Err(e) => {
             if let Some(t) = &telemetry {
-                emit(t, &trigger, "failed", None, 0, &[], elapsed_ms(started));
+                emit(
+                    t,
+                    &trigger,
+                    RunStatus::Failed,
+                    None,
+                    0,
+                    &[],
+                    elapsed_ms(started),
+                );
             }
             return Err(e);
         }
@@ -340,16 +302,11 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
         if let Some(t) = telemetry.as_ref().filter(|_| !dry) {
             match &result {
                 Ok(o) => {
-                    let status = if o.status == RunStatus::Skipped {
-                        "skipped"
-                    } else {
-                        "completed"
-                    };
                     let n = o.patches.len();
                     emit(
                         t,
                         &o.trigger,
-                        status,
+                        o.status,
                         o.skipped_reason,
                         n,
                         &o.touched_topics,
@@ -359,7 +316,7 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
                 Err(_) => emit(
                     t,
                     &r.trigger,
-                    "failed",
+                    RunStatus::Failed,
                     None,
                     0,
                     &[],
@@ -391,7 +348,7 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
                 emit(
                     t,
                     &trigger,
-                    "skipped",
+                    RunStatus::Skipped,
                     Some(SkipReason::Queued),
                     0,
                     &[],
@@ -440,7 +397,7 @@ fn record_failure(state_dir: &Path, r: &QueuedRequest, e: &ExtractError) {
 fn emit(
     t: &Telemetry,
     trigger: &str,
-    status: &str,
+    status: RunStatus,
     reason: Option<SkipReason>,
     patches: usize,
     touched: &[String],
@@ -979,7 +936,11 @@ mod tests {
 
     #[test]
     fn strategy_names() {
-        assert_eq!("Model".parse::<Strategy>(), Ok(Strategy::Model));
+        assert_eq!("model".parse::<Strategy>(), Ok(Strategy::Model));
+        assert!(
+            "Model".parse::<Strategy>().is_err(),
+            "exactly the names settings accept"
+        );
         assert_eq!(" auto ".parse::<Strategy>(), Ok(Strategy::Auto));
         assert!("llm".parse::<Strategy>().is_err());
         for s in [Strategy::Auto, Strategy::Heuristic, Strategy::Model] {

@@ -17,14 +17,10 @@ use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 use super::{MAX_DOC_BODY_CHARS, MAX_QUERY_TOKENS, NO_ENTRIES_PLACEHOLDER};
 use crate::formats::doc::MemoryType;
-use crate::formats::text::is_js_whitespace;
 #[cfg(test)]
 use crate::formats::text::truncate_utf16;
+use crate::formats::text::{is_cjk, is_js_whitespace, CJK_CLASS};
 use crate::storage::scan::{self, DocFields, ScannedDoc};
-
-/// The CJK class: Han, Hiragana and Hangul by script, Katakana by *script extensions*, which is
-/// what pulls U+30FC and CJK punctuation (、。「」・) into CJK runs as upstream does.
-const CJK_CLASS: &str = r"\p{sc=Han}\p{sc=Hiragana}\p{scx=Katakana}\p{sc=Hangul}";
 
 /// One match per token run: a CJK run, or a non-CJK letter/number followed by at least two
 /// non-CJK letters/marks/numbers. The regex crate runs in linear time on any input.
@@ -38,11 +34,6 @@ fn token_regex() -> &'static Regex {
         // The pattern is a compile-time constant; failing here is a programming error.
         Regex::new(&pattern).expect("token regex compiles")
     })
-}
-
-fn cjk_char_regex() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(&format!("^[{CJK_CLASS}]")).expect("CJK regex compiles"))
 }
 
 /// Keywords per type that add to the score of an already matching document.
@@ -159,8 +150,7 @@ pub fn tokenize(query: &str) -> Vec<String> {
     }
     for m in token_regex().find_iter(&normalized) {
         let run = m.as_str();
-        let first_len = run.chars().next().map_or(0, char::len_utf8);
-        if cjk_char_regex().is_match(&run[..first_len]) {
+        if run.chars().next().is_some_and(is_cjk) {
             // Bigrams are contiguous slices of the run: no allocation per bigram.
             let mut starts = run.char_indices().map(|(i, _)| i).peekable();
             while let Some(start) = starts.next() {

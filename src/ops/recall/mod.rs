@@ -42,30 +42,10 @@ use crate::storage::context::Context;
 use crate::storage::scan::{DocFields, ScannedDoc, Scope};
 use crate::storage::scan_cache;
 
-/// How recall chooses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Strategy {
-    /// Relevance ranking (plus embeddings when configured); the default.
-    #[default]
-    Auto,
-    /// Qwen Code 0.24.4's exact lexical ranking (`heuristic` is an alias).
-    Upstream,
-    /// A configured chat model chooses; falls back to `Auto`.
-    Model,
-}
+/// How recall chooses: `auto` (the default), `upstream` (alias `heuristic`) or `model`.
+pub use crate::storage::settings::RecallStrategy as Strategy;
 
 impl Strategy {
-    /// Parses `auto` / `upstream` / `heuristic` / `model`.
-    pub fn parse(s: &str) -> Option<Strategy> {
-        match s {
-            "auto" => Some(Strategy::Auto),
-            "upstream" | "heuristic" => Some(Strategy::Upstream),
-            "model" => Some(Strategy::Model),
-            _ => None,
-        }
-    }
-
     /// The `recall.strategy` setting (command-line flags arrive through the settings' flag
     /// layer, so the CLI and the hook read the same value the same way).
     pub fn from_settings(settings: &crate::storage::settings::Settings) -> Strategy {
@@ -74,21 +54,13 @@ impl Strategy {
             .and_then(Strategy::parse)
             .unwrap_or(Strategy::Auto)
     }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Strategy::Auto => "auto",
-            Strategy::Upstream => "upstream",
-            Strategy::Model => "model",
-        }
-    }
 }
 
 /// The `recall.limit` setting.
 pub fn limit_from_settings(settings: &crate::storage::settings::Settings) -> usize {
     settings
-        .number(crate::storage::settings::Key::RecallLimit)
-        .map(|n| n as usize)
+        .count(crate::storage::settings::Key::RecallLimit)
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
         .unwrap_or(MAX_RELEVANT_DOCS)
 }
 

@@ -23,10 +23,10 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use memchr::memmem::Finder;
-use regex::Regex;
 
 use super::lexical::{body_window, normalize, normalize_in, type_keywords, type_slot};
 use crate::formats::doc::MemoryType;
+use crate::formats::text::is_cjk;
 use crate::storage::scan::{self, DocFields};
 
 /// Inputs this large are ranked on several threads.
@@ -447,31 +447,6 @@ pub fn stem(word: &str) -> &str {
 
 fn is_vowel(b: u8) -> bool {
     matches!(b, b'a' | b'e' | b'i' | b'o' | b'u')
-}
-
-fn cjk_class() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"^[\p{sc=Han}\p{sc=Hiragana}\p{scx=Katakana}\p{sc=Hangul}]$")
-            .expect("CJK class regex compiles")
-    })
-}
-
-/// The CJK class of the upstream tokenizer (Han, Hiragana, Katakana by script extensions,
-/// Hangul), with a fast answer for the common blocks.
-fn is_cjk(c: char) -> bool {
-    let u = c as u32;
-    if u < 0x2E80 {
-        return false;
-    }
-    if (0x4E00..=0x9FFF).contains(&u)
-        || (0x3040..=0x30FF).contains(&u)
-        || (0xAC00..=0xD7AF).contains(&u)
-    {
-        return true;
-    }
-    let mut buf = [0u8; 4];
-    cjk_class().is_match(c.encode_utf8(&mut buf))
 }
 
 fn is_hangul(c: char) -> bool {
