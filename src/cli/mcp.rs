@@ -28,9 +28,9 @@ use qwen_memory::storage::scan::Scope;
 use qwen_memory::storage::store;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    InitializeRequestParams, InitializeResult, JsonObject, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -72,7 +72,10 @@ pub fn run(ctx: Context) -> Result<ExitCode> {
 }
 
 async fn serve(ctx: Context) -> Result<()> {
-    let server = MemoryServer { ctx: Arc::new(ctx) };
+    let server = MemoryServer {
+        ctx: Arc::new(ctx),
+        client: std::sync::Mutex::new(None),
+    };
     let watched = server.ctx.clone();
     let running = server.serve(rmcp::transport::stdio()).await?;
     let peer = running.peer().clone();
@@ -127,6 +130,8 @@ fn fingerprint(ctx: &Context) -> u64 {
 
 struct MemoryServer {
     ctx: Arc<Context>,
+    /// The client's `name version` from its `initialize`.
+    client: std::sync::Mutex<Option<String>>,
 }
 
 /// Tool arguments.
@@ -307,9 +312,8 @@ fn parse_scope(s: Option<&str>) -> Result<Option<Scope>, String> {
     }
 }
 
-/// A session id the client gave in `_meta` (any key naming a session id), if any.
-fn meta_session(params: &CallToolRequestParams) -> Option<String> {
-    let meta = params.meta.as_ref()?;
+/// A session id the client gave in the request's `_meta` (any key naming a session id), if any.
+fn meta_session(meta: &rmcp::model::RequestMetaObject) -> Option<String> {
     meta.0 .0.iter().find_map(|(k, v)| {
         let k = k.to_ascii_lowercase();
         (k.ends_with("sessionid") || k.ends_with("session_id"))
@@ -318,12 +322,9 @@ fn meta_session(params: &CallToolRequestParams) -> Option<String> {
     })
 }
 
-/// The client's `name version` from `initialize`, kept short and printable (it is written into
-/// provenance).
-fn client_of(context: &RequestContext<RoleServer>) -> Option<String> {
-    let info = context.peer.peer_info()?;
-    let c = &info.client_info;
-    let text = format!("{} {}", c.name, c.version);
+/// A client's `name version`, kept short and printable (it is written into provenance).
+fn clean_client(info: &Implementation) -> Option<String> {
+    let text = format!("{} {}", info.name, info.version);
     let clean: String = text
         .chars()
         .filter(|ch| !ch.is_control())
@@ -613,6 +614,18 @@ impl ServerHandler for MemoryServer {
         )
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        if let Ok(mut c) = self.client.lock() {
+            *c = clean_client(&request.client_info);
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -630,11 +643,23 @@ impl ServerHandler for MemoryServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let session = meta_session(&request);
+        let session = request
+            .meta
+            .as_ref()
+            .and_then(meta_session)
+            .or_else(|| meta_session(&context.meta));
+        // From `initialize`, or for a client on the stateless protocol from the request's
+        // `_meta`.
+        let client = self
+            .client
+            .lock()
+            .ok()
+            .and_then(|c| c.clone())
+            .or_else(|| context.meta.client_info().as_ref().and_then(clean_client));
         let args = request.arguments;
         let result = match request.name.as_ref() {
             "recall" => parse_args(args).map(|a| self.recall(a, session)),
-            "remember" => parse_args(args).map(|a| self.remember(a, client_of(&context), session)),
+            "remember" => parse_args(args).map(|a| self.remember(a, client, session)),
             "forget" => parse_args(args).map(|a| self.forget(a)),
             "list" => parse_args(args).map(|a| self.list(a)),
             "show" => parse_args(args).map(|a| self.show(a)),
