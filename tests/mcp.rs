@@ -55,9 +55,13 @@ struct Raw {
 
 impl Raw {
     fn start(sb: &Sandbox, dir: &Path, client: &str) -> Raw {
+        Raw::start_with(sb, dir, &["mcp"], client)
+    }
+
+    fn start_with(sb: &Sandbox, dir: &Path, args: &[&str], client: &str) -> Raw {
         let mut child = sb
             .std_cmd(dir)
-            .arg("mcp")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -195,6 +199,19 @@ fn raw_json_rpc_tools_provenance_and_closed_stdin() {
     assert!(unknown["error"].is_object(), "{unknown}");
     let (ok, stderr) = s.close();
     assert!(ok, "exit status after stdin closed; stderr: {stderr}");
+}
+
+/// `-C <dir>` serves that project's memory, as git's `-C` would.
+#[test]
+fn dash_c_serves_another_directory() {
+    let sb = Sandbox::new();
+    sb.ok(&["remember", "Docs are built with mdbook"]);
+    let repo = sb.repo.display().to_string();
+    let mut s = Raw::start_with(&sb, &sb.root(), &["-C", &repo, "mcp"], "c-client");
+    let r = s.call("list", json!({}));
+    assert!(text_of(&r).contains("mdbook"), "{r}");
+    let (ok, _) = s.close();
+    assert!(ok);
 }
 
 /// The prompt hook and the `recall` tool share a session's "already shown" record: a memory the
