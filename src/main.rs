@@ -101,6 +101,9 @@ enum Command {
     MergeFile(cli::commit::MergeFileArgs),
     /// Entry point of the installed Git and agent hooks (not for people).
     Hook(cli::hook::HookArgs),
+    /// Serve this project's memory to MCP clients on stdin/stdout (tools recall, remember,
+    /// forget, list, show; MEMORY.md and topic documents as resources).
+    Mcp,
 }
 
 fn main() -> ExitCode {
@@ -257,6 +260,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Uninstall(args) => cli::install::run_uninstall(&cli, &ctx, args),
         Command::Commit(args) => cli::commit::run_commit(&cli, &ctx, args),
         Command::Sync => cli::commit::run_sync(&cli, &ctx),
+        Command::Mcp => cli::mcp::run(ctx),
         Command::Completions { .. }
         | Command::Man { .. }
         | Command::Hook(_)

@@ -132,6 +132,9 @@ fn render(cli: &Cli, o: &RunOutcome) {
                 Some(run::SkipReason::AlreadyRunning) => {
                     "already_running: another extraction of this root is running"
                 }
+                Some(run::SkipReason::HostModelRemembered) => {
+                    "host_model_remembered: the agent's model saved these turns' facts through                      the MCP server"
+                }
                 None => "skipped",
             };
             println!("skipped ({why})");

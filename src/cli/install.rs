@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use qwen_memory::integrations::agent::{self, Agent, SettingsScope};
 use qwen_memory::integrations::git::{self, shims};
+use qwen_memory::integrations::mcp_config::{self, Client};
 use qwen_memory::storage::context::Context;
 use serde_json::{json, Value};
 
@@ -14,19 +15,92 @@ use crate::{cli::print_json, Cli};
 /// Which agents.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum AgentArg {
+    /// Qwen Code: hooks and the MCP server.
     Qwen,
+    /// Claude Code: hooks and the MCP server.
     Claude,
+    /// Codex CLI: the MCP server.
+    Codex,
+    /// Gemini CLI: the MCP server.
+    Gemini,
+    /// Qwen Code and Claude Code, plus Codex CLI and Gemini CLI where their configuration
+    /// directory exists.
     All,
 }
 
 impl AgentArg {
+    /// The agents whose hooks are installed.
     fn agents(self) -> Vec<Agent> {
         match self {
             AgentArg::Qwen => vec![Agent::Qwen],
             AgentArg::Claude => vec![Agent::Claude],
+            AgentArg::Codex | AgentArg::Gemini => Vec::new(),
             AgentArg::All => Agent::ALL.to_vec(),
         }
     }
+
+    /// The MCP clients the server is registered with.
+    fn mcp_clients(self) -> Vec<Client> {
+        match self {
+            AgentArg::Qwen => vec![Client::Qwen],
+            AgentArg::Claude => vec![Client::Claude],
+            AgentArg::Codex => vec![Client::Codex],
+            AgentArg::Gemini => vec![Client::Gemini],
+            AgentArg::All => {
+                let mut all = vec![Client::Qwen, Client::Claude];
+                all.extend(
+                    [Client::Codex, Client::Gemini]
+                        .into_iter()
+                        .filter(|c| c.config_dir_exists()),
+                );
+                all
+            }
+        }
+    }
+}
+
+/// The state directory where MCP registration remembers the files it created.
+fn mcp_state_dir(ctx: &Context) -> std::path::PathBuf {
+    ctx.layout.base.join("agent-settings-backup")
+}
+
+/// Registers (or removes) the MCP server for every client of `which`; returns the reports.
+fn mcp_register(
+    cli: &Cli,
+    ctx: &Context,
+    which: AgentArg,
+    project: bool,
+    remove: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<mcp_config::McpReport>> {
+    let mut reports = Vec::new();
+    for c in which.mcp_clients() {
+        if project && !c.has_project_scope() {
+            warnings.push(format!(
+                "{} has no project MCP configuration; registered nothing for it (run without --project)",
+                c.as_str()
+            ));
+            continue;
+        }
+        let path = mcp_config::config_path(c, project, &ctx.project.root)?;
+        let r = if remove {
+            mcp_config::uninstall(c, &path, &mcp_state_dir(ctx))?
+        } else {
+            mcp_config::install(c, &path, &mcp_state_dir(ctx))?
+        };
+        if !cli.json && !cli.quiet {
+            let verb = match (remove, r.changed) {
+                (false, true) => "registered in",
+                (false, false) => "already registered in",
+                (true, true) => "removed from",
+                (true, false) => "was not in",
+            };
+            println!("{} MCP server {verb} {}", c.as_str(), r.path);
+        }
+        warnings.extend(r.warnings.iter().cloned());
+        reports.push(r);
+    }
+    Ok(reports)
 }
 
 /// Arguments of `install`.
@@ -199,6 +273,10 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
     if !agent_reports.is_empty() {
         report.insert("agents".into(), serde_json::to_value(&agent_reports)?);
     }
+    if let Some(which) = args.agent {
+        let mcp = mcp_register(cli, ctx, which, args.project, false, &mut warnings)?;
+        report.insert("mcp".into(), serde_json::to_value(&mcp)?);
+    }
     report.insert("warnings".into(), json!(warnings));
     if cli.json {
         print_json(&Value::Object(report))?;
@@ -241,6 +319,9 @@ fn manual(
 
 pub fn run_uninstall(cli: &Cli, ctx: &Context, args: &UninstallArgs) -> Result<ExitCode> {
     if let Some(which) = args.agent {
+        // The MCP entry first: removing the hooks then finds the settings file as it was.
+        let mut warnings = Vec::new();
+        let mcp = mcp_register(cli, ctx, which, args.project, true, &mut warnings)?;
         let mut reports = Vec::new();
         for a in which.agents() {
             let path = agent::settings_path(a, scope(args.project), &ctx.project.root)?;
@@ -260,7 +341,11 @@ pub fn run_uninstall(cli: &Cli, ctx: &Context, args: &UninstallArgs) -> Result<E
             reports.push(r);
         }
         if cli.json {
-            print_json(&json!({ "agents": reports }))?;
+            print_json(&json!({ "agents": reports, "mcp": mcp, "warnings": warnings }))?;
+        } else {
+            for w in &warnings {
+                eprintln!("warning: {w}");
+            }
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -250,7 +250,8 @@ fn examples(name: Option<&str>) -> &'static [(&'static str, &'static str)] {
         Some("install") => &[
             ("git qwen-memory install", "The Git hooks of this repository."),
             ("git qwen-memory install --agent claude", "Only Claude Code's hooks, in ~/.claude/settings.json."),
-            ("git qwen-memory install --agent qwen --project", "Qwen Code's hooks in this project's .qwen/settings.json."),
+            ("git qwen-memory install --agent qwen --project", "Qwen Code's hooks and MCP server in this project's .qwen/settings.json."),
+            ("git qwen-memory install --agent codex", "Register the MCP server with Codex CLI (~/.codex/config.toml)."),
             ("git qwen-memory install --local", "Local mode: memory committed in .qwen/memory/, with the merge driver."),
         ],
         Some("uninstall") => &[
@@ -265,6 +266,11 @@ fn examples(name: Option<&str>) -> &'static [(&'static str, &'static str)] {
         ],
         Some("merge-file") => &[
             ("git config merge.qwen-memory.driver \"git qwen-memory merge-file %O %A %B %P\"", "What `install --local` registers for .qwen/memory/*.md."),
+        ],
+        Some("mcp") => &[
+            ("git qwen-memory install --agent claude", "Register the server with Claude Code (also --agent qwen, codex, gemini)."),
+            ("claude mcp add qwen-memory -- git-qwen-memory mcp", "The same by hand, with the client's own command."),
+            ("git qwen-memory -C ~/src/shop mcp", "Serve another project's memory."),
         ],
         Some("hook") => &[
             ("git qwen-memory hook post-commit", "What the installed post-commit shim runs."),

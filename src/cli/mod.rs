@@ -23,6 +23,7 @@ pub mod dream;
 pub mod extract;
 pub mod forget;
 pub mod man;
+pub mod mcp;
 pub mod recall;
 pub mod remember;
 

@@ -50,6 +50,7 @@ pub fn run(cli: &Cli, ctx: &Context, args: &RememberArgs) -> Result<ExitCode> {
         },
         why: args.why.clone(),
         how_to_apply: args.how.clone(),
+        via: None,
     };
     let outcome = remember::remember(ctx, &req)?;
     if cli.json {

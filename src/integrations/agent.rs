@@ -323,7 +323,7 @@ pub struct AgentReport {
     pub warnings: Vec<String>,
 }
 
-fn read_settings(path: &Path) -> Result<Option<(Vec<u8>, Value)>, AgentError> {
+pub(crate) fn read_settings(path: &Path) -> Result<Option<(Vec<u8>, Value)>, AgentError> {
     // A project's settings file comes with the repository: a FIFO there must not hang install,
     // and a symlink is refused like the write would refuse it.
     let Some(bytes) = safe_fs::read_regular(path).map_err(StoreError::from)? else {
@@ -351,7 +351,7 @@ fn detect_indent(bytes: &[u8]) -> Vec<u8> {
         .unwrap_or_else(|| b"  ".to_vec())
 }
 
-fn serialize(value: &Value, like: Option<&[u8]>) -> Vec<u8> {
+pub(crate) fn serialize(value: &Value, like: Option<&[u8]>) -> Vec<u8> {
     use serde::Serialize as _;
     let indent = like.map(detect_indent).unwrap_or_else(|| b"  ".to_vec());
     let mut out = Vec::new();

@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod git;
+pub mod mcp_config;
 pub mod model;
 pub mod sharing;
 pub mod telemetry;

@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::formats::doc::{self, MemoryType};
 use crate::storage::context::Context;
 use crate::storage::scan::{self, ScanError, ScannedDoc, Scope};
+use crate::storage::scan_cache;
 
 /// A listed document.
 #[derive(Debug, Clone, Serialize)]
@@ -49,13 +50,26 @@ impl Listed {
     }
 }
 
+/// Every document of every readable root, read through recall's parse cache (a long-running
+/// tool server lists and shows on every call); when a root cannot be scanned, the plain scan
+/// reports why.
+fn scan_all(ctx: &Context) -> (Vec<ScannedDoc>, Vec<ScanError>) {
+    let roots = ctx.layout.recall_roots();
+    let loaded = scan_cache::scan_roots_cached(&roots, ctx.state_dir());
+    if loaded.errors().is_empty() {
+        (loaded.docs(), Vec::new())
+    } else {
+        scan::scan_roots(&roots)
+    }
+}
+
 /// Every document of every readable root (the recall universe), filtered.
 pub fn list(
     ctx: &Context,
     memory_type: Option<MemoryType>,
     scope: Option<Scope>,
 ) -> (Vec<Listed>, Vec<ScanError>) {
-    let (docs, errors) = scan::scan_roots(&ctx.layout.recall_roots());
+    let (docs, errors) = scan_all(ctx);
     let listed = docs
         .iter()
         .filter(|d| memory_type.is_none_or(|t| d.memory_type == t))
@@ -89,19 +103,20 @@ pub enum ShowError {
 
 /// Finds a document by id (relative path, optionally `:<entry>`), `scope:id`, or file path.
 pub fn show(ctx: &Context, wanted: &str) -> Result<Shown, ShowError> {
-    let (docs, _) = scan::scan_roots(&ctx.layout.recall_roots());
+    let (docs, _) = scan_all(ctx);
     let id = strip_entry_suffix(wanted);
     let as_path = ctx.cwd.join(wanted);
+    // Resolved once: an id that is no existing path costs no system call per document.
+    let as_canonical = std::fs::canonicalize(&as_path).ok();
     let matches: Vec<&ScannedDoc> = docs
         .iter()
         .filter(|d| {
             d.relative_path == id
                 || format!("{}:{}", d.scope.as_str(), d.relative_path) == id
                 || d.path == as_path
-                || std::fs::canonicalize(&as_path)
-                    .ok()
-                    .zip(std::fs::canonicalize(&d.path).ok())
-                    .is_some_and(|(a, b)| a == b)
+                || as_canonical
+                    .as_ref()
+                    .is_some_and(|a| std::fs::canonicalize(&d.path).is_ok_and(|b| *a == b))
         })
         .collect();
     let doc = match matches.as_slice() {

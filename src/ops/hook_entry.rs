@@ -600,18 +600,7 @@ pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
     }
     let state = SessionState::load(ctx.state_dir(), &payload.session_id);
     let limit = crate::ops::recall::limit_from_settings(&ctx.settings);
-    let strategy = Strategy::from_settings(&ctx.settings);
-    let request = RecallRequest {
-        query: query.to_string(),
-        limit,
-        exclude: state.surfaced.iter().cloned().collect(),
-        strategy,
-        now_ms: store::now_ms(),
-        max_prompt_chars: Some(MAX_CONTEXT_CHARS),
-        trigger: "hook",
-        network_budget: Some(HOOK_NETWORK_BUDGET),
-    };
-    let out = recall::run(ctx, &request);
+    let out = recall_in_session(ctx, query, limit, &state, "hook");
     for e in &out.root_errors {
         log(&format!("hook recall: {e}"));
     }
@@ -621,10 +610,6 @@ pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
     if out.documents.is_empty() {
         return None;
     }
-    let keys: Vec<String> = out.documents.iter().map(|d| d.path.clone()).collect();
-    if let Err(e) = state.save_with(&keys) {
-        log(&format!("hook recall: cannot save session state: {e}"));
-    }
     let json = json!({
         "hookSpecificOutput": {
             "hookEventName": "UserPromptSubmit",
@@ -632,6 +617,37 @@ pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
         }
     });
     Some(json.to_string())
+}
+
+/// The recall an agent session gets, the same for the prompt hook and the tool server: the
+/// configured strategy, the hook's size bound and network budget, leaving out the documents
+/// `state` says this session was already shown, and adding the ones shown now to it (so the
+/// hook and a `recall` tool call never show one document twice in a session).
+pub fn recall_in_session(
+    ctx: &Context,
+    query: &str,
+    limit: usize,
+    state: &SessionState,
+    trigger: &'static str,
+) -> crate::ops::recall::RecallOutput {
+    let request = RecallRequest {
+        query: query.to_string(),
+        limit,
+        exclude: state.surfaced.iter().cloned().collect(),
+        strategy: Strategy::from_settings(&ctx.settings),
+        now_ms: store::now_ms(),
+        max_prompt_chars: Some(MAX_CONTEXT_CHARS),
+        trigger,
+        network_budget: Some(HOOK_NETWORK_BUDGET),
+    };
+    let out = recall::run(ctx, &request);
+    if !out.documents.is_empty() {
+        let keys: Vec<String> = out.documents.iter().map(|d| d.path.clone()).collect();
+        if let Err(e) = state.save_with(&keys) {
+            log(&format!("{trigger} recall: cannot save session state: {e}"));
+        }
+    }
+    out
 }
 
 /// The documents one agent session has been shown, in `recall-sessions/<session>.json`.
@@ -690,6 +706,26 @@ impl SessionState {
             order,
             path: Some(path),
         }
+    }
+
+    /// The state of the session whose record changed last, if that was within `within`: the
+    /// session a client that does not name its session is most likely part of (the prompt
+    /// hook of the current turn has just run).
+    pub fn load_latest(state_dir: &Path, within: Duration) -> Option<(String, SessionState)> {
+        let dir = state_dir.join(RECALL_SESSIONS_DIR);
+        let now = SystemTime::now();
+        let (mtime, path) = fs::read_dir(&dir)
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter_map(|p| Some((fs::metadata(&p).ok()?.modified().ok()?, p)))
+            .max_by_key(|(m, _)| *m)?;
+        if now.duration_since(mtime).unwrap_or_default() > within {
+            return None;
+        }
+        let session = path.file_stem()?.to_str()?.to_string();
+        Some((session.clone(), SessionState::load(state_dir, &session)))
     }
 
     /// Adds `keys` and writes the state; prunes old sessions when this one is new.

@@ -24,6 +24,19 @@ pub struct RememberRequest {
     pub scope: Scope,
     pub why: Option<String>,
     pub how_to_apply: Option<String>,
+    /// Who asks, when not a person at the command line: a tool server's client.
+    pub via: Option<Via>,
+}
+
+/// The program a `remember` came through, recorded as provenance of a new document.
+#[derive(Debug, Clone, Default)]
+pub struct Via {
+    /// `mcp` for the tool server.
+    pub source: String,
+    /// The client's name and version (`qwen-code 0.24.4`), when it said.
+    pub client: Option<String>,
+    /// The agent session, when the client said.
+    pub session: Option<String>,
 }
 
 /// The result of `remember`.
@@ -71,10 +84,13 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         _ => guess_type(&entry.summary),
     });
     let root = root_for_entry(ctx, req.scope, memory_type);
+    let via = req.via.as_ref();
     let provenance = Provenance {
         created: store::now_iso(),
-        session: None,
+        session: via.and_then(|v| v.session.clone()),
         commit: ctx.head_commit(),
+        source: via.map(|v| v.source.clone()),
+        client: via.and_then(|v| v.client.clone()),
     };
     let title = filter::title_for(&entry.summary);
     let new = NewEntry {

@@ -21,12 +21,16 @@ pub struct NewEntry {
     pub entry: Entry,
 }
 
-/// Where a new memory came from; written as frontmatter keys `created`, `session`, `commit`.
+/// Where a new memory came from; written as frontmatter keys `created`, `session`, `commit`,
+/// and for a write through a tool server `source` (`mcp`) and `client` (the client's name and
+/// version from its `initialize`).
 #[derive(Debug, Clone, Default)]
 pub struct Provenance {
     pub created: String,
     pub session: Option<String>,
     pub commit: Option<String>,
+    pub source: Option<String>,
+    pub client: Option<String>,
 }
 
 /// What happened to one entry.
@@ -238,6 +242,12 @@ fn create(
     }
     if let Some(c) = &provenance.commit {
         extra.push(("commit", c));
+    }
+    if let Some(s) = &provenance.source {
+        extra.push(("source", s));
+    }
+    if let Some(c) = &provenance.client {
+        extra.push(("client", c));
     }
     let summary = crate::formats::text::collapse_whitespace(&new.entry.summary);
     let text = doc::new_document(

@@ -40,6 +40,16 @@ impl Request {
     }
 }
 
+/// What the model answers a message request with.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    Text(String),
+    /// One tool call: (tool name, input).
+    ToolUse(String, Value),
+}
+
+type Script = dyn Fn(&Request) -> Reply + Send + Sync;
+
 /// The running server; dropping it stops it.
 pub struct AnthropicServer {
     addr: SocketAddr,
@@ -51,13 +61,19 @@ pub struct AnthropicServer {
 impl AnthropicServer {
     /// Answers every message request with `reply`.
     pub fn always(reply: &str) -> AnthropicServer {
+        let reply = reply.to_string();
+        AnthropicServer::start(move |_| Reply::Text(reply.clone()))
+    }
+
+    /// Answers every message request with what `script` decides from it.
+    pub fn start(script: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> AnthropicServer {
         let (listener, addr) = http::bind_loopback();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
+        let script: Arc<Script> = Arc::new(script);
         let handle = {
-            let (requests, stop, reply) =
-                (Arc::clone(&requests), Arc::clone(&stop), reply.to_string());
-            thread::spawn(move || serve(listener, &reply, requests, stop))
+            let (requests, stop) = (Arc::clone(&requests), Arc::clone(&stop));
+            thread::spawn(move || serve(listener, script, requests, stop))
         };
         AnthropicServer {
             addr,
@@ -89,15 +105,19 @@ impl Drop for AnthropicServer {
 
 fn serve(
     listener: TcpListener,
-    reply: &str,
+    script: Arc<Script>,
     requests: Arc<Mutex<Vec<Request>>>,
     stop: Arc<AtomicBool>,
 ) {
     let mut workers = Vec::new();
     http::accept_until_stopped(&listener, &stop, None, |stream| {
-        let (requests, reply, stop) = (Arc::clone(&requests), reply.to_string(), Arc::clone(&stop));
+        let (requests, script, stop) = (
+            Arc::clone(&requests),
+            Arc::clone(&script),
+            Arc::clone(&stop),
+        );
         workers.push(thread::spawn(move || {
-            let _ = handle(stream, &reply, &requests, &stop);
+            let _ = handle(stream, &*script, &requests, &stop);
         }));
     });
     for w in workers {
@@ -108,7 +128,7 @@ fn serve(
 /// Serves one keep-alive connection until the client closes it or the server stops.
 fn handle(
     stream: TcpStream,
-    reply: &str,
+    script: &Script,
     requests: &Mutex<Vec<Request>>,
     stop: &AtomicBool,
 ) -> std::io::Result<()> {
@@ -164,15 +184,20 @@ fn handle(
             .unwrap_or_default()
             .to_string();
         let method = request.method.clone();
+        let reply = if request.is_message() {
+            script(&request)
+        } else {
+            Reply::Text(String::new())
+        };
         if let Ok(mut all) = requests.lock() {
             all.push(request);
         }
         match (method.as_str(), path_only.as_str()) {
             ("POST", "/v1/messages") if streamed => {
-                http::respond(&mut stream, 200, "text/event-stream", &[], sse(reply, &model).as_bytes(), KEEP_ALIVE)?
+                http::respond(&mut stream, 200, "text/event-stream", &[], sse(&reply, &model).as_bytes(), KEEP_ALIVE)?
             }
             ("POST", "/v1/messages") => {
-                http::respond(&mut stream, 200, "application/json", &[], message(reply, &model).to_string().as_bytes(), KEEP_ALIVE)?
+                http::respond(&mut stream, 200, "application/json", &[], message(&reply, &model).to_string().as_bytes(), KEEP_ALIVE)?
             }
             ("POST", "/v1/messages/count_tokens") => {
                 http::respond(&mut stream, 200, "application/json", &[], br#"{"input_tokens":10}"#, KEEP_ALIVE)?
@@ -193,15 +218,26 @@ fn usage() -> Value {
     json!({"input_tokens": 1, "output_tokens": 1})
 }
 
-fn message(reply: &str, model: &str) -> Value {
+fn message(reply: &Reply, model: &str) -> Value {
+    let (content, stop) = match reply {
+        Reply::Text(t) => (json!([{"type": "text", "text": t}]), "end_turn"),
+        Reply::ToolUse(name, input) => (
+            json!([{"type": "tool_use", "id": "toolu_interop", "name": name, "input": input}]),
+            "tool_use",
+        ),
+    };
     json!({
         "id": "msg_interop", "type": "message", "role": "assistant", "model": model,
-        "content": [{"type": "text", "text": reply}],
-        "stop_reason": "end_turn", "stop_sequence": null, "usage": usage()
+        "content": content,
+        "stop_reason": stop, "stop_sequence": null, "usage": usage()
     })
 }
 
-fn sse(reply: &str, model: &str) -> String {
+fn sse(reply: &Reply, model: &str) -> String {
+    let reply = match reply {
+        Reply::Text(t) => t.as_str(),
+        Reply::ToolUse(name, input) => return sse_tool_use(name, input, model),
+    };
     let events = [
         (
             "message_start",
@@ -227,6 +263,44 @@ fn sse(reply: &str, model: &str) -> String {
             "message_delta",
             json!({"type": "message_delta",
             "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 1}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ];
+    events
+        .iter()
+        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+        .collect()
+}
+
+/// A streamed answer that is one tool call.
+fn sse_tool_use(name: &str, input: &Value, model: &str) -> String {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let id = format!("toolu_interop_{}", CALLS.fetch_add(1, Ordering::SeqCst));
+    let events = [
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {
+            "id": "msg_interop", "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage()}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 1}}),
         ),
         ("message_stop", json!({"type": "message_stop"})),
     ];

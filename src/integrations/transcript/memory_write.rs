@@ -18,6 +18,30 @@ pub fn is_write_tool(name: &str) -> bool {
             .any(|t| t.eq_ignore_ascii_case(name))
 }
 
+/// The tool names an agent gives the tool server's `remember` (docs/mcp.md): Claude Code and
+/// Qwen Code `mcp__qwen-memory__remember`, Gemini CLI `qwen-memory__remember` or the bare
+/// `remember` with the server name elsewhere, Codex `qwen-memory.remember`.
+pub fn is_memory_server_remember(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "qwen-memory__remember",
+        "qwen-memory.remember",
+        "qwen_memory__remember",
+    ]
+    .iter()
+    .any(|suffix| n.ends_with(suffix))
+}
+
+/// True when an assistant message in `messages` called the tool server's `remember` and the
+/// call did not fail.
+pub fn called_memory_server_remember(messages: &[Message]) -> bool {
+    messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .flat_map(|m| &m.tool_calls)
+        .any(|c| c.succeeded != Some(false) && is_memory_server_remember(&c.name))
+}
+
 /// True when the latest turn (the messages after the last user message, or all messages when
 /// there is none) holds a write tool call that succeeded (`succeeded == Some(true)`) and whose
 /// path lies inside one of `roots`.

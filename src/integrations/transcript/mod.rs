@@ -19,7 +19,10 @@ use std::str::FromStr;
 
 use sha2::{Digest, Sha256};
 
-pub use memory_write::{is_write_tool, latest_turn_wrote_memory};
+pub use memory_write::{
+    called_memory_server_remember, is_memory_server_remember, is_write_tool,
+    latest_turn_wrote_memory,
+};
 pub use strip::{strip_injected_context, RELEVANT_MEMORY_HEADING};
 
 /// Assistant text kept per message, in bytes; the rest is dropped (it is context only).

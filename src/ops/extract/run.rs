@@ -63,6 +63,9 @@ pub enum SkipReason {
     Queued,
     /// Another extraction of this root is running and the request cannot wait (a dry run).
     AlreadyRunning,
+    /// The host model called the tool server's `remember` in the turns read; the cursor
+    /// advances past them.
+    HostModelRemembered,
 }
 
 impl SkipReason {
@@ -71,6 +74,7 @@ impl SkipReason {
             SkipReason::MemoryTool => "memory_tool",
             SkipReason::Queued => "queued",
             SkipReason::AlreadyRunning => "already_running",
+            SkipReason::HostModelRemembered => "host_model_remembered",
         }
     }
 }
@@ -651,6 +655,16 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         Ok(())
     };
 
+    // The host model saved this stretch's facts itself through the tool server (`mcp`): they
+    // are not mined again (docs/DESIGN.md, "Agent integration").
+    if transcript::called_memory_server_remember(&read.messages) {
+        if !dry_run {
+            advance(&mut out, &mut cursors)?;
+        }
+        out.duration_ms = elapsed_ms(started);
+        return Ok(out.skipped(SkipReason::HostModelRemembered));
+    }
+
     // Step 3: nothing new said by the user.
     if users.is_empty() {
         if !dry_run {
@@ -738,6 +752,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         created: store::now_iso(),
         session: Some(session.clone()),
         commit: ctx.head_commit(),
+        ..Provenance::default()
     };
     let user_changes = if user_entries.is_empty() {
         Vec::new()

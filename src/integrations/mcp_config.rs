@@ -1,0 +1,383 @@
+//! Registering the tool server (`git-qwen-memory mcp`) in MCP clients' configuration
+//! (docs/mcp.md, docs/DESIGN.md "Agent integration"): Qwen Code and Gemini CLI `mcpServers` in
+//! their `settings.json`, Claude Code `mcpServers` in `~/.claude.json` (user) or `.mcp.json`
+//! (project), Codex CLI `[mcp_servers.qwen-memory]` in `~/.codex/config.toml`.
+//!
+//! Only our own entry is touched; every other key keeps its place. Install is idempotent and
+//! leaves an entry the user changed alone; uninstall removes exactly the entry install wrote,
+//! and deletes a file install created when nothing else was put into it since.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::integrations::agent::{read_settings, serialize, AgentError};
+use crate::storage::safe_fs;
+use crate::storage::store::{self, StoreError};
+
+/// The server's name in every client's configuration: tools appear as
+/// `mcp__qwen-memory__recall` (Qwen Code, Claude Code).
+pub const SERVER_NAME: &str = "qwen-memory";
+/// The command the clients start (found on their PATH, like the hooks' command).
+pub const COMMAND: &str = "git-qwen-memory";
+/// Its arguments.
+pub const ARGS: [&str; 1] = ["mcp"];
+
+/// An MCP client we can register the server with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Client {
+    Qwen,
+    Claude,
+    Codex,
+    Gemini,
+}
+
+impl Client {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Client::Qwen => "qwen",
+            Client::Claude => "claude",
+            Client::Codex => "codex",
+            Client::Gemini => "gemini",
+        }
+    }
+
+    /// Whether the client keeps a project-scope file we write (`--project`).
+    pub fn has_project_scope(self) -> bool {
+        matches!(self, Client::Qwen | Client::Claude | Client::Gemini)
+    }
+
+    /// The user-scope configuration directory of a client that is not installed may be absent;
+    /// `install --agent all` registers only with clients whose directory exists.
+    pub fn config_dir_exists(self) -> bool {
+        user_dir(self).is_ok_and(|d| d.is_dir())
+    }
+}
+
+fn home() -> Result<PathBuf, AgentError> {
+    dirs::home_dir().ok_or(AgentError::NoHome)
+}
+
+fn env_dir(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn user_dir(client: Client) -> Result<PathBuf, AgentError> {
+    Ok(match client {
+        Client::Qwen => home()?.join(".qwen"),
+        Client::Claude => match env_dir("CLAUDE_CONFIG_DIR") {
+            Some(d) => d,
+            None => home()?,
+        },
+        Client::Codex => match env_dir("CODEX_HOME") {
+            Some(d) => d,
+            None => home()?.join(".codex"),
+        },
+        Client::Gemini => home()?.join(".gemini"),
+    })
+}
+
+/// The configuration file holding the client's MCP servers: user scope, or the project's
+/// file with `project`.
+pub fn config_path(
+    client: Client,
+    project: bool,
+    project_root: &Path,
+) -> Result<PathBuf, AgentError> {
+    Ok(match (client, project) {
+        (Client::Qwen, true) => project_root.join(".qwen/settings.json"),
+        (Client::Claude, true) => project_root.join(".mcp.json"),
+        (Client::Gemini, true) => project_root.join(".gemini/settings.json"),
+        (Client::Codex, true) => project_root.join(".codex/config.toml"),
+        (Client::Qwen, false) => user_dir(client)?.join("settings.json"),
+        // `claude mcp add --scope user` writes the top-level `mcpServers` of `.claude.json`.
+        (Client::Claude, false) => match env_dir("CLAUDE_CONFIG_DIR") {
+            Some(d) => d.join(".claude.json"),
+            None => home()?.join(".claude.json"),
+        },
+        (Client::Codex, false) => user_dir(client)?.join("config.toml"),
+        (Client::Gemini, false) => user_dir(client)?.join("settings.json"),
+    })
+}
+
+/// The entry we write for a JSON client.
+pub fn entry(client: Client) -> Value {
+    match client {
+        Client::Claude => json!({"type": "stdio", "command": COMMAND, "args": ARGS, "env": {}}),
+        // `trust`: the user installs our own binary; its tools need no confirmation each call.
+        Client::Qwen | Client::Gemini => json!({"command": COMMAND, "args": ARGS, "trust": true}),
+        Client::Codex => json!({"command": COMMAND, "args": ARGS}),
+    }
+}
+
+/// What install/uninstall did to one configuration file.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpReport {
+    pub client: Client,
+    pub path: String,
+    pub changed: bool,
+    pub warnings: Vec<String>,
+}
+
+const CODEX_MARKER: &str =
+    "# Added by `git qwen-memory install`; removed by `git qwen-memory uninstall`.";
+
+fn codex_block() -> String {
+    format!(
+        "{CODEX_MARKER}\n[mcp_servers.{SERVER_NAME}]\ncommand = \"{COMMAND}\"\nargs = [{}]\n",
+        ARGS.iter()
+            .map(|a| format!("\"{a}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+fn codex_header(line: &str) -> bool {
+    let l = line.trim();
+    l == format!("[mcp_servers.{SERVER_NAME}]") || l == format!("[mcp_servers.\"{SERVER_NAME}\"]")
+}
+
+/// A file we created is remembered here, so uninstall may delete it when it holds nothing
+/// else.
+fn created_marker(state_dir: &Path, path: &Path) -> PathBuf {
+    state_dir.join(format!(
+        "{}.created",
+        crate::storage::project::sanitize_key(&path.display().to_string())
+    ))
+}
+
+fn read_text(path: &Path) -> Result<Option<String>, AgentError> {
+    Ok(safe_fs::read_regular_string(path).map_err(StoreError::from)?)
+}
+
+/// Registers the server with `client` in the file at `path`. `state_dir` remembers files
+/// install created.
+pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpReport, AgentError> {
+    let mut report = McpReport {
+        client,
+        path: path.display().to_string(),
+        changed: false,
+        warnings: Vec::new(),
+    };
+    if client == Client::Codex {
+        let existing = read_text(path)?;
+        let text = existing.clone().unwrap_or_default();
+        if text.lines().any(codex_header) {
+            if !text.contains(&codex_block()) {
+                report.warnings.push(format!(
+                    "{}: [mcp_servers.{SERVER_NAME}] exists and differs from ours; left as it is",
+                    path.display()
+                ));
+            }
+            return Ok(report);
+        }
+        let mut out = text;
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&codex_block());
+        write_new(path, out.as_bytes(), existing.is_none(), state_dir)?;
+        report.changed = true;
+        return Ok(report);
+    }
+    let existing = read_settings(path)?;
+    let mut value = existing
+        .as_ref()
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    let shape = |what: &str| AgentError::UnexpectedShape {
+        path: path.to_path_buf(),
+        what: what.to_string(),
+    };
+    let root = value.as_object_mut().ok_or_else(|| shape("the file"))?;
+    let servers = root
+        .entry("mcpServers")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| shape("mcpServers"))?;
+    let want = entry(client);
+    match servers.get(SERVER_NAME) {
+        Some(v) if *v == want => return Ok(report),
+        Some(_) => {
+            report.warnings.push(format!(
+                "{}: mcpServers.{SERVER_NAME} exists and differs from ours; left as it is",
+                path.display()
+            ));
+            return Ok(report);
+        }
+        None => {
+            servers.insert(SERVER_NAME.to_string(), want);
+        }
+    }
+    let bytes = serialize(&value, existing.as_ref().map(|(b, _)| b.as_slice()));
+    write_new(path, &bytes, existing.is_none(), state_dir)?;
+    report.changed = true;
+    Ok(report)
+}
+
+fn write_new(path: &Path, bytes: &[u8], created: bool, state_dir: &Path) -> Result<(), AgentError> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|e| AgentError::Io {
+            path: dir.to_path_buf(),
+            source: e,
+        })?;
+    }
+    store::atomic_write(path, bytes)?;
+    if created {
+        store::atomic_write(&created_marker(state_dir, path), b"")?;
+    }
+    Ok(())
+}
+
+/// Removes our server entry for `client` from the file at `path`.
+pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpReport, AgentError> {
+    let mut report = McpReport {
+        client,
+        path: path.display().to_string(),
+        changed: false,
+        warnings: Vec::new(),
+    };
+    let marker = created_marker(state_dir, path);
+    if client == Client::Codex {
+        let Some(text) = read_text(path)? else {
+            return Ok(report);
+        };
+        let block = codex_block();
+        let Some(at) = text.find(&block) else {
+            if text.lines().any(codex_header) {
+                report.warnings.push(format!(
+                    "{}: [mcp_servers.{SERVER_NAME}] was changed by hand; left as it is",
+                    path.display()
+                ));
+            }
+            return Ok(report);
+        };
+        let mut out = format!("{}{}", &text[..at], &text[at + block.len()..]);
+        // The blank line install put before the block.
+        if at > 0 && out[..at].ends_with("\n\n") {
+            out.remove(at - 1);
+        }
+        finish(path, out.trim().is_empty(), out.as_bytes(), &marker)?;
+        report.changed = true;
+        return Ok(report);
+    }
+    let Some((bytes, mut value)) = read_settings(path)? else {
+        return Ok(report);
+    };
+    let Some(root) = value.as_object_mut() else {
+        return Ok(report);
+    };
+    let Some(servers) = root.get_mut("mcpServers").and_then(Value::as_object_mut) else {
+        return Ok(report);
+    };
+    match servers.get(SERVER_NAME) {
+        Some(v) if *v == entry(client) => {
+            servers.shift_remove(SERVER_NAME);
+        }
+        Some(_) => {
+            report.warnings.push(format!(
+                "{}: mcpServers.{SERVER_NAME} was changed by hand; left as it is",
+                path.display()
+            ));
+            return Ok(report);
+        }
+        None => return Ok(report),
+    }
+    if servers.is_empty() {
+        root.shift_remove("mcpServers");
+    }
+    let empty = root.is_empty();
+    finish(path, empty, &serialize(&value, Some(&bytes)), &marker)?;
+    report.changed = true;
+    Ok(report)
+}
+
+fn finish(path: &Path, empty: bool, bytes: &[u8], marker: &Path) -> Result<(), AgentError> {
+    if empty && marker.exists() {
+        fs::remove_file(path).map_err(|e| AgentError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })?;
+        let _ = fs::remove_file(marker);
+        return Ok(());
+    }
+    store::atomic_write(path, bytes)?;
+    Ok(())
+}
+
+/// Whether the file at `path` registers our server.
+pub fn installed(client: Client, path: &Path) -> bool {
+    if client == Client::Codex {
+        return matches!(read_text(path), Ok(Some(t)) if t.lines().any(codex_header));
+    }
+    matches!(read_settings(path), Ok(Some((_, v))) if v.pointer(&format!("/mcpServers/{SERVER_NAME}")).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_install_is_idempotent_and_uninstall_restores() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let path = dir.path().join("settings.json");
+        fs::write(&path, "{\n    \"theme\": \"dark\"\n}\n").unwrap();
+        let before = fs::read(&path).unwrap();
+        assert!(install(Client::Qwen, &path, &state).unwrap().changed);
+        assert!(!install(Client::Qwen, &path, &state).unwrap().changed);
+        let v: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        assert_eq!(v["theme"], "dark");
+        assert_eq!(v["mcpServers"][SERVER_NAME]["args"], json!(["mcp"]));
+        assert!(installed(Client::Qwen, &path));
+        assert!(uninstall(Client::Qwen, &path, &state).unwrap().changed);
+        assert_eq!(fs::read(&path).unwrap(), before);
+        assert!(!uninstall(Client::Qwen, &path, &state).unwrap().changed);
+    }
+
+    #[test]
+    fn a_created_file_is_deleted_and_a_changed_entry_is_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let path = dir.path().join(".mcp.json");
+        install(Client::Claude, &path, &state).unwrap();
+        assert!(path.exists());
+        uninstall(Client::Claude, &path, &state).unwrap();
+        assert!(!path.exists());
+        install(Client::Claude, &path, &state).unwrap();
+        let mut v: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        v["mcpServers"][SERVER_NAME]["args"] = json!(["mcp", "-v"]);
+        fs::write(&path, v.to_string()).unwrap();
+        let r = uninstall(Client::Claude, &path, &state).unwrap();
+        assert!(!r.changed && !r.warnings.is_empty());
+        assert!(path.exists());
+    }
+
+    #[test]
+    fn codex_toml_block_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let path = dir.path().join("config.toml");
+        let original = "model = \"o4\"\n\n[mcp_servers.other]\ncommand = \"x\"\n";
+        fs::write(&path, original).unwrap();
+        assert!(install(Client::Codex, &path, &state).unwrap().changed);
+        assert!(!install(Client::Codex, &path, &state).unwrap().changed);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(original));
+        assert!(text.contains(
+            "[mcp_servers.qwen-memory]\ncommand = \"git-qwen-memory\"\nargs = [\"mcp\"]\n"
+        ));
+        assert!(installed(Client::Codex, &path));
+        uninstall(Client::Codex, &path, &state).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), original);
+    }
+}

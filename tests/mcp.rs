@@ -1,0 +1,645 @@
+//! `git qwen-memory mcp`: the MCP server, driven over its real stdio by the official MCP Python
+//! SDK (PyPI `mcp`, installed into `target/tmp` on first use) and by raw JSON-RPC lines; its
+//! registration in the agents' configuration; and extract stepping back when the host model
+//! remembered (docs/mcp.md).
+//!
+//! The Python checks skip with a printed reason when `python3` (with `venv`) or the package
+//! install is unavailable, and fail when `CI` is set.
+
+mod common;
+
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use common::Sandbox;
+
+/// The Python SDK release the checks use.
+const MCP_SDK: &str = "mcp==2.3.0";
+
+/// A GitHub-token-shaped value made up for the test (the secret scanner's `github-pat` rule).
+fn fake_token() -> String {
+    format!("ghp_{}", "Zq9Xw8Vu7Ts6Rp5On4Ml3Kj2Ih1Gf0EdCbAz")
+}
+
+/// Every file under `dir`, path → text.
+fn all_text(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(all_text(&p));
+        } else if let Ok(t) = fs::read(&p) {
+            out.push((p, String::from_utf8_lossy(&t).into_owned()));
+        }
+    }
+    out
+}
+
+/// A server process spoken to in raw newline-delimited JSON-RPC.
+struct Raw {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    next_id: u64,
+    notifications: Vec<Value>,
+}
+
+impl Raw {
+    fn start(sb: &Sandbox, dir: &Path, client: &str) -> Raw {
+        Raw::start_with(sb, dir, &["mcp"], client)
+    }
+
+    fn start_with(sb: &Sandbox, dir: &Path, args: &[&str], client: &str) -> Raw {
+        let mut child = sb
+            .std_cmd(dir)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start mcp server");
+        let stdout: ChildStdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut raw = Raw {
+            child,
+            stdin,
+            lines: rx,
+            next_id: 1,
+            notifications: Vec::new(),
+        };
+        let init = raw.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": client, "version": "1.2.3"},
+            }),
+        );
+        assert_eq!(
+            init["result"]["serverInfo"]["name"], "git-qwen-memory",
+            "{init}"
+        );
+        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        raw
+    }
+
+    fn send(&mut self, v: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its response; notifications seen meanwhile are kept.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("no answer to {method}"));
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON-RPC ({e}): {line}"));
+            if v["id"] == json!(id) {
+                return v;
+            }
+            self.notifications.push(v);
+        }
+    }
+
+    fn call(&mut self, tool: &str, args: Value) -> Value {
+        self.request("tools/call", json!({"name": tool, "arguments": args}))["result"].clone()
+    }
+
+    /// Closes stdin and waits for the exit; returns (success, stderr).
+    fn close(mut self) -> (bool, String) {
+        drop(self.stdin.take());
+        let (tx, rx) = mpsc::channel();
+        let mut child = self.child;
+        std::thread::spawn(move || {
+            let status = child.wait().map(|s| s.success()).unwrap_or(false);
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut e, &mut err);
+            }
+            let _ = tx.send((status, err));
+        });
+        rx.recv_timeout(Duration::from_secs(20))
+            .expect("the server exits when stdin closes")
+    }
+}
+
+fn text_of(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .map(|c| {
+            c.iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// Raw protocol: every tool answers, provenance names the client, stdout holds only JSON-RPC,
+/// and the server exits 0 when stdin closes.
+#[test]
+fn raw_json_rpc_tools_provenance_and_closed_stdin() {
+    let sb = Sandbox::new();
+    let mut s = Raw::start(&sb, &sb.repo, "raw-client");
+    let tools = s.request("tools/list", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["recall", "remember", "forget", "list", "show"]);
+    let r = s.call(
+        "remember",
+        json!({"text": "The staging database is rebuilt every Sunday night"}),
+    );
+    assert_ne!(r["isError"], json!(true), "{r}");
+    let rel = r["structuredContent"]["change"]["relativePath"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let doc = fs::read_to_string(sb.private_root().join(&rel)).unwrap();
+    assert!(doc.contains("source: mcp"), "{doc}");
+    assert!(doc.contains("client: raw-client 1.2.3"), "{doc}");
+    let listed = sb.ok(&["list"]);
+    assert!(listed.contains(&rel), "{listed}");
+    let r = s.call(
+        "recall",
+        json!({"query": "when is the staging database rebuilt"}),
+    );
+    assert!(text_of(&r).contains("every Sunday night"), "{r}");
+    // A bad argument is the model's to read, not a protocol error.
+    let r = s.call("list", json!({"scope": "nowhere"}));
+    assert_eq!(r["isError"], json!(true), "{r}");
+    let unknown = s.request("tools/call", json!({"name": "nope", "arguments": {}}));
+    assert!(unknown["error"].is_object(), "{unknown}");
+    let (ok, stderr) = s.close();
+    assert!(ok, "exit status after stdin closed; stderr: {stderr}");
+}
+
+/// `-C <dir>` serves that project's memory, as git's `-C` would.
+#[test]
+fn dash_c_serves_another_directory() {
+    let sb = Sandbox::new();
+    sb.ok(&["remember", "Docs are built with mdbook"]);
+    let repo = sb.repo.display().to_string();
+    let mut s = Raw::start_with(&sb, &sb.root(), &["-C", &repo, "mcp"], "c-client");
+    let r = s.call("list", json!({}));
+    assert!(text_of(&r).contains("mdbook"), "{r}");
+    let (ok, _) = s.close();
+    assert!(ok);
+}
+
+/// The prompt hook and the `recall` tool share a session's "already shown" record: a memory the
+/// hook injected is not injected again by the tool, whether the client names the session or
+/// not (then the session whose hook ran last counts).
+#[test]
+fn hook_and_tool_never_show_one_memory_twice_in_a_session() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "remember", "The", "payments", "service", "retries", "webhooks", "five", "times",
+    ]);
+    let payload = json!({
+        "session_id": "sess-42",
+        "prompt": "how often does the payments service retry webhooks",
+        "hook_event_name": "UserPromptSubmit",
+    });
+    let mut hook = sb
+        .std_cmd(&sb.repo)
+        .args(["hook", "recall", "--agent", "claude"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    hook.stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = hook.wait_with_output().unwrap();
+    let injected = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        injected.contains("retries webhooks five times"),
+        "{injected}"
+    );
+
+    let mut s = Raw::start(&sb, &sb.repo, "claude-code");
+    let query = json!({"query": "payments webhooks retry", "session_id": "sess-42"});
+    let r = s.call("recall", query);
+    assert!(!text_of(&r).contains("five times"), "shown twice: {r}");
+    // No session named: the last hook's session counts.
+    let r = s.call("recall", json!({"query": "payments webhooks retry"}));
+    assert!(!text_of(&r).contains("five times"), "shown twice: {r}");
+    assert_eq!(r["structuredContent"]["session"], "sess-42", "{r}");
+    // Another session is shown it once.
+    let r = s.call(
+        "recall",
+        json!({"query": "payments webhooks retry", "session_id": "other"}),
+    );
+    assert!(text_of(&r).contains("five times"), "{r}");
+    let r = s.call(
+        "recall",
+        json!({"query": "payments webhooks retry", "session_id": "other"}),
+    );
+    assert!(!text_of(&r).contains("five times"), "{r}");
+    s.close();
+}
+
+/// `install --agent …` registers the server in each agent's MCP configuration, idempotently,
+/// next to what is there; `uninstall` removes exactly it.
+#[test]
+fn install_registers_the_server_for_every_agent_and_uninstall_removes_it() {
+    let sb = Sandbox::new();
+    let home = &sb.home;
+    fs::create_dir_all(home.join(".qwen")).unwrap();
+    fs::write(
+        home.join(".qwen/settings.json"),
+        "{\n  \"ui\": {\"theme\": \"x\"}\n}\n",
+    )
+    .unwrap();
+    fs::write(home.join(".claude.json"), "{\"numStartups\": 3}").unwrap();
+    fs::create_dir_all(home.join(".codex")).unwrap();
+    fs::write(home.join(".codex/config.toml"), "model = \"gpt-5\"\n").unwrap();
+    let qwen_before = fs::read(home.join(".qwen/settings.json")).unwrap();
+    let codex_before = fs::read(home.join(".codex/config.toml")).unwrap();
+    for agent in ["qwen", "claude", "codex", "gemini"] {
+        sb.ok(&["install", "--agent", agent]);
+        sb.ok(&["install", "--agent", agent]);
+    }
+    let qwen: Value =
+        serde_json::from_slice(&fs::read(home.join(".qwen/settings.json")).unwrap()).unwrap();
+    assert_eq!(
+        qwen["mcpServers"]["qwen-memory"]["command"],
+        "git-qwen-memory"
+    );
+    assert_eq!(qwen["mcpServers"]["qwen-memory"]["args"], json!(["mcp"]));
+    assert_eq!(qwen["ui"]["theme"], "x");
+    assert!(qwen["hooks"]["UserPromptSubmit"].is_array());
+    let claude: Value =
+        serde_json::from_slice(&fs::read(home.join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(claude["mcpServers"]["qwen-memory"]["type"], "stdio");
+    assert_eq!(claude["numStartups"], 3);
+    let codex = fs::read_to_string(home.join(".codex/config.toml")).unwrap();
+    assert_eq!(
+        codex.matches("[mcp_servers.qwen-memory]").count(),
+        1,
+        "{codex}"
+    );
+    let gemini: Value =
+        serde_json::from_slice(&fs::read(home.join(".gemini/settings.json")).unwrap()).unwrap();
+    assert_eq!(gemini["mcpServers"]["qwen-memory"]["args"], json!(["mcp"]));
+
+    // Project scope: the files the agents read from the repository.
+    sb.ok(&["install", "--agent", "qwen", "--project"]);
+    sb.ok(&["install", "--agent", "claude", "--project"]);
+    let p: Value =
+        serde_json::from_slice(&fs::read(sb.repo.join(".qwen/settings.json")).unwrap()).unwrap();
+    assert_eq!(p["mcpServers"]["qwen-memory"]["command"], "git-qwen-memory");
+    let m: Value = serde_json::from_slice(&fs::read(sb.repo.join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(m["mcpServers"]["qwen-memory"]["args"], json!(["mcp"]));
+    sb.ok(&["uninstall", "--agent", "claude", "--project"]);
+    assert!(
+        !sb.repo.join(".mcp.json").exists(),
+        "created by install, removed by uninstall"
+    );
+    sb.ok(&["uninstall", "--agent", "qwen", "--project"]);
+
+    for agent in ["qwen", "claude", "codex", "gemini"] {
+        sb.ok(&["uninstall", "--agent", agent]);
+    }
+    assert_eq!(
+        fs::read(home.join(".qwen/settings.json")).unwrap(),
+        qwen_before
+    );
+    assert_eq!(
+        fs::read(home.join(".codex/config.toml")).unwrap(),
+        codex_before
+    );
+    let claude: Value =
+        serde_json::from_slice(&fs::read(home.join(".claude.json")).unwrap()).unwrap();
+    assert!(claude.get("mcpServers").is_none(), "{claude}");
+    assert!(!home.join(".gemini/settings.json").exists());
+}
+
+/// A turn in which the host model called the server's `remember` is not mined again by the
+/// offline extractor; the cursor moves past it.
+#[test]
+fn extract_steps_back_when_the_model_remembered() {
+    let sb = Sandbox::new();
+    let dir = sb.root().join("transcripts");
+    fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("s.jsonl");
+    let line = |kind: &str, message: Value| {
+        json!({"uuid": "u", "sessionId": "sess-mcp", "timestamp": "2026-03-02T09:16:00.000Z",
+               "type": kind, "cwd": sb.repo.display().to_string(), "version": "0.24.4", "message": message})
+        .to_string()
+    };
+    let text = [
+        line("user", json!({"role": "user", "parts": [{"text": "Remember that we always squash merge pull requests."}]})),
+        line("assistant", json!({"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "mcp__qwen-memory__remember", "args": {"text": "We always squash merge pull requests"}}}]})),
+        line("tool_result", json!({"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "mcp__qwen-memory__remember", "response": {"output": "saved"}}}]})),
+        line("assistant", json!({"role": "model", "parts": [{"text": "Saved."}]})),
+    ]
+    .join("\n")
+        + "\n";
+    fs::write(&t, &text).unwrap();
+    let out = sb.json(&["extract", "--transcript", t.to_str().unwrap()]);
+    let run = &out["runs"][0];
+    let run = if run.is_null() { &out } else { run };
+    assert_eq!(run["skippedReason"], "host_model_remembered", "{out}");
+    assert!(sb.ok(&["list"]).contains("no memories yet"));
+
+    // The same turn without the tool call is mined as before.
+    let plain = dir.join("p.jsonl");
+    fs::write(
+        &plain,
+        line("user", json!({"role": "user", "parts": [{"text": "Remember that we always squash merge pull requests."}]})) + "\n",
+    )
+    .unwrap();
+    sb.json(&["extract", "--transcript", plain.to_str().unwrap()]);
+    assert!(sb.ok(&["list"]).contains("squash"), "{}", sb.ok(&["list"]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The official Python SDK as the client
+
+/// The venv's python with the SDK installed, or `None` (with the reason printed) when it cannot
+/// be had outside CI.
+fn python_sdk(check: &str) -> Option<PathBuf> {
+    let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp-python");
+    let python = venv.join("bin/python");
+    let ready = || {
+        std::process::Command::new(&python)
+            .args(["-c", "import mcp, mcp.client.stdio"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let fail = |why: String| -> Option<PathBuf> {
+        if std::env::var_os("CI").is_some() {
+            panic!("MCP Python SDK check `{check}` cannot run: {why}");
+        }
+        eprintln!("MCP Python SDK check `{check}` not run: {why}");
+        None
+    };
+    fs::create_dir_all(venv.parent().unwrap()).unwrap();
+    let lock_file = fs::File::create(venv.with_extension("lock")).unwrap();
+    let mut lock = fd_lock::RwLock::new(lock_file);
+    let _guard = lock.write().unwrap();
+    if ready() {
+        return Some(python);
+    }
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .output();
+    match made {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => {
+            return fail(format!(
+                "python3 -m venv failed: {}",
+                String::from_utf8_lossy(&o.stderr)
+            ))
+        }
+        Err(e) => return fail(format!("python3 is not installed ({e})")),
+    }
+    let pip = std::process::Command::new(venv.join("bin/pip"))
+        .args(["install", "--quiet", MCP_SDK])
+        .output();
+    match pip {
+        Ok(o) if o.status.success() && ready() => Some(python),
+        Ok(o) => fail(format!(
+            "pip install {MCP_SDK} failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        )),
+        Err(e) => fail(format!("pip did not run ({e})")),
+    }
+}
+
+fn run_client(sb: &Sandbox, python: &Path, scenario: &str, extra: &[&str]) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let bin = assert_cmd::cargo::cargo_bin("git-qwen-memory");
+    let mut c = std::process::Command::new(python);
+    common::clear_tool_env(&mut c);
+    let out = c
+        .arg(script)
+        .arg(scenario)
+        .arg(&bin)
+        .arg(&sb.repo)
+        .args(extra)
+        .envs(sb.env())
+        .current_dir(&sb.repo)
+        .output()
+        .expect("run the Python client");
+    assert!(
+        out.status.success(),
+        "python client failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "client output is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// The official Python SDK initializes the server, lists the tools and calls every one, with
+/// their errors; a secret sent to `remember` is refused and reaches no file.
+#[test]
+fn python_sdk_uses_every_tool_and_resource() {
+    let Some(python) = python_sdk("python_sdk_uses_every_tool_and_resource") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let token = fake_token();
+    let outside = sb.private_root().join("project/outside.md");
+    let o = run_client(&sb, &python, "basic", &[&token, outside.to_str().unwrap()]);
+    assert_eq!(o["server_name"], "git-qwen-memory");
+    assert_eq!(o["resources_list_changed"], true);
+    let tools = o["tools"].as_object().unwrap();
+    for t in ["recall", "remember", "forget", "list", "show"] {
+        let d = tools[t]["description"].as_str().unwrap_or("");
+        assert!(
+            d.len() > 40,
+            "{t} needs a description a model can act on: {d:?}"
+        );
+    }
+    assert_eq!(tools["remember"]["schema"]["required"], json!(["text"]));
+
+    assert_eq!(o["remember"]["is_error"], false, "{}", o["remember"]);
+    assert_eq!(o["remember"]["structured"]["change"]["kind"], "created");
+    assert_eq!(
+        o["remember_again"]["structured"]["change"]["kind"],
+        "unchanged"
+    );
+    assert_eq!(o["remember_user"]["structured"]["scope"], "user");
+    let secret = &o["remember_secret"];
+    assert_eq!(secret["is_error"], true, "{secret}");
+    assert!(
+        secret["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("refusing to save: the text looks like a secret"),
+        "the CLI's refusal: {secret}"
+    );
+    for (path, text) in all_text(&sb.root()) {
+        if path.starts_with(sb.root().join("home")) && path.to_string_lossy().contains("mcp-python")
+        {
+            continue;
+        }
+        assert!(
+            !text.contains(&token),
+            "the secret reached {}",
+            path.display()
+        );
+    }
+    assert!(o["remember_empty"]["is_error"] == true);
+    assert!(o["remember_empty"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("nothing to remember"));
+    assert!(o["remember_bad_type"]["is_error"] == true);
+    assert!(o["remember_unknown_arg"]["is_error"] == true);
+
+    let list = o["list"]["text"].as_str().unwrap();
+    assert!(list.contains("project/"), "{list}");
+    assert_eq!(
+        o["list_user"]["structured"]["memories"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(o["show"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("hardware key in the safe"));
+    assert!(o["show"]["text"].as_str().unwrap().contains("source: mcp"));
+    assert!(o["show"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("client: python-test-client 9.8.7"));
+    assert_eq!(o["show_missing"]["is_error"], true);
+
+    assert!(
+        o["recall"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("hardware key"),
+        "{}",
+        o["recall"]
+    );
+    assert!(!o["recall_again"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("hardware key"));
+    assert!(o["recall_other_session"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("hardware key"));
+
+    let resources: Vec<&str> = o["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        resources
+            .iter()
+            .any(|u| u.starts_with("memory://private/project/")),
+        "{resources:?}"
+    );
+    assert!(
+        resources.contains(&"memory://private/MEMORY.md"),
+        "{resources:?}"
+    );
+    assert!(o["read_doc"].as_str().unwrap().contains("hardware key"));
+    assert!(o["read_index"].as_str().unwrap().contains("project/"));
+    assert!(
+        o["read_escape"].as_str().unwrap().starts_with("error"),
+        "{}",
+        o["read_escape"]
+    );
+    assert!(o["unknown_tool"].as_str().unwrap().starts_with("error"));
+
+    assert!(o["forget_dry"]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("dry run: would forget 1 entry"));
+    assert!(o["forget_nothing"]["is_error"] == true);
+    assert!(o["forget_both"]["is_error"] == true);
+    assert!(
+        o["forget"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("forgot 1 entry"),
+        "{}",
+        o["forget"]
+    );
+    assert!(!o["list_after"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("hardware"));
+    assert!(!sb.ok(&["list"]).contains("hardware"));
+    let notes: Vec<&str> = o["notifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        notes.contains(&"notifications/resources/list_changed"),
+        "{notes:?}"
+    );
+    assert_eq!(o["notified_after_outside_write"], true, "{notes:?}");
+}
+
+/// Two clients (two server processes) writing at once lose nothing and duplicate nothing.
+#[test]
+fn python_sdk_two_clients_at_once() {
+    let Some(python) = python_sdk("python_sdk_two_clients_at_once") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let o = run_client(&sb, &python, "concurrent", &[]);
+    for side in ["a", "b"] {
+        for r in o[side].as_array().unwrap() {
+            assert_eq!(r["is_error"], false, "{r}");
+        }
+    }
+    let listed = sb.json(&["list"]);
+    let titles: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["title"].as_str())
+        .collect();
+    assert_eq!(titles.len(), 16, "{titles:?}");
+    sb.ok(&["check"]);
+}
