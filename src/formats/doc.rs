@@ -565,9 +565,78 @@ pub fn merge_entry(current: &Entry, incoming: &Entry) -> Entry {
     }
 }
 
-/// The dedupe key of an entry summary: whitespace collapsed (JS whitespace), lowercased.
+/// The dedupe key of an entry summary (docs/DESIGN.md, "Topic documents"): NFKC (so full-width
+/// letters, digits and punctuation equal their ASCII forms), whitespace collapsed (JS
+/// whitespace), lowercased, and final punctuation (`. , ; : ! ?`, `。 、 …`) dropped. Two entries
+/// with one key are the same fact; the merge driver, remember, extract's writes and dream all
+/// compare entries by it.
 pub fn entry_key(summary: &str) -> String {
-    collapse_whitespace(summary).to_lowercase()
+    use unicode_normalization::UnicodeNormalization;
+    let nfkc: String = summary.nfkc().collect();
+    let mut key = collapse_whitespace(&nfkc).to_lowercase();
+    loop {
+        let trimmed = key
+            .trim_end_matches(['.', ',', ';', ':', '!', '?', '。', '、', '…'])
+            .trim_end();
+        if trimmed.len() == key.len() {
+            break;
+        }
+        key.truncate(trimmed.len());
+    }
+    key
+}
+
+/// Whether a body holds structure a person wrote that is not a list of entries: a heading, a
+/// code fence, a table row, a block quote, a numbered step, an indented line that is not a
+/// `Why:` / `How to apply:` field (a nested list, indented code), or prose (two plain lines in a
+/// row). Such a document is never re-rendered: the merge driver leaves it to Git's line merge,
+/// mechanical dream leaves it alone and forget removes only the lines of the entry it forgets
+/// (docs/DESIGN.md, "Topic documents").
+pub fn is_structured(body: &str) -> bool {
+    let mut previous_plain = false;
+    for raw in body.split('\n') {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        let line = js_trim(raw);
+        if line.is_empty() || line == NO_ENTRIES {
+            previous_plain = false;
+            continue;
+        }
+        let indented = raw.starts_with([' ', '\t']);
+        if indented {
+            if indented_field(raw).is_some() {
+                previous_plain = false;
+                continue;
+            }
+            return true;
+        }
+        if line.starts_with('#')
+            || line.starts_with("```")
+            || line.starts_with("~~~")
+            || line.starts_with('|')
+            || line.starts_with('>')
+            || numbered_step(line)
+        {
+            return true;
+        }
+        if top_level_field(line).is_some() {
+            previous_plain = false;
+            continue;
+        }
+        let plain = bullet_text(line).is_none();
+        if plain && previous_plain {
+            return true;
+        }
+        previous_plain = plain;
+    }
+    false
+}
+
+/// `1. step` / `2) step`: an ordered list, whose order a person chose.
+fn numbered_step(line: &str) -> bool {
+    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    digits > 0
+        && matches!(line[digits..].chars().next(), Some('.' | ')'))
+        && line[digits + 1..].starts_with([' ', '\t'])
 }
 
 /// The 1-based number of the first line that is a Git conflict marker (`<<<<<<<` or `>>>>>>>`,
@@ -598,6 +667,41 @@ fn js_trim(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_keys_ignore_case_spacing_final_punctuation_and_width() {
+        let k = entry_key("Use pnpm for installs");
+        for v in [
+            "use  pnpm for installs.",
+            "USE PNPM FOR INSTALLS!",
+            "Ｕｓｅ ｐｎｐｍ ｆｏｒ ｉｎｓｔａｌｌｓ．",
+            "Use pnpm for installs ...",
+        ] {
+            assert_eq!(entry_key(v), k, "{v}");
+        }
+        assert_eq!(entry_key("用 pnpm 安装。"), entry_key("用 pnpm 安装"));
+        assert_ne!(entry_key("Use pnpm"), entry_key("Use npm"));
+        // Punctuation inside is kept.
+        assert_ne!(entry_key("a.b"), entry_key("ab"));
+    }
+
+    #[test]
+    fn structure_is_told_from_a_list_of_entries() {
+        let entries = "Use pnpm.\n\nWhy: speed\n\nHow to apply: always\n\n- Run lint first.\n- CI sets TZ.\n  - Why: logs\n**Why:** x";
+        assert!(!is_structured(entries));
+        assert!(!is_structured("_No entries yet._"));
+        for s in [
+            "# Runbook\n\nTag first.",
+            "Steps:\n\n```sh\ngit tag v1\n```",
+            "| a | b |\n|---|---|",
+            "- top\n  - nested item",
+            "1. git tag v1\n2. git push --tags",
+            "We deploy on Fridays.\nNobody likes it.",
+            "> quoted",
+        ] {
+            assert!(is_structured(s), "{s}");
+        }
+    }
 
     #[test]
     fn conflict_markers_are_found_by_line() {
