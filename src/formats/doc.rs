@@ -438,12 +438,16 @@ pub fn parse_entries(body: &str) -> Vec<Entry> {
     entries
 }
 
+/// Sets a field of the open entry; a second `Why:` (or `How to apply:`) of one entry, as a
+/// person resolving a conflict by keeping both sides leaves it, is joined to the first, so a
+/// rewrite never drops a reason.
 fn set_field(entry: &mut Entry, field: Field, value: &str) {
-    let value = Some(collapse_whitespace(value));
-    match field {
-        Field::Why => entry.why = value,
-        Field::HowToApply => entry.how_to_apply = value,
-    }
+    let value = collapse_whitespace(value);
+    let slot = match field {
+        Field::Why => &mut entry.why,
+        Field::HowToApply => &mut entry.how_to_apply,
+    };
+    *slot = join_reasons(slot.as_deref(), Some(&value));
 }
 
 /// `  - Why: x`, `\tHow to apply: y`: at least two spaces/tabs, an optional `-`/`*` bullet, the
@@ -586,6 +590,104 @@ pub fn entry_key(summary: &str) -> String {
     key
 }
 
+/// Two reasons (`Why:` or `How to apply:` texts) of one fact, joined: both, one after the
+/// other, unless one already says the other (same key, or contains it). Never drops either.
+pub fn join_reasons(a: Option<&str>, b: Option<&str>) -> Option<String> {
+    let a = a.filter(|v| !v.trim().is_empty());
+    let b = b.filter(|v| !v.trim().is_empty());
+    match (a, b) {
+        (Some(a), Some(b)) if entry_key(a) == entry_key(b) => Some(a.to_string()),
+        (Some(a), Some(b)) if entry_key(a).contains(&entry_key(b)) => Some(a.to_string()),
+        (Some(a), Some(b)) if entry_key(b).contains(&entry_key(a)) => Some(b.to_string()),
+        (Some(a), Some(b)) => {
+            let a = a.trim_end();
+            let sep = if a.ends_with(['.', '!', '?', '。', '！', '？']) {
+                " "
+            } else {
+                "; "
+            };
+            Some(format!("{a}{sep}{}", b.trim()))
+        }
+        (a, b) => a.or(b).map(str::to_string),
+    }
+}
+
+/// Removes from a document's text the entries whose keys are in `keys` — each entry's line and
+/// the `Why:` / `How to apply:` lines under it, with one blank line around them — and keeps
+/// every other byte (frontmatter, headings, prose, code blocks, tables) as it was. Lines inside
+/// code fences are never entries. For documents with structure ([`is_structured`]), which are
+/// never re-rendered. Returns the new text and how many entries went.
+pub fn remove_entry_lines(text: &str, keys: &[String]) -> (String, usize) {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    // The body starts after the frontmatter's closing `---` line.
+    let mut start = 0;
+    if lines.first().is_some_and(|l| l.trim_end() == "---") {
+        if let Some(end) = (1..lines.len()).find(|&i| lines[i].trim_end() == "---") {
+            start = end + 1;
+        }
+    }
+    let mut keep = vec![true; lines.len()];
+    let mut removed = 0;
+    let mut in_fence = false;
+    let mut i = start;
+    while i < lines.len() {
+        let raw = lines[i].trim_end_matches(['\n', '\r']);
+        let line = js_trim(raw);
+        if line.starts_with("```") || line.starts_with("~~~") {
+            in_fence = !in_fence;
+            i += 1;
+            continue;
+        }
+        let top = !raw.starts_with([' ', '\t']);
+        let candidate = !in_fence
+            && top
+            && !line.is_empty()
+            && !line.starts_with(['#', '|', '>'])
+            && top_level_field(line).is_none();
+        let summary = bullet_text(line).unwrap_or(line);
+        if candidate && keys.contains(&entry_key(&collapse_whitespace(summary))) {
+            removed += 1;
+            keep[i] = false;
+            let mut j = i + 1;
+            // Its fields: indented or top-level Why / How lines, blank lines between them.
+            loop {
+                let mut k = j;
+                while k < lines.len() && js_trim(lines[k].trim_end_matches(['\n', '\r'])).is_empty()
+                {
+                    k += 1;
+                }
+                if k >= lines.len() {
+                    break;
+                }
+                let next = lines[k].trim_end_matches(['\n', '\r']);
+                if indented_field(next).is_some() || top_level_field(js_trim(next)).is_some() {
+                    for flag in keep.iter_mut().take(k + 1).skip(j) {
+                        *flag = false;
+                    }
+                    j = k + 1;
+                } else {
+                    break;
+                }
+            }
+            // One blank line that separated it from what follows.
+            if j < lines.len() && js_trim(lines[j].trim_end_matches(['\n', '\r'])).is_empty() {
+                keep[j] = false;
+                j += 1;
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    let out: String = lines
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(l, _)| *l)
+        .collect();
+    (out, removed)
+}
+
 /// Whether a body holds structure a person wrote that is not a list of entries: a heading, a
 /// code fence, a table row, a block quote, a numbered step, an indented line that is not a
 /// `Why:` / `How to apply:` field (a nested list, indented code), or prose (two plain lines in a
@@ -683,6 +785,27 @@ mod tests {
         assert_ne!(entry_key("Use pnpm"), entry_key("Use npm"));
         // Punctuation inside is kept.
         assert_ne!(entry_key("a.b"), entry_key("ab"));
+    }
+
+    #[test]
+    fn removing_entry_lines_keeps_every_other_byte() {
+        let text = "---\nname: Release\ndescription: d\ntype: project\n---\n\n# Release runbook\n\nTag from main.\n\nWhy: CI builds tags\n\n- Bump the version.\n  - nested note\n\n```sh\nTag from main.\ngit push --tags\n```\n\n| a | b |\n";
+        let (out, n) = remove_entry_lines(text, &[entry_key("tag from main")]);
+        assert_eq!(n, 1);
+        assert_eq!(
+            out,
+            "---\nname: Release\ndescription: d\ntype: project\n---\n\n# Release runbook\n\n- Bump the version.\n  - nested note\n\n```sh\nTag from main.\ngit push --tags\n```\n\n| a | b |\n"
+        );
+        assert_eq!(
+            remove_entry_lines(text, &[entry_key("nothing")]),
+            (text.to_string(), 0)
+        );
+    }
+
+    #[test]
+    fn a_second_why_of_one_entry_is_joined() {
+        let e = parse_entries("Use pnpm.\n\nWhy: speed\n\nWhy: disk space");
+        assert_eq!(e[0].why.as_deref(), Some("speed; disk space"));
     }
 
     #[test]
@@ -1192,7 +1315,11 @@ mod tests {
         );
         assert_eq!(
             entries,
-            vec![entry("Use rebase", Some("reason here"), Some("later"))]
+            vec![entry(
+                "Use rebase",
+                Some("reason here"),
+                Some("do it now; later")
+            )]
         );
         // Upstream's other bold forms.
         let entries = parse_entries("A\n**Why**: one\nB\nWhy**: two");
@@ -1233,10 +1360,10 @@ mod tests {
     }
 
     #[test]
-    fn field_keys_are_case_insensitive_and_later_ones_overwrite() {
+    fn field_keys_are_case_insensitive_and_repeated_ones_are_joined() {
         assert_eq!(
             parse_entries("A\nWHY: one\n\twhy: two\n  * HOW_TO_APPLY: three\nhow to apply:\tfour"),
-            vec![entry("A", Some("two"), Some("four"))]
+            vec![entry("A", Some("one; two"), Some("three; four"))]
         );
     }
 

@@ -449,7 +449,7 @@ fn merge_fields(base: Option<&Entry>, ours: &Entry, theirs: &Entry) -> Piece {
             Err((Some(o), Some(t))) if n == 0 && doc::entry_key(o) == doc::entry_key(t) => {
                 merged.push(Some(o.to_string()))
             }
-            Err((o, t)) if n > 0 && base.is_none() => merged.push(join_reasons(o, t)),
+            Err((o, t)) if n > 0 && base.is_none() => merged.push(doc::join_reasons(o, t)),
             Err(_) => return Piece::Conflict(Some(ours.clone()), Some(theirs.clone())),
         }
     }
@@ -459,26 +459,6 @@ fn merge_fields(base: Option<&Entry>, ours: &Entry, theirs: &Entry) -> Piece {
         why: it.next().flatten(),
         how_to_apply: it.next().flatten(),
     })
-}
-
-/// Both sides' `Why:` (or `How to apply:`), one after the other, the second left out when it
-/// says the same as the first.
-pub fn join_reasons(a: Option<&str>, b: Option<&str>) -> Option<String> {
-    match (a, b) {
-        (Some(a), Some(b)) if doc::entry_key(a) == doc::entry_key(b) => Some(a.to_string()),
-        (Some(a), Some(b)) if doc::entry_key(a).contains(&doc::entry_key(b)) => Some(a.to_string()),
-        (Some(a), Some(b)) if doc::entry_key(b).contains(&doc::entry_key(a)) => Some(b.to_string()),
-        (Some(a), Some(b)) => {
-            let a = a.trim_end();
-            let sep = if a.ends_with(['.', '!', '?', '。', '！', '？']) {
-                " "
-            } else {
-                "; "
-            };
-            Some(format!("{a}{sep}{}", b.trim()))
-        }
-        (a, b) => a.or(b).map(str::to_string),
-    }
 }
 
 /// The result for one base entry from what each side did to it.
