@@ -173,7 +173,12 @@ fn commit_takes_team_memory_and_nothing_else() {
         files.iter().all(|f| f.starts_with(".qwen/team-memory/")),
         "{files:?}"
     );
-    assert!(files.iter().any(|f| f.ends_with("MEMORY.md")), "{files:?}");
+    // The generated index stays out of Git; the ignore file that keeps it out is committed.
+    assert!(!files.iter().any(|f| f.ends_with("MEMORY.md")), "{files:?}");
+    assert!(
+        files.iter().any(|f| f.ends_with("team-memory/.gitignore")),
+        "{files:?}"
+    );
     assert!(
         out["message"]
             .as_str()

@@ -207,7 +207,7 @@ fn post_commit(ctx: &Context) {
         .project
         .git_dir
         .as_deref()
-        .and_then(crate::integrations::git::operation_in_progress)
+        .and_then(|d| crate::integrations::git::operation_in_progress(d, &[]))
     {
         log(&format!("hook post-commit: {op} in progress, no dream"));
         return;
@@ -283,7 +283,28 @@ fn pre_commit(ctx: &Context) -> HookRun {
         );
     }
     if blocked.is_empty() {
-        return HookRun::default();
+        // Not a block: `git commit -a` takes changed memory files but never new ones; say so.
+        let untracked = untracked_memory_files(ctx).unwrap_or_default();
+        if untracked.is_empty() {
+            return HookRun::default();
+        }
+        let mut warning =
+            String::from("git-qwen-memory: new memory files are not in this commit (untracked):\n");
+        for path in &untracked {
+            warning.push_str(&format!("  {path}\n"));
+        }
+        warning.push_str(
+            "Add them with `git add .qwen` or commit them with `git qwen-memory commit`.\n",
+        );
+        log(&format!(
+            "hook pre-commit: {} untracked memory file(s)",
+            untracked.len()
+        ));
+        return HookRun {
+            stdout: String::new(),
+            stderr: warning,
+            code: 0,
+        };
     }
     log(&format!(
         "hook pre-commit: blocked ({})",
@@ -294,6 +315,37 @@ fn pre_commit(ctx: &Context) -> HookRun {
         stderr: msg,
         code: 1,
     }
+}
+
+/// Untracked (and not ignored) files under the shared memory directories, repository paths.
+pub fn untracked_memory_files(
+    ctx: &Context,
+) -> Result<Vec<String>, crate::integrations::git::GitError> {
+    let repo = crate::integrations::git::open_repo(ctx)?;
+    if repo.workdir().is_none() {
+        return Ok(Vec::new());
+    }
+    let mut opts = git2::StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false)
+        .exclude_submodules(true);
+    let mut any = false;
+    for root in [&ctx.layout.repository.path, &ctx.layout.team.path] {
+        if let Ok(rel) = root.strip_prefix(&ctx.project.root) {
+            opts.pathspec(format!("{}/", rel.to_string_lossy()));
+            any = true;
+        }
+    }
+    if !any {
+        return Ok(Vec::new());
+    }
+    let statuses = repo.statuses(Some(&mut opts))?;
+    Ok(statuses
+        .iter()
+        .filter(|e| e.status().contains(git2::Status::WT_NEW))
+        .filter_map(|e| e.path().map(str::to_string))
+        .collect())
 }
 
 /// The staged content (path, bytes) of every file added or changed under the memory
@@ -353,7 +405,17 @@ fn refresh_index(ctx: &Context, name: &str, args: &[String]) -> Result<(), Strin
     let Some(git_dir) = ctx.project.git_dir.as_deref() else {
         return Ok(());
     };
-    if let Some(op) = crate::integrations::git::operation_in_progress(git_dir) {
+    // Git runs post-merge before it removes MERGE_HEAD, and a rebase's post-rewrite before it
+    // removes its state dir: those hooks end that very operation.
+    // Each commit of a cherry-pick or revert is finished when its post-commit runs (the index
+    // is not tracked, so rebuilding it between two picks cannot stop the next one).
+    let ending: &[&str] = match name {
+        "post-merge" => &["merge"],
+        "post-rewrite" if args.first().map(String::as_str) == Some("rebase") => &["rebase"],
+        "post-commit" => &["cherry-pick", "revert"],
+        _ => &[],
+    };
+    if let Some(op) = crate::integrations::git::operation_in_progress(git_dir, ending) {
         log(&format!(
             "hook {name}: {op} in progress, index left for later"
         ));

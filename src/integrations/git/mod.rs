@@ -111,8 +111,10 @@ pub fn secret_rule_ids(path: &str, bytes: &[u8]) -> Vec<String> {
 /// keeps while it runs: `rebase-merge/`, `rebase-apply/` (rebase or `am`), `MERGE_HEAD`,
 /// `CHERRY_PICK_HEAD`, `REVERT_HEAD`, `sequencer/` (a multi-commit pick or revert),
 /// `BISECT_LOG`. A hook never writes a file in the working tree while one is in progress
-/// (docs/DESIGN.md, "Git integration"). Costs a few `stat`s, no repository open.
-pub fn operation_in_progress(git_dir: &Path) -> Option<&'static str> {
+/// (docs/DESIGN.md, "Git integration"). `ending` names the operations the calling hook ends
+/// (post-merge runs before Git removes `MERGE_HEAD`, a rebase's post-rewrite before it removes
+/// `rebase-merge/`): its state files do not count. Costs a few `stat`s, no repository open.
+pub fn operation_in_progress(git_dir: &Path, ending: &[&str]) -> Option<&'static str> {
     const STATES: [(&str, &str); 8] = [
         ("rebase-merge", "rebase"),
         ("rebase-apply/applying", "am"),
@@ -125,6 +127,7 @@ pub fn operation_in_progress(git_dir: &Path) -> Option<&'static str> {
     ];
     STATES
         .iter()
+        .filter(|(_, what)| !ending.contains(what))
         .find(|(name, _)| fs::symlink_metadata(git_dir.join(name)).is_ok())
         .map(|(_, what)| *what)
 }

@@ -102,7 +102,7 @@ pub fn sync(ctx: &Context) -> Result<SyncOutcome, GitError> {
         .project
         .git_dir
         .as_deref()
-        .and_then(super::operation_in_progress)
+        .and_then(|d| super::operation_in_progress(d, &[]))
     {
         return Err(GitError::InProgress(op));
     }
