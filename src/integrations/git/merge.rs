@@ -450,6 +450,20 @@ fn merge_fields(base: Option<&Entry>, ours: &Entry, theirs: &Entry) -> Piece {
                 merged.push(Some(o.to_string()))
             }
             Err((o, t)) if n > 0 && base.is_none() => merged.push(doc::join_reasons(o, t)),
+            // Both sides only added reasons to the base's (`a` → `a; b` and `a; c`, as
+            // remember and dream join them): every reason, once.
+            Err((Some(o), Some(t))) if n > 0 => match base.and_then(field) {
+                Some(b) if extends(b, o) && extends(b, t) => {
+                    let mut parts: Vec<&str> = o.split("; ").collect();
+                    for p in t.split("; ") {
+                        if !parts.contains(&p) {
+                            parts.push(p);
+                        }
+                    }
+                    merged.push(Some(parts.join("; ")))
+                }
+                _ => return Piece::Conflict(Some(ours.clone()), Some(theirs.clone())),
+            },
             Err(_) => return Piece::Conflict(Some(ours.clone()), Some(theirs.clone())),
         }
     }
@@ -459,6 +473,12 @@ fn merge_fields(base: Option<&Entry>, ours: &Entry, theirs: &Entry) -> Piece {
         why: it.next().flatten(),
         how_to_apply: it.next().flatten(),
     })
+}
+
+/// Whether `side` keeps every `; `-separated reason of `base` and only adds to them.
+fn extends(base: &str, side: &str) -> bool {
+    let parts: Vec<&str> = side.split("; ").collect();
+    base.split("; ").all(|b| parts.contains(&b))
 }
 
 /// The result for one base entry from what each side did to it.
@@ -1053,5 +1073,23 @@ mod tests {
                 "Use pnpm for installs.\n\nWhy: the lockfile is pnpm's; disk space"
             )
         );
+    }
+
+    #[test]
+    fn reasons_added_on_both_sides_are_all_kept() {
+        let base = topic(FM, "Use pnpm.\n\nWhy: speed");
+        let ours = topic(FM, "Use pnpm.\n\nWhy: speed; lockfile");
+        let theirs = topic(FM, "Use pnpm.\n\nWhy: speed; disk space");
+        let m = merge_topic(&base, &ours, &theirs, &Markers::default()).unwrap();
+        assert_eq!(m.conflicts, 0, "{}", m.text);
+        assert!(
+            m.text.contains("Why: speed; lockfile; disk space"),
+            "{}",
+            m.text
+        );
+        // A reason rewritten (not only added to) on one side still conflicts.
+        let theirs = topic(FM, "Use pnpm.\n\nWhy: disk space");
+        let m = merge_topic(&base, &ours, &theirs, &Markers::default()).unwrap();
+        assert_eq!(m.conflicts, 1, "{}", m.text);
     }
 }

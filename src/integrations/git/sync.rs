@@ -141,35 +141,85 @@ pub fn sync(ctx: &Context) -> Result<SyncOutcome, GitError> {
     let (remote, branch) = upstream_parts(&workdir, &upstream);
     let prefixes = memory_prefixes(ctx, &workdir);
 
+    let out = rounds(&workdir, out, rebase, &remote, &branch, &prefixes);
+    // A fast-forward or a rebase that only fast-forwards runs no hook that rebuilds the
+    // generated indexes: rebuild them here (only an untracked index, only when changed).
+    if out.pulled > 0 {
+        refresh_indexes(ctx, &workdir);
+    }
+    Ok(out)
+}
+
+/// Rebuilds the untracked `MEMORY.md` of the shared roots after sync brought documents in.
+fn refresh_indexes(ctx: &Context, workdir: &Path) {
+    let mut roots = vec![&ctx.layout.team];
+    if ctx.layout.local {
+        roots.push(&ctx.layout.repository);
+    }
+    for root in roots {
+        if !root.path.is_dir() {
+            continue;
+        }
+        let tracked = root
+            .path
+            .join(crate::storage::store::INDEX_FILE)
+            .strip_prefix(workdir)
+            .ok()
+            .and_then(|rel| {
+                git(
+                    workdir,
+                    &["ls-files", "--error-unmatch", "--", &rel.to_string_lossy()],
+                    LOCAL_TIMEOUT,
+                )
+                .ok()
+            })
+            .is_some();
+        if !tracked {
+            // Best effort: a stale index is reported by `check`, never a sync failure.
+            let _ = crate::storage::root_writer::rebuild_index(root);
+        }
+    }
+}
+
+/// The fetch-integrate-push rounds.
+#[allow(clippy::too_many_arguments)]
+fn rounds(
+    workdir: &Path,
+    mut out: SyncOutcome,
+    rebase: Option<&'static [&'static str]>,
+    remote: &str,
+    branch: &str,
+    prefixes: &[String],
+) -> SyncOutcome {
     for attempt in 1..=ATTEMPTS {
         out.attempts = attempt;
-        if let Err(e) = git(&workdir, &["fetch", "--quiet", &remote], NETWORK_TIMEOUT) {
+        if let Err(e) = git(workdir, &["fetch", "--quiet", remote], NETWORK_TIMEOUT) {
             out.status = SyncStatus::Failed;
             out.error = Some(e.to_string());
             out.next = Some("git fetch (check the remote), then git qwen-memory sync".into());
-            return Ok(out);
+            return out;
         }
-        let behind = count(&workdir, "HEAD..@{u}");
+        let behind = count(workdir, "HEAD..@{u}");
         if behind > 0 {
-            let before = head(&workdir);
+            let before = head(workdir);
             let integrated = match rebase {
                 Some(flags) => {
                     let mut args = vec!["rebase", "--autostash", "--quiet"];
                     args.extend(flags);
                     args.push("@{u}");
-                    git(&workdir, &args, LOCAL_TIMEOUT)
+                    git(workdir, &args, LOCAL_TIMEOUT)
                 }
                 None => git(
-                    &workdir,
+                    workdir,
                     &["merge", "--autostash", "--no-edit", "--quiet", "@{u}"],
                     LOCAL_TIMEOUT,
                 ),
             };
             if let Err(e) = integrated {
-                out.conflicts = conflicted_files(&workdir);
+                out.conflicts = conflicted_files(workdir);
                 let aborted = match rebase {
-                    Some(_) => git(&workdir, &["rebase", "--abort"], LOCAL_TIMEOUT),
-                    None => git(&workdir, &["merge", "--abort"], LOCAL_TIMEOUT),
+                    Some(_) => git(workdir, &["rebase", "--abort"], LOCAL_TIMEOUT),
+                    None => git(workdir, &["merge", "--abort"], LOCAL_TIMEOUT),
                 };
                 out.status = if out.conflicts.is_empty() {
                     SyncStatus::Failed
@@ -188,39 +238,39 @@ pub fn sync(ctx: &Context) -> Result<SyncOutcome, GitError> {
                 out.next = Some(format!(
                     "git pull {mode}, resolve the conflicts (keep both sides' entries), commit, then git qwen-memory sync"
                 ));
-                if head(&workdir) != before {
+                if head(workdir) != before {
                     out.error = Some(format!(
                         "{}; HEAD moved and was not restored",
                         out.error.clone().unwrap_or_default()
                     ));
                 }
-                return Ok(out);
+                return out;
             }
             out.pulled += behind;
         }
-        let ahead = unpushed(&workdir);
+        let ahead = unpushed(workdir);
         if ahead.is_empty() {
             out.status = SyncStatus::UpToDate;
-            return Ok(out);
+            return out;
         }
         let mut own: Vec<String> = ahead
             .iter()
-            .filter(|c| !is_merge(&workdir, c) && !touches_only(&workdir, c, &prefixes))
+            .filter(|c| !is_merge(workdir, c) && !touches_only(workdir, c, prefixes))
             .cloned()
             .collect();
-        if own.is_empty() && !changes_only(&workdir, "@{u}", "HEAD", &prefixes) {
+        if own.is_empty() && !changes_only(workdir, "@{u}", "HEAD", prefixes) {
             own = vec!["HEAD".to_string()];
         }
         if !own.is_empty() {
             out.status = SyncStatus::AheadNotPushed;
             out.own_commits = own;
             out.next = Some("git push (your own unpushed commits go with the memory)".into());
-            return Ok(out);
+            return out;
         }
         let refspec = format!("HEAD:refs/heads/{branch}");
         match git(
-            &workdir,
-            &["push", "--quiet", "--porcelain", &remote, &refspec],
+            workdir,
+            &["push", "--quiet", "--porcelain", remote, &refspec],
             NETWORK_TIMEOUT,
         ) {
             Ok(_) => {
@@ -228,7 +278,7 @@ pub fn sync(ctx: &Context) -> Result<SyncOutcome, GitError> {
                 out.pushed = ahead.len();
                 // Keep the remote-tracking branch current (a push with an explicit refspec to a
                 // remote name updates it; an URL remote would not).
-                return Ok(out);
+                return out;
             }
             Err(e) => {
                 let text = e.to_string();
@@ -242,11 +292,11 @@ pub fn sync(ctx: &Context) -> Result<SyncOutcome, GitError> {
                 out.error = Some(text);
                 out.next =
                     Some("git qwen-memory sync again (the memory commit is kept locally)".into());
-                return Ok(out);
+                return out;
             }
         }
     }
-    Ok(out)
+    out
 }
 
 /// `Some(extra rebase flags)` when pulling this branch rebases (`branch.<name>.rebase`, else
