@@ -6,10 +6,11 @@
 //! shapes everything here: a clean result never loses a side's text. An entry reworded or
 //! deleted on one side and edited on the other, or edited differently on both, becomes a
 //! conflict block naming both branches and the driver exits non-zero, so Git stops the merge.
-//! `MEMORY.md` is derived data: its lines are merged by the document they link to and
-//! reassembled in path order within the index budgets, which is what regenerating it from the
-//! merged documents gives (the post-merge hook then rebuilds it from the files). Input that is
-//! not a memory document (or already holds conflict markers) gets Git's ordinary textual merge.
+//! `MEMORY.md` is generated per clone and not tracked (docs/DESIGN.md, "Git integration"); the
+//! driver only meets one in an old history that still tracks it, and merges its lines by the
+//! document they link to, reassembled in path order within the index budgets. Paths outside the
+//! memory roots, documents with structure a person wrote, and input that is not a memory
+//! document (or already holds conflict markers) get Git's ordinary textual merge.
 
 use std::path::Path;
 use std::process::Command;

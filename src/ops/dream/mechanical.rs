@@ -36,7 +36,7 @@ fn absorb(into: &mut Entry, from: &Entry) {
 
 /// A document with structure a person wrote (headings, code, tables, nested lists, prose) is
 /// not a list of entries: mechanical dream leaves it alone, like `pinned/`.
-fn takes_no_part(d: &SnapshotDoc) -> bool {
+pub(crate) fn takes_no_part(d: &SnapshotDoc) -> bool {
     d.pinned
         || d.entries.is_empty()
         || doc::parse_document(&String::from_utf8_lossy(&d.raw))
