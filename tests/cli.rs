@@ -168,7 +168,7 @@ fn remember_writes_a_document_the_index_and_provenance() {
     let meta = fs::read_to_string(sb.private_state().join("meta.json")).unwrap();
     assert!(meta.contains("\"version\": 1"));
 
-    // The same summary merges: why is kept, a missing field is filled in, no new file.
+    // The same summary merges: the other reason is joined to the kept one, no new file.
     let v = sb.json(&[
         "remember",
         "--type",
@@ -177,8 +177,20 @@ fn remember_writes_a_document_the_index_and_provenance() {
         "other",
         "never push  directly to MAIN",
     ]);
-    assert_eq!(v["change"]["kind"], "unchanged");
+    assert_eq!(v["change"]["kind"], "merged", "{v}");
     assert_eq!(fs::read_dir(root.join("feedback")).unwrap().count(), 1);
+    let text = fs::read_to_string(root.join("feedback/never-push-directly-to-main.md")).unwrap();
+    assert!(text.contains("\n\nWhy: CI is slow; other\n"), "{text}");
+    // Again: the reason is there already, nothing changes.
+    let v = sb.json(&[
+        "remember",
+        "--type",
+        "feedback",
+        "--why",
+        "other",
+        "Never push directly to main.",
+    ]);
+    assert_eq!(v["change"]["kind"], "unchanged", "{v}");
 
     let list = sb.json(&["list"]);
     assert_eq!(list.as_array().unwrap().len(), 1);

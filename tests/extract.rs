@@ -77,7 +77,8 @@ fn files(root: &Path) -> BTreeMap<String, String> {
 fn topic_files(root: &Path) -> Vec<String> {
     files(root)
         .into_keys()
-        .filter(|k| k != "MEMORY.md")
+        // The generated index and the shared root's ignore file that keeps it out of Git.
+        .filter(|k| k != "MEMORY.md" && k != ".gitignore")
         .collect()
 }
 

@@ -969,7 +969,9 @@ fn install_local_excludes_qwen_codes_local_state_files() {
     assert!(!status.contains("extract-cursor.json"), "{status}");
     assert!(!status.contains("consolidation.lock"), "{status}");
     assert!(
-        status.contains(".qwen/memory/MEMORY.md"),
+        status.contains(".qwen/memory/.gitignore"),
         "memory stays visible: {status}"
     );
+    // The generated index is never committed (docs/DESIGN.md, "Git integration").
+    assert!(!status.contains(".qwen/memory/MEMORY.md"), "{status}");
 }

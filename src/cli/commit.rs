@@ -42,6 +42,9 @@ pub struct MergeFileArgs {
 
 pub fn run_commit(cli: &Cli, ctx: &Context, args: &CommitArgs) -> Result<ExitCode> {
     let outcome = commit::commit_memory(ctx, args.message.as_deref())?;
+    if outcome.commit.is_some() {
+        after_memory_commit(ctx);
+    }
     if cli.json {
         print_json(&outcome)?;
     } else if !cli.quiet {
@@ -71,49 +74,77 @@ pub fn run_merge_file(args: &MergeFileArgs) -> Result<ExitCode> {
     Ok(ExitCode::from(outcome.exit_code()))
 }
 
-/// `sync`: pull --ff-only, commit the memory directories, push when it is safe.
+/// `sync`: commit the memory directories, fetch, rebase or merge, push, retry on a race.
 pub fn run_sync(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
+    use qwen_memory::integrations::git::sync::SyncStatus;
     let out = qwen_memory::integrations::git::sync::sync(ctx)?;
+    if out.commit.as_ref().is_some_and(|c| c.commit.is_some()) {
+        after_memory_commit(ctx);
+    }
     if cli.json {
         print_json(&out)?;
     } else if !cli.quiet {
-        let upstream = out.upstream.as_deref().unwrap_or("no upstream");
-        match &out.pull_error {
-            Some(e) => println!("pull      failed ({upstream}): {e}"),
-            None => println!("pull      {} ({upstream})", out.pull),
-        }
-        match out
+        if let Some((id, c)) = out
             .commit
             .as_ref()
             .and_then(|c| c.commit.as_ref().map(|id| (id, c)))
         {
-            Some((id, c)) => println!(
-                "commit    [{}] {} file{}",
+            println!(
+                "committed [{}] {} file{}",
                 &id[..id.len().min(12)],
                 c.changes.len(),
                 if c.changes.len() == 1 { "" } else { "s" }
-            ),
-            None => println!("commit    nothing to commit in the memory directories"),
+            );
         }
-        match (&out.push_error, out.push) {
-            (Some(e), _) => println!(
-                "push      failed: {e}{}",
-                if out.commit_undone {
-                    " (the memory commit was undone; the changes stay in the working tree)"
-                } else {
-                    ""
-                }
+        let upstream = out.upstream.as_deref().unwrap_or("no upstream");
+        if out.pulled > 0 {
+            println!(
+                "{}d {} commit{} from {upstream}",
+                out.integrate,
+                out.pulled,
+                if out.pulled == 1 { "" } else { "s" }
+            );
+        }
+        match out.status {
+            SyncStatus::Pushed => println!(
+                "pushed: {} commit{} to {upstream}",
+                out.pushed,
+                if out.pushed == 1 { "" } else { "s" }
             ),
-            (None, "skipped-ahead") => println!(
-                "push      skipped: the branch already had unpushed commits (push them yourself)"
+            SyncStatus::UpToDate => println!("up-to-date with {upstream}"),
+            SyncStatus::AheadNotPushed => println!(
+                "ahead-not-pushed: {} unpushed commit{} of your own change more than memory; sync does not publish them",
+                out.own_commits.len(),
+                if out.own_commits.len() == 1 { "" } else { "s" }
             ),
-            (None, p) => println!("push      {p}"),
+            SyncStatus::NoUpstream => {
+                println!("no-upstream: the branch has no upstream; committed locally only")
+            }
+            SyncStatus::Conflict => println!(
+                "conflict: {} (aborted; the tree is as it was)",
+                out.conflicts.join(", ")
+            ),
+            SyncStatus::Failed => println!(
+                "failed: {}",
+                out.error.as_deref().unwrap_or("unknown error")
+            ),
+        }
+        if let Some(next) = &out.next {
+            println!("next: {next}");
         }
     }
-    let failed = out.pull == "failed" || out.push == "failed";
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::from(out.status.exit_code()))
+}
+
+/// A memory commit made here (not by `git commit`) runs no Git hooks; do what our post-commit
+/// hook would, when it is installed: rebuild indexes and start a dream when one is due.
+fn after_memory_commit(ctx: &Context) {
+    use qwen_memory::integrations::git::shims;
+    let installed = qwen_memory::integrations::git::open_repo(ctx)
+        .ok()
+        .and_then(|repo| shims::resolve_hooks_dir(&repo).ok())
+        .is_some_and(|d| shims::installed_in(&d.path).contains(&"post-commit"));
+    if installed {
+        let _ = qwen_memory::ops::hook_entry::git_hook(&ctx.project.root, "post-commit", &[]);
+    }
 }

@@ -438,12 +438,16 @@ pub fn parse_entries(body: &str) -> Vec<Entry> {
     entries
 }
 
+/// Sets a field of the open entry; a second `Why:` (or `How to apply:`) of one entry, as a
+/// person resolving a conflict by keeping both sides leaves it, is joined to the first, so a
+/// rewrite never drops a reason.
 fn set_field(entry: &mut Entry, field: Field, value: &str) {
-    let value = Some(collapse_whitespace(value));
-    match field {
-        Field::Why => entry.why = value,
-        Field::HowToApply => entry.how_to_apply = value,
-    }
+    let value = collapse_whitespace(value);
+    let slot = match field {
+        Field::Why => &mut entry.why,
+        Field::HowToApply => &mut entry.how_to_apply,
+    };
+    *slot = join_reasons(slot.as_deref(), Some(&value));
 }
 
 /// `  - Why: x`, `\tHow to apply: y`: at least two spaces/tabs, an optional `-`/`*` bullet, the
@@ -565,9 +569,176 @@ pub fn merge_entry(current: &Entry, incoming: &Entry) -> Entry {
     }
 }
 
-/// The dedupe key of an entry summary: whitespace collapsed (JS whitespace), lowercased.
+/// The dedupe key of an entry summary (docs/DESIGN.md, "Topic documents"): NFKC (so full-width
+/// letters, digits and punctuation equal their ASCII forms), whitespace collapsed (JS
+/// whitespace), lowercased, and final punctuation (`. , ; : ! ?`, `。 、 …`) dropped. Two entries
+/// with one key are the same fact; the merge driver, remember, extract's writes and dream all
+/// compare entries by it.
 pub fn entry_key(summary: &str) -> String {
-    collapse_whitespace(summary).to_lowercase()
+    use unicode_normalization::UnicodeNormalization;
+    let nfkc: String = summary.nfkc().collect();
+    let mut key = collapse_whitespace(&nfkc).to_lowercase();
+    loop {
+        let trimmed = key
+            .trim_end_matches(['.', ',', ';', ':', '!', '?', '。', '、', '…'])
+            .trim_end();
+        if trimmed.len() == key.len() {
+            break;
+        }
+        key.truncate(trimmed.len());
+    }
+    key
+}
+
+/// Two reasons (`Why:` or `How to apply:` texts) of one fact, joined: both, one after the
+/// other, unless one already says the other (same key, or contains it). Never drops either.
+pub fn join_reasons(a: Option<&str>, b: Option<&str>) -> Option<String> {
+    let a = a.filter(|v| !v.trim().is_empty());
+    let b = b.filter(|v| !v.trim().is_empty());
+    match (a, b) {
+        (Some(a), Some(b)) if entry_key(a) == entry_key(b) => Some(a.to_string()),
+        (Some(a), Some(b)) if entry_key(a).contains(&entry_key(b)) => Some(a.to_string()),
+        (Some(a), Some(b)) if entry_key(b).contains(&entry_key(a)) => Some(b.to_string()),
+        (Some(a), Some(b)) => {
+            let a = a.trim_end();
+            let sep = if a.ends_with(['.', '!', '?', '。', '！', '？']) {
+                " "
+            } else {
+                "; "
+            };
+            Some(format!("{a}{sep}{}", b.trim()))
+        }
+        (a, b) => a.or(b).map(str::to_string),
+    }
+}
+
+/// Removes from a document's text the entries whose keys are in `keys` — each entry's line and
+/// the `Why:` / `How to apply:` lines under it, with one blank line around them — and keeps
+/// every other byte (frontmatter, headings, prose, code blocks, tables) as it was. Lines inside
+/// code fences are never entries. For documents with structure ([`is_structured`]), which are
+/// never re-rendered. Returns the new text and how many entries went.
+pub fn remove_entry_lines(text: &str, keys: &[String]) -> (String, usize) {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    // The body starts after the frontmatter's closing `---` line.
+    let mut start = 0;
+    if lines.first().is_some_and(|l| l.trim_end() == "---") {
+        if let Some(end) = (1..lines.len()).find(|&i| lines[i].trim_end() == "---") {
+            start = end + 1;
+        }
+    }
+    let mut keep = vec![true; lines.len()];
+    let mut removed = 0;
+    let mut in_fence = false;
+    let mut i = start;
+    while i < lines.len() {
+        let raw = lines[i].trim_end_matches(['\n', '\r']);
+        let line = js_trim(raw);
+        if line.starts_with("```") || line.starts_with("~~~") {
+            in_fence = !in_fence;
+            i += 1;
+            continue;
+        }
+        let top = !raw.starts_with([' ', '\t']);
+        let candidate = !in_fence
+            && top
+            && !line.is_empty()
+            && !line.starts_with(['#', '|', '>'])
+            && top_level_field(line).is_none();
+        let summary = bullet_text(line).unwrap_or(line);
+        if candidate && keys.contains(&entry_key(&collapse_whitespace(summary))) {
+            removed += 1;
+            keep[i] = false;
+            let mut j = i + 1;
+            // Its fields: indented or top-level Why / How lines, blank lines between them.
+            loop {
+                let mut k = j;
+                while k < lines.len() && js_trim(lines[k].trim_end_matches(['\n', '\r'])).is_empty()
+                {
+                    k += 1;
+                }
+                if k >= lines.len() {
+                    break;
+                }
+                let next = lines[k].trim_end_matches(['\n', '\r']);
+                if indented_field(next).is_some() || top_level_field(js_trim(next)).is_some() {
+                    for flag in keep.iter_mut().take(k + 1).skip(j) {
+                        *flag = false;
+                    }
+                    j = k + 1;
+                } else {
+                    break;
+                }
+            }
+            // One blank line that separated it from what follows.
+            if j < lines.len() && js_trim(lines[j].trim_end_matches(['\n', '\r'])).is_empty() {
+                keep[j] = false;
+                j += 1;
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    let out: String = lines
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(l, _)| *l)
+        .collect();
+    (out, removed)
+}
+
+/// Whether a body holds structure a person wrote that is not a list of entries: a heading, a
+/// code fence, a table row, a block quote, a numbered step, an indented line that is not a
+/// `Why:` / `How to apply:` field (a nested list, indented code), or prose (two plain lines in a
+/// row). Such a document is never re-rendered: the merge driver leaves it to Git's line merge,
+/// mechanical dream leaves it alone and forget removes only the lines of the entry it forgets
+/// (docs/DESIGN.md, "Topic documents").
+pub fn is_structured(body: &str) -> bool {
+    let mut previous_plain = false;
+    for raw in body.split('\n') {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        let line = js_trim(raw);
+        if line.is_empty() || line == NO_ENTRIES {
+            previous_plain = false;
+            continue;
+        }
+        let indented = raw.starts_with([' ', '\t']);
+        if indented {
+            if indented_field(raw).is_some() {
+                previous_plain = false;
+                continue;
+            }
+            return true;
+        }
+        if line.starts_with('#')
+            || line.starts_with("```")
+            || line.starts_with("~~~")
+            || line.starts_with('|')
+            || line.starts_with('>')
+            || numbered_step(line)
+        {
+            return true;
+        }
+        if top_level_field(line).is_some() {
+            previous_plain = false;
+            continue;
+        }
+        let plain = bullet_text(line).is_none();
+        if plain && previous_plain {
+            return true;
+        }
+        previous_plain = plain;
+    }
+    false
+}
+
+/// `1. step` / `2) step`: an ordered list, whose order a person chose.
+fn numbered_step(line: &str) -> bool {
+    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    digits > 0
+        && matches!(line[digits..].chars().next(), Some('.' | ')'))
+        && line[digits + 1..].starts_with([' ', '\t'])
 }
 
 /// The 1-based number of the first line that is a Git conflict marker (`<<<<<<<` or `>>>>>>>`,
@@ -598,6 +769,62 @@ fn js_trim(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_keys_ignore_case_spacing_final_punctuation_and_width() {
+        let k = entry_key("Use pnpm for installs");
+        for v in [
+            "use  pnpm for installs.",
+            "USE PNPM FOR INSTALLS!",
+            "Ｕｓｅ ｐｎｐｍ ｆｏｒ ｉｎｓｔａｌｌｓ．",
+            "Use pnpm for installs ...",
+        ] {
+            assert_eq!(entry_key(v), k, "{v}");
+        }
+        assert_eq!(entry_key("用 pnpm 安装。"), entry_key("用 pnpm 安装"));
+        assert_ne!(entry_key("Use pnpm"), entry_key("Use npm"));
+        // Punctuation inside is kept.
+        assert_ne!(entry_key("a.b"), entry_key("ab"));
+    }
+
+    #[test]
+    fn removing_entry_lines_keeps_every_other_byte() {
+        let text = "---\nname: Release\ndescription: d\ntype: project\n---\n\n# Release runbook\n\nTag from main.\n\nWhy: CI builds tags\n\n- Bump the version.\n  - nested note\n\n```sh\nTag from main.\ngit push --tags\n```\n\n| a | b |\n";
+        let (out, n) = remove_entry_lines(text, &[entry_key("tag from main")]);
+        assert_eq!(n, 1);
+        assert_eq!(
+            out,
+            "---\nname: Release\ndescription: d\ntype: project\n---\n\n# Release runbook\n\n- Bump the version.\n  - nested note\n\n```sh\nTag from main.\ngit push --tags\n```\n\n| a | b |\n"
+        );
+        assert_eq!(
+            remove_entry_lines(text, &[entry_key("nothing")]),
+            (text.to_string(), 0)
+        );
+    }
+
+    #[test]
+    fn a_second_why_of_one_entry_is_joined() {
+        let e = parse_entries("Use pnpm.\n\nWhy: speed\n\nWhy: disk space");
+        assert_eq!(e[0].why.as_deref(), Some("speed; disk space"));
+    }
+
+    #[test]
+    fn structure_is_told_from_a_list_of_entries() {
+        let entries = "Use pnpm.\n\nWhy: speed\n\nHow to apply: always\n\n- Run lint first.\n- CI sets TZ.\n  - Why: logs\n**Why:** x";
+        assert!(!is_structured(entries));
+        assert!(!is_structured("_No entries yet._"));
+        for s in [
+            "# Runbook\n\nTag first.",
+            "Steps:\n\n```sh\ngit tag v1\n```",
+            "| a | b |\n|---|---|",
+            "- top\n  - nested item",
+            "1. git tag v1\n2. git push --tags",
+            "We deploy on Fridays.\nNobody likes it.",
+            "> quoted",
+        ] {
+            assert!(is_structured(s), "{s}");
+        }
+    }
 
     #[test]
     fn conflict_markers_are_found_by_line() {
@@ -1088,7 +1315,11 @@ mod tests {
         );
         assert_eq!(
             entries,
-            vec![entry("Use rebase", Some("reason here"), Some("later"))]
+            vec![entry(
+                "Use rebase",
+                Some("reason here"),
+                Some("do it now; later")
+            )]
         );
         // Upstream's other bold forms.
         let entries = parse_entries("A\n**Why**: one\nB\nWhy**: two");
@@ -1129,10 +1360,10 @@ mod tests {
     }
 
     #[test]
-    fn field_keys_are_case_insensitive_and_later_ones_overwrite() {
+    fn field_keys_are_case_insensitive_and_repeated_ones_are_joined() {
         assert_eq!(
             parse_entries("A\nWHY: one\n\twhy: two\n  * HOW_TO_APPLY: three\nhow to apply:\tfour"),
-            vec![entry("A", Some("two"), Some("four"))]
+            vec![entry("A", Some("one; two"), Some("three; four"))]
         );
     }
 

@@ -442,6 +442,26 @@ fn plan_files(root: &Root, matches: &[Candidate]) -> Result<Vec<FilePlan>, Forge
             .filter(|(_, g)| !**g)
             .map(|(e, _)| e)
             .collect();
+        if doc::is_structured(&parsed.body) {
+            // A document with structure a person wrote: only the forgotten entries' lines go,
+            // every other byte stays.
+            let keys: Vec<String> = removed.iter().map(|m| doc::entry_key(&m.summary)).collect();
+            let text = String::from_utf8_lossy(&raw).into_owned();
+            let (left, _) = doc::remove_entry_lines(&text, &keys);
+            let body_left = doc::parse_document(&left)
+                .map(|p| !p.body.trim().is_empty())
+                .unwrap_or(true);
+            plans.push(FilePlan {
+                relative_path: rel.to_string(),
+                memory_type: parsed.memory_type,
+                before: raw,
+                after: body_left
+                    .then(|| secrets::prepare_document(rel, &left, Origin::Person, None))
+                    .transpose()?,
+                removed,
+            });
+            continue;
+        }
         plans.push(FilePlan {
             relative_path: rel.to_string(),
             memory_type: parsed.memory_type,

@@ -177,6 +177,9 @@ pub fn git_hook(cwd: &Path, name: &str, args: &[String]) -> HookRun {
     match name {
         "pre-commit" => pre_commit(&ctx),
         "post-commit" => {
+            if let Err(e) = refresh_index(&ctx, name, args) {
+                log(&format!("hook {name}: {e}"));
+            }
             post_commit(&ctx);
             HookRun::default()
         }
@@ -199,6 +202,16 @@ pub fn git_hook(cwd: &Path, name: &str, args: &[String]) -> HookRun {
 /// recorded); it still takes the consolidation lock, so a concurrent dream makes it skip.
 fn post_commit(ctx: &Context) {
     use crate::ops::dream::gates::{self, Mode};
+    // A dream rewrites tracked documents: never while Git is replaying or merging commits.
+    if let Some(op) = ctx
+        .project
+        .git_dir
+        .as_deref()
+        .and_then(|d| crate::integrations::git::operation_in_progress(d, &[]))
+    {
+        log(&format!("hook post-commit: {op} in progress, no dream"));
+        return;
+    }
     match gates::evaluate(ctx, "post-commit", store::now_ms(), Mode::Run) {
         Ok(report) => match report.blocked_by {
             None => spawn_logged(
@@ -270,7 +283,28 @@ fn pre_commit(ctx: &Context) -> HookRun {
         );
     }
     if blocked.is_empty() {
-        return HookRun::default();
+        // Not a block: `git commit -a` takes changed memory files but never new ones; say so.
+        let untracked = untracked_memory_files(ctx).unwrap_or_default();
+        if untracked.is_empty() {
+            return HookRun::default();
+        }
+        let mut warning =
+            String::from("git-qwen-memory: new memory files are not in this commit (untracked):\n");
+        for path in &untracked {
+            warning.push_str(&format!("  {path}\n"));
+        }
+        warning.push_str(
+            "Add them with `git add .qwen` or commit them with `git qwen-memory commit`.\n",
+        );
+        log(&format!(
+            "hook pre-commit: {} untracked memory file(s)",
+            untracked.len()
+        ));
+        return HookRun {
+            stdout: String::new(),
+            stderr: warning,
+            code: 0,
+        };
     }
     log(&format!(
         "hook pre-commit: blocked ({})",
@@ -281,6 +315,37 @@ fn pre_commit(ctx: &Context) -> HookRun {
         stderr: msg,
         code: 1,
     }
+}
+
+/// Untracked (and not ignored) files under the shared memory directories, repository paths.
+pub fn untracked_memory_files(
+    ctx: &Context,
+) -> Result<Vec<String>, crate::integrations::git::GitError> {
+    let repo = crate::integrations::git::open_repo(ctx)?;
+    if repo.workdir().is_none() {
+        return Ok(Vec::new());
+    }
+    let mut opts = git2::StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false)
+        .exclude_submodules(true);
+    let mut any = false;
+    for root in [&ctx.layout.repository.path, &ctx.layout.team.path] {
+        if let Ok(rel) = root.strip_prefix(&ctx.project.root) {
+            opts.pathspec(format!("{}/", rel.to_string_lossy()));
+            any = true;
+        }
+    }
+    if !any {
+        return Ok(Vec::new());
+    }
+    let statuses = repo.statuses(Some(&mut opts))?;
+    Ok(statuses
+        .iter()
+        .filter(|e| e.status().contains(git2::Status::WT_NEW))
+        .filter_map(|e| e.path().map(str::to_string))
+        .collect())
 }
 
 /// The staged content (path, bytes) of every file added or changed under the memory
@@ -331,45 +396,85 @@ fn staged_memory_files(
     Ok(files)
 }
 
-/// post-merge / post-checkout / post-rewrite: in local mode, rebuilds the repository
-/// `MEMORY.md` when the memory directory may have changed.
+/// post-merge / post-checkout / post-rewrite (and post-commit, which ends a conflicted merge,
+/// cherry-pick or revert): rebuilds the generated `MEMORY.md` of the shared roots whose
+/// documents Git changed (docs/DESIGN.md, "Git integration"). Never while Git is in the middle
+/// of an operation (the hook that ends it rebuilds), and never an index Git still tracks: a
+/// hook never makes a tracked file dirty.
 fn refresh_index(ctx: &Context, name: &str, args: &[String]) -> Result<(), String> {
-    if !ctx.layout.local {
+    let Some(git_dir) = ctx.project.git_dir.as_deref() else {
         return Ok(());
-    }
-    let root = &ctx.layout.repository;
-    if !root.path.is_dir() {
-        return Ok(());
-    }
-    if !memory_changed(ctx, name, args) {
-        return Ok(());
-    }
-    let changed = root_writer::rebuild_index(root).map_err(|e| e.to_string())?;
-    if changed {
+    };
+    // Git runs post-merge before it removes MERGE_HEAD, and a rebase's post-rewrite before it
+    // removes its state dir: those hooks end that very operation.
+    // Each commit of a cherry-pick or revert is finished when its post-commit runs (the index
+    // is not tracked, so rebuilding it between two picks cannot stop the next one).
+    let ending: &[&str] = match name {
+        "post-merge" => &["merge"],
+        "post-rewrite" if args.first().map(String::as_str) == Some("rebase") => &["rebase"],
+        "post-commit" => &["cherry-pick", "revert"],
+        _ => &[],
+    };
+    if let Some(op) = crate::integrations::git::operation_in_progress(git_dir, ending) {
         log(&format!(
-            "hook {name}: rebuilt {}",
-            root.path.join(store::INDEX_FILE).display()
+            "hook {name}: {op} in progress, index left for later"
         ));
+        return Ok(());
+    }
+    let mut roots = Vec::new();
+    if ctx.layout.local {
+        roots.push(&ctx.layout.repository);
+    }
+    roots.push(&ctx.layout.team);
+    let roots: Vec<_> = roots.into_iter().filter(|r| r.path.is_dir()).collect();
+    if roots.is_empty() {
+        return Ok(());
+    }
+    let Ok(repo) = crate::integrations::git::open_repo(ctx) else {
+        return Ok(());
+    };
+    let mut git_index: Option<Option<git2::Index>> = None;
+    for root in roots {
+        let Ok(prefix) = root.path.strip_prefix(&ctx.project.root) else {
+            continue;
+        };
+        if !memory_changed(&repo, prefix, name, args) {
+            continue;
+        }
+        let index_path = prefix.join(store::INDEX_FILE);
+        let tracked = git_index
+            .get_or_insert_with(|| repo.index().ok())
+            .as_ref()
+            .is_some_and(|i| i.get_path(&index_path, 0).is_some());
+        if tracked {
+            log(&format!(
+                "hook {name}: {} is tracked by Git, left as committed (commit its removal with `git qwen-memory commit`)",
+                index_path.display()
+            ));
+            continue;
+        }
+        let changed = root_writer::rebuild_index(root).map_err(|e| e.to_string())?;
+        if changed {
+            log(&format!(
+                "hook {name}: rebuilt {}",
+                root.path.join(store::INDEX_FILE).display()
+            ));
+        }
     }
     Ok(())
 }
 
-/// Whether the memory subtree differs between the commits a hook names. When the commits are
-/// unknown (post-rewrite, a failed lookup) it answers yes, and the rebuild, which only writes
-/// a changed index, decides.
-fn memory_changed(ctx: &Context, name: &str, args: &[String]) -> bool {
-    let Ok(repo) = crate::integrations::git::open_repo(ctx) else {
-        return true;
-    };
-    let Ok(prefix) = ctx.layout.repository.path.strip_prefix(&ctx.project.root) else {
-        return true;
-    };
+/// Whether the memory subtree at `prefix` differs between the commits a hook names. When the
+/// commits are unknown (post-rewrite, a failed lookup) it answers yes, and the rebuild, which
+/// only writes a changed index, decides.
+fn memory_changed(repo: &git2::Repository, prefix: &Path, name: &str, args: &[String]) -> bool {
     let (old, new) = match name {
         "post-checkout" => match args {
             [old, new, ..] => (old.clone(), new.clone()),
             _ => return true,
         },
         "post-merge" => ("ORIG_HEAD".to_string(), "HEAD".to_string()),
+        "post-commit" => ("HEAD~1".to_string(), "HEAD".to_string()),
         _ => return true,
     };
     let subtree = |rev: &str| -> Option<git2::Oid> {

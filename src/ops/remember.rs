@@ -81,7 +81,7 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
     }
     let memory_type = req.memory_type.unwrap_or(match req.scope {
         Scope::User => MemoryType::User,
-        _ => guess_type(&entry.summary),
+        _ => crate::ops::extract::guess_type(&entry.summary),
     });
     let root = root_for_entry(ctx, req.scope, memory_type);
     let via = req.via.as_ref();
@@ -144,16 +144,4 @@ pub fn root_for_entry(ctx: &Context, scope: Scope, memory_type: MemoryType) -> &
         Scope::Team => &ctx.layout.team,
         Scope::Repository | Scope::Private => ctx.layout.writable(),
     }
-}
-
-/// The type the offline heuristic would give the text, else `project`.
-fn guess_type(text: &str) -> MemoryType {
-    let input = [crate::ops::extract::UserText {
-        offset: 0,
-        text: &format!("Remember that {text}"),
-    }];
-    crate::ops::extract::heuristic::plan_heuristic(&input)
-        .first()
-        .map(|p| p.topic)
-        .unwrap_or(MemoryType::Project)
 }

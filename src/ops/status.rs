@@ -151,6 +151,15 @@ pub fn status(ctx: &Context) -> Status {
         })
         .collect();
     let mut warnings = Vec::new();
+    let untracked = crate::ops::hook_entry::untracked_memory_files(ctx).unwrap_or_default();
+    if !untracked.is_empty() {
+        warnings.push(format!(
+            "{} new memory file{} not tracked by Git ({}): `git add .qwen` or `git qwen-memory commit`",
+            untracked.len(),
+            if untracked.len() == 1 { " is" } else { "s are" },
+            untracked.join(", ")
+        ));
+    }
     if let Some(raw) = &ctx.project.scope_warning {
         warnings.push(format!(
             "ignoring unrecognized QWEN_CODE_MEMORY_PROJECT_SCOPE={raw:?}; using \"git-root\" (expected \"git-root\" or \"workspace\")"

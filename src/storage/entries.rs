@@ -121,24 +121,32 @@ pub fn apply_locked(
     let root = w.root();
     store::check_root(&root.path)?;
     let mut existing = root_writer::scan_strict(root)?.docs;
-    // (type, first-entry key, relative path) of every document, including ones created now.
-    let mut known: Vec<(MemoryType, String, String)> = existing
-        .iter()
-        .filter_map(|d| {
-            let first = doc::parse_entries(&d.body).into_iter().next()?;
-            Some((
-                d.memory_type,
-                doc::entry_key(&first.summary),
-                d.relative_path.clone(),
-            ))
-        })
-        .collect();
+    // (type, first-entry key, relative path) of every document, including ones created now,
+    // and the keys of all their entries: a fact already kept (in any entry of any type, up to
+    // case, width, spacing and final punctuation) is merged into, never written twice.
+    let mut known: Vec<(MemoryType, String, String)> = Vec::new();
+    let mut all_keys: Vec<(MemoryType, String, String)> = Vec::new();
+    for d in &existing {
+        for (i, e) in doc::parse_entries(&d.body).into_iter().enumerate() {
+            let key = doc::entry_key(&e.summary);
+            if i == 0 {
+                known.push((d.memory_type, key.clone(), d.relative_path.clone()));
+            }
+            all_keys.push((d.memory_type, key, d.relative_path.clone()));
+        }
+    }
     let mut changes = Vec::new();
     for new in entries {
         let key = doc::entry_key(&new.entry.summary);
         let target = known
             .iter()
             .find(|(t, k, _)| *t == new.memory_type && *k == key)
+            .or_else(|| {
+                all_keys
+                    .iter()
+                    .find(|(t, k, _)| *t == new.memory_type && *k == key)
+            })
+            .or_else(|| all_keys.iter().find(|(_, k, _)| *k == key))
             .map(|(_, _, p)| p.clone());
         let change = match target {
             Some(relative) => merge_into(w, &relative, new, origin)?,
@@ -190,25 +198,43 @@ fn merge_into(
         return Ok(unchanged);
     };
     let mut entries = doc::parse_entries(&parsed.body);
-    let Some(first) = entries.first_mut() else {
+    let key = doc::entry_key(&new.entry.summary);
+    let at = entries
+        .iter()
+        .position(|e| doc::entry_key(&e.summary) == key)
+        .unwrap_or(0);
+    let structured = doc::is_structured(&parsed.body);
+    let Some(first) = entries.get_mut(at) else {
         return Ok(unchanged);
     };
-    // Existing why/how win; only missing fields are filled in. Say which, either way.
+    // Missing fields are filled in; a different reason is joined to the existing one (never
+    // dropped). A document with structure a person wrote is never re-rendered: there the
+    // existing text is kept and the caller told so.
     let present = |v: &Option<String>| v.as_deref().is_some_and(|t| !t.is_empty());
     for (name, old, given) in [
         ("why", &first.why, &new.entry.why),
         ("how", &first.how_to_apply, &new.entry.how_to_apply),
     ] {
         match (present(old), present(given)) {
-            (false, true) => unchanged.filled.push(name),
-            (true, true) if old != given => unchanged.kept.push(name),
+            (false, true) | (true, true)
+                if !structured && doc::join_reasons(old.as_deref(), given.as_deref()) != *old =>
+            {
+                unchanged.filled.push(name)
+            }
+            (_, true) if old != given => unchanged.kept.push(name),
             _ => {}
         }
     }
-    let merged = doc::merge_entry(first, &new.entry);
+    if structured {
+        return Ok(unchanged);
+    }
     let merged = Entry {
         summary: first.summary.clone(),
-        ..merged
+        why: doc::join_reasons(first.why.as_deref(), new.entry.why.as_deref()),
+        how_to_apply: doc::join_reasons(
+            first.how_to_apply.as_deref(),
+            new.entry.how_to_apply.as_deref(),
+        ),
     };
     if merged == *first {
         return Ok(unchanged);

@@ -17,6 +17,12 @@ use crate::storage::safe_fs::{self, Dir, FileLock, FsError};
 use crate::storage::scan::{self, ScanError, ScanOutcome, ScannedDoc, Scope};
 use crate::storage::store::{self, JsonState, StoreError};
 
+/// The ignore file of a shared root.
+pub const GITIGNORE_FILE: &str = ".gitignore";
+/// What it holds: the generated index is never tracked.
+pub const INDEX_IGNORE_TEXT: &str =
+    "# Generated per clone by git-qwen-memory and Qwen Code; never committed.\n/MEMORY.md\n";
+
 /// Failures of root operations.
 #[derive(Debug, thiserror::Error)]
 pub enum RootError {
@@ -181,12 +187,27 @@ impl<'r> RootWriter<'r> {
             return Err(RootError::BadRelative(self.root.path.display().to_string()));
         };
         top.create_new(OsStr::new(store::INDEX_FILE), b"")?;
+        self.ensure_index_ignored()?;
         let state = self.state_dir()?;
         let now = store::now_iso();
         state.create_new(
             OsStr::new(store::META_FILE),
             store::default_meta(&now).to_text().as_bytes(),
         )?;
+        Ok(())
+    }
+
+    /// A shared root (repository, team) keeps its generated `MEMORY.md` out of Git: a
+    /// `.gitignore` holding `/MEMORY.md` beside it, committed with the documents, so every clone
+    /// (and Qwen Code's own team sync, which runs `git add`) leaves the index alone
+    /// (docs/DESIGN.md, "Git integration"). Written only when the root has no `.gitignore`.
+    fn ensure_index_ignored(&self) -> Result<(), RootError> {
+        if !matches!(self.root.scope, Scope::Repository | Scope::Team) {
+            return Ok(());
+        }
+        if let Some(top) = self.memory_dir(true)? {
+            top.create_new(OsStr::new(GITIGNORE_FILE), INDEX_IGNORE_TEXT.as_bytes())?;
+        }
         Ok(())
     }
 
@@ -234,6 +255,7 @@ impl<'r> RootWriter<'r> {
             Err(RootError::Store(StoreError::Fs(FsError::Io { .. }))) => None,
             Err(e) => return Err(e),
         };
+        self.ensure_index_ignored()?;
         if current.as_deref() == Some(text.as_bytes()) {
             return Ok(false);
         }

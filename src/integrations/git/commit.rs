@@ -116,6 +116,7 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
         Err(e) => return Err(e.into()),
     };
     let head_tree = head_commit.as_ref().map(|c| c.tree()).transpose()?;
+    refuse_submodules(&repo, head_tree.as_ref(), &prefixes)?;
     let mut head_files = BTreeMap::new();
     let mut work = BTreeMap::new();
     for (memory, prefix) in &prefixes {
@@ -270,6 +271,33 @@ fn signature(repo: &git2::Repository, role: &str) -> Result<git2::Signature<'sta
     }
 }
 
+/// A memory directory that is a submodule (a gitlink in HEAD or the index, or a `.git` of its
+/// own) belongs to another repository: committing its files here would replace the gitlink
+/// with a directory. Refused, as `git add` refuses to add files inside a submodule.
+fn refuse_submodules(
+    repo: &git2::Repository,
+    head_tree: Option<&git2::Tree>,
+    prefixes: &[(PathBuf, String)],
+) -> Result<(), GitError> {
+    let index = repo.index()?;
+    for (memory, prefix) in prefixes {
+        let in_head = head_tree
+            .and_then(|t| t.get_path(Path::new(prefix)).ok())
+            .is_some_and(|e| e.kind() == Some(git2::ObjectType::Commit));
+        let in_index = index
+            .get_path(Path::new(prefix), 0)
+            .is_some_and(|e| e.mode == 0o160000);
+        let own_git = fs::symlink_metadata(memory.join(".git")).is_ok();
+        if in_head || in_index || own_git {
+            return Err(GitError::Refused(format!(
+                "{prefix} is a submodule (a repository of its own): commit its memory inside it \
+                 (cd {prefix} && git commit), then commit the new submodule state here"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn refuse_in_progress(repo: &git2::Repository) -> Result<(), GitError> {
     use git2::RepositoryState as S;
     let what = match repo.state() {
@@ -372,6 +400,10 @@ fn work_files(memory: &Path, prefix: &str) -> Result<BTreeMap<String, WorkFile>,
             let path = entry.path();
             let meta = fs::symlink_metadata(&path).map_err(|e| GitError::io(&path, e))?;
             let rel_path = format!("{rel}/{name}");
+            if rel == prefix && name == crate::storage::store::INDEX_FILE {
+                // The generated index is never committed (docs/DESIGN.md, "Git integration").
+                continue;
+            }
             if meta.is_dir() {
                 if name != ".git" {
                     stack.push((path, rel_path));

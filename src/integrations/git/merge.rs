@@ -6,10 +6,11 @@
 //! shapes everything here: a clean result never loses a side's text. An entry reworded or
 //! deleted on one side and edited on the other, or edited differently on both, becomes a
 //! conflict block naming both branches and the driver exits non-zero, so Git stops the merge.
-//! `MEMORY.md` is derived data: its lines are merged by the document they link to and
-//! reassembled in path order within the index budgets, which is what regenerating it from the
-//! merged documents gives (the post-merge hook then rebuilds it from the files). Input that is
-//! not a memory document (or already holds conflict markers) gets Git's ordinary textual merge.
+//! `MEMORY.md` is generated per clone and not tracked (docs/DESIGN.md, "Git integration"); the
+//! driver only meets one in an old history that still tracks it, and merges its lines by the
+//! document they link to, reassembled in path order within the index budgets. Paths outside the
+//! memory roots, documents with structure a person wrote, and input that is not a memory
+//! document (or already holds conflict markers) get Git's ordinary textual merge.
 
 use std::path::Path;
 use std::process::Command;
@@ -160,7 +161,13 @@ pub fn merge_topic(
         if doc::conflict_marker_line(text).is_some() {
             return Err(Unparseable { side });
         }
-        doc::parse_document(text).map_err(|_| Unparseable { side })
+        let parsed = doc::parse_document(text).map_err(|_| Unparseable { side })?;
+        // Structure a person wrote (headings, code, tables, nested lists, prose) is never
+        // re-rendered: Git's line merge keeps it byte for byte.
+        if doc::is_structured(&parsed.body) {
+            return Err(Unparseable { side });
+        }
+        Ok(parsed)
     };
     let base_doc = if base.trim().is_empty() {
         None
@@ -276,6 +283,10 @@ fn merge_frontmatter(
             Ok(Some(v)) => out.push(v.to_string()),
             Ok(None) => {}
             Err((ov, tv)) => {
+                if let Some(v) = resolve_same_text(&key, ov, tv) {
+                    out.push(v.to_string());
+                    continue;
+                }
                 if let Some(v) = resolve_provenance(&key, ov, tv) {
                     out.push(v.to_string());
                     continue;
@@ -286,6 +297,30 @@ fn merge_frontmatter(
         }
     }
     (out.join("\n"), conflicts)
+}
+
+/// `name:` / `description:` written on two clones for the same fact differ at most in case,
+/// spacing or a final period: the same text, ours kept.
+fn resolve_same_text<'a>(
+    key: &str,
+    ours: Option<&'a str>,
+    theirs: Option<&'a str>,
+) -> Option<&'a str> {
+    if !matches!(key, "name" | "description" | "title") {
+        return None;
+    }
+    let value = |block: &str| {
+        block
+            .split_once(':')
+            .map(|(_, v)| doc::entry_key(v))
+            .unwrap_or_default()
+    };
+    match (ours, theirs) {
+        (Some(o), Some(t)) if !o.contains('\n') && !t.contains('\n') && value(o) == value(t) => {
+            Some(o)
+        }
+        _ => None,
+    }
 }
 
 fn resolve_provenance<'a>(
@@ -406,9 +441,30 @@ fn merge_fields(base: Option<&Entry>, ours: &Entry, theirs: &Entry) -> Piece {
         |e| e.how_to_apply.as_deref(),
     ];
     let mut merged: Vec<Option<String>> = Vec::with_capacity(3);
-    for field in fields {
+    for (n, field) in fields.into_iter().enumerate() {
         match three_way(base.and_then(field), field(ours), field(theirs)) {
             Ok(v) => merged.push(v.map(str::to_string)),
+            // The same fact written on two clones: summaries equal up to case, spacing, width
+            // or a final period are one summary (ours); when both sides added it, both reasons
+            // are kept, joined.
+            Err((Some(o), Some(t))) if n == 0 && doc::entry_key(o) == doc::entry_key(t) => {
+                merged.push(Some(o.to_string()))
+            }
+            Err((o, t)) if n > 0 && base.is_none() => merged.push(doc::join_reasons(o, t)),
+            // Both sides only added reasons to the base's (`a` → `a; b` and `a; c`, as
+            // remember and dream join them): every reason, once.
+            Err((Some(o), Some(t))) if n > 0 => match base.and_then(field) {
+                Some(b) if extends(b, o) && extends(b, t) => {
+                    let mut parts: Vec<&str> = o.split("; ").collect();
+                    for p in t.split("; ") {
+                        if !parts.contains(&p) {
+                            parts.push(p);
+                        }
+                    }
+                    merged.push(Some(parts.join("; ")))
+                }
+                _ => return Piece::Conflict(Some(ours.clone()), Some(theirs.clone())),
+            },
             Err(_) => return Piece::Conflict(Some(ours.clone()), Some(theirs.clone())),
         }
     }
@@ -418,6 +474,12 @@ fn merge_fields(base: Option<&Entry>, ours: &Entry, theirs: &Entry) -> Piece {
         why: it.next().flatten(),
         how_to_apply: it.next().flatten(),
     })
+}
+
+/// Whether `side` keeps every `; `-separated reason of `base` and only adds to them.
+fn extends(base: &str, side: &str) -> bool {
+    let parts: Vec<&str> = side.split("; ").collect();
+    base.split("; ").all(|b| parts.contains(&b))
 }
 
 /// The result for one base entry from what each side did to it.
@@ -537,13 +599,18 @@ fn merge_entries(
     (rendered.join("\n\n"), conflicts)
 }
 
-/// The link target of an index line (`- [title](target) — …`), which names its document.
+/// The link target of an index line (`- [title](target) — …`), which names its document. A
+/// line cut at 150 UTF-16 units may have lost the `)` (and part of the target): its key is what
+/// is left of the target, without the `…`, so it still matches the same cut line on the other
+/// sides and is never dropped.
 fn index_key(line: &str) -> Option<&str> {
     let rest = line.strip_prefix("- [")?;
     let open = rest.find("](")?;
     let after = &rest[open + 2..];
-    let close = after.find(')')?;
-    Some(&after[..close])
+    match after.find(')') {
+        Some(close) => Some(&after[..close]),
+        None => Some(after.trim_end_matches('…')),
+    }
 }
 
 fn index_lines(text: &str) -> Vec<(String, String)> {
@@ -628,6 +695,10 @@ pub fn merge_file(
     let (Ok(b), Ok(o), Ok(t)) = texts else {
         return text_merge(base, ours, theirs, markers);
     };
+    // Only memory documents are ours, whatever `.gitattributes` routes here.
+    if !in_memory_roots(path) {
+        return text_merge(base, ours, theirs, markers);
+    }
     let is_index = path.rsplit('/').next() == Some(crate::storage::store::INDEX_FILE);
     if is_index {
         let merged = merge_index(b, o, t);
@@ -645,6 +716,20 @@ pub fn merge_file(
         }
         Err(_) => text_merge(base, ours, theirs, markers),
     }
+}
+
+/// Whether a repository path (`%P`) is a Markdown file inside `.qwen/memory/` or
+/// `.qwen/team-memory/` of the working-tree root (no `..`, no absolute path).
+pub fn in_memory_roots(path: &str) -> bool {
+    let roots = [super::MEMORY_DIR, ".qwen/team-memory"];
+    path.ends_with(".md")
+        && !path
+            .split('/')
+            .any(|c| c == ".." || c == "." || c.is_empty())
+        && roots.iter().any(|r| {
+            path.strip_prefix(r)
+                .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
+        })
 }
 
 /// Git's ordinary merge: `git merge-file` writes the result, with conflict markers when
@@ -924,5 +1009,88 @@ mod tests {
         let theirs = c2.to_string();
         assert_eq!(merge_index(&base, &ours, &theirs), [b, c2].join("\n"));
         assert_eq!(merge_index("", "", ""), "");
+    }
+
+    #[test]
+    fn index_lines_cut_before_their_closing_paren_are_kept() {
+        let long = format!(
+            "- [{}](project/{}.md",
+            "長い題名".repeat(10),
+            "very-long-slug".repeat(6)
+        );
+        let cut = format!("{long}…");
+        let a = "- [A](project/a.md) — a".to_string();
+        let z = "- [Z](project/z.md) — z".to_string();
+        let base = [a.clone(), cut.clone()].join("\n");
+        let ours = [a.clone(), cut.clone(), z.clone()].join("\n");
+        let merged = merge_index(&base, &ours, &base);
+        assert!(merged.contains(&cut), "{merged}");
+        assert_eq!(merged.lines().count(), 3, "{merged}");
+        assert_eq!(index_key(&cut), Some(long.split("](").nth(1).unwrap()));
+    }
+
+    #[test]
+    fn only_paths_inside_the_memory_roots_are_ours() {
+        assert!(in_memory_roots(".qwen/memory/project/a.md"));
+        assert!(in_memory_roots(".qwen/team-memory/a.md"));
+        assert!(in_memory_roots(".qwen/memory/MEMORY.md"));
+        for p in [
+            "docs/guide.md",
+            ".qwen/memory",
+            ".qwen/memory/",
+            ".qwen/memory/../../docs/a.md",
+            "x/.qwen/memory/a.md",
+            ".qwen/memory/a.txt",
+            ".qwen/memoryx/a.md",
+        ] {
+            assert!(!in_memory_roots(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn a_structured_document_is_not_merged_by_entry() {
+        let body = "# Release runbook\n\n```sh\ngit tag v1\ngit push --tags\n```";
+        let doc = topic(FM, body);
+        let ours = topic(FM, &format!("{body}\n\nTag from main."));
+        assert!(merge_topic(&doc, &ours, &doc, &Markers::default()).is_err());
+    }
+
+    #[test]
+    fn the_same_fact_added_on_two_clones_merges_with_both_reasons() {
+        let ours = topic(
+            "name: Use pnpm\ndescription: Use pnpm for installs\ntype: project",
+            "Use pnpm for installs.\n\nWhy: the lockfile is pnpm's",
+        );
+        let theirs = topic(
+            "name: use pnpm.\ndescription: use pnpm for installs.\ntype: project",
+            "use pnpm for installs\n\nWhy: disk space",
+        );
+        let m = merge_topic("", &ours, &theirs, &Markers::default()).unwrap();
+        assert_eq!(m.conflicts, 0, "{}", m.text);
+        assert_eq!(
+            m.text,
+            topic(
+                "name: Use pnpm\ndescription: Use pnpm for installs\ntype: project",
+                "Use pnpm for installs.\n\nWhy: the lockfile is pnpm's; disk space"
+            )
+        );
+    }
+
+    #[test]
+    fn reasons_added_on_both_sides_are_all_kept() {
+        let base = topic(FM, "Use pnpm.\n\nWhy: speed");
+        let ours = topic(FM, "Use pnpm.\n\nWhy: speed; lockfile");
+        let theirs = topic(FM, "Use pnpm.\n\nWhy: speed; disk space");
+        let m = merge_topic(&base, &ours, &theirs, &Markers::default()).unwrap();
+        assert_eq!(m.conflicts, 0, "{}", m.text);
+        assert!(
+            m.text.contains("Why: speed; lockfile; disk space"),
+            "{}",
+            m.text
+        );
+        // A reason rewritten (not only added to) on one side still conflicts.
+        let theirs = topic(FM, "Use pnpm.\n\nWhy: disk space");
+        let m = merge_topic(&base, &ours, &theirs, &Markers::default()).unwrap();
+        assert_eq!(m.conflicts, 1, "{}", m.text);
     }
 }

@@ -107,6 +107,31 @@ pub fn secret_rule_ids(path: &str, bytes: &[u8]) -> Vec<String> {
     ids
 }
 
+/// The Git operation in progress in a (per-worktree) git dir, read from the state files Git
+/// keeps while it runs: `rebase-merge/`, `rebase-apply/` (rebase or `am`), `MERGE_HEAD`,
+/// `CHERRY_PICK_HEAD`, `REVERT_HEAD`, `sequencer/` (a multi-commit pick or revert),
+/// `BISECT_LOG`. A hook never writes a file in the working tree while one is in progress
+/// (docs/DESIGN.md, "Git integration"). `ending` names the operations the calling hook ends
+/// (post-merge runs before Git removes `MERGE_HEAD`, a rebase's post-rewrite before it removes
+/// `rebase-merge/`): its state files do not count. Costs a few `stat`s, no repository open.
+pub fn operation_in_progress(git_dir: &Path, ending: &[&str]) -> Option<&'static str> {
+    const STATES: [(&str, &str); 8] = [
+        ("rebase-merge", "rebase"),
+        ("rebase-apply/applying", "am"),
+        ("rebase-apply", "rebase"),
+        ("MERGE_HEAD", "merge"),
+        ("CHERRY_PICK_HEAD", "cherry-pick"),
+        ("REVERT_HEAD", "revert"),
+        ("sequencer", "cherry-pick"),
+        ("BISECT_LOG", "bisect"),
+    ];
+    STATES
+        .iter()
+        .filter(|(_, what)| !ending.contains(what))
+        .find(|(name, _)| fs::symlink_metadata(git_dir.join(name)).is_ok())
+        .map(|(_, what)| *what)
+}
+
 /// Opens the repository of the context (the per-worktree git dir).
 pub fn open_repo(ctx: &Context) -> Result<git2::Repository, GitError> {
     let git_dir = ctx.project.git_dir.as_ref().ok_or(GitError::NoRepository)?;

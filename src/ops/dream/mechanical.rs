@@ -1,19 +1,20 @@
 //! Mechanical consolidation (docs/DESIGN.md, "Dream"): the offline, deterministic default.
 //!
 //! 1. Per file: entries deduplicated by their key (whitespace collapsed, lowercased), the first
-//!    occurrence keeping its summary and the first non-empty `Why` / `How to apply` winning, then
+//!    occurrence keeping its summary, every distinct `Why` / `How to apply` joined, then
 //!    sorted by summary (case-insensitive, then byte order).
-//! 2. Across files: documents of one type whose first entry has the same key are merged into the
-//!    first in scan order (the newest). Every entry of the duplicate that the canonical does not
+//! 2. Across files: documents whose first entry has the same key (of any type: one fact kept
+//!    under two types is a duplicate) are merged into the first in scan order (the newest). Every entry of the duplicate that the canonical does not
 //!    already hold is carried over before the duplicate is deleted, so no entry is ever lost
 //!    (upstream's mechanical dream kept only the first entry here).
-//! 3. Documents under a top-level `pinned/` directory take no part at all.
+//! 3. Documents under a top-level `pinned/` directory, and documents that are not a list of
+//!    entries (a heading, code, a table, a nested list, prose), take no part at all.
 //!
 //! Planning is pure: it works on a [`Snapshot`] and returns a [`Plan`]; nothing is written here.
 
 use std::collections::HashMap;
 
-use crate::formats::doc::{self, Entry, MemoryType};
+use crate::formats::doc::{self, Entry};
 
 use super::{Action, FileChange, MergeRecord, Plan, Snapshot, SnapshotDoc, Strategy};
 
@@ -25,15 +26,21 @@ pub fn compare_entries(a: &Entry, b: &Entry) -> std::cmp::Ordering {
         .then_with(|| a.summary.cmp(&b.summary))
 }
 
-/// Fills `into`'s missing `Why` / `How to apply` from `from`; `into` keeps its summary.
+/// Takes `from`'s `Why` / `How to apply` into `into`: a missing one is filled, a different one
+/// joined (never dropped); `into` keeps its summary.
 fn absorb(into: &mut Entry, from: &Entry) {
-    let empty = |v: &Option<String>| v.as_deref().is_none_or(|s| s.trim().is_empty());
-    if empty(&into.why) && !empty(&from.why) {
-        into.why = from.why.clone();
-    }
-    if empty(&into.how_to_apply) && !empty(&from.how_to_apply) {
-        into.how_to_apply = from.how_to_apply.clone();
-    }
+    into.why = doc::join_reasons(into.why.as_deref(), from.why.as_deref());
+    into.how_to_apply =
+        doc::join_reasons(into.how_to_apply.as_deref(), from.how_to_apply.as_deref());
+}
+
+/// A document with structure a person wrote (headings, code, tables, nested lists, prose) is
+/// not a list of entries: mechanical dream leaves it alone, like `pinned/`.
+pub(crate) fn takes_no_part(d: &SnapshotDoc) -> bool {
+    d.pinned
+        || d.entries.is_empty()
+        || doc::parse_document(&String::from_utf8_lossy(&d.raw))
+            .map_or(true, |p| doc::is_structured(&p.body))
 }
 
 /// Adds `entries` to `list`: an entry whose key is already there only fills missing fields.
@@ -65,16 +72,17 @@ pub fn plan(snapshot: &Snapshot) -> Plan {
     // Working entry lists; `None` for documents that take no part.
     let mut work: Vec<Option<Vec<Entry>>> = docs
         .iter()
-        .map(|d| (!d.pinned && !d.entries.is_empty()).then(|| dedupe_and_sort(&d.entries)))
+        .map(|d| (!takes_no_part(d)).then(|| dedupe_and_sort(&d.entries)))
         .collect();
-    let mut canonical: HashMap<(MemoryType, String), usize> = HashMap::new();
+    // Keyed by the first entry's key alone: the same fact kept under two types is one document.
+    let mut canonical: HashMap<String, usize> = HashMap::new();
     let mut absorbed: Vec<Vec<usize>> = vec![Vec::new(); docs.len()];
     let mut deleted_into: Vec<Option<usize>> = vec![None; docs.len()];
     for i in 0..docs.len() {
         let Some(first) = work[i].as_ref().and_then(|w| w.first()) else {
             continue;
         };
-        let key = (docs[i].memory_type, doc::entry_key(&first.summary));
+        let key = doc::entry_key(&first.summary);
         match canonical.get(&key) {
             None => {
                 canonical.insert(key, i);
@@ -101,7 +109,7 @@ pub fn plan(snapshot: &Snapshot) -> Plan {
     let mut after_total = 0usize;
     let mut deletes = Vec::new();
     for (i, d) in docs.iter().enumerate() {
-        if d.pinned || d.entries.is_empty() {
+        if work[i].is_none() && deleted_into[i].is_none() {
             continue;
         }
         before_total += d.entries.len();
@@ -154,7 +162,7 @@ pub fn plan(snapshot: &Snapshot) -> Plan {
                     .iter()
                     .map(|&j| docs[j].relative_path.clone())
                     .collect(),
-                reason: "same type and first entry".to_string(),
+                reason: merge_reason(docs, i, &absorbed[i]),
             });
         }
     }
@@ -173,7 +181,7 @@ pub fn plan(snapshot: &Snapshot) -> Plan {
                     .iter()
                     .map(|&j| docs[j].relative_path.clone())
                     .collect(),
-                reason: "same type and first entry".to_string(),
+                reason: merge_reason(docs, i, &absorbed[i]),
             });
         }
     }
@@ -182,6 +190,22 @@ pub fn plan(snapshot: &Snapshot) -> Plan {
     plan.changes.extend(deletes);
     plan.deduped_entries = before_total.saturating_sub(after_total);
     plan
+}
+
+/// Why documents were merged: their first entries are one fact (up to case, width, spacing
+/// and final punctuation), and under which types.
+fn merge_reason(docs: &[SnapshotDoc], target: usize, sources: &[usize]) -> String {
+    let mut types: Vec<&str> = std::iter::once(target)
+        .chain(sources.iter().copied())
+        .map(|i| docs[i].memory_type.as_str())
+        .collect();
+    types.sort_unstable();
+    types.dedup();
+    if types.len() == 1 {
+        "same type and first entry".to_string()
+    } else {
+        format!("same first entry under types {}", types.join(", "))
+    }
 }
 
 fn change_reason(
@@ -215,6 +239,7 @@ fn change_reason(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::doc::MemoryType;
 
     fn e(s: &str) -> Entry {
         Entry {
@@ -266,7 +291,11 @@ mod tests {
             ],
         };
         let plan = plan(&snap);
-        assert_eq!(plan.changes.len(), 2);
+        // The same first entry under another type is the same fact: merged too.
+        assert_eq!(plan.changes.len(), 3);
+        assert_eq!(plan.changes[2].relative_path, "project/other.md");
+        assert_eq!(plan.changes[2].action, Action::Delete);
+        assert!(plan.merges[0].reason.contains("feedback, project"));
         let rewrite = &plan.changes[0];
         assert_eq!(rewrite.relative_path, "feedback/new.md");
         let after = doc::parse_document(rewrite.after.as_deref().unwrap()).unwrap();
@@ -278,8 +307,32 @@ mod tests {
         assert_eq!(plan.changes[1].relative_path, "feedback/old.md");
         assert_eq!(plan.changes[1].action, Action::Delete);
         assert!(plan.changes[1].reason.contains("2 entries carried over"));
-        assert_eq!(plan.deduped_entries, 1);
+        assert_eq!(plan.deduped_entries, 2);
         assert_eq!(plan.merges.len(), 1);
+    }
+
+    #[test]
+    fn reasons_are_joined_and_structured_documents_left_alone() {
+        let mut a = e("Use pnpm.");
+        a.why = Some("lockfile".into());
+        let mut b = e("use pnpm");
+        b.why = Some("disk space".into());
+        let runbook =
+            "# Release\n\n```sh\ngit tag v1\ngit push --tags\n```\n\nzeta step\n\nalpha step";
+        let mut structured = sdoc("project/runbook.md", MemoryType::Project, vec![]);
+        structured.raw =
+            format!("---\n{}\n---\n\n{runbook}\n", structured.frontmatter).into_bytes();
+        structured.entries = doc::parse_entries(runbook);
+        let snap = Snapshot {
+            docs: vec![
+                sdoc("project/a.md", MemoryType::Project, vec![a, b]),
+                structured,
+            ],
+        };
+        let plan = plan(&snap);
+        assert_eq!(plan.changes.len(), 1, "{:?}", plan.changes);
+        let after = plan.changes[0].after.as_deref().unwrap();
+        assert!(after.contains("Why: lockfile; disk space"), "{after}");
     }
 
     #[test]

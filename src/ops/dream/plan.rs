@@ -109,7 +109,9 @@ pub fn build_manifest(snapshot: &Snapshot) -> (String, Vec<String>) {
     let mut shown = Vec::new();
     let mut used = 0usize;
     for d in &snapshot.docs {
-        if d.pinned || d.entries.is_empty() {
+        // Pinned, empty and structured documents (headings, code, tables, prose) are never
+        // shown, so no plan can touch them.
+        if super::mechanical::takes_no_part(d) {
             continue;
         }
         let body = doc::render_body(&d.entries);
@@ -597,6 +599,25 @@ mod tests {
         assert_eq!(drop_cap(3), 0);
         assert_eq!(drop_cap(8), 2);
         assert_eq!(drop_cap(1000), MAX_DROPPED_ENTRIES);
+    }
+
+    #[test]
+    fn a_structured_document_is_never_shown_to_the_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_root, mut snap) = setup(dir.path());
+        let body = "# Runbook\n\n```sh\ngit tag v1\n```";
+        let fm = "name: r\ndescription: d\ntype: project".to_string();
+        snap.docs.push(SnapshotDoc {
+            relative_path: "project/runbook.md".into(),
+            memory_type: MemoryType::Project,
+            raw: format!("---\n{fm}\n---\n\n{body}\n").into_bytes(),
+            frontmatter: fm,
+            entries: doc::parse_entries(body),
+            pinned: false,
+        });
+        let sh = shown(&snap);
+        assert!(sh.contains(&"project/c.md".to_string()), "{sh:?}");
+        assert!(!sh.contains(&"project/runbook.md".to_string()), "{sh:?}");
     }
 
     #[test]

@@ -86,13 +86,14 @@ pub fn normalize_patch(p: Patch) -> Option<Patch> {
     })
 }
 
-/// Removes repeated patches, keyed by `topic:lowercased summary`; the first one wins and order
+/// Removes repeated patches, keyed by the entry key of the summary (any topic: one fact is kept
+/// once); the first one wins and order
 /// is kept. Expects normalized patches (the key is the summary as given).
 pub fn dedupe(patches: Vec<Patch>) -> Vec<Patch> {
     let mut seen = HashSet::new();
     patches
         .into_iter()
-        .filter(|p| seen.insert(format!("{}:{}", p.topic.as_str(), p.summary.to_lowercase())))
+        .filter(|p| seen.insert(crate::formats::doc::entry_key(&p.summary)))
         .collect()
 }
 
@@ -316,15 +317,15 @@ mod tests {
     }
 
     #[test]
-    fn dedupe_by_topic_and_lowercased_summary_first_wins() {
+    fn dedupe_by_entry_key_across_topics_first_wins() {
         let mut a = patch(MemoryType::User, "I prefer terse responses.");
         a.source_offset = 1;
         let mut b = patch(MemoryType::User, "i PREFER terse responses.");
         b.source_offset = 2;
         let c = patch(MemoryType::Feedback, "I prefer terse responses.");
         let d = patch(MemoryType::Project, "we use pnpm everywhere");
-        let out = dedupe(vec![a.clone(), b, c.clone(), d.clone(), a.clone()]);
-        assert_eq!(out, vec![a, c, d]);
+        let out = dedupe(vec![a.clone(), b, c, d.clone(), a.clone()]);
+        assert_eq!(out, vec![a, d]);
     }
 
     #[test]

@@ -38,6 +38,22 @@ pub struct UserText<'a> {
     pub text: &'a str,
 }
 
+/// The one type guess of a fact a person states, shared by `remember` (no `--type`) and the
+/// offline extractor's writes: the topic the heuristic gives the text as a user turn, else as
+/// "Remember that …", else `project`. Since both write paths also match an existing entry by
+/// its key in every type (docs/DESIGN.md, "Topic documents"), a guess that still differs never
+/// makes a second copy.
+pub fn guess_type(text: &str) -> MemoryType {
+    let plan = |t: &str| {
+        heuristic::plan_heuristic(&[UserText { offset: 0, text: t }])
+            .first()
+            .map(|p| p.topic)
+    };
+    plan(text)
+        .or_else(|| plan(&format!("Remember that {text}")))
+        .unwrap_or(MemoryType::Project)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
