@@ -1588,7 +1588,9 @@ pub(super) fn as_statement(clause: &str, background: bool) -> String {
         .strip_suffix('고')
         .filter(|s| s.ends_with(is_syllable))
     {
-        format!("{stem}요")
+        // The plain form: "작고" → "작다", "만들고" → "만들다". Gluing "요" to the bare stem
+        // garbled them ("작요", "만들요"); the polite form's vowel harmony is not worth guessing.
+        format!("{stem}다")
     } else {
         clause.to_string()
     }

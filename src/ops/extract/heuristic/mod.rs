@@ -24,6 +24,7 @@
 
 mod cjk;
 mod en;
+pub mod gate;
 mod ja;
 mod ko;
 pub mod learned;
@@ -41,43 +42,85 @@ pub use segment::{MAX_SENTENCE_LEN, MAX_SENTENCE_WORDS};
 /// already normalized and deduplicated ([`filter::normalize_patch`], [`filter::dedupe`]); the
 /// caller still applies the secret check.
 pub fn plan_heuristic(messages: &[UserText]) -> Vec<Patch> {
-    plan_with(messages, &learned::Model::builtin())
+    plan_with_gate(messages, &learned::Model::builtin(), &gate::Gate::builtin())
 }
 
 /// [`plan_heuristic`] with a given learned scorer: the rules judge each sentence, and `model`
 /// may correct the type of a sentence they keep when it is sure; a message they keep nothing
 /// from is kept when `model` is confident it is durable (its most durable-looking sentence
 /// becomes the memory). Public so an evaluation can score a model trained on part of
-/// the data.
+/// the data. No real-chat gate ([`plan_with_gate`]).
 pub fn plan_with(messages: &[UserText], model: &learned::Model) -> Vec<Patch> {
+    plan_with_gate(messages, model, &gate::Gate::open())
+}
+
+/// The rules and the scorer alone on one message (no gate): what they keep, and how many
+/// sentences the message has. What the gate is trained on and sees ([`gate::message_features`]).
+pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<String>) {
+    let mut out = Vec::new();
+    let sentences = segment::sentences(m.text);
+    for sentence in &sentences {
+        let c = if sentence.chars().any(cjk::is_cjk) {
+            cjk::classify_sentence(sentence)
+        } else {
+            en::classify_sentence(sentence)
+        };
+        let Some(mut c) = c else { continue };
+        c.topic = model.topic_for(sentence, c.topic);
+        if let Some(p) = filter::normalize_patch(c.into_patch(m.offset)) {
+            out.push(p);
+        }
+    }
+    // The scorer judges a message as a whole only when it reads all of it: a pasted log
+    // before a rule at the end of a long message must not speak for the rule.
+    let read_whole = m.text.chars().nth(learned::features::MAX_CHARS).is_none();
+    if read_whole {
+        if out.is_empty() {
+            out.extend(rescue(model, m, &sentences));
+        } else if model.vetoes(m.text) {
+            out.clear();
+        }
+    }
+    (out, sentences)
+}
+
+/// The full pipeline: the rules and `model` per message ([`plan_rules`]), then the real-chat
+/// `gate` decides whether anything of the message is kept, may keep a message they kept nothing
+/// from, and may correct the type.
+pub fn plan_with_gate(
+    messages: &[UserText],
+    model: &learned::Model,
+    gate: &gate::Gate,
+) -> Vec<Patch> {
     let mut out = Vec::new();
     for m in messages {
-        let before = out.len();
-        let sentences = segment::sentences(m.text);
-        for sentence in &sentences {
-            let c = if sentence.chars().any(cjk::is_cjk) {
-                cjk::classify_sentence(sentence)
-            } else {
-                en::classify_sentence(sentence)
-            };
-            let Some(mut c) = c else { continue };
-            c.topic = model.topic_for(sentence, c.topic);
-            if let Some(p) = filter::normalize_patch(c.into_patch(m.offset)) {
-                out.push(p);
-            }
+        let (kept, sentences) = plan_rules(m, model);
+        out.extend(apply_gate(m, kept, &sentences, model, gate));
+    }
+    filter::dedupe(out)
+}
+
+/// The gate's say on one message, given what [`plan_rules`] kept from it and its sentences.
+pub fn apply_gate(
+    m: &UserText,
+    mut kept: Vec<Patch>,
+    sentences: &[String],
+    model: &learned::Model,
+    gate: &gate::Gate,
+) -> Vec<Patch> {
+    if let Some(v) = gate.score(m.text, &kept, sentences.len()) {
+        if v.durable < gate.keep {
+            kept.clear();
+        } else if kept.is_empty() && v.durable >= gate.rescue {
+            kept.extend(rescue_with(model, m, sentences, v.topic));
         }
-        // The scorer judges a message as a whole only when it reads all of it: a pasted log
-        // before a rule at the end of a long message must not speak for the rule.
-        let read_whole = m.text.chars().nth(learned::features::MAX_CHARS).is_none();
-        if read_whole {
-            if out.len() == before {
-                out.extend(rescue(model, m, &sentences));
-            } else if model.vetoes(m.text) {
-                out.truncate(before);
+        if v.topic_probability >= gate.retype {
+            for p in &mut kept {
+                p.topic = v.topic;
             }
         }
     }
-    filter::dedupe(out)
+    kept
 }
 
 /// Whether `text` holds a token that looks generated rather than written: a run of 16 or more
@@ -97,18 +140,29 @@ fn has_opaque_token(text: &str) -> bool {
 
 /// The rules alone: what their unit tests pin.
 #[cfg(test)]
-fn plan_rules(messages: &[UserText]) -> Vec<Patch> {
+fn plan_rules_only(messages: &[UserText]) -> Vec<Patch> {
     plan_with(messages, &learned::Model::rules_only())
 }
 
 /// The learned scorer's memory for a message the rules kept nothing from, if it is confident:
-/// the message's type, and its sentence that looks most durable on its own. Questions and
-/// sentences the rules would not consider at all (too short, too long) are never kept.
+/// the message's type, and its sentence that looks most durable on its own.
 fn rescue(model: &learned::Model, m: &UserText, sentences: &[String]) -> Option<Patch> {
     let verdict = model.score(m.text)?;
     if !model.keeps(&verdict) {
         return None;
     }
+    rescue_with(model, m, sentences, verdict.topic)
+}
+
+/// The sentence of a message that looks most durable on its own to `model`, as a memory of type
+/// `topic`. Questions and sentences the rules would not consider at all (too short, too long)
+/// are never kept.
+fn rescue_with(
+    model: &learned::Model,
+    m: &UserText,
+    sentences: &[String],
+    topic: MemoryType,
+) -> Option<Patch> {
     let best = sentences
         .iter()
         .filter(|s| {
@@ -125,7 +179,7 @@ fn rescue(model: &learned::Model, m: &UserText, sentences: &[String]) -> Option<
     let (summary, why) = split_reason(best);
     filter::normalize_patch(
         Candidate {
-            topic: verdict.topic,
+            topic,
             summary,
             why,
         }

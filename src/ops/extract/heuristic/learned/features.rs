@@ -3,7 +3,7 @@
 //! spaces a word list could rely on), how the message starts and ends, its length, and whether
 //! it holds a URL, a path or inline code. Each feature is a string hashed to 64 bits.
 //!
-//! This file uses only `std`: the build script includes it to train the weights that the
+//! This file uses only `std`: the training command (`examples/extract_real.rs`) trains the weights that the
 //! library then looks up with the very same features (docs/DESIGN.md, "Extract").
 
 /// Longest prefix of a message that is looked at (characters); a pasted log after it adds
