@@ -21,16 +21,24 @@ static BUILTIN: &[u8] = include_bytes!("learned/gate.bin");
 
 /// The probability of "durable" below which nothing of a message is kept. Chosen on
 /// cross-validation over `train` and on `dev` (docs/quality/extract.md).
-pub const KEEP_THRESHOLD: f32 = 0.5;
+pub const KEEP_THRESHOLD: f32 = 0.25;
 
 /// The probability of "durable" at or above which a message the rules kept nothing from is
 /// kept anyway (its most durable-looking sentence).
-pub const RESCUE_THRESHOLD: f32 = 0.8;
+pub const RESCUE_THRESHOLD: f32 = 0.7;
 
-/// The gate's type probability at or above which its type replaces the rules' type.
+/// The gate's type probability at or above which its type replaces the rules' type, in a
+/// message the scorer does not trust ([`TRUST_THRESHOLD`]): where the scorer is sure, the
+/// message reads like the synthetic corpora, whose types the rules know.
 pub const TYPE_THRESHOLD: f32 = 0.6;
 
-/// A gate: the weights and its three thresholds.
+/// The learned scorer's "durable" probability at or above which the gate does not drop a
+/// message: the scorer was trained on the synthetic corpora, and where it is this sure the
+/// message reads like the rules it was written for, which the real train split is too small to
+/// know (without it the gate drops most durable messages of the synthetic held-out sets).
+pub const TRUST_THRESHOLD: f32 = 0.5;
+
+/// A gate: the weights and its thresholds.
 #[derive(Clone, Copy)]
 pub struct Gate<'a> {
     model: Option<Model<'a>>,
@@ -40,6 +48,8 @@ pub struct Gate<'a> {
     pub rescue: f32,
     /// [`TYPE_THRESHOLD`] for the built-in gate.
     pub retype: f32,
+    /// [`TRUST_THRESHOLD`] for the built-in gate.
+    pub trust: f32,
 }
 
 impl Gate<'static> {
@@ -56,6 +66,7 @@ impl Gate<'static> {
             keep: 0.0,
             rescue: f32::INFINITY,
             retype: f32::INFINITY,
+            trust: 0.0,
         }
     }
 }
@@ -69,6 +80,7 @@ impl<'a> Gate<'a> {
             keep: KEEP_THRESHOLD,
             rescue: RESCUE_THRESHOLD,
             retype: TYPE_THRESHOLD,
+            trust: TRUST_THRESHOLD,
         })
     }
 
@@ -80,10 +92,21 @@ impl<'a> Gate<'a> {
     }
 }
 
-/// The features of a message for the gate: [`features::features`] plus the rules' verdict.
+/// The features of a message for the gate: [`features::features`] plus the rules' verdict and
+/// the cues that fired ([`super::cues`]).
 pub fn message_features(message: &str, rules: &[Patch], sentences: usize) -> Vec<u64> {
-    let mut f = features::features(message);
-    let mut names: Vec<String> = Vec::new();
+    let mut f: Vec<u64> = message_feature_names(message, rules, sentences)
+        .iter()
+        .map(|n| features::hash(n))
+        .collect();
+    f.sort_unstable();
+    f.dedup();
+    f
+}
+
+/// [`message_features`] by name, before hashing.
+pub fn message_feature_names(message: &str, rules: &[Patch], sentences: usize) -> Vec<String> {
+    let mut names = features::feature_names(message);
     if rules.is_empty() {
         names.push("rule|none".into());
     } else {
@@ -96,10 +119,42 @@ pub fn message_features(message: &str, rules: &[Patch], sentences: usize) -> Vec
             names.push("rule|all".into());
         }
     }
-    f.extend(names.iter().map(|n| features::hash(n)));
-    f.sort_unstable();
-    f.dedup();
-    f
+    for c in super::cues::fired(message) {
+        names.push(format!("cue|{}", c.id));
+        names.push(format!("cueclass|{}", c.class));
+    }
+    names
+}
+
+impl Gate<'_> {
+    /// The `n` known features of `message` that weigh most (either way) toward "durable", by
+    /// name, with their scaled weight: what `extract --explain` shows.
+    pub fn top_features(
+        &self,
+        message: &str,
+        rules: &[Patch],
+        sentences: usize,
+        n: usize,
+    ) -> Vec<(String, f32)> {
+        let Some(model) = self.model else {
+            return Vec::new();
+        };
+        let mut names = message_feature_names(message, rules, sentences);
+        names.sort();
+        names.dedup();
+        let known: Vec<(String, f32)> = names
+            .into_iter()
+            .filter_map(|name| {
+                let w = model.lookup(features::hash(&name))?;
+                Some((name, w[0]))
+            })
+            .collect();
+        let x = 1.0 / (known.len().max(1) as f32).sqrt();
+        let mut out: Vec<(String, f32)> = known.into_iter().map(|(n, w)| (n, w * x)).collect();
+        out.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+        out.truncate(n);
+        out
+    }
 }
 
 /// A labelled training example for the gate: `rules` is what the rules kept from `message`.

@@ -1586,7 +1586,8 @@ pub(super) fn as_statement(clause: &str, background: bool) -> String {
         format!("{stem}이에요")
     } else if let Some(stem) = clause
         .strip_suffix('고')
-        .filter(|s| s.ends_with(is_syllable))
+        // "…하라고", "…한다고": a quoted clause, not one to close.
+        .filter(|s| s.ends_with(is_syllable) && !s.ends_with(['라', '다']))
     {
         // The plain form: "작고" → "작다", "만들고" → "만들다". Gluing "요" to the bare stem
         // garbled them ("작요", "만들요"); the polite form's vowel harmony is not worth guessing.

@@ -23,6 +23,7 @@
 //! the labelled corpora; [`plan_with`] says when it may keep, retype or drop.
 
 mod cjk;
+pub mod cues;
 mod en;
 pub mod gate;
 mod ja;
@@ -60,6 +61,9 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
     let mut out = Vec::new();
     let sentences = segment::sentences(m.text);
     for sentence in &sentences {
+        // A request to record a rule, "no —", "also,": the rule is what follows.
+        let stripped = cues::strip_lead_in(sentence);
+        let sentence = stripped.as_ref().unwrap_or(sentence);
         let c = if sentence.chars().any(cjk::is_cjk) {
             cjk::classify_sentence(sentence)
         } else {
@@ -109,18 +113,122 @@ pub fn apply_gate(
     gate: &gate::Gate,
 ) -> Vec<Patch> {
     if let Some(v) = gate.score(m.text, &kept, sentences.len()) {
-        if v.durable < gate.keep {
+        let trusted = || model.score(m.text).is_some_and(|s| s.durable >= gate.trust);
+        if v.durable < gate.keep && !trusted() {
             kept.clear();
         } else if kept.is_empty() && v.durable >= gate.rescue {
             kept.extend(rescue_with(model, m, sentences, v.topic));
         }
-        if v.topic_probability >= gate.retype {
+        if v.topic_probability >= gate.retype && !trusted() {
             for p in &mut kept {
                 p.topic = v.topic;
             }
         }
     }
     kept
+}
+
+/// Why the extractor kept or dropped what it did from one message: the data behind
+/// `extract --explain` (the CLI renders it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Explanation {
+    /// Each prose sentence, what the rules said about it and the scorer's score.
+    pub sentences: Vec<SentenceExplanation>,
+    /// Ids of the cue rules that fired in the message ([`cues`]).
+    pub cues: Vec<String>,
+    /// The real-chat gate's probability that the message holds something durable.
+    pub gate: Option<f32>,
+    /// The gate's thresholds: keep at or above, rescue at or above.
+    pub keep_threshold: f32,
+    pub rescue_threshold: f32,
+    /// The gate features that pushed hardest, with their weight toward "durable".
+    pub top_features: Vec<(String, f32)>,
+    /// What is kept.
+    pub kept: Vec<Patch>,
+    /// Why, in one line.
+    pub reason: String,
+}
+
+/// One sentence of an [`Explanation`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SentenceExplanation {
+    pub text: String,
+    /// The rule family that judged it (`en` or `cjk`).
+    pub rules: &'static str,
+    /// The type and memory text the rules gave it, if they kept it.
+    pub kept_as: Option<(String, String)>,
+    /// The learned scorer's "durable" probability for the sentence alone.
+    pub score: Option<f32>,
+}
+
+/// Explains what the built-in pipeline ([`plan_heuristic`]) does with `text`.
+pub fn explain(text: &str) -> Explanation {
+    let model = learned::Model::builtin();
+    let gate = gate::Gate::builtin();
+    let m = UserText { offset: 0, text };
+    let (rules, sentences) = plan_rules(&m, &model);
+    let per = sentences
+        .iter()
+        .map(|s| {
+            let stripped = cues::strip_lead_in(s);
+            let s = stripped.as_ref().unwrap_or(s);
+            let cjk_family = s.chars().any(cjk::is_cjk);
+            let c = if cjk_family {
+                cjk::classify_sentence(s)
+            } else {
+                en::classify_sentence(s)
+            };
+            SentenceExplanation {
+                text: s.clone(),
+                rules: if cjk_family { "cjk" } else { "en" },
+                kept_as: c.map(|c| (c.topic.as_str().to_string(), c.summary)),
+                score: model.score(s).map(|v| v.durable),
+            }
+        })
+        .collect();
+    let verdict = gate.score(text, &rules, sentences.len());
+    let rules_kept = rules.len();
+    let kept = filter::dedupe(apply_gate(&m, rules, &sentences, &model, &gate));
+    let reason = match verdict {
+        None => format!("no gate verdict; the rules and the scorer kept {rules_kept}"),
+        Some(v) if v.durable < gate.keep && kept.is_empty() => format!(
+            "dropped: gate {:.2} < keep threshold {:.2} (the rules had kept {rules_kept})",
+            v.durable, gate.keep
+        ),
+        Some(v) if v.durable < gate.keep => format!(
+            "kept: gate {:.2} < keep threshold {:.2}, but the scorer is >= {:.2} sure",
+            v.durable, gate.keep, gate.trust
+        ),
+        Some(v) if rules_kept > 0 => format!(
+            "kept: the rules kept {rules_kept} sentence(s) and gate {:.2} >= {:.2}",
+            v.durable, gate.keep
+        ),
+        Some(v) if !kept.is_empty() => format!(
+            "rescued: the rules kept nothing, gate {:.2} >= rescue threshold {:.2}",
+            v.durable, gate.rescue
+        ),
+        Some(v) if v.durable >= gate.rescue => format!(
+            "nothing: gate {:.2} >= rescue threshold {:.2}, but no sentence is fit to keep \
+             (a question, too short or too long, or an opaque token)",
+            v.durable, gate.rescue
+        ),
+        Some(v) => format!(
+            "nothing: the rules kept nothing and gate {:.2} < rescue threshold {:.2}",
+            v.durable, gate.rescue
+        ),
+    };
+    Explanation {
+        sentences: per,
+        cues: cues::fired(text).iter().map(|c| c.id.clone()).collect(),
+        gate: verdict.map(|v| v.durable),
+        keep_threshold: gate.keep,
+        rescue_threshold: gate.rescue,
+        top_features: gate.top_features(text, &plan_rules(&m, &model).0, sentences.len(), 8),
+        kept,
+        reason,
+    }
 }
 
 /// Whether `text` holds a token that looks generated rather than written: a run of 16 or more

@@ -310,7 +310,8 @@ mod unit {
                 .into_iter()
                 .map(|p| p.summary)
                 .collect::<Vec<_>>(),
-            vec!["we use pnpm workspaces.".to_string()]
+            // "Also," is a lead-in (data/en.cues): the fact starts after it, capitalised.
+            vec!["We use pnpm workspaces.".to_string()]
         );
     }
 

@@ -102,6 +102,14 @@ fn units(text: &str) -> (Vec<Unit>, Vec<&'static str>) {
 
 /// The hashed features of `text` (each once, in no particular order).
 pub fn features(text: &str) -> Vec<u64> {
+    let mut hashes: Vec<u64> = feature_names(text).iter().map(|n| hash(n)).collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes
+}
+
+/// The features of `text` by name, before hashing (repeats possible).
+pub fn feature_names(text: &str) -> Vec<String> {
     let text: String = text.chars().take(MAX_CHARS).collect();
     let (units, flags) = units(&text);
     let mut names: Vec<String> = vec!["bias".to_string()];
@@ -200,10 +208,7 @@ pub fn features(text: &str) -> Vec<u64> {
             Unit::Break(_) => {}
         }
     }
-    let mut hashes: Vec<u64> = names.iter().map(|n| hash(n)).collect();
-    hashes.sort_unstable();
-    hashes.dedup();
-    hashes
+    names
 }
 
 #[cfg(test)]

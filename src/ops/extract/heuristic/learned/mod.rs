@@ -97,7 +97,8 @@ impl<'a> Model<'a> {
         })
     }
 
-    fn lookup(&self, hash: u64) -> Option<[f32; OUTPUTS]> {
+    /// The weights of one feature: the durable logit, then one per type.
+    pub fn lookup(&self, hash: u64) -> Option<[f32; OUTPUTS]> {
         let n = self.entries.len() / ENTRY_BYTES;
         let key = |i: usize| {
             let at = i * ENTRY_BYTES;
