@@ -83,3 +83,32 @@ fn text_without_explain_is_refused() {
         .unwrap();
     assert!(!out.status.success());
 }
+
+/// The saved fact is the rule: a request to record it, a lead-in and a one-off part are not.
+#[test]
+fn saved_facts_are_the_rule_itself() {
+    let sb = Sandbox::new();
+    for (text, want) in [
+        (
+            "add to CLAUDE.md that we always use uv instead of pip.",
+            "We always use uv instead of pip.",
+        ),
+        (
+            "go ahead. also, from now on run the linter before every commit.",
+            "run the linter before every commit.",
+        ),
+        (
+            "Log through the Vole logging library, never with print.",
+            "Log through the Vole logging library, never with print.",
+        ),
+    ] {
+        let e = explain_json(&sb, text);
+        let kept: Vec<&str> = e["kept"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["summary"].as_str())
+            .collect();
+        assert_eq!(kept, vec![want], "{text}: {e}");
+    }
+}
