@@ -2222,6 +2222,36 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
 mod tests {
     use super::*;
 
+    /// A clause cut at "-고" is closed grammatically: no "요" glued to a bare stem ("작요",
+    /// "만들요"), and a quoted "-라고/-다고" stays whole.
+    #[test]
+    fn clauses_cut_at_go_are_closed_without_garbling() {
+        assert_eq!(as_statement("파일은 작고", false), "파일은 작다");
+        assert_eq!(
+            as_statement("테스트를 먼저 만들고", false),
+            "테스트를 먼저 만들다"
+        );
+        assert_eq!(
+            as_statement("라벨링은 Label Studio로 하고", false),
+            "라벨링은 Label Studio로 해요"
+        );
+        assert_eq!(
+            as_statement("보드는 STM32이고", false),
+            "보드는 STM32이에요"
+        );
+        assert_eq!(
+            as_statement("issue.png를 참고하라고", false),
+            "issue.png를 참고하라고"
+        );
+        for clause in ["작고", "만들고", "쓰고", "먹고", "크고"] {
+            let s = as_statement(clause, false);
+            assert!(
+                !s.ends_with("요") || s.ends_with("어요") || s.ends_with("해요"),
+                "{s}"
+            );
+        }
+    }
+
     #[test]
     fn the_fact_after_a_reason_is_judged() {
         assert_eq!(
