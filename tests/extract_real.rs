@@ -1,11 +1,12 @@
-//! Extraction on real chat turns (`../shared/corpus/real-chats/{en,cjk}.json`: what real people
-//! typed to coding assistants, labelled by hand; docs/quality/extract.md), through the real
+//! Extraction on real chat turns (`corpus/real-chats/{en,cjk}.json` in the shared folder beside
+//! the clone: what real people typed to coding assistants, labelled by hand;
+//! docs/quality/extract.md), through the real
 //! binary (`extract --dry-run --json --strategy heuristic`), one generic transcript per split.
 //! Asserts floors a little under the figures measured when they were set, per split and
 //! language: turn precision, recall, the share of non-durable turns that leave a memory, strict
 //! type accuracy, and precision on the English `random` selection (the natural stream).
 //!
-//! The corpus is real people's words and stays outside the repository: without `../shared`
+//! The corpus is real people's words and stays outside the repository: without the shared folder
 //! the test skips with a printed reason, and fails when `CI` is set (CI has it).
 //!
 //! `cargo test --test extract_real -- --nocapture` prints the table.
@@ -30,7 +31,10 @@ struct Turn {
 }
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real-chats")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("shared")
+        .join("corpus/real-chats")
 }
 
 /// The real turns, or `None` (after saying why) when the shared corpus is absent outside CI.
@@ -39,7 +43,7 @@ fn load() -> Option<Vec<Turn>> {
     if !dir.join("en.json").is_file() || !dir.join("cjk.json").is_file() {
         assert!(
             std::env::var_os("CI").is_none(),
-            "{} is missing: CI must provide ../shared",
+            "{} is missing: CI must provide the shared folder beside the clone",
             dir.display()
         );
         eprintln!(
