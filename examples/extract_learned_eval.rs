@@ -1,5 +1,5 @@
 //! How the extractor's learned scorer does on data it was not trained on, at each setting:
-//! trains on the development corpora (as the build script does) and scores the validation
+//! trains on the development corpora (as the training command does) and scores the validation
 //! corpora (`tests/corpus/extract/val/`) with the rules alone and with rules plus scorer; also
 //! 5-fold cross-validation on the development corpora. Never reads a held-out set. The
 //! thresholds in `learned::{RESCUE,TYPE,VETO}_THRESHOLD` and the training settings were chosen

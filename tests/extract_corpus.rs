@@ -445,8 +445,10 @@ fn heldout_floor(set: &str, lang: &str) -> (f64, f64, f64) {
     // The rules alone (after the ninth round) and the scorer's first two rounds are in the
     // README's table.
     match (set, lang) {
-        // Rules alone and now: 0.923 (12 of 13 found are durable) / 1.000 / 1.000.
-        ("heldout2", "ko") => (0.92, 0.90, 0.90),
+        // Rules alone: 0.923 (12 of 13 found are durable) / 1.000 / 1.000. With the real-chat
+        // gate (issue 21) one durable message is dropped and the one false find stays:
+        // 0.917 (11 of 12) / 0.917 / 1.000.
+        ("heldout2", "ko") => (0.91, 0.91, 0.90),
         ("heldout2", "mixed") => (0.95, 0.90, 0.89), // type 0.893 (25 of 28)
         ("heldout10", "zh") => (0.93, 0.90, 0.90),   // 0.935 (29 of 31) / 0.967 / 1.000
         ("heldout10", "ja") => (0.95, 0.90, 0.89),   // type 0.895 (17 of 19)

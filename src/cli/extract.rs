@@ -51,6 +51,14 @@ pub struct ExtractArgs {
     /// Print the planned memories; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Explain, sentence by sentence, what the offline extractor keeps from one message and
+    /// why (the rules and cues that fired, the scores, the decision); writes nothing. The
+    /// message is `--text`, or standard input.
+    #[arg(long)]
+    pub explain: bool,
+    /// The message `--explain` explains.
+    #[arg(long, value_name = "TEXT", requires = "explain")]
+    pub text: Option<String>,
     /// Who started the run (telemetry); the agent hooks pass `hook`.
     #[arg(long, hide = true, default_value = "manual")]
     pub trigger: String,
@@ -65,6 +73,9 @@ pub fn flags(args: &ExtractArgs) -> Vec<(Key, String)> {
 }
 
 pub fn cmd_extract(cli: &Cli, ctx: &Context, args: &ExtractArgs) -> Result<ExitCode> {
+    if args.explain {
+        return explain(cli, args);
+    }
     let req = ExtractRequest {
         transcript: args.transcript.clone(),
         session: args.session.clone(),
@@ -196,4 +207,59 @@ fn render(cli: &Cli, o: &RunOutcome) {
             qwen_memory::integrations::transcript::MAX_LINE_BYTES >> 20
         );
     }
+}
+
+/// `extract --explain`: what the offline extractor does with one message, and why.
+fn explain(cli: &Cli, args: &ExtractArgs) -> Result<ExitCode> {
+    let text = match &args.text {
+        Some(t) => t.clone(),
+        None => {
+            let mut t = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)?;
+            t
+        }
+    };
+    let e = qwen_memory::ops::extract::heuristic::explain(&text);
+    if cli.json {
+        print_json(&e)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (i, s) in e.sentences.iter().enumerate() {
+        println!("sentence {}: {}", i + 1, s.text);
+        match &s.kept_as {
+            Some((ty, summary)) => println!("  rules ({}): keep as {ty}: {summary}", s.rules),
+            None => println!("  rules ({}): nothing", s.rules),
+        }
+        if let Some(score) = s.score {
+            println!("  scorer: durable {score:.2}");
+        }
+    }
+    println!(
+        "cues: {}",
+        if e.cues.is_empty() {
+            "none".to_string()
+        } else {
+            e.cues.join(", ")
+        }
+    );
+    match e.gate {
+        Some(g) => println!(
+            "gate: durable {g:.2} (keep >= {:.2}, rescue >= {:.2})",
+            e.keep_threshold, e.rescue_threshold
+        ),
+        None => println!("gate: no verdict"),
+    }
+    if !e.top_features.is_empty() {
+        let top: Vec<String> = e
+            .top_features
+            .iter()
+            .map(|(n, w)| format!("{n} {w:+.2}"))
+            .collect();
+        println!("gate features: {}", top.join(", "));
+    }
+    println!("decision: {}", e.reason);
+    for p in &e.kept {
+        println!("  {:<9} {}", p.topic.as_str(), p.summary);
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1119,7 +1119,7 @@ fn instruction(m: &str) -> bool {
     // of npm" — not a clause inside its object ("write a function that always returns true").
     static MARKED_IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
         rei(
-            r"^(?:please\s+)?(?:use|write|keep|make|put|name|format|run|answer|respond|reply|add|include|call|pick|choose|go with|stick (?:to|with)|default to|wrap|indent|end|start|begin|sign|prefix|limit|leave|mark|ask|check|test|lint|squash|rebase|sort|document|explain|show|give|cite|link|mention|quote|spell|capitalize|capitalise|stop)\s+(?P<next>\w+)\b(?P<mid>.*?)(?:,\s*(?:and\s+)?(?:always|never)\b|\b(?:always|never)[.!]?$|\b(?:every time|each time|whenever|by default|in general|at all times|unless|instead of|rather than|over (?:\w+ )?\w+|anymore|any more)\b|,\s*(?:and\s+)?not\s+[\w.+#/-]+(?:\s+(?:or|nor|and)\s+[\w.+#/-]+)?\s*(?:,|[.!]?$))",
+            r"^(?:please\s+)?(?:use|write|keep|make|put|name|format|run|answer|respond|reply|add|include|call|pick|choose|go with|stick (?:to|with)|default to|wrap|indent|end|start|begin|sign|prefix|limit|leave|mark|ask|check|test|lint|squash|rebase|sort|document|explain|show|give|cite|link|mention|quote|spell|capitalize|capitalise|stop|log|store|send|route|import|install|deploy)\s+(?P<next>\w+)\b(?P<mid>.*?)(?:,\s*(?:and\s+)?(?:always|never)\b|\b(?:always|never)[.!]?$|\b(?:every time|each time|whenever|by default|in general|at all times|unless|instead of|rather than|over (?:\w+ )?\w+|anymore|any more)\b|,\s*(?:and\s+)?not\s+[\w.+#/-]+(?:\s+(?:or|nor|and)\s+[\w.+#/-]+)?\s*(?:,|[.!]?$))",
         )
     });
     static STYLE_NOUN: LazyLock<Regex> = LazyLock::new(|| {

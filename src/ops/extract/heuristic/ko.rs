@@ -1586,9 +1586,12 @@ pub(super) fn as_statement(clause: &str, background: bool) -> String {
         format!("{stem}이에요")
     } else if let Some(stem) = clause
         .strip_suffix('고')
-        .filter(|s| s.ends_with(is_syllable))
+        // "…하라고", "…한다고": a quoted clause, not one to close.
+        .filter(|s| s.ends_with(is_syllable) && !s.ends_with(['라', '다']))
     {
-        format!("{stem}요")
+        // The plain form: "작고" → "작다", "만들고" → "만들다". Gluing "요" to the bare stem
+        // garbled them ("작요", "만들요"); the polite form's vowel harmony is not worth guessing.
+        format!("{stem}다")
     } else {
         clause.to_string()
     }
@@ -2218,6 +2221,36 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A clause cut at "-고" is closed grammatically: no "요" glued to a bare stem ("작요",
+    /// "만들요"), and a quoted "-라고/-다고" stays whole.
+    #[test]
+    fn clauses_cut_at_go_are_closed_without_garbling() {
+        assert_eq!(as_statement("파일은 작고", false), "파일은 작다");
+        assert_eq!(
+            as_statement("테스트를 먼저 만들고", false),
+            "테스트를 먼저 만들다"
+        );
+        assert_eq!(
+            as_statement("라벨링은 Label Studio로 하고", false),
+            "라벨링은 Label Studio로 해요"
+        );
+        assert_eq!(
+            as_statement("보드는 STM32이고", false),
+            "보드는 STM32이에요"
+        );
+        assert_eq!(
+            as_statement("issue.png를 참고하라고", false),
+            "issue.png를 참고하라고"
+        );
+        for clause in ["작고", "만들고", "쓰고", "먹고", "크고"] {
+            let s = as_statement(clause, false);
+            assert!(
+                !s.ends_with("요") || s.ends_with("어요") || s.ends_with("해요"),
+                "{s}"
+            );
+        }
+    }
 
     #[test]
     fn the_fact_after_a_reason_is_judged() {

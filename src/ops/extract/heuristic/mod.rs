@@ -23,7 +23,9 @@
 //! the labelled corpora; [`plan_with`] says when it may keep, retype or drop.
 
 mod cjk;
+pub mod cues;
 mod en;
+pub mod gate;
 mod ja;
 mod ko;
 pub mod learned;
@@ -41,43 +43,192 @@ pub use segment::{MAX_SENTENCE_LEN, MAX_SENTENCE_WORDS};
 /// already normalized and deduplicated ([`filter::normalize_patch`], [`filter::dedupe`]); the
 /// caller still applies the secret check.
 pub fn plan_heuristic(messages: &[UserText]) -> Vec<Patch> {
-    plan_with(messages, &learned::Model::builtin())
+    plan_with_gate(messages, &learned::Model::builtin(), &gate::Gate::builtin())
 }
 
 /// [`plan_heuristic`] with a given learned scorer: the rules judge each sentence, and `model`
 /// may correct the type of a sentence they keep when it is sure; a message they keep nothing
 /// from is kept when `model` is confident it is durable (its most durable-looking sentence
 /// becomes the memory). Public so an evaluation can score a model trained on part of
-/// the data.
+/// the data. No real-chat gate ([`plan_with_gate`]).
 pub fn plan_with(messages: &[UserText], model: &learned::Model) -> Vec<Patch> {
+    plan_with_gate(messages, model, &gate::Gate::open())
+}
+
+/// The rules and the scorer alone on one message (no gate): what they keep, and how many
+/// sentences the message has. What the gate is trained on and sees ([`gate::message_features`]).
+pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<String>) {
+    let mut out = Vec::new();
+    let sentences = segment::sentences(m.text);
+    for sentence in &sentences {
+        // A request to record a rule, "no —", "also,": the rule is what follows.
+        let stripped = cues::strip_lead_in(sentence);
+        let sentence = stripped.as_ref().unwrap_or(sentence);
+        let c = if sentence.chars().any(cjk::is_cjk) {
+            cjk::classify_sentence(sentence)
+        } else {
+            en::classify_sentence(sentence)
+        };
+        let Some(mut c) = c else { continue };
+        c.topic = model.topic_for(sentence, c.topic);
+        if let Some(p) = filter::normalize_patch(c.into_patch(m.offset)) {
+            out.push(p);
+        }
+    }
+    // The scorer judges a message as a whole only when it reads all of it: a pasted log
+    // before a rule at the end of a long message must not speak for the rule.
+    let read_whole = m.text.chars().nth(learned::features::MAX_CHARS).is_none();
+    if read_whole {
+        if out.is_empty() {
+            out.extend(rescue(model, m, &sentences));
+        } else if model.vetoes(m.text) {
+            out.clear();
+        }
+    }
+    (out, sentences)
+}
+
+/// The full pipeline: the rules and `model` per message ([`plan_rules`]), then the real-chat
+/// `gate` decides whether anything of the message is kept, may keep a message they kept nothing
+/// from, and may correct the type.
+pub fn plan_with_gate(
+    messages: &[UserText],
+    model: &learned::Model,
+    gate: &gate::Gate,
+) -> Vec<Patch> {
     let mut out = Vec::new();
     for m in messages {
-        let before = out.len();
-        let sentences = segment::sentences(m.text);
-        for sentence in &sentences {
-            let c = if sentence.chars().any(cjk::is_cjk) {
-                cjk::classify_sentence(sentence)
-            } else {
-                en::classify_sentence(sentence)
-            };
-            let Some(mut c) = c else { continue };
-            c.topic = model.topic_for(sentence, c.topic);
-            if let Some(p) = filter::normalize_patch(c.into_patch(m.offset)) {
-                out.push(p);
-            }
+        let (kept, sentences) = plan_rules(m, model);
+        out.extend(apply_gate(m, kept, &sentences, model, gate));
+    }
+    filter::dedupe(out)
+}
+
+/// The gate's say on one message, given what [`plan_rules`] kept from it and its sentences.
+pub fn apply_gate(
+    m: &UserText,
+    mut kept: Vec<Patch>,
+    sentences: &[String],
+    model: &learned::Model,
+    gate: &gate::Gate,
+) -> Vec<Patch> {
+    if let Some(v) = gate.score(m.text, &kept, sentences.len()) {
+        let trusted = || model.score(m.text).is_some_and(|s| s.durable >= gate.trust);
+        if v.durable < gate.keep && !trusted() {
+            kept.clear();
+        } else if kept.is_empty() && v.durable >= gate.rescue {
+            kept.extend(rescue_with(model, m, sentences, v.topic));
         }
-        // The scorer judges a message as a whole only when it reads all of it: a pasted log
-        // before a rule at the end of a long message must not speak for the rule.
-        let read_whole = m.text.chars().nth(learned::features::MAX_CHARS).is_none();
-        if read_whole {
-            if out.len() == before {
-                out.extend(rescue(model, m, &sentences));
-            } else if model.vetoes(m.text) {
-                out.truncate(before);
+        if v.topic_probability >= gate.retype && !trusted() {
+            for p in &mut kept {
+                p.topic = v.topic;
             }
         }
     }
-    filter::dedupe(out)
+    kept
+}
+
+/// Why the extractor kept or dropped what it did from one message: the data behind
+/// `extract --explain` (the CLI renders it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Explanation {
+    /// Each prose sentence, what the rules said about it and the scorer's score.
+    pub sentences: Vec<SentenceExplanation>,
+    /// Ids of the cue rules that fired in the message ([`cues`]).
+    pub cues: Vec<String>,
+    /// The real-chat gate's probability that the message holds something durable.
+    pub gate: Option<f32>,
+    /// The gate's thresholds: keep at or above, rescue at or above.
+    pub keep_threshold: f32,
+    pub rescue_threshold: f32,
+    /// The gate features that pushed hardest, with their weight toward "durable".
+    pub top_features: Vec<(String, f32)>,
+    /// What is kept.
+    pub kept: Vec<Patch>,
+    /// Why, in one line.
+    pub reason: String,
+}
+
+/// One sentence of an [`Explanation`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SentenceExplanation {
+    pub text: String,
+    /// The rule family that judged it (`en` or `cjk`).
+    pub rules: &'static str,
+    /// The type and memory text the rules gave it, if they kept it.
+    pub kept_as: Option<(String, String)>,
+    /// The learned scorer's "durable" probability for the sentence alone.
+    pub score: Option<f32>,
+}
+
+/// Explains what the built-in pipeline ([`plan_heuristic`]) does with `text`.
+pub fn explain(text: &str) -> Explanation {
+    let model = learned::Model::builtin();
+    let gate = gate::Gate::builtin();
+    let m = UserText { offset: 0, text };
+    let (rules, sentences) = plan_rules(&m, &model);
+    let per = sentences
+        .iter()
+        .map(|s| {
+            let stripped = cues::strip_lead_in(s);
+            let s = stripped.as_ref().unwrap_or(s);
+            let cjk_family = s.chars().any(cjk::is_cjk);
+            let c = if cjk_family {
+                cjk::classify_sentence(s)
+            } else {
+                en::classify_sentence(s)
+            };
+            SentenceExplanation {
+                text: s.clone(),
+                rules: if cjk_family { "cjk" } else { "en" },
+                kept_as: c.map(|c| (c.topic.as_str().to_string(), c.summary)),
+                score: model.score(s).map(|v| v.durable),
+            }
+        })
+        .collect();
+    let verdict = gate.score(text, &rules, sentences.len());
+    let rules_kept = rules.len();
+    let kept = filter::dedupe(apply_gate(&m, rules, &sentences, &model, &gate));
+    let reason = match verdict {
+        None => format!("no gate verdict; the rules and the scorer kept {rules_kept}"),
+        Some(v) if v.durable < gate.keep && kept.is_empty() => format!(
+            "dropped: gate {:.2} < keep threshold {:.2} (the rules had kept {rules_kept})",
+            v.durable, gate.keep
+        ),
+        Some(v) if v.durable < gate.keep => format!(
+            "kept: gate {:.2} < keep threshold {:.2}, but the scorer is >= {:.2} sure",
+            v.durable, gate.keep, gate.trust
+        ),
+        Some(v) if rules_kept > 0 => format!(
+            "kept: the rules kept {rules_kept} sentence(s) and gate {:.2} >= {:.2}",
+            v.durable, gate.keep
+        ),
+        Some(v) if !kept.is_empty() => format!(
+            "rescued: the rules kept nothing, gate {:.2} >= rescue threshold {:.2}",
+            v.durable, gate.rescue
+        ),
+        Some(v) if v.durable >= gate.rescue => format!(
+            "nothing: gate {:.2} >= rescue threshold {:.2}, but no sentence is fit to keep \
+             (a question, too short or too long, or an opaque token)",
+            v.durable, gate.rescue
+        ),
+        Some(v) => format!(
+            "nothing: the rules kept nothing and gate {:.2} < rescue threshold {:.2}",
+            v.durable, gate.rescue
+        ),
+    };
+    Explanation {
+        sentences: per,
+        cues: cues::fired(text).iter().map(|c| c.id.clone()).collect(),
+        gate: verdict.map(|v| v.durable),
+        keep_threshold: gate.keep,
+        rescue_threshold: gate.rescue,
+        top_features: gate.top_features(text, &plan_rules(&m, &model).0, sentences.len(), 8),
+        kept,
+        reason,
+    }
 }
 
 /// Whether `text` holds a token that looks generated rather than written: a run of 16 or more
@@ -97,18 +248,29 @@ fn has_opaque_token(text: &str) -> bool {
 
 /// The rules alone: what their unit tests pin.
 #[cfg(test)]
-fn plan_rules(messages: &[UserText]) -> Vec<Patch> {
+fn plan_rules_only(messages: &[UserText]) -> Vec<Patch> {
     plan_with(messages, &learned::Model::rules_only())
 }
 
 /// The learned scorer's memory for a message the rules kept nothing from, if it is confident:
-/// the message's type, and its sentence that looks most durable on its own. Questions and
-/// sentences the rules would not consider at all (too short, too long) are never kept.
+/// the message's type, and its sentence that looks most durable on its own.
 fn rescue(model: &learned::Model, m: &UserText, sentences: &[String]) -> Option<Patch> {
     let verdict = model.score(m.text)?;
     if !model.keeps(&verdict) {
         return None;
     }
+    rescue_with(model, m, sentences, verdict.topic)
+}
+
+/// The sentence of a message that looks most durable on its own to `model`, as a memory of type
+/// `topic`. Questions and sentences the rules would not consider at all (too short, too long)
+/// are never kept.
+fn rescue_with(
+    model: &learned::Model,
+    m: &UserText,
+    sentences: &[String],
+    topic: MemoryType,
+) -> Option<Patch> {
     let best = sentences
         .iter()
         .filter(|s| {
@@ -125,7 +287,7 @@ fn rescue(model: &learned::Model, m: &UserText, sentences: &[String]) -> Option<
     let (summary, why) = split_reason(best);
     filter::normalize_patch(
         Candidate {
-            topic: verdict.topic,
+            topic,
             summary,
             why,
         }

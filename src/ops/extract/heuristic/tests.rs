@@ -91,7 +91,7 @@ mod unit {
     use MemoryType::{Feedback, Project, Reference, User};
 
     fn plan(text: &str) -> Vec<Patch> {
-        plan_rules(&[UserText { offset: 0, text }])
+        plan_rules_only(&[UserText { offset: 0, text }])
     }
 
     fn one(text: &str) -> Option<(MemoryType, String, Option<String>)> {
@@ -170,7 +170,7 @@ mod unit {
                 text: "I prefer terse responses. Never push to main.",
             },
         ];
-        let got: Vec<_> = plan_rules(&msgs)
+        let got: Vec<_> = plan_rules_only(&msgs)
             .into_iter()
             .map(|p| (p.source_offset, p.topic))
             .collect();
@@ -189,7 +189,7 @@ mod unit {
                 text: "never push to MAIN.",
             },
         ];
-        let got = plan_rules(&msgs);
+        let got = plan_rules_only(&msgs);
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].source_offset, 1);
     }
@@ -198,7 +198,7 @@ mod unit {
     fn whitespace_only_and_empty_messages_yield_nothing() {
         assert_eq!(plan(""), vec![]);
         assert_eq!(plan(" \n\t \r\n "), vec![]);
-        assert_eq!(plan_rules(&[]), vec![]);
+        assert_eq!(plan_rules_only(&[]), vec![]);
     }
 
     #[test]
@@ -310,7 +310,8 @@ mod unit {
                 .into_iter()
                 .map(|p| p.summary)
                 .collect::<Vec<_>>(),
-            vec!["we use pnpm workspaces.".to_string()]
+            // "Also," is a lead-in (data/en.cues): the fact starts after it, capitalised.
+            vec!["We use pnpm workspaces.".to_string()]
         );
     }
 
@@ -444,7 +445,7 @@ mod languages {
     use MemoryType::{Feedback, Project, Reference, User};
 
     fn plan(text: &str) -> Vec<(MemoryType, String, Option<String>)> {
-        plan_rules(&[UserText { offset: 0, text }])
+        plan_rules_only(&[UserText { offset: 0, text }])
             .into_iter()
             .map(|p| (p.topic, p.summary, p.why))
             .collect()
@@ -829,7 +830,7 @@ mod en_shapes {
     use MemoryType::{Feedback, Project, Reference, User};
 
     fn plan(text: &str) -> Vec<Patch> {
-        plan_rules(&[UserText { offset: 0, text }])
+        plan_rules_only(&[UserText { offset: 0, text }])
     }
 
     fn topic(text: &str) -> Option<MemoryType> {
@@ -1361,13 +1362,13 @@ mod cjk_shapes {
     use MemoryType::{Feedback, Project, Reference, User};
 
     fn topic(text: &str) -> Option<MemoryType> {
-        let p = plan_rules(&[UserText { offset: 0, text }]);
+        let p = plan_rules_only(&[UserText { offset: 0, text }]);
         assert!(p.len() <= 1, "{text:?} gave {p:?}");
         p.first().map(|p| p.topic)
     }
 
     fn summary(text: &str) -> Option<String> {
-        plan_rules(&[UserText { offset: 0, text }])
+        plan_rules_only(&[UserText { offset: 0, text }])
             .first()
             .map(|p| p.summary.clone())
     }
@@ -1781,7 +1782,7 @@ mod en_round9 {
     use MemoryType::{Feedback, Project, Reference, User};
 
     fn topic(text: &str) -> Option<MemoryType> {
-        plan_rules(&[UserText { offset: 0, text }])
+        plan_rules_only(&[UserText { offset: 0, text }])
             .first()
             .map(|p| p.topic)
     }
@@ -1859,7 +1860,7 @@ mod en_round9_team {
     use MemoryType::{Feedback, Project};
 
     fn topic(text: &str) -> Option<MemoryType> {
-        plan_rules(&[UserText { offset: 0, text }])
+        plan_rules_only(&[UserText { offset: 0, text }])
             .first()
             .map(|p| p.topic)
     }

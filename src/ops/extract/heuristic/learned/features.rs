@@ -3,7 +3,7 @@
 //! spaces a word list could rely on), how the message starts and ends, its length, and whether
 //! it holds a URL, a path or inline code. Each feature is a string hashed to 64 bits.
 //!
-//! This file uses only `std`: the build script includes it to train the weights that the
+//! This file uses only `std`: the training command (`examples/extract_real.rs`) trains the weights that the
 //! library then looks up with the very same features (docs/DESIGN.md, "Extract").
 
 /// Longest prefix of a message that is looked at (characters); a pasted log after it adds
@@ -102,6 +102,14 @@ fn units(text: &str) -> (Vec<Unit>, Vec<&'static str>) {
 
 /// The hashed features of `text` (each once, in no particular order).
 pub fn features(text: &str) -> Vec<u64> {
+    let mut hashes: Vec<u64> = feature_names(text).iter().map(|n| hash(n)).collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes
+}
+
+/// The features of `text` by name, before hashing (repeats possible).
+pub fn feature_names(text: &str) -> Vec<String> {
     let text: String = text.chars().take(MAX_CHARS).collect();
     let (units, flags) = units(&text);
     let mut names: Vec<String> = vec!["bias".to_string()];
@@ -200,10 +208,7 @@ pub fn features(text: &str) -> Vec<u64> {
             Unit::Break(_) => {}
         }
     }
-    let mut hashes: Vec<u64> = names.iter().map(|n| hash(n)).collect();
-    hashes.sort_unstable();
-    hashes.dedup();
-    hashes
+    names
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! The rules are precise, but on messages by people whose wording they have not seen they missed
 //! a durable fact about one time in five (docs/DESIGN.md, "Extract"). A linear model over words
 //! and character n-grams ([`features`]), trained on every labelled development message
-//! ([`train`], run by the build script on `tests/corpus/extract/dev/`), generalizes from the
+//! ([`train`], on `tests/corpus/extract/dev/`; the weights are committed), generalizes from the
 //! whole corpus rather than from one phrase per rule. The rules stay first; the scorer speaks
 //! only when it is sure: it keeps a message the rules kept nothing from, corrects the type of a
 //! sentence they kept, or drops what they kept from a message that reads like noise.
@@ -14,8 +14,10 @@ pub mod train;
 use crate::formats::doc::MemoryType;
 use train::{sigmoid, softmax, ENTRY_BYTES, MAGIC, OUTPUTS};
 
-/// Weights trained by the build script on the development corpora.
-static BUILTIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/learned_weights.bin"));
+/// Weights trained on the synthetic development corpora (`tests/corpus/extract/dev/`):
+/// generated and committed by `cargo run --example extract_real -- --train`; a unit test
+/// checks they are what training gives. The build reads no corpus.
+static BUILTIN: &[u8] = include_bytes!("weights.bin");
 
 /// The probability of "durable" at or above which a message the rules kept nothing from is
 /// kept anyway. Chosen on the validation corpora (README, "Extract" → "Quality"), never on a
@@ -58,15 +60,8 @@ pub struct Verdict {
 impl Model<'static> {
     /// The weights built into this binary, with the built-in thresholds.
     pub fn builtin() -> Self {
-        // The build script always writes valid weights; were they not, the rules work alone.
-        match Model::from_bytes(BUILTIN, RESCUE_THRESHOLD) {
-            Some(m) => Model {
-                type_threshold: TYPE_THRESHOLD,
-                veto_threshold: VETO_THRESHOLD,
-                ..m
-            },
-            None => Model::rules_only(),
-        }
+        // The committed weights are always valid; were they not, the rules work alone.
+        Model::builtin_from(BUILTIN).unwrap_or(Model::rules_only())
     }
 
     /// A model that never keeps, retypes or drops anything: the rules alone.
@@ -81,6 +76,15 @@ impl Model<'static> {
 }
 
 impl<'a> Model<'a> {
+    /// A model from encoded weights with the built-in thresholds; `None` if they do not decode.
+    pub fn builtin_from(bytes: &'a [u8]) -> Option<Self> {
+        Model::from_bytes(bytes, RESCUE_THRESHOLD).map(|m| Model {
+            type_threshold: TYPE_THRESHOLD,
+            veto_threshold: VETO_THRESHOLD,
+            ..m
+        })
+    }
+
     /// A model from [`train::encode`]d weights that rescues at `threshold` and never changes a
     /// rule's type; `None` if the bytes are not in that format.
     pub fn from_bytes(bytes: &'a [u8], threshold: f32) -> Option<Self> {
@@ -93,7 +97,8 @@ impl<'a> Model<'a> {
         })
     }
 
-    fn lookup(&self, hash: u64) -> Option<[f32; OUTPUTS]> {
+    /// The weights of one feature: the durable logit, then one per type.
+    pub fn lookup(&self, hash: u64) -> Option<[f32; OUTPUTS]> {
         let n = self.entries.len() / ENTRY_BYTES;
         let key = |i: usize| {
             let at = i * ENTRY_BYTES;
@@ -124,9 +129,14 @@ impl<'a> Model<'a> {
 
     /// Scores `text`; `None` when the model knows none of its features.
     pub fn score(&self, text: &str) -> Option<Verdict> {
+        self.score_features(&features::features(text))
+    }
+
+    /// Scores hashed features (each once); `None` when the model knows none of them.
+    pub fn score_features(&self, feats: &[u64]) -> Option<Verdict> {
         let mut sum = [0f32; OUTPUTS];
         let mut known = 0usize;
-        for h in features::features(text) {
+        for &h in feats {
             if let Some(w) = self.lookup(h) {
                 known += 1;
                 for (s, v) in sum.iter_mut().zip(w) {

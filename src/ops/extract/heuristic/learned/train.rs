@@ -3,7 +3,7 @@
 //! [`super::features`]. Deterministic: the same labelled messages give the same weights, byte
 //! for byte, on every machine.
 //!
-//! This file uses only `std`: the build script includes it to train on `tests/corpus/extract/dev/`
+//! This file uses only `std`: the training command (`examples/extract_real.rs -- --train`) trains on `tests/corpus/extract/dev/`
 //! (docs/DESIGN.md, "Extract"); the library exposes it so an evaluation can train on one part of
 //! the data and score another.
 
@@ -145,7 +145,7 @@ pub fn encode(weights: &[(u64, [f32; OUTPUTS])]) -> Vec<u8> {
 }
 
 /// Every labelled message of every `*.jsonl` corpus in `dir`, in file-name then line order:
-/// what the build script trains on. An error names the file and line that could not be read.
+/// what the training command trains the scorer on. An error names the file and line that could not be read.
 pub fn load_corpus_dir(dir: &std::path::Path) -> Result<Vec<Example>, String> {
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
@@ -171,7 +171,7 @@ pub fn load_corpus_dir(dir: &std::path::Path) -> Result<Vec<Example>, String> {
     Ok(out)
 }
 
-/// Reads one labelled corpus line's fields the build script needs, without a JSON library:
+/// Reads one labelled corpus line's fields training needs, without a JSON library:
 /// `(text, type)` where type is `None` for a message that is not durable. Returns `None` for a
 /// line that is not a corpus record.
 pub fn parse_corpus_line(line: &str) -> Option<(String, Option<usize>)> {

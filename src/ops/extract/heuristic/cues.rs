@@ -1,0 +1,305 @@
+//! The cue lexicons of the real-chat gate, as data (docs/DESIGN.md, "Extract"): one file per
+//! language under `data/` (`en.cues`, `zh.cues`, `ja.cues`, `ko.cues`), each rule a line with an
+//! id, a class and where in a sentence it matches; `data/zh-hant.fold` folds traditional Chinese
+//! to simplified once before matching. The files are compiled in and parsed once per process.
+//!
+//! A cue decides nothing on its own: the gate ([`super::gate`]) sees which cues fired (and their
+//! classes) as features and learns their weights from real turns.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+const SOURCES: [(&str, &str); 4] = [
+    ("en", include_str!("data/en.cues")),
+    ("zh", include_str!("data/zh.cues")),
+    ("ja", include_str!("data/ja.cues")),
+    ("ko", include_str!("data/ko.cues")),
+];
+const FOLD: &str = include_str!("data/zh-hant.fold");
+
+/// Where in a sentence a cue matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Where {
+    /// Anywhere (Latin phrases on word boundaries).
+    Any,
+    /// At the start of a sentence.
+    Start,
+    /// At the end of a sentence (trailing punctuation and spaces ignored).
+    End,
+}
+
+/// One cue rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cue {
+    /// Its id, e.g. `en.record.make-rule`.
+    pub id: String,
+    /// What it suggests, e.g. `durable-record` or `noise-question`.
+    pub class: String,
+    pub at: Where,
+    /// The phrase, lower-cased.
+    pub phrase: String,
+}
+
+/// A line of a cue file that is not a rule: `(file, line number, text)`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: not a cue rule: {text:?}")]
+pub struct CueError {
+    pub file: String,
+    pub line: usize,
+    pub text: String,
+}
+
+/// Parses one cue file (`name` for errors).
+pub fn parse(name: &str, text: &str) -> Result<Vec<Cue>, CueError> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let err = || CueError {
+            file: name.to_string(),
+            line: n + 1,
+            text: line.to_string(),
+        };
+        let mut parts = line.split_whitespace();
+        let (Some(id), Some(class), Some(at)) = (parts.next(), parts.next(), parts.next()) else {
+            return Err(err());
+        };
+        let at = match at {
+            "any" => Where::Any,
+            "start" => Where::Start,
+            "end" => Where::End,
+            _ => return Err(err()),
+        };
+        let phrase = parts.collect::<Vec<_>>().join(" ").to_lowercase();
+        if phrase.is_empty() {
+            return Err(err());
+        }
+        out.push(Cue {
+            id: id.to_string(),
+            class: class.to_string(),
+            at,
+            phrase,
+        });
+    }
+    Ok(out)
+}
+
+struct Lexicon {
+    cues: Vec<Cue>,
+    fold: HashMap<char, char>,
+}
+
+fn lexicon() -> &'static Lexicon {
+    static LEX: OnceLock<Lexicon> = OnceLock::new();
+    LEX.get_or_init(|| {
+        let mut cues = Vec::new();
+        for (name, text) in SOURCES {
+            // The files are part of the source; a unit test parses each of them.
+            cues.extend(parse(name, text).unwrap_or_default());
+        }
+        let fold = FOLD
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| {
+                let mut c = l.split_whitespace();
+                let t = c.next()?.chars().next()?;
+                let s = c.next()?.chars().next()?;
+                Some((t, s))
+            })
+            .collect();
+        Lexicon { cues, fold }
+    })
+}
+
+/// `text` lower-cased, whitespace collapsed, full-width ASCII as ASCII, traditional Chinese
+/// folded to simplified.
+pub fn normalize(text: &str) -> String {
+    let fold = &lexicon().fold;
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        let c = match c {
+            '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            '\u{3000}' => ' ',
+            _ => *fold.get(&c).unwrap_or(&c),
+        };
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+fn is_sentence_end(c: char) -> bool {
+    matches!(c, '.' | '。' | '!' | '！' | '?' | '？' | '\n' | ';' | '；')
+}
+
+/// Whether a Latin phrase at `at..at+len` of `s` stands on word boundaries.
+fn on_boundaries(s: &str, at: usize, len: usize) -> bool {
+    let before = s[..at].chars().next_back();
+    let after = s[at + len..].chars().next();
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    !word(before) && !word(after)
+}
+
+fn matches(cue: &Cue, sentence: &str) -> bool {
+    let latin = cue.phrase.is_ascii();
+    match cue.at {
+        Where::Any => {
+            let mut from = 0;
+            while let Some(i) = sentence[from..].find(&cue.phrase) {
+                let at = from + i;
+                if !latin || on_boundaries(sentence, at, cue.phrase.len()) {
+                    return true;
+                }
+                from = at + cue.phrase.len();
+            }
+            false
+        }
+        Where::Start => {
+            let s = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
+            s.starts_with(&cue.phrase) && (!latin || on_boundaries(s, 0, cue.phrase.len()))
+        }
+        Where::End => {
+            let trimmed_marks = cue.phrase.chars().all(|c| !c.is_alphanumeric());
+            let s = if trimmed_marks {
+                sentence.trim_end()
+            } else {
+                sentence.trim_end_matches(|c: char| !c.is_alphanumeric())
+            };
+            s.ends_with(&cue.phrase)
+                && (!latin
+                    || trimmed_marks
+                    || on_boundaries(s, s.len() - cue.phrase.len(), cue.phrase.len()))
+        }
+    }
+}
+
+/// `sentence` without the lead-ins of the `lead-in` class at its start ("add to CLAUDE.md
+/// that …", "no — …", "also, …"), repeatedly, with the first letter of what remains in upper
+/// case; `None` when it starts with none. Only ASCII lead-ins on an ASCII prefix are removed.
+pub fn strip_lead_in(sentence: &str) -> Option<String> {
+    let mut rest = sentence.trim_start();
+    let mut stripped = false;
+    'again: loop {
+        for c in lexicon().cues.iter().filter(|c| c.class == "lead-in") {
+            let n = c.phrase.len();
+            let Some(head) = rest.get(..n) else { continue };
+            let boundary = rest[n..]
+                .chars()
+                .next()
+                .is_none_or(|ch| !ch.is_ascii_alphanumeric());
+            if head.to_lowercase() == c.phrase && boundary {
+                let next = rest[n..].trim_start();
+                if next.is_empty() {
+                    break 'again;
+                }
+                rest = next;
+                stripped = true;
+                continue 'again;
+            }
+        }
+        break;
+    }
+    if !stripped {
+        return None;
+    }
+    let mut chars = rest.chars();
+    let first = chars.next()?;
+    Some(first.to_uppercase().chain(chars).collect())
+}
+
+/// The cues that fire in `text`, each once, in lexicon order.
+pub fn fired(text: &str) -> Vec<&'static Cue> {
+    let norm = normalize(text);
+    // Sentences end at punctuation or a line break; the end mark stays with its sentence.
+    let mut sentences = Vec::new();
+    let mut start = 0;
+    for (i, c) in norm.char_indices() {
+        if is_sentence_end(c) {
+            let end = i + c.len_utf8();
+            sentences.push(&norm[start..end]);
+            start = end;
+        }
+    }
+    sentences.push(&norm[start..]);
+    let sentences: Vec<&str> = sentences
+        .into_iter()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    lexicon()
+        .cues
+        .iter()
+        .filter(|c| sentences.iter().any(|s| matches(c, s)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cue_file_parses_and_ids_are_unique() {
+        let mut ids = std::collections::HashSet::new();
+        for (name, text) in SOURCES {
+            let cues = parse(name, text).unwrap();
+            assert!(cues.len() > 30, "{name}: {}", cues.len());
+            for c in cues {
+                assert!(c.id.starts_with(&format!("{name}.")), "{}", c.id);
+                assert!(ids.insert(c.id.clone()), "duplicate id {}", c.id);
+            }
+        }
+        assert!(parse("x", "x.a durable-x sideways foo").is_err());
+        assert!(parse("x", "x.a durable-x any").is_err());
+    }
+
+    fn ids(text: &str) -> Vec<&'static str> {
+        fired(text).into_iter().map(|c| c.id.as_str()).collect()
+    }
+
+    #[test]
+    fn cues_match_where_they_say() {
+        assert!(ids("Go ahead. Also, from now on use pnpm.").contains(&"en.future.from-now-on"));
+        // Word boundaries: "always" is not inside "hallways", "must" not in "mustard".
+        assert!(!ids("the hallways need mustard").contains(&"en.always.always"));
+        assert!(ids("Please fix the login").contains(&"en.request.please"));
+        assert!(!ids("Tests, please.").contains(&"en.request.please"));
+        assert!(ids("这个能用吗").contains(&"zh.question.ma"));
+        assert!(ids("これでいいですか。次へ").contains(&"ja.question.desuka"));
+        assert!(ids("이거 어떻게 하나요").contains(&"ko.question.nayo"));
+    }
+
+    #[test]
+    fn lead_ins_are_stripped_from_the_rule() {
+        assert_eq!(
+            strip_lead_in("add to CLAUDE.md that we always use uv instead of pip.").as_deref(),
+            Some("We always use uv instead of pip.")
+        );
+        assert_eq!(
+            strip_lead_in("No — next time, ask before deleting files.").as_deref(),
+            Some("Next time, ask before deleting files.")
+        );
+        assert_eq!(
+            strip_lead_in("Also, make a rule that tests never hit the network.").as_deref(),
+            Some("Tests never hit the network.")
+        );
+        assert_eq!(strip_lead_in("Nobody deploys on Fridays."), None);
+        assert_eq!(strip_lead_in("Also,"), None);
+    }
+
+    #[test]
+    fn traditional_chinese_folds_to_simplified_once() {
+        assert_eq!(normalize("以後請記住"), "以后请记住");
+        assert!(ids("以後都用繁體").contains(&"zh.future.from-now-on"));
+        assert_eq!(normalize("Ｎｏｄｅ　ONLY"), "node only");
+    }
+}

@@ -1,0 +1,114 @@
+//! `extract --explain`: what the offline extractor does with one message, sentence by sentence
+//! (the rules' verdict, the scorer's score, the cue rules that fired, the gate's score and the
+//! decision), through the real binary. It writes nothing.
+
+mod common;
+
+use common::Sandbox;
+
+fn explain_json(sb: &Sandbox, text: &str) -> serde_json::Value {
+    sb.json(&["extract", "--explain", "--text", text])
+}
+
+#[test]
+fn a_standing_rule_is_explained_and_kept() {
+    let sb = Sandbox::new();
+    let e = explain_json(
+        &sb,
+        "Go ahead with the refactor. Also, from now on always use pnpm instead of npm.",
+    );
+    let sentences = e["sentences"].as_array().unwrap();
+    assert_eq!(sentences.len(), 2, "{e}");
+    assert_eq!(sentences[0]["rules"], "en", "{e}");
+    let cues: Vec<&str> = e["cues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c.as_str())
+        .collect();
+    assert!(cues.contains(&"en.future.from-now-on"), "{e}");
+    assert!(cues.contains(&"en.always.always"), "{e}");
+    let gate = e["gate"].as_f64().unwrap();
+    assert!(gate >= e["keepThreshold"].as_f64().unwrap(), "{e}");
+    let kept = e["kept"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{e}");
+    assert!(kept[0]["summary"].as_str().unwrap().contains("pnpm"), "{e}");
+    assert!(e["reason"].as_str().unwrap().starts_with("kept"), "{e}");
+    assert!(!e["topFeatures"].as_array().unwrap().is_empty(), "{e}");
+}
+
+#[test]
+fn a_one_off_request_is_explained_and_dropped() {
+    let sb = Sandbox::new();
+    let e = explain_json(
+        &sb,
+        "Can you fix the login page? It shows an error after submit.",
+    );
+    assert!(e["kept"].as_array().unwrap().is_empty(), "{e}");
+    let reason = e["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("dropped") || reason.starts_with("nothing"),
+        "{e}"
+    );
+    let cues = e["cues"].to_string();
+    assert!(cues.contains("en.question.mark"), "{e}");
+    assert!(cues.contains("en.bug.error"), "{e}");
+}
+
+#[test]
+fn explain_reads_standard_input_and_renders_text() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args(["extract", "--explain"])
+        .write_stdin("以後請記住：總是用繁體中文回答。")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("sentence 1:"), "{text}");
+    assert!(text.contains("rules (cjk)"), "{text}");
+    // Traditional Chinese is folded before the cues match.
+    assert!(text.contains("zh.future.from-now-on"), "{text}");
+    assert!(text.contains("decision: "), "{text}");
+}
+
+#[test]
+fn text_without_explain_is_refused() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args(["extract", "--text", "hello"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
+/// The saved fact is the rule: a request to record it, a lead-in and a one-off part are not.
+#[test]
+fn saved_facts_are_the_rule_itself() {
+    let sb = Sandbox::new();
+    for (text, want) in [
+        (
+            "add to CLAUDE.md that we always use uv instead of pip.",
+            "We always use uv instead of pip.",
+        ),
+        (
+            "go ahead. also, from now on run the linter before every commit.",
+            "run the linter before every commit.",
+        ),
+        (
+            "Log through the Vole logging library, never with print.",
+            "Log through the Vole logging library, never with print.",
+        ),
+    ] {
+        let e = explain_json(&sb, text);
+        let kept: Vec<&str> = e["kept"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["summary"].as_str())
+            .collect();
+        assert_eq!(kept, vec![want], "{text}: {e}");
+    }
+}
