@@ -220,8 +220,9 @@ fn post_commit(ctx: &Context) {
 
 /// pre-commit: scans the staged blobs (the index Git is about to commit, which is
 /// `GIT_INDEX_FILE` for `git commit -a` / `git commit <paths>`) of changed files under the
-/// memory directories. Blocks on unresolved conflict markers (naming file and line) and on
-/// secrets (rule ids and file names, never the value).
+/// memory directories. Blocks on unresolved conflict markers (naming file and line), on hidden
+/// characters (naming code point, line and column) and on secrets (rule ids and file names,
+/// never the value).
 fn pre_commit(ctx: &Context) -> HookRun {
     let files = match staged_memory_files(ctx) {
         Ok(files) => files,
@@ -245,6 +246,28 @@ fn pre_commit(ctx: &Context) -> HookRun {
             blocked.push(path);
         }
         msg.push_str("Keep the text of both sides as entries, remove the <<<<<<< ======= >>>>>>> lines, and stage the file again.\n");
+    }
+    let mut hidden_msg = String::new();
+    for (path, bytes) in &files {
+        let found = crate::formats::sanitize::find_hidden(&String::from_utf8_lossy(bytes));
+        if let Some(first) = found.first() {
+            hidden_msg.push_str(&format!(
+                "  {path}: {first}{}\n",
+                if found.len() > 1 {
+                    format!(" (and {} more)", found.len() - 1)
+                } else {
+                    String::new()
+                }
+            ));
+            blocked.push(path);
+        }
+    }
+    if !hidden_msg.is_empty() {
+        msg.push_str("git-qwen-memory: commit blocked: staged memory files hold hidden characters (invisible, bidi, tag or control characters, escape sequences) a reviewer cannot see:\n");
+        msg.push_str(&hidden_msg);
+        msg.push_str(
+            "Remove them (`git qwen-memory check` lists each one) and stage the file again.\n",
+        );
     }
     let hits: Vec<crate::integrations::git::SecretHit> = files
         .iter()
@@ -334,34 +357,37 @@ fn staged_memory_files(
 /// post-merge / post-checkout / post-rewrite: in local mode, rebuilds the repository
 /// `MEMORY.md` when the memory directory may have changed.
 fn refresh_index(ctx: &Context, name: &str, args: &[String]) -> Result<(), String> {
-    if !ctx.layout.local {
-        return Ok(());
+    // The repository root in local mode, and the team root whenever it exists: a pulled,
+    // hand-forged team index line never survives (docs/DESIGN.md, "Team memory"). An index the
+    // files produce is left byte for byte, so an honest history never dirties the work tree.
+    let mut roots = Vec::new();
+    if ctx.layout.local {
+        roots.push(&ctx.layout.repository);
     }
-    let root = &ctx.layout.repository;
-    if !root.path.is_dir() {
-        return Ok(());
-    }
-    if !memory_changed(ctx, name, args) {
-        return Ok(());
-    }
-    let changed = root_writer::rebuild_index(root).map_err(|e| e.to_string())?;
-    if changed {
-        log(&format!(
-            "hook {name}: rebuilt {}",
-            root.path.join(store::INDEX_FILE).display()
-        ));
+    roots.push(&ctx.layout.team);
+    for root in roots {
+        if !root.path.is_dir() || !memory_changed(ctx, &root.path, name, args) {
+            continue;
+        }
+        let changed = root_writer::rebuild_index(root).map_err(|e| e.to_string())?;
+        if changed {
+            log(&format!(
+                "hook {name}: rebuilt {}",
+                root.path.join(store::INDEX_FILE).display()
+            ));
+        }
     }
     Ok(())
 }
 
-/// Whether the memory subtree differs between the commits a hook names. When the commits are
-/// unknown (post-rewrite, a failed lookup) it answers yes, and the rebuild, which only writes
-/// a changed index, decides.
-fn memory_changed(ctx: &Context, name: &str, args: &[String]) -> bool {
+/// Whether the memory subtree at `dir` differs between the commits a hook names. When the
+/// commits are unknown (post-rewrite, a failed lookup) it answers yes, and the rebuild, which
+/// only writes a changed index, decides.
+fn memory_changed(ctx: &Context, dir: &Path, name: &str, args: &[String]) -> bool {
     let Ok(repo) = crate::integrations::git::open_repo(ctx) else {
         return true;
     };
-    let Ok(prefix) = ctx.layout.repository.path.strip_prefix(&ctx.project.root) else {
+    let Ok(prefix) = dir.strip_prefix(&ctx.project.root) else {
         return true;
     };
     let (old, new) = match name {

@@ -14,6 +14,7 @@ pub mod select;
 pub use lexical::{rank_lexical, rank_lexical_all, tokenize, LexicalQuery, Ranked};
 pub use prompt::{
     age_days, memory_age, memory_freshness_note, memory_freshness_text, render_prompt,
+    render_prompt_with, Provenance,
 };
 
 /// Default number of documents recall returns (`recall.limit`).
@@ -36,6 +37,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::formats::secrets::{self, Origin};
+use crate::integrations::git::provenance;
 use crate::integrations::model::{ModelClient, ModelConfig};
 use crate::integrations::telemetry::{self, Telemetry};
 use crate::storage::context::Context;
@@ -227,12 +229,13 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
     };
     let shown: Vec<ScannedDoc> = chosen.iter().map(|(i, _)| docs[*i].to_doc()).collect();
     let mut selected: Vec<&ScannedDoc> = shown.iter().collect();
-    out.prompt = render_prompt(&selected, req.now_ms);
+    let provenance = provenance_of(ctx, &shown);
+    out.prompt = render_prompt_with(&selected, &provenance, req.now_ms);
     if let Some(max) = req.max_prompt_chars {
         while out.prompt.chars().count() > max && selected.len() > 1 {
             selected.pop();
             chosen.pop();
-            out.prompt = render_prompt(&selected, req.now_ms);
+            out.prompt = render_prompt_with(&selected, &provenance, req.now_ms);
         }
         if out.prompt.chars().count() > max {
             out.prompt = out.prompt.chars().take(max).collect();
@@ -245,7 +248,7 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
             scope: d.scope.as_str(),
             relative_path: d.relative_path.clone(),
             path: d.path.display().to_string(),
-            title: d.title.clone(),
+            title: crate::formats::sanitize::clean_line(&d.title).into_owned(),
             memory_type: d.memory_type.as_str(),
             score: *score,
             mtime_ms: d.mtime_ms,
@@ -351,6 +354,35 @@ pub fn doc_has_secret<D: DocFields + ?Sized>(d: &D) -> bool {
 
 /// The printable parts of a document, one per line (never joined into one line, so a marker
 /// cannot reach a secret on another line).
+/// Git provenance of the shown documents of shared roots (repository, team), through the cache
+/// in the repository state dir; `None` for personal roots and files not committed as they are.
+fn provenance_of(ctx: &Context, shown: &[ScannedDoc]) -> Vec<Option<Provenance>> {
+    let shared = |d: &ScannedDoc| matches!(d.scope, Scope::Repository | Scope::Team);
+    if !shown.iter().any(shared) {
+        return Vec::new();
+    }
+    let Some(repo) = ctx
+        .project
+        .git_dir
+        .as_ref()
+        .and_then(|g| git2::Repository::open(g).ok())
+    else {
+        return Vec::new();
+    };
+    let state_dir = &ctx.layout.repository.state_dir;
+    let mut cache = provenance::Cache::load(state_dir);
+    let out = shown
+        .iter()
+        .map(|d| {
+            shared(d)
+                .then(|| provenance::of_file(&repo, &mut cache, &d.path))
+                .flatten()
+        })
+        .collect();
+    cache.save(state_dir);
+    out
+}
+
 pub fn document_text<D: DocFields + ?Sized>(d: &D) -> String {
     let mut text = format!(
         "{}\n{}\n{}\n",
