@@ -671,3 +671,131 @@ fn at_file_contents_and_ungrounded_model_patches_are_never_saved() {
         "ungrounded patch saved: {saved}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Local hygiene.
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn personal_memory_is_0600_in_0700_directories() {
+    let sb = Sandbox::new();
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "The payments service owns the orders table",
+    ]);
+    sb.ok(&[
+        "remember",
+        "--scope",
+        "user",
+        "--type",
+        "user",
+        "I write mostly Go",
+    ]);
+    for root in [sb.private_root(), sb.base.join("memories")] {
+        assert_eq!(mode(&root.join("MEMORY.md")), 0o600, "{}", root.display());
+        assert_eq!(mode(&root), 0o700, "{}", root.display());
+        for (rel, _) in tree(&root) {
+            let p = root.join(&rel);
+            assert_eq!(mode(&p) & 0o077, 0, "{}", p.display());
+            assert_eq!(mode(p.parent().unwrap()) & 0o077, 0, "{}", p.display());
+        }
+    }
+    assert_eq!(mode(&sb.private_state()) & 0o077, 0);
+}
+
+#[test]
+fn memory_in_a_world_writable_or_foreign_place_is_refused_with_a_warning() {
+    let sb = Sandbox::new();
+    let team = sb.repo.join(".qwen/team-memory");
+    write_doc(
+        &team,
+        "shared/deploy.md",
+        &doc_text(
+            "Deploy",
+            "deploy",
+            "project",
+            "- Deploys run the smoke tests first.",
+        ),
+    );
+    write_doc(
+        &team,
+        "project/ok.md",
+        &doc_text(
+            "Smoke",
+            "smoke",
+            "project",
+            "- Smoke tests live in tests/smoke.",
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(team.join("shared"), fs::Permissions::from_mode(0o777)).unwrap();
+    let block = recall_block(&sb, &sb.repo, "deploys smoke tests");
+    assert!(block.contains("Smoke tests live"), "{block}");
+    assert!(!block.contains("Deploys run"), "{block}");
+    let (_, problems) = check_json(&sb, &sb.repo);
+    assert!(
+        problems.iter().any(|p| p["kind"] == "unsafe-permissions"
+            && p["path"] == "shared"
+            && p["message"]
+                .as_str()
+                .unwrap()
+                .contains("writable by everyone")),
+        "{problems:?}"
+    );
+    fs::set_permissions(team.join("shared"), fs::Permissions::from_mode(0o755)).unwrap();
+    // A file owned by someone else (needs root to create).
+    let p = team.join("project/ok.md");
+    let chown = std::process::Command::new("chown")
+        .arg("12345")
+        .arg(&p)
+        .output();
+    if !chown.is_ok_and(|o| o.status.success()) {
+        println!("skipped the other-owner half: cannot chown here (not root)");
+        return;
+    }
+    let block = recall_block(&sb, &sb.repo, "deploys smoke tests");
+    assert!(!block.contains("Smoke tests live"), "{block}");
+    let (_, problems) = check_json(&sb, &sb.repo);
+    assert!(
+        problems.iter().any(|p| p["kind"] == "unsafe-permissions"
+            && p["path"] == "project/ok.md"
+            && p["message"].as_str().unwrap().contains("uid 12345")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_lone_surrogate_in_a_transcript_or_hook_payload_is_replaced_never_fatal() {
+    let sb = Sandbox::new();
+    let dir = sb.root().join("transcripts");
+    fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("chat.jsonl");
+    fs::write(
+        &t,
+        "{\"role\":\"user\",\"content\":\"Remember that the payments service owns the orders table \\ud83d\",\"session_id\":\"g\"}\n",
+    )
+    .unwrap();
+    let r = sb.json(&["extract", "--transcript", t.to_str().unwrap()]);
+    assert_eq!(r["malformedLines"], 0, "{r}");
+    assert_eq!(r["userMessages"], 1, "{r}");
+    assert!(saved_text(&sb).contains("payments service owns the orders table"));
+    // The recall hook with a cut emoji in the prompt still recalls.
+    let out = sb
+        .cmd()
+        .args(["hook", "recall", "--agent", "claude"])
+        .write_stdin(format!(
+            "{{\"session_id\":\"s\",\"hook_event_name\":\"UserPromptSubmit\",\"cwd\":\"{}\",\"prompt\":\"who owns the orders table \\ud83d\"}}",
+            sb.repo.display()
+        ))
+        .output()
+        .unwrap();
+    assert_success(&out, &["hook"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("orders table"), "{stdout}");
+}

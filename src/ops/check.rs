@@ -77,6 +77,7 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
     for s in &outcome.skipped {
         let kind = match s.reason {
             scan::SkipReason::ConflictMarkers(_) => "conflict-markers",
+            scan::SkipReason::Unsafe(_) => "unsafe-permissions",
             _ => "skipped",
         };
         problems.push(problem(scope, &s.relative_path, kind, s.reason.to_string()));

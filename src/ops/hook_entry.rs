@@ -430,7 +430,14 @@ pub struct Payload {
 impl Payload {
     /// Parses leniently: invalid JSON or missing fields give empty strings.
     pub fn parse(stdin: &[u8]) -> Payload {
-        let value: Value = serde_json::from_slice(stdin).unwrap_or(Value::Null);
+        let value: Value = serde_json::from_slice(stdin)
+            .or_else(
+                |e| match crate::formats::text::replace_lone_surrogate_escapes(stdin) {
+                    Some(fixed) => serde_json::from_slice(&fixed),
+                    None => Err(e),
+                },
+            )
+            .unwrap_or(Value::Null);
         let field = |k: &str| {
             value
                 .get(k)
