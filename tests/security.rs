@@ -799,3 +799,37 @@ fn a_lone_surrogate_in_a_transcript_or_hook_payload_is_replaced_never_fatal() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("orders table"), "{stdout}");
 }
+
+#[test]
+fn a_password_stated_in_words_is_refused_and_prose_about_passwords_is_kept() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args([
+            "remember",
+            "--type",
+            "project",
+            "the database password is Hunter2-prod-9921",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("password-assignment") && !err.contains("Hunter2"),
+        "{err}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("Hunter2"));
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "The database password is stored in Vault",
+    ]);
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "The password is at least 12 characters long",
+    ]);
+}
