@@ -293,13 +293,22 @@ fn auto<D: DocFields + Sync>(
     } else {
         req.limit
     };
-    let lexical: Vec<(usize, u32)> = relevance::RelevanceQuery::new(&req.query)
-        .rank(docs)
-        .into_iter()
-        .filter(|s| !doc_has_secret(&docs[s.index]))
-        .take(wanted)
-        .map(|s| (s.index, auto_points(s.score)))
-        .collect();
+    let ranked = relevance::RelevanceQuery::new(&req.query).rank(docs);
+    let lexical: Vec<(usize, u32)> = if wanted == usize::MAX {
+        ranked
+            .into_iter()
+            .filter(|s| !doc_has_secret(&docs[s.index]))
+            .map(|s| (s.index, auto_points(s.score)))
+            .collect()
+    } else {
+        // Fair slots: no root takes every slot while another has a match.
+        select::fair_slots(
+            ranked.iter().map(|s| (s.index, auto_points(s.score))),
+            |i| docs[i].scope(),
+            |i| !doc_has_secret(&docs[i]),
+            wanted,
+        )
+    };
     let semantic = embeddings.map(|cfg| {
         let docs: Vec<ScannedDoc> = docs.iter().map(DocFields::to_doc).collect();
         // Sent to an endpoint: the strict scan, a reviewed allow marker does not count here.
@@ -324,20 +333,23 @@ fn auto<D: DocFields + Sync>(
             }
             let lex: Vec<usize> = lexical.iter().map(|(i, _)| *i).collect();
             let sem: Vec<usize> = sem.ranked.iter().map(|(i, _)| *i).collect();
-            embed::fuse(&[&lex, &sem])
-                .into_iter()
-                .take(req.limit)
-                .map(|(i, s)| (i, (s * 10_000.0).round() as u32))
-                .collect()
+            select::fair_slots(
+                embed::fuse(&[&lex, &sem])
+                    .into_iter()
+                    .map(|(i, s)| (i, (s * 10_000.0).round() as u32)),
+                |i| docs[i].scope(),
+                |_| true,
+                req.limit,
+            )
         }
         Some(sem) => {
             out.fallback = Some(format!(
                 "embeddings not used: {}",
                 sem.error.unwrap_or_default()
             ));
-            lexical.into_iter().take(req.limit).collect()
+            select::fair_slots(lexical, |i| docs[i].scope(), |_| true, req.limit)
         }
-        None => lexical.into_iter().take(req.limit).collect(),
+        None => select::fair_slots(lexical, |i| docs[i].scope(), |_| true, req.limit),
     };
     if !chosen.is_empty() {
         out.strategy = "auto";
