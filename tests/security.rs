@@ -887,3 +887,63 @@ fn keyword_stuffed_team_documents_cannot_displace_the_users_own_memories() {
         .count();
     assert!(team_entries <= 3, "{block}");
 }
+
+#[test]
+fn with_a_trust_policy_only_memory_committed_on_the_protected_ref_is_injected() {
+    let Team { sb, alice, bob } = two_clones();
+    sb.git(&bob, &["config", "qwen-memory.trust.ref", "origin/main"]);
+    write_doc(
+        &team_root(&alice),
+        "project/review.md",
+        &doc_text(
+            "Review rule",
+            "review",
+            "project",
+            "- Every release needs a second reviewer.",
+        ),
+    );
+    sb.git(&alice, &["add", "-A"]);
+    sb.git(&alice, &["commit", "-q", "-m", "review rule"]);
+    sb.git(&alice, &["push", "-q", "origin", "HEAD:feature"]);
+    // Bob merges the unreviewed branch: the memory is in his work tree but pending.
+    let out = sb.git_hooked(
+        &bob,
+        &["pull", "-q", "--no-rebase", "origin", "feature"],
+        &[],
+    );
+    assert_success(&out, &["pull feature"]);
+    assert!(team_root(&bob).join("project/review.md").is_file());
+    let block = recall_block(&sb, &bob, "release second reviewer");
+    assert!(
+        !block.contains("second reviewer"),
+        "pending memory injected: {block}"
+    );
+    let (_, problems) = check_json(&sb, &bob);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p["kind"] == "pending" && p["path"] == "project/review.md"),
+        "{problems:?}"
+    );
+    // Reviewed and merged on main: now it is trusted.
+    sb.git(&alice, &["push", "-q", "origin", "HEAD:main"]);
+    sb.git(&bob, &["fetch", "-q", "origin"]);
+    let block = recall_block(&sb, &bob, "release second reviewer");
+    assert!(
+        block.contains("Every release needs a second reviewer."),
+        "{block}"
+    );
+    // A local edit is pending again.
+    fs::write(
+        team_root(&bob).join("project/review.md"),
+        doc_text(
+            "Review rule",
+            "review",
+            "project",
+            "- Every release needs a second reviewer, or none.",
+        ),
+    )
+    .unwrap();
+    let block = recall_block(&sb, &bob, "release second reviewer");
+    assert!(!block.contains("second reviewer"), "{block}");
+}

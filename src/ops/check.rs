@@ -33,6 +33,7 @@ pub fn check(ctx: &Context) -> Vec<Problem> {
     for root in roots {
         check_root(root, &mut problems);
     }
+    pending_problems(ctx, &mut problems);
     // Setting problems have no file: an empty scope and path.
     for p in ctx.settings.problems() {
         problems.push(Problem {
@@ -43,6 +44,29 @@ pub fn check(ctx: &Context) -> Vec<Problem> {
         });
     }
     problems
+}
+
+/// With the trust policy on, every shared memory not as committed on the trusted ref is
+/// pending: recall leaves it out until it is (docs/security.md).
+fn pending_problems(ctx: &Context, problems: &mut Vec<Problem>) {
+    let Some(policy) = crate::ops::recall::trust_policy(ctx) else {
+        return;
+    };
+    for root in [&ctx.layout.repository, &ctx.layout.team] {
+        let Ok(outcome) = scan::scan_root(&root.path, root.scope) else {
+            continue;
+        };
+        for d in &outcome.docs {
+            if !policy.trusts(&d.path) {
+                problems.push(problem(
+                    root.scope,
+                    &d.relative_path,
+                    "pending",
+                    "not as committed on the trusted ref (trust.ref); recall leaves it out".into(),
+                ));
+            }
+        }
+    }
 }
 
 fn problem(scope: Scope, path: &str, kind: &'static str, message: String) -> Problem {

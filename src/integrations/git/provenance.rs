@@ -118,3 +118,49 @@ fn last_change(repo: &git2::Repository, rel: &Path, blob: git2::Oid) -> Option<P
     }
     None
 }
+
+/// The trust policy (docs/security.md): with `trust.ref` set, a repository or team memory is
+/// injected only as committed on that ref (e.g. `origin/main`, i.e. reviewed): its current
+/// bytes must be the blob the ref's tree holds at its path. Everything else is *pending*.
+pub struct TrustedRef {
+    repo: git2::Repository,
+    /// The ref's tree; `None` when the ref does not resolve (then nothing is trusted).
+    tree: Option<git2::Oid>,
+    workdir: std::path::PathBuf,
+}
+
+impl TrustedRef {
+    /// The policy for `refname` in the repository at `git_dir` (fails closed: a ref that does
+    /// not resolve trusts nothing); `None` without a work tree.
+    pub fn open(git_dir: &Path, refname: &str) -> Option<TrustedRef> {
+        let repo = git2::Repository::open(git_dir).ok()?;
+        let workdir = repo.workdir()?.to_path_buf();
+        let tree = repo
+            .revparse_single(refname)
+            .ok()
+            .and_then(|o| o.peel_to_tree().ok())
+            .map(|t| t.id());
+        Some(TrustedRef {
+            repo,
+            tree,
+            workdir,
+        })
+    }
+
+    /// Whether the file at `abs_path` is exactly as committed on the trusted ref.
+    pub fn trusts(&self, abs_path: &Path) -> bool {
+        let Some(tree) = self.tree.and_then(|id| self.repo.find_tree(id).ok()) else {
+            return false;
+        };
+        let Some(rel) = relative_to(abs_path, &self.workdir) else {
+            return false;
+        };
+        let Ok(entry) = tree.get_path(&rel) else {
+            return false;
+        };
+        let Ok(Some(bytes)) = crate::storage::safe_fs::read_regular(abs_path) else {
+            return false;
+        };
+        git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).is_ok_and(|id| id == entry.id())
+    }
+}

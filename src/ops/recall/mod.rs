@@ -203,6 +203,13 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
         let excluded = Excluded::new(&req.exclude, &roots);
         docs.retain(|d| !excluded.contains(d));
     }
+    // The trust policy: shared memories only as committed on the trusted ref.
+    if let Some(policy) = trust_policy(ctx) {
+        docs.retain(|d| {
+            !matches!(d.scope(), Scope::Repository | Scope::Team)
+                || policy.trusts(&ctx.layout.root_for(d.scope()).path.join(d.relative_path()))
+        });
+    }
     out.docs_scanned = docs.len();
     let deadline = Instant::now() + req.network_budget.unwrap_or(embed::DEFAULT_BUDGET);
 
@@ -366,6 +373,19 @@ pub fn doc_has_secret<D: DocFields + ?Sized>(d: &D) -> bool {
 
 /// The printable parts of a document, one per line (never joined into one line, so a marker
 /// cannot reach a secret on another line).
+/// The trust policy of `trust.ref`, when set (docs/security.md).
+pub fn trust_policy(ctx: &Context) -> Option<provenance::TrustedRef> {
+    let refname = ctx
+        .settings
+        .text(crate::storage::settings::Key::TrustRef)?
+        .trim()
+        .to_string();
+    if refname.is_empty() {
+        return None;
+    }
+    provenance::TrustedRef::open(ctx.project.git_dir.as_ref()?, &refname)
+}
+
 /// Git provenance of the shown documents of shared roots (repository, team), through the cache
 /// in the repository state dir; `None` for personal roots and files not committed as they are.
 fn provenance_of(ctx: &Context, shown: &[ScannedDoc]) -> Vec<Option<Provenance>> {
