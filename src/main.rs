@@ -48,11 +48,17 @@ enum Command {
         /// Only this root.
         #[arg(long, value_enum)]
         scope: Option<ScopeArg>,
+        /// Print a stored secret instead of masking it.
+        #[arg(long)]
+        reveal: bool,
     },
     /// Show one memory by id (relative path) or file path.
     Show {
         /// The id from `list` (relative path, optionally `scope:path`) or a file path.
         id: String,
+        /// Print a stored secret instead of masking it.
+        #[arg(long)]
+        reveal: bool,
     },
     /// Write one entry now (an explicit "remember this").
     Remember(cli::remember::RememberArgs),
@@ -246,8 +252,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let ctx = open_context(&cli)?;
     match &cli.command {
         Command::Status => cli::cmd_status(&cli, &ctx),
-        Command::List { memory_type, scope } => cli::cmd_list(&cli, &ctx, *memory_type, *scope),
-        Command::Show { id } => cli::cmd_show(&cli, &ctx, id),
+        Command::List {
+            memory_type,
+            scope,
+            reveal,
+        } => cli::cmd_list(&cli, &ctx, *memory_type, *scope, *reveal),
+        Command::Show { id, reveal } => cli::cmd_show(&cli, &ctx, id, *reveal),
         Command::Remember(args) => cli::remember::run(&cli, &ctx, args),
         Command::Recall(args) => cli::recall::run(&cli, &ctx, args),
         Command::Extract(args) => cli::extract::cmd_extract(&cli, &ctx, args),

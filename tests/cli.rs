@@ -759,14 +759,15 @@ fn base_dir_is_resolved_as_qwen_code_resolves_it() {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         PathBuf::from(v["baseDir"].as_str().unwrap())
     };
-    // Default: ~/.qwen; a project setting (tilde expanded) moves it.
+    // Default: ~/.qwen; a repository's own setting never moves personal memory (see
+    // tests/security.rs and docs/DESIGN.md, "Roots and paths").
     assert_eq!(base(&[]), sb.home.join(".qwen"));
     write_doc(
         &sb.repo,
         ".qwen/settings.json",
         r#"{"advanced": {"runtimeOutputDir": "~/project-rt"}}"#,
     );
-    assert_eq!(base(&[]), sb.home.join("project-rt"));
+    assert_eq!(base(&[]), sb.home.join(".qwen"));
     fs::remove_file(sb.repo.join(".qwen/settings.json")).unwrap();
     // QWEN_HOME moves the global dir, whose settings may move the runtime dir (relative to the
     // current directory).

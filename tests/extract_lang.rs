@@ -71,7 +71,7 @@ fn a_model_with_chinese_patches_writes_readable_chinese_memories() {
     let server = OpenAiServer::start(vec![Reply::good_json(json!({"patches": [
         {"topic": "feedback", "summary": "提交代码前先跑 cargo fmt。", "why": "CI 会拒绝没格式化的代码。", "sourceOffset": off[1]},
         {"topic": "project", "summary": "部署流程见 docs/deploy.md。", "sourceOffset": off[3]},
-        {"topic": "project", "summary": "这次先不用跑测试", "sourceOffset": off[0]}
+        {"topic": "project", "summary": "把这个函数改成异步", "sourceOffset": off[0]}
     ]}))]);
     let r = model_cmd(
         &sb,
@@ -80,14 +80,15 @@ fn a_model_with_chinese_patches_writes_readable_chinese_memories() {
     );
     assert_eq!(r["planner"], "model", "{r}");
     assert_eq!(r["modelFallback"], Value::Null);
-    // The third summary is 8 CJK characters (16 by width): kept; the patch filter judges width.
+    // The third summary is 9 CJK characters (18 by width): kept; the patch filter judges width.
+    // (It is grounded in the turn it cites: a model patch must be.)
     let docs = files(&sb.private_root());
     let names: Vec<&str> = docs.keys().map(String::as_str).collect();
     assert_eq!(
         names,
         vec![
             "feedback/提交代码前先跑-cargo-fmt.md",
-            "project/这次先不用跑测试.md",
+            "project/把这个函数改成异步.md",
             "project/部署流程见-docs-deploy-md.md",
         ]
     );

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use qwen_memory::formats::doc::MemoryType;
-use qwen_memory::formats::secrets;
+use qwen_memory::formats::{sanitize, secrets};
 use qwen_memory::ops::browse::{self, ShowError};
 use qwen_memory::ops::forget::{self, ForgetError, StrategyChoice};
 use qwen_memory::ops::hook_entry::{self, SessionState};
@@ -44,9 +44,11 @@ const WATCH_INTERVAL: Duration = Duration::from_secs(2);
 /// its session to be counted as part of it.
 const SESSION_GUESS_WINDOW: Duration = Duration::from_secs(15 * 60);
 
-/// Every text taken from a memory file leaves the server through here.
+/// Every text taken from a memory file leaves the server through here: the one sanitiser
+/// (hidden, bidi, tag and control characters removed; docs/DESIGN.md, "Security"), then
+/// secrets masked.
 pub fn outbound(text: &str) -> String {
-    secrets::redact(text)
+    secrets::redact(&sanitize::clean_text(text))
 }
 
 /// [`outbound`] over every string of a JSON value.
@@ -490,7 +492,7 @@ impl MemoryServer {
             Ok(s) => s,
             Err(m) => return failure(m),
         };
-        let (listed, errors) = browse::list(&self.ctx, memory_type, scope);
+        let (listed, errors) = browse::list(&self.ctx, memory_type, scope, false);
         for e in &errors {
             eprintln!("git-qwen-memory mcp: list: {e}");
         }
@@ -509,7 +511,7 @@ impl MemoryServer {
     }
 
     fn show(&self, a: ShowArgs) -> CallToolResult {
-        match browse::show(&self.ctx, &a.id) {
+        match browse::show(&self.ctx, &a.id, false) {
             Ok(shown) => {
                 let structured = serde_json::to_value(&shown).unwrap_or(Value::Null);
                 success(outbound(&shown.content), outbound_json(structured))
@@ -535,7 +537,7 @@ impl MemoryServer {
                 );
             }
         }
-        let (listed, _) = browse::list(ctx, None, None);
+        let (listed, _) = browse::list(ctx, None, None, false);
         for l in listed {
             out.push(
                 Resource::new(resource_uri_str(l.scope, &l.id), outbound(&l.title))

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::ValueEnum;
 use qwen_memory::formats::doc::MemoryType;
+use qwen_memory::formats::sanitize::escape_for_terminal;
 use qwen_memory::integrations::git::commit::AutoCommit;
 use qwen_memory::storage::context::Context;
 use qwen_memory::storage::root_writer;
@@ -218,8 +219,14 @@ pub fn cmd_list(
     ctx: &Context,
     memory_type: Option<TypeArg>,
     scope: Option<ScopeArg>,
+    reveal: bool,
 ) -> Result<ExitCode> {
-    let (listed, errors) = browse::list(ctx, memory_type.map(Into::into), scope.map(Into::into));
+    let (listed, errors) = browse::list(
+        ctx,
+        memory_type.map(Into::into),
+        scope.map(Into::into),
+        reveal,
+    );
     for e in &errors {
         eprintln!("warning: {e}");
     }
@@ -233,10 +240,15 @@ pub fn cmd_list(
             } else {
                 format!(" — {}", l.description)
             };
-            println!(
+            // Memory text reaches the terminal only escaped (docs/DESIGN.md, "Security").
+            let line = format!(
                 "{:<10} {:<9} {}  {}{desc}",
                 l.scope, l.memory_type, l.id, l.title
             );
+            println!("{}", escape_for_terminal(&line.replace(['\n', '\r'], " ")));
+        }
+        if listed.iter().any(|l| l.masked) && !cli.quiet {
+            eprintln!("note: secrets are masked; pass --reveal to print them");
         }
         if listed.is_empty() && !cli.quiet {
             println!("no memories yet");
@@ -245,24 +257,32 @@ pub fn cmd_list(
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn cmd_show(cli: &Cli, ctx: &Context, id: &str) -> Result<ExitCode> {
-    let shown = browse::show(ctx, id)?;
+pub fn cmd_show(cli: &Cli, ctx: &Context, id: &str, reveal: bool) -> Result<ExitCode> {
+    let shown = browse::show(ctx, id, reveal)?;
     if cli.json {
         print_json(&shown)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    let heading = format!(
         "# {} ({}: {})",
         shown.listed.title, shown.listed.scope, shown.listed.id
+    );
+    println!(
+        "{}",
+        escape_for_terminal(&heading.replace(['\n', '\r'], " "))
     );
     if let Some(n) = shown.commits_behind_head {
         if n > 0 {
             println!("# written {n} commit(s) before HEAD; check it still holds");
         }
     }
-    print!("{}", shown.content);
-    if !shown.content.ends_with('\n') {
+    let content = escape_for_terminal(&shown.content);
+    print!("{content}");
+    if !content.ends_with('\n') {
         println!();
+    }
+    if shown.listed.masked && !cli.quiet {
+        eprintln!("note: a secret is masked; pass --reveal to print it");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -270,7 +290,7 @@ pub fn cmd_show(cli: &Cli, ctx: &Context, id: &str) -> Result<ExitCode> {
 pub fn cmd_index(cli: &Cli, ctx: &Context, check_only: bool) -> Result<ExitCode> {
     let layout = &ctx.layout;
     let mut roots = vec![layout.writable()];
-    for extra in [&layout.repository, &layout.user] {
+    for extra in [&layout.repository, &layout.team, &layout.user] {
         if extra.path.is_dir() && !roots.contains(&extra) {
             roots.push(extra);
         }
@@ -364,7 +384,8 @@ pub fn cmd_check(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
             if p.path.is_empty() {
                 println!("{}: {}", p.kind, p.message);
             } else {
-                println!("{}/{}: {}: {}", p.scope, p.path, p.kind, p.message);
+                let line = format!("{}/{}: {}: {}", p.scope, p.path, p.kind, p.message);
+                println!("{}", escape_for_terminal(&line.replace(['\n', '\r'], " ")));
             }
         }
         if problems.is_empty() && !cli.quiet {

@@ -90,9 +90,69 @@ pub fn is_cjk(c: char) -> bool {
 #[cfg(test)]
 pub(crate) const FUZZ_CJK: &str = "(?s)[ -~\n\t\r\u{a0}é😀ſİ\u{200b}\u{3000}-\u{303f}\u{3040}-\u{30ff}\u{3400}-\u{4dbf}\u{4e00}-\u{9fff}\u{1100}-\u{11ff}\u{3130}-\u{318f}\u{ac00}-\u{d7af}\u{ff01}-\u{ff9f}]{0,300}";
 
+/// JSON text with every lone UTF-16 surrogate escape (`\uD83D` without its pair, as
+/// JavaScript's `JSON.stringify` writes for a cut emoji) replaced by `\uFFFD`, or `None` when
+/// there is none. serde_json rejects such a line outright; one bad character must never cost
+/// the whole record (docs/DESIGN.md, "Security", "Inputs"). Escaped backslashes are honoured.
+pub fn replace_lone_surrogate_escapes(json: &[u8]) -> Option<Vec<u8>> {
+    fn surrogate_at(b: &[u8], i: usize) -> Option<u16> {
+        if b.get(i) != Some(&b'\\') || b.get(i + 1) != Some(&b'u') {
+            return None;
+        }
+        let hex = std::str::from_utf8(b.get(i + 2..i + 6)?).ok()?;
+        let v = u16::from_str_radix(hex, 16).ok()?;
+        (0xD800..=0xDFFF).contains(&v).then_some(v)
+    }
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    let mut copied = 0;
+    while i < json.len() {
+        if json[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        match surrogate_at(json, i) {
+            Some(0xD800..=0xDBFF) if surrogate_at(json, i + 6).is_some_and(|lo| lo >= 0xDC00) => {
+                i += 12;
+            }
+            Some(_) => {
+                let buf = out.get_or_insert_with(|| Vec::with_capacity(json.len()));
+                buf.extend_from_slice(&json[copied..i]);
+                buf.extend_from_slice(b"\\uFFFD");
+                i += 6;
+                copied = i;
+            }
+            // Any other escape (`\\`, `\"`, `\n`, `\u0041`): skip its two bytes.
+            None => i += 2,
+        }
+    }
+    let mut buf = out?;
+    buf.extend_from_slice(&json[copied.min(json.len())..]);
+    Some(buf)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lone_surrogate_escapes_become_replacement_characters() {
+        let fix = |s: &str| {
+            replace_lone_surrogate_escapes(s.as_bytes()).map(|b| String::from_utf8(b).unwrap())
+        };
+        assert_eq!(
+            fix(r#"{"a":"x\ud83d."}"#).as_deref(),
+            Some(r#"{"a":"x\uFFFD."}"#)
+        );
+        assert_eq!(
+            fix(r#"{"a":"\ude00\ud83d"}"#).as_deref(),
+            Some(r#"{"a":"\uFFFD\uFFFD"}"#)
+        );
+        assert_eq!(fix(r#"{"a":"ok \ud83d\ude00 \\ud83d \u0041"}"#), None);
+        let fixed = fix(r#"{"a":"cut \ud83d"}"#).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&fixed).unwrap();
+        assert_eq!(v["a"], "cut \u{FFFD}");
+    }
 
     #[test]
     fn collapse_and_lengths() {

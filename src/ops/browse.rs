@@ -1,10 +1,12 @@
-//! Browsing memories: `list` and `show`.
+//! Browsing memories: `list` and `show`. A stored secret is masked unless asked for with
+//! `--reveal`; the CLI shows hidden characters escaped (`formats::sanitize`).
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
 use crate::formats::doc::{self, MemoryType};
+use crate::formats::secrets::{self, Origin};
 use crate::storage::context::Context;
 use crate::storage::scan::{self, ScanError, ScannedDoc, Scope};
 use crate::storage::scan_cache;
@@ -25,10 +27,32 @@ pub struct Listed {
     pub mtime_ms: f64,
     pub created: Option<String>,
     pub commit: Option<String>,
+    /// A secret was masked in this listing (pass `--reveal` to see it).
+    pub masked: bool,
+}
+
+/// `text` with every secret masked (`[REDACTED:<rule>]`) unless `reveal`; a reviewed
+/// `qwen-memory:allow` line is shown as written. Untouched when nothing is found.
+fn masked(text: &str, reveal: bool, hit: &mut bool) -> String {
+    if reveal || !secrets::contains_secret_as(text, Origin::Person) {
+        return text.to_string();
+    }
+    *hit = true;
+    secrets::redact_as(text, Origin::Person)
 }
 
 impl Listed {
-    fn from_doc(d: &ScannedDoc) -> Listed {
+    fn from_doc(d: &ScannedDoc, reveal: bool) -> Listed {
+        let mut hit = false;
+        let mut listed = Listed::raw(d);
+        listed.title = masked(&listed.title, reveal, &mut hit);
+        listed.description = masked(&listed.description, reveal, &mut hit);
+        listed.id = masked(&listed.id, reveal, &mut hit);
+        listed.masked = hit;
+        listed
+    }
+
+    fn raw(d: &ScannedDoc) -> Listed {
         let extra = |k: &str| {
             d.extra
                 .iter()
@@ -46,6 +70,7 @@ impl Listed {
             mtime_ms: d.mtime_ms,
             created: extra("created"),
             commit: extra("commit"),
+            masked: false,
         }
     }
 }
@@ -68,13 +93,14 @@ pub fn list(
     ctx: &Context,
     memory_type: Option<MemoryType>,
     scope: Option<Scope>,
+    reveal: bool,
 ) -> (Vec<Listed>, Vec<ScanError>) {
     let (docs, errors) = scan_all(ctx);
     let listed = docs
         .iter()
         .filter(|d| memory_type.is_none_or(|t| d.memory_type == t))
         .filter(|d| scope.is_none_or(|s| d.scope == s))
-        .map(Listed::from_doc)
+        .map(|d| Listed::from_doc(d, reveal))
         .collect();
     (listed, errors)
 }
@@ -102,7 +128,8 @@ pub enum ShowError {
 }
 
 /// Finds a document by id (relative path, optionally `:<entry>`), `scope:id`, or file path.
-pub fn show(ctx: &Context, wanted: &str) -> Result<Shown, ShowError> {
+/// A secret in it is masked unless `reveal` (docs/DESIGN.md, "Security").
+pub fn show(ctx: &Context, wanted: &str, reveal: bool) -> Result<Shown, ShowError> {
     let (docs, _) = scan_all(ctx);
     let id = strip_entry_suffix(wanted);
     let as_path = ctx.cwd.join(wanted);
@@ -136,8 +163,8 @@ pub fn show(ctx: &Context, wanted: &str) -> Result<Shown, ShowError> {
     let bytes = crate::storage::safe_fs::read_regular(&doc.path)
         .map_err(std::io::Error::other)?
         .ok_or_else(|| ShowError::NotFound(wanted.to_string()))?;
-    let content = String::from_utf8_lossy(&bytes).into_owned();
-    let listed = Listed::from_doc(doc);
+    let mut listed = Listed::from_doc(doc, reveal);
+    let content = masked(&String::from_utf8_lossy(&bytes), reveal, &mut listed.masked);
     let commits_behind_head = listed
         .commit
         .as_deref()

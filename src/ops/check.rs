@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::formats::sanitize;
 use crate::formats::secrets::{self, Origin};
 use crate::storage::context::Context;
 use crate::storage::project::Root;
@@ -20,17 +21,19 @@ pub struct Problem {
     pub message: String,
 }
 
-/// Checks the repository, private and user roots that exist.
+/// Checks every root that exists: repository, private, team and user.
 pub fn check(ctx: &Context) -> Vec<Problem> {
     let mut problems = Vec::new();
     let roots = [
         &ctx.layout.repository,
         &ctx.layout.private,
+        &ctx.layout.team,
         &ctx.layout.user,
     ];
     for root in roots {
         check_root(root, &mut problems);
     }
+    pending_problems(ctx, &mut problems);
     // Setting problems have no file: an empty scope and path.
     for p in ctx.settings.problems() {
         problems.push(Problem {
@@ -41,6 +44,29 @@ pub fn check(ctx: &Context) -> Vec<Problem> {
         });
     }
     problems
+}
+
+/// With the trust policy on, every shared memory not as committed on the trusted ref is
+/// pending: recall leaves it out until it is (docs/security.md).
+fn pending_problems(ctx: &Context, problems: &mut Vec<Problem>) {
+    let Some(policy) = crate::ops::recall::trust_policy(ctx) else {
+        return;
+    };
+    for root in [&ctx.layout.repository, &ctx.layout.team] {
+        let Ok(outcome) = scan::scan_root(&root.path, root.scope) else {
+            continue;
+        };
+        for d in &outcome.docs {
+            if !policy.trusts(&d.path) {
+                problems.push(problem(
+                    root.scope,
+                    &d.relative_path,
+                    "pending",
+                    "not as committed on the trusted ref (trust.ref); recall leaves it out".into(),
+                ));
+            }
+        }
+    }
 }
 
 fn problem(scope: Scope, path: &str, kind: &'static str, message: String) -> Problem {
@@ -75,11 +101,20 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
     for s in &outcome.skipped {
         let kind = match s.reason {
             scan::SkipReason::ConflictMarkers(_) => "conflict-markers",
+            scan::SkipReason::Unsafe(_) => "unsafe-permissions",
             _ => "skipped",
         };
         problems.push(problem(scope, &s.relative_path, kind, s.reason.to_string()));
     }
     for d in &outcome.docs {
+        if let Ok(Some(bytes)) = crate::storage::safe_fs::read_regular(&d.path) {
+            hidden_problems(
+                scope,
+                &d.relative_path,
+                &String::from_utf8_lossy(&bytes),
+                problems,
+            );
+        }
         // Files on disk: a reviewed `qwen-memory:allow` line counts.
         let ids = secrets::rule_ids_in(
             [crate::ops::recall::document_text(d).as_str()],
@@ -106,6 +141,8 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
             String::new()
         }
     };
+    hidden_problems(scope, store::INDEX_FILE, &index, problems);
+    forged_index_lines(root, &index, problems);
     let ids = secrets::rule_ids_in([index.as_str()], Origin::Person);
     if !ids.is_empty() {
         problems.push(problem(
@@ -171,6 +208,70 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
         )),
         Ok(false) => {}
         Err(e) => problems.push(problem(scope, store::INDEX_FILE, "index", e.to_string())),
+    }
+}
+
+/// One problem per line holding hidden characters (tag, bidi, invisible, control, escape),
+/// naming each code point and its column, as rustc's and GitHub's bidi warnings do.
+fn hidden_problems(scope: Scope, path: &str, text: &str, problems: &mut Vec<Problem>) {
+    let found = sanitize::find_hidden(text);
+    let mut by_line: Vec<(usize, Vec<String>)> = Vec::new();
+    for f in &found {
+        let what = format!(
+            "{} U+{:04X} (column {})",
+            f.kind.as_str(),
+            f.code_point,
+            f.column
+        );
+        match by_line.last_mut() {
+            Some((line, list)) if *line == f.line => list.push(what),
+            _ => by_line.push((f.line, vec![what])),
+        }
+    }
+    for (line, list) in by_line {
+        let shown = if list.len() > 4 {
+            format!("{}, … ({} in all)", list[..4].join(", "), list.len())
+        } else {
+            list.join(", ")
+        };
+        problems.push(problem(
+            scope,
+            path,
+            "hidden-text",
+            format!(
+                "line {line}: {shown}; recall and the indexes remove it, remove it from the file"
+            ),
+        ));
+    }
+}
+
+/// Index lines the files do not produce (a hand-forged or stale line), by line number, for the
+/// shared roots (an index arriving with a pull). Personal roots have `stale-index`.
+fn forged_index_lines(root: &Root, index: &str, problems: &mut Vec<Problem>) {
+    if !matches!(root.scope, Scope::Team | Scope::Repository) {
+        return;
+    }
+    let Ok(expected) = root_writer::expected_index(root) else {
+        return;
+    };
+    let expected: std::collections::HashSet<&str> = expected.lines().collect();
+    for (n, line) in index.lines().enumerate() {
+        if line.trim().is_empty() || expected.contains(line) {
+            continue;
+        }
+        let shown: String = sanitize::escape_for_terminal(line)
+            .chars()
+            .take(80)
+            .collect();
+        problems.push(problem(
+            root.scope,
+            store::INDEX_FILE,
+            "index-line",
+            format!(
+                "line {}: not written from the memory files ({shown}); run `git qwen-memory index`",
+                n + 1
+            ),
+        ));
     }
 }
 

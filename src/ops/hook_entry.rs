@@ -233,8 +233,9 @@ fn post_commit(ctx: &Context) {
 
 /// pre-commit: scans the staged blobs (the index Git is about to commit, which is
 /// `GIT_INDEX_FILE` for `git commit -a` / `git commit <paths>`) of changed files under the
-/// memory directories. Blocks on unresolved conflict markers (naming file and line) and on
-/// secrets (rule ids and file names, never the value).
+/// memory directories. Blocks on unresolved conflict markers (naming file and line), on hidden
+/// characters (naming code point, line and column) and on secrets (rule ids and file names,
+/// never the value).
 fn pre_commit(ctx: &Context) -> HookRun {
     let files = match staged_memory_files(ctx) {
         Ok(files) => files,
@@ -258,6 +259,28 @@ fn pre_commit(ctx: &Context) -> HookRun {
             blocked.push(path);
         }
         msg.push_str("Keep the text of both sides as entries, remove the <<<<<<< ======= >>>>>>> lines, and stage the file again.\n");
+    }
+    let mut hidden_msg = String::new();
+    for (path, bytes) in &files {
+        let found = crate::formats::sanitize::find_hidden(&String::from_utf8_lossy(bytes));
+        if let Some(first) = found.first() {
+            hidden_msg.push_str(&format!(
+                "  {path}: {first}{}\n",
+                if found.len() > 1 {
+                    format!(" (and {} more)", found.len() - 1)
+                } else {
+                    String::new()
+                }
+            ));
+            blocked.push(path);
+        }
+    }
+    if !hidden_msg.is_empty() {
+        msg.push_str("git-qwen-memory: commit blocked: staged memory files hold hidden characters (invisible, bidi, tag or control characters, escape sequences) a reviewer cannot see:\n");
+        msg.push_str(&hidden_msg);
+        msg.push_str(
+            "Remove them (`git qwen-memory check` lists each one) and stage the file again.\n",
+        );
     }
     let hits: Vec<crate::integrations::git::SecretHit> = files
         .iter()
@@ -509,7 +532,14 @@ pub struct Payload {
 impl Payload {
     /// Parses leniently: invalid JSON or missing fields give empty strings.
     pub fn parse(stdin: &[u8]) -> Payload {
-        let value: Value = serde_json::from_slice(stdin).unwrap_or(Value::Null);
+        let value: Value = serde_json::from_slice(stdin)
+            .or_else(
+                |e| match crate::formats::text::replace_lone_surrogate_escapes(stdin) {
+                    Some(fixed) => serde_json::from_slice(&fixed),
+                    None => Err(e),
+                },
+            )
+            .unwrap_or(Value::Null);
         let field = |k: &str| {
             value
                 .get(k)

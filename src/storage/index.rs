@@ -71,7 +71,8 @@ fn cut_with_ellipsis(s: String, limit: usize) -> String {
 }
 
 /// Cleans a title or description for one index line: controls become spaces, zero-width and
-/// bidi controls vanish, backticks become `'`, `](` becomes `] (` (so a field cannot close the
+/// bidi controls, tag characters and the other hidden characters of
+/// [`crate::formats::sanitize`] vanish, backticks become `'`, `](` becomes `] (` (so a field cannot close the
 /// link), whitespace runs become one space, and the result is capped at [`FIELD_LIMIT`] units.
 pub fn sanitize_index_field(s: &str) -> String {
     let mut cleaned = String::with_capacity(s.len());
@@ -79,7 +80,12 @@ pub fn sanitize_index_field(s: &str) -> String {
         let cp = c as u32;
         if cp <= 0x1F || (0x7F..=0x9F).contains(&cp) {
             cleaned.push(' ');
-        } else if matches!(cp, 0x200B..=0x200F | 0x202A..=0x202E | 0x2066..=0x2069 | 0xFEFF) {
+        } else if matches!(cp, 0x200B..=0x200F | 0x202A..=0x202E | 0x2066..=0x2069 | 0xFEFF)
+            || crate::formats::sanitize::classify(c)
+                .is_some_and(|k| k != crate::formats::sanitize::HiddenKind::Control)
+        {
+            // Qwen's list, plus every other hidden character of the one sanitiser (tag
+            // characters, invisible format characters, separators): docs/DESIGN.md, "Security".
             continue;
         } else if c == '`' {
             cleaned.push('\'');
@@ -341,8 +347,11 @@ mod tests {
             sanitize_index_field("a\u{200b}b\u{200f}c\u{202e}d\u{2067}e\u{feff}f"),
             "abcdef"
         );
-        // U+2060 (word joiner) is not in the removed set.
-        assert_eq!(sanitize_index_field("a\u{2060}b"), "a\u{2060}b");
+        // Beyond Qwen's list: the word joiner and tag characters are removed too
+        // (docs/DESIGN.md, "Security"); U+2028 is whitespace as before.
+        assert_eq!(sanitize_index_field("a\u{2060}b"), "ab");
+        assert_eq!(sanitize_index_field("a\u{e0069}\u{e0067}b"), "ab");
+        assert_eq!(sanitize_index_field("a\u{2028}b"), "a b");
         assert_eq!(sanitize_index_field("use `cargo`"), "use 'cargo'");
         assert_eq!(sanitize_index_field("x](http://evil)"), "x] (http://evil)");
         assert_eq!(sanitize_index_field("a]\u{200b}(b"), "a] (b");

@@ -5,7 +5,9 @@
 //! - global dir: `QWEN_HOME`, else `~/.qwen` (holds the user `settings.json`);
 //! - runtime base: `QWEN_RUNTIME_DIR`, else the merged setting `advanced.runtimeOutputDir`
 //!   (relative to the current directory), else the global dir (holds `projects/<key>/chats/`);
-//! - memory base: `QWEN_CODE_MEMORY_BASE_DIR`, else the runtime base.
+//! - memory base: `QWEN_CODE_MEMORY_BASE_DIR`, else `QWEN_RUNTIME_DIR`, else the *user*
+//!   setting `advanced.runtimeOutputDir`, else the global dir: a repository's own settings
+//!   never move personal memory (docs/DESIGN.md, "Roots and paths").
 //!
 //! An empty variable counts as unset; `~` and `~/…` are expanded; relative values resolve
 //! against the current directory. Settings are Qwen Code's merged settings
@@ -61,9 +63,15 @@ impl QwenDirs {
                 None => global_dir.clone(),
             },
         };
-        let memory_base = match var(ENV_MEMORY_BASE_DIR) {
-            Some(v) => resolve_path(&v, &cwd, home.as_deref()),
-            None => runtime_base.clone(),
+        // Personal memory stays personal: the memory base follows the environment and the
+        // user's own settings, never a repository's `.qwen/settings.json` (a cloned project
+        // could otherwise move the private and user roots into its work tree).
+        let memory_base = match (var(ENV_MEMORY_BASE_DIR), var(ENV_RUNTIME_DIR)) {
+            (Some(v), _) | (None, Some(v)) => resolve_path(&v, &cwd, home.as_deref()),
+            (None, None) => match user_runtime_output_setting(&global_dir) {
+                Some(v) => resolve_path(&v, &cwd, home.as_deref()),
+                None => global_dir.clone(),
+            },
         };
         Ok(QwenDirs {
             global_dir,
@@ -96,6 +104,15 @@ fn resolve_path(value: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
 /// Code reads the project file of the directory it was started in), when a non-empty string.
 fn runtime_output_setting(global_dir: &Path, cwd: &Path) -> Option<String> {
     QwenSettings::load(Some(global_dir), cwd)
+        .get("advanced.runtimeOutputDir")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// `advanced.runtimeOutputDir` of the user settings alone.
+fn user_runtime_output_setting(global_dir: &Path) -> Option<String> {
+    QwenSettings::load_user(global_dir)
         .get("advanced.runtimeOutputDir")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
@@ -153,6 +170,12 @@ mod tests {
         .unwrap();
         let d = resolve(&cwd, &[], &home);
         assert_eq!(d.runtime_base, home.join("prt"));
+        // ... but never the memory base: that stays where the user's settings put it.
+        assert_eq!(d.memory_base, cwd.join("rt"));
+        fs::remove_file(home.join(".qwen/settings.json")).unwrap();
+        let d = resolve(&cwd, &[], &home);
+        assert_eq!(d.runtime_base, home.join("prt"));
+        assert_eq!(d.memory_base, home.join(".qwen"));
 
         // The environment wins over settings; the memory base moves memory only.
         let d = resolve(&cwd, &[(ENV_RUNTIME_DIR, "/rt")], &home);

@@ -54,6 +54,18 @@ impl QwenSettings {
         out
     }
 
+    /// Reads the user settings in `global_dir` only: what a repository's own
+    /// `.qwen/settings.json` must never decide (where personal memory lives).
+    pub fn load_user(global_dir: &Path) -> QwenSettings {
+        let mut out = QwenSettings::default();
+        let path = global_dir.join("settings.json");
+        if let Some(Value::Object(map)) = read_jsonc(&path) {
+            out.merged = map;
+            out.files.push(path);
+        }
+        out
+    }
+
     /// The value at a dotted path (`memory.enableTeamMemory`).
     pub fn get(&self, dotted: &str) -> Option<&Value> {
         let mut parts = dotted.split('.');

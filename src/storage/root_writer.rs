@@ -149,6 +149,14 @@ impl<'r> RootWriter<'r> {
             s.commit()?;
             after_each();
         }
+        if self.is_personal() {
+            if let Some(top) = self.memory_dir(false)? {
+                self.keep_private(&top, None)?;
+            }
+            for (dir, name) in &dirs {
+                self.keep_private(dir, Some(name))?;
+            }
+        }
         Ok(())
     }
 
@@ -188,7 +196,11 @@ impl<'r> RootWriter<'r> {
         };
         top.create_new(OsStr::new(store::INDEX_FILE), b"")?;
         self.ensure_index_ignored()?;
+        self.keep_private(&top, None)?;
         let state = self.state_dir()?;
+        if self.is_personal() {
+            state.restrict_mode(0o077)?;
+        }
         let now = store::now_iso();
         state.create_new(
             OsStr::new(store::META_FILE),
@@ -207,6 +219,25 @@ impl<'r> RootWriter<'r> {
         }
         if let Some(top) = self.memory_dir(true)? {
             top.create_new(OsStr::new(GITIGNORE_FILE), INDEX_IGNORE_TEXT.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Private and user roots hold one person's memory: nobody else may read them.
+    fn is_personal(&self) -> bool {
+        matches!(self.root.scope, Scope::Private | Scope::User)
+    }
+
+    /// For a personal root: `dir` (a directory of the root) 0700 at most and its file `name`
+    /// 0600 at most (docs/DESIGN.md, "Security"). Shared roots live in the work tree and keep
+    /// the user's umask.
+    fn keep_private(&self, dir: &Dir, name: Option<&OsStr>) -> Result<(), RootError> {
+        if !self.is_personal() {
+            return Ok(());
+        }
+        dir.restrict_mode(0o077)?;
+        if let Some(name) = name {
+            dir.restrict_file_mode(name, 0o077)?;
         }
         Ok(())
     }

@@ -357,6 +357,29 @@ impl Dir {
         regular_file(owned(fd), &path).map(Some)
     }
 
+    /// Removes the permission bits in `mask` from this directory (through its descriptor, so
+    /// never through a symlink); a no-op when none is set.
+    pub fn restrict_mode(&self, mask: u32) -> Result<(), FsError> {
+        restrict(
+            &File::from(
+                self.fd
+                    .try_clone()
+                    .map_err(|e| FsError::io(&self.path, e))?,
+            ),
+            mask,
+        )
+        .map_err(|e| FsError::io(&self.path, e))
+    }
+
+    /// [`Dir::restrict_mode`] for the regular file `name` (opened without following a
+    /// symlink); a missing file is fine.
+    pub fn restrict_file_mode(&self, name: &OsStr, mask: u32) -> Result<(), FsError> {
+        match self.open_read(name)? {
+            Some(file) => restrict(&file, mask).map_err(|e| FsError::io(&self.path.join(name), e)),
+            None => Ok(()),
+        }
+    }
+
     /// Reads the regular file `name` whole; `Ok(None)` when missing.
     pub fn read(&self, name: &OsStr) -> Result<Option<Vec<u8>>, FsError> {
         let Some(mut file) = self.open_read(name)? else {
@@ -765,6 +788,15 @@ pub fn split(path: &Path) -> Result<(&Path, &OsStr), FsError> {
         _ => Path::new("."),
     };
     Ok((dir, name))
+}
+
+/// Clears the bits of `mask` in the mode of the open `file` (fchmod), when any is set.
+fn restrict(file: &File, mask: u32) -> io::Result<()> {
+    let mode = file.metadata()?.permissions().mode() & 0o7777;
+    if mode & mask == 0 {
+        return Ok(());
+    }
+    file.set_permissions(std::fs::Permissions::from_mode(mode & !mask))
 }
 
 /// Writes `path` atomically in a trusted directory (created when missing): never through a

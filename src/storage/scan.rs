@@ -156,6 +156,9 @@ pub enum SkipReason {
     /// Holds Git conflict markers (first at this 1-based line): an unresolved merge, never
     /// content.
     ConflictMarkers(usize),
+    /// Owned by another user, or in a directory others may write to: refused, as OpenSSH
+    /// refuses such an `authorized_keys` (docs/DESIGN.md, "Security").
+    Unsafe(String),
 }
 
 impl std::fmt::Display for SkipReason {
@@ -165,6 +168,10 @@ impl std::fmt::Display for SkipReason {
             SkipReason::TooLarge(n) => write!(f, "larger than 1 MiB ({n} bytes)"),
             SkipReason::NotAMemory(e) => write!(f, "not a memory document: {e}"),
             SkipReason::Unreadable(e) => write!(f, "unreadable: {e}"),
+            SkipReason::Unsafe(why) => write!(
+                f,
+                "refused: {why}; fix the owner or permissions to use this memory"
+            ),
             SkipReason::ConflictMarkers(line) => write!(
                 f,
                 "unresolved merge conflict markers (line {line}); resolve them to use this memory"
@@ -299,6 +306,14 @@ pub(crate) fn walk_root(root: &Path, scope: Scope, stat: bool) -> Result<Option<
         skipped: Vec::new(),
         unreadable_dirs: Vec::new(),
     };
+    if let Some(why) = unsafe_dir(&out.walk_root) {
+        out.skipped.push(Skipped {
+            path: root.to_path_buf(),
+            relative_path: String::new(),
+            reason: SkipReason::Unsafe(why),
+        });
+        return Ok(Some(out));
+    }
     let mut pending = vec![(top, String::new())];
     while let Some((entries, prefix)) = pending.pop() {
         // This directory's documents, stat'ed together (on several threads when many) while
@@ -319,11 +334,27 @@ pub(crate) fn walk_root(root: &Path, scope: Scope, stat: bool) -> Result<Option<
                     });
                 }
             } else if file_type.is_dir() {
+                if let Some(why) = unsafe_dir(&entry.path()) {
+                    out.skipped.push(Skipped {
+                        path: root.join(&relative),
+                        relative_path: relative,
+                        reason: SkipReason::Unsafe(why),
+                    });
+                    continue;
+                }
                 match fs::read_dir(entry.path()) {
                     Ok(sub) => pending.push((sub, format!("{relative}/"))),
                     Err(_) => out.unreadable_dirs.push(root.join(&relative)),
                 }
             } else if file_type.is_file() && name.ends_with(".md") && name != INDEX_FILE_NAME {
+                if let Some(why) = entry.metadata().ok().and_then(|m| foreign_owner(&m)) {
+                    out.skipped.push(Skipped {
+                        path: root.join(&relative),
+                        relative_path: relative,
+                        reason: SkipReason::Unsafe(why),
+                    });
+                    continue;
+                }
                 docs.push((entry, relative));
             }
         }
@@ -352,6 +383,29 @@ pub(crate) fn walk_root(root: &Path, scope: Scope, stat: bool) -> Result<Option<
         );
     }
     Ok(Some(out))
+}
+
+/// Why a memory file's metadata makes it untrustworthy: owned by neither this user nor root.
+fn foreign_owner(meta: &fs::Metadata) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    (meta.uid() != me && meta.uid() != 0)
+        .then(|| format!("owned by another user (uid {})", meta.uid()))
+}
+
+/// Why a directory of a root is unsafe: owned by another user, or writable by everyone. (A
+/// group-writable directory is not refused: with a `umask` of 002, common on Linux, every
+/// work tree is; the personal roots this tool creates are 0700.)
+fn unsafe_dir(dir: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::metadata(dir).ok()?;
+    if let Some(why) = foreign_owner(&meta) {
+        return Some(format!("directory {why}"));
+    }
+    let mode = meta.mode();
+    (mode & 0o002 != 0)
+        .then(|| format!("directory writable by everyone (mode {:o})", mode & 0o7777))
 }
 
 /// Below this many files a scan reads on the calling thread; above, reading and parsing (most

@@ -63,6 +63,7 @@ pub enum Key {
     ModelName,
     ModelTimeoutMs,
     HooksEnabled,
+    TrustRef,
 }
 
 /// One documented key: its name under `qwen-memory.`, environment variable, default and kind.
@@ -200,6 +201,7 @@ pub const DEFS: &[Def] = &[
     Def { key: Key::ModelName, name: "model.name", env: Some("QWEN_MEMORY_MODEL_NAME"), default: None, kind: Kind::Text },
     Def { key: Key::ModelTimeoutMs, name: "model.timeoutMs", env: Some("QWEN_MEMORY_MODEL_TIMEOUT_MS"), default: Some("20000"), kind: Kind::Count },
     Def { key: Key::HooksEnabled, name: "hooks.enabled", env: Some("QWEN_MEMORY_HOOKS"), default: Some("true"), kind: Kind::Bool },
+    Def { key: Key::TrustRef, name: "trust.ref", env: Some("QWEN_MEMORY_TRUST_REF"), default: None, kind: Kind::Text },
 ];
 
 impl Key {
@@ -259,6 +261,7 @@ pub const ENV_VARS: &[&str] = &[
     "QWEN_MEMORY_MODEL_NAME",
     "QWEN_MEMORY_MODEL_TIMEOUT_MS",
     "QWEN_MEMORY_HOOKS",
+    "QWEN_MEMORY_TRUST_REF",
     // where things are
     "QWEN_CODE_MEMORY_BASE_DIR",
     "QWEN_CODE_MEMORY_PROJECT_SCOPE",
@@ -848,7 +851,8 @@ mod tests {
                 | Key::ModelBaseUrl
                 | Key::ModelName
                 | Key::ModelTimeoutMs
-                | Key::HooksEnabled => true,
+                | Key::HooksEnabled
+                | Key::TrustRef => true,
             }
         }
         for def in DEFS {

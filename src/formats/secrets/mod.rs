@@ -387,7 +387,8 @@ const RULES: &[Rule] = &[
             r"|(?:",
             cjk_secret_names!(),
             r")(?:[ \t]*값)?)",
-            r#"(?P<q>["'])?[ \t]*(?P<sep>:=|=>|=|:|：|是|为|為|は|が|는|은|이|가)[ \t]*"#,
+            // English prose states a value with "is" / "was": "the database password is …".
+            r#"(?P<q>["'])?[ \t]*(?P<sep>:=|=>|=|:|：|是|为|為|は|が|는|은|이|가|(?-u:\b)(?:is|was)[ \t])[ \t]*"#,
             r#"(?P<vq>["'`「])?"#,
             // The value never ends in sentence punctuation: `password=hunter22.` ends a sentence.
             r"(?P<v>[A-Za-z0-9!#$%*+\-./:=?@^_|~\\]*[A-Za-z0-9!#$%*+\-/=?@^_|~\\])(?P<after>\(?)",
@@ -566,6 +567,15 @@ fn assignment_value_is_real(caps: &Captures<'_>) -> bool {
     }
     let letters = v.chars().any(|c| c.is_ascii_alphabetic());
     let digits_or_symbols = v.chars().any(|c| !c.is_ascii_alphabetic());
+    if sep.as_str().starts_with(['i', 'I', 'w', 'W']) {
+        // "… password is Hunter2-prod-9921": a word after "is" is prose ("is stored in
+        // Vault", "is rotated-weekly"), so the value needs digits too — or, after
+        // "passphrase", three or more words joined by `-` (a diceware passphrase).
+        let digits = v.chars().any(|c| c.is_ascii_digit());
+        let words = v.split('-').filter(|w| w.len() >= 3).count();
+        let passphrase = caps[0].to_ascii_lowercase().contains("passphrase") && words >= 3;
+        return letters && (digits || passphrase);
+    }
     letters && digits_or_symbols && char_classes(v) >= 2
 }
 
@@ -778,6 +788,8 @@ struct Hit {
     rule: usize,
     start: usize,
     end: usize,
+    /// A generic finding that speaks only where no specific rule did (see [`hits`]).
+    yields: bool,
 }
 
 /// Every reportable match in `text` (already normalized), in rule order then position; with
@@ -805,10 +817,16 @@ fn hits(text: &str, origin: Origin, first_only: bool) -> Vec<Hit> {
             {
                 continue;
             }
+            // `keyword-near-token`, and a value stated in prose with "is"/"was".
+            let yields = r.id == "keyword-near-token"
+                || caps
+                    .name("sep")
+                    .is_some_and(|m| m.as_str().starts_with(['i', 'I', 'w', 'W']));
             out.push(Hit {
                 rule,
                 start: span.start(),
                 end: span.end(),
+                yields,
             });
             if first_only {
                 return out;
@@ -817,13 +835,12 @@ fn hits(text: &str, origin: Origin, first_only: bool) -> Vec<Hit> {
     }
     // The generic rule speaks only where no other rule did: "token ghp_…" is a GitHub token,
     // not also a secret named next to a generated value.
-    let generic = |h: &Hit| RULES[h.rule].id == "keyword-near-token";
     let specific: Vec<(usize, usize)> = out
         .iter()
-        .filter(|h| !generic(h))
+        .filter(|h| !h.yields)
         .map(|h| (h.start, h.end))
         .collect();
-    out.retain(|h| !generic(h) || !specific.iter().any(|&(s, e)| h.start < e && s < h.end));
+    out.retain(|h| !h.yields || !specific.iter().any(|&(s, e)| h.start < e && s < h.end));
     out
 }
 

@@ -464,3 +464,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn passwords_stated_in_english_prose_are_caught_and_prose_about_them_is_not() {
+    for caught in [
+        "the database password is Hunter2-prod-9921",
+        "The wifi password is hunter22.",
+        "our staging passphrase is correct-horse-battery-staple",
+        "the old admin password was Summer2024!",
+    ] {
+        assert_eq!(
+            rule_ids_in([caught], Origin::Machine),
+            vec!["password-assignment"],
+            "{caught}"
+        );
+    }
+    for benign in [
+        "The password is stored in Vault.",
+        "The password is at least 12 characters long.",
+        "the API key is rotated every 90 days",
+        "The token is valid for 24h only",
+        "The secret is AWS_SECRET_ACCESS_KEY in the CI settings",
+        "The passphrase is required on every login",
+        "This is the password-reset flow; it is well-tested",
+        "the token is refreshed-daily by the cron job",
+    ] {
+        assert!(
+            rule_ids_in([benign], Origin::Machine).is_empty(),
+            "{benign}"
+        );
+    }
+}

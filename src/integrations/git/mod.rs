@@ -6,6 +6,7 @@
 
 pub mod commit;
 pub mod merge;
+pub mod provenance;
 pub mod shims;
 pub mod sync;
 

@@ -277,6 +277,12 @@ fn parse_line(line: &[u8], offset: u64, interp: &mut reader::Interpreter) -> boo
             interp.feed(record, offset);
             true
         }
+        // A lone surrogate escape (a cut emoji) is replaced, never fatal to the turn.
+        Err(_) if crate::formats::text::replace_lone_surrogate_escapes(line).is_some() => {
+            let fixed =
+                crate::formats::text::replace_lone_surrogate_escapes(line).unwrap_or_default();
+            parse_line(&fixed, offset, interp)
+        }
         Err(_) => {
             // `{…}{…}`: an append that lost its newline; keep every object that parses.
             let mut stream = serde_json::Deserializer::from_slice(line).into_iter::<raw::RawLine>();

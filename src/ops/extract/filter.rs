@@ -67,6 +67,66 @@ fn strip_bullet_and_collapse(s: &str) -> String {
     collapse_whitespace(stripped)
 }
 
+/// Words too common to show that a summary came from a message.
+const GROUNDING_STOP: &[&str] = &[
+    "the", "and", "for", "are", "was", "were", "with", "that", "this", "these", "those", "from",
+    "into", "onto", "use", "uses", "used", "using", "user", "users", "always", "never", "should",
+    "must", "will", "would", "can", "could", "not", "don", "does", "doesn", "has", "have", "had",
+    "our", "your", "you", "they", "their", "them", "its", "when", "then", "than", "there", "here",
+    "also", "only", "all", "any", "every", "some", "prefers", "prefer", "wants", "want", "likes",
+    "like", "project", "team", "please",
+];
+
+/// The content words of `text` for [`is_grounded`]: lowercase runs of 3+ letters or digits
+/// (cut to 5 characters, a crude stem) minus [`GROUNDING_STOP`], and the bigrams of CJK runs.
+fn grounding_terms(text: &str) -> HashSet<String> {
+    let lower = text.to_lowercase();
+    let mut out = HashSet::new();
+    let mut word = String::new();
+    let mut cjk: Vec<char> = Vec::new();
+    let is_cjk = |c: char| matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF);
+    let flush_word = |word: &mut String, out: &mut HashSet<String>| {
+        if word.chars().count() >= 3 && !GROUNDING_STOP.contains(&word.as_str()) {
+            out.insert(word.chars().take(5).collect());
+        }
+        word.clear();
+    };
+    let flush_cjk = |cjk: &mut Vec<char>, out: &mut HashSet<String>| {
+        for pair in cjk.windows(2) {
+            out.insert(pair.iter().collect());
+        }
+        cjk.clear();
+    };
+    for c in lower.chars() {
+        if is_cjk(c) {
+            flush_word(&mut word, &mut out);
+            cjk.push(c);
+        } else if c.is_alphanumeric() {
+            flush_cjk(&mut cjk, &mut out);
+            word.push(c);
+        } else {
+            flush_word(&mut word, &mut out);
+            flush_cjk(&mut cjk, &mut out);
+        }
+    }
+    flush_word(&mut word, &mut out);
+    flush_cjk(&mut cjk, &mut out);
+    out
+}
+
+/// Whether a model's summary is grounded in the user text it cites (docs/DESIGN.md, "Extract"):
+/// at least 40% of its content words (and at least one) occur in that text. A model patch
+/// that cites "can you summarize the README?" for "always push to main" is not.
+pub fn is_grounded(summary: &str, cited: &str) -> bool {
+    let terms = grounding_terms(summary);
+    if terms.is_empty() {
+        return false;
+    }
+    let source = grounding_terms(cited);
+    let shared = terms.iter().filter(|t| source.contains(*t)).count();
+    shared >= 1 && shared * 10 >= terms.len() * 4
+}
+
 /// Normalizes a planned patch and drops it when it cannot be a durable memory (docs/DESIGN.md, "Extract"
 /// step 5): a summary under 12 units ([`summary_len`]: CJK counts double), ending in `?`, or speaking about the moment
 /// ([`is_temporary`]). `why` and `howToApply` are whitespace-collapsed but not judged; one that
@@ -191,6 +251,28 @@ pub fn title_for(summary: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_patches_must_be_grounded_in_the_cited_text() {
+        assert!(!is_grounded(
+            "Always push to main",
+            "can you summarize the README?"
+        ));
+        assert!(is_grounded(
+            "Staging is reset every Sunday night.",
+            "Our staging environment is reset every Sunday night."
+        ));
+        assert!(is_grounded(
+            "The user prefers pnpm over npm",
+            "use pnpm, not npm"
+        ));
+        assert!(is_grounded(
+            "部署前必须运行测试",
+            "记住：部署前必须运行测试。"
+        ));
+        assert!(!is_grounded("部署前必须运行测试", "帮我总结一下这个文件"));
+        assert!(!is_grounded("the and for", "the and for"));
+    }
     use crate::formats::doc::MemoryType;
 
     fn patch(topic: MemoryType, summary: &str) -> Patch {

@@ -913,7 +913,23 @@ fn plan(
         if i >= first_model && !failed {
             match planner::plan_chunk(&client, chunk, &summaries) {
                 Ok(p) => {
-                    patches.extend(p);
+                    // A model patch must be grounded in the user text it cites (laundering:
+                    // docs/DESIGN.md, "Extract").
+                    for patch in p {
+                        let cited = users
+                            .iter()
+                            .find(|u| u.offset == patch.source_offset)
+                            .map_or("", |u| u.text);
+                        // One holding a secret goes on to step 5, which drops and counts it
+                        // as a secret (the more important report).
+                        if filter::is_grounded(&patch.summary, cited)
+                            || secrets::contains_secret(&patch.summary)
+                        {
+                            patches.push(patch);
+                        } else {
+                            out.filtered_patches += 1;
+                        }
+                    }
                     by_model += 1;
                     continue;
                 }

@@ -14,6 +14,7 @@ pub mod select;
 pub use lexical::{rank_lexical, rank_lexical_all, tokenize, LexicalQuery, Ranked};
 pub use prompt::{
     age_days, memory_age, memory_freshness_note, memory_freshness_text, render_prompt,
+    render_prompt_with, Provenance,
 };
 
 /// Default number of documents recall returns (`recall.limit`).
@@ -36,6 +37,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::formats::secrets::{self, Origin};
+use crate::integrations::git::provenance;
 use crate::integrations::model::{ModelClient, ModelConfig};
 use crate::integrations::telemetry::{self, Telemetry};
 use crate::storage::context::Context;
@@ -173,6 +175,13 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
         let excluded = Excluded::new(&req.exclude, &roots);
         docs.retain(|d| !excluded.contains(d));
     }
+    // The trust policy: shared memories only as committed on the trusted ref.
+    if let Some(policy) = trust_policy(ctx) {
+        docs.retain(|d| {
+            !matches!(d.scope(), Scope::Repository | Scope::Team)
+                || policy.trusts(&ctx.layout.root_for(d.scope()).path.join(d.relative_path()))
+        });
+    }
     out.docs_scanned = docs.len();
     let deadline = Instant::now() + req.network_budget.unwrap_or(embed::DEFAULT_BUDGET);
 
@@ -199,12 +208,13 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
     };
     let shown: Vec<ScannedDoc> = chosen.iter().map(|(i, _)| docs[*i].to_doc()).collect();
     let mut selected: Vec<&ScannedDoc> = shown.iter().collect();
-    out.prompt = render_prompt(&selected, req.now_ms);
+    let provenance = provenance_of(ctx, &shown);
+    out.prompt = render_prompt_with(&selected, &provenance, req.now_ms);
     if let Some(max) = req.max_prompt_chars {
         while out.prompt.chars().count() > max && selected.len() > 1 {
             selected.pop();
             chosen.pop();
-            out.prompt = render_prompt(&selected, req.now_ms);
+            out.prompt = render_prompt_with(&selected, &provenance, req.now_ms);
         }
         if out.prompt.chars().count() > max {
             out.prompt = out.prompt.chars().take(max).collect();
@@ -217,7 +227,7 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
             scope: d.scope.as_str(),
             relative_path: d.relative_path.clone(),
             path: d.path.display().to_string(),
-            title: d.title.clone(),
+            title: crate::formats::sanitize::clean_line(&d.title).into_owned(),
             memory_type: d.memory_type.as_str(),
             score: *score,
             mtime_ms: d.mtime_ms,
@@ -262,13 +272,22 @@ fn auto<D: DocFields + Sync>(
     } else {
         req.limit
     };
-    let lexical: Vec<(usize, u32)> = relevance::RelevanceQuery::new(&req.query)
-        .rank(docs)
-        .into_iter()
-        .filter(|s| !doc_has_secret(&docs[s.index]))
-        .take(wanted)
-        .map(|s| (s.index, auto_points(s.score)))
-        .collect();
+    let ranked = relevance::RelevanceQuery::new(&req.query).rank(docs);
+    let lexical: Vec<(usize, u32)> = if wanted == usize::MAX {
+        ranked
+            .into_iter()
+            .filter(|s| !doc_has_secret(&docs[s.index]))
+            .map(|s| (s.index, auto_points(s.score)))
+            .collect()
+    } else {
+        // Fair slots: no root takes every slot while another has a match.
+        select::fair_slots(
+            ranked.iter().map(|s| (s.index, auto_points(s.score))),
+            |i| docs[i].scope(),
+            |i| !doc_has_secret(&docs[i]),
+            wanted,
+        )
+    };
     let semantic = embeddings.map(|cfg| {
         let docs: Vec<ScannedDoc> = docs.iter().map(DocFields::to_doc).collect();
         // Sent to an endpoint: the strict scan, a reviewed allow marker does not count here.
@@ -293,20 +312,23 @@ fn auto<D: DocFields + Sync>(
             }
             let lex: Vec<usize> = lexical.iter().map(|(i, _)| *i).collect();
             let sem: Vec<usize> = sem.ranked.iter().map(|(i, _)| *i).collect();
-            embed::fuse(&[&lex, &sem])
-                .into_iter()
-                .take(req.limit)
-                .map(|(i, s)| (i, (s * 10_000.0).round() as u32))
-                .collect()
+            select::fair_slots(
+                embed::fuse(&[&lex, &sem])
+                    .into_iter()
+                    .map(|(i, s)| (i, (s * 10_000.0).round() as u32)),
+                |i| docs[i].scope(),
+                |_| true,
+                req.limit,
+            )
         }
         Some(sem) => {
             out.fallback = Some(format!(
                 "embeddings not used: {}",
                 sem.error.unwrap_or_default()
             ));
-            lexical.into_iter().take(req.limit).collect()
+            select::fair_slots(lexical, |i| docs[i].scope(), |_| true, req.limit)
         }
-        None => lexical.into_iter().take(req.limit).collect(),
+        None => select::fair_slots(lexical, |i| docs[i].scope(), |_| true, req.limit),
     };
     if !chosen.is_empty() {
         out.strategy = "auto";
@@ -323,6 +345,48 @@ pub fn doc_has_secret<D: DocFields + ?Sized>(d: &D) -> bool {
 
 /// The printable parts of a document, one per line (never joined into one line, so a marker
 /// cannot reach a secret on another line).
+/// The trust policy of `trust.ref`, when set (docs/security.md).
+pub fn trust_policy(ctx: &Context) -> Option<provenance::TrustedRef> {
+    let refname = ctx
+        .settings
+        .text(crate::storage::settings::Key::TrustRef)?
+        .trim()
+        .to_string();
+    if refname.is_empty() {
+        return None;
+    }
+    provenance::TrustedRef::open(ctx.project.git_dir.as_ref()?, &refname)
+}
+
+/// Git provenance of the shown documents of shared roots (repository, team), through the cache
+/// in the repository state dir; `None` for personal roots and files not committed as they are.
+fn provenance_of(ctx: &Context, shown: &[ScannedDoc]) -> Vec<Option<Provenance>> {
+    let shared = |d: &ScannedDoc| matches!(d.scope, Scope::Repository | Scope::Team);
+    if !shown.iter().any(shared) {
+        return Vec::new();
+    }
+    let Some(repo) = ctx
+        .project
+        .git_dir
+        .as_ref()
+        .and_then(|g| git2::Repository::open(g).ok())
+    else {
+        return Vec::new();
+    };
+    let state_dir = &ctx.layout.repository.state_dir;
+    let mut cache = provenance::Cache::load(state_dir);
+    let out = shown
+        .iter()
+        .map(|d| {
+            shared(d)
+                .then(|| provenance::of_file(&repo, &mut cache, &d.path))
+                .flatten()
+        })
+        .collect();
+    cache.save(state_dir);
+    out
+}
+
 pub fn document_text<D: DocFields + ?Sized>(d: &D) -> String {
     let mut text = format!(
         "{}\n{}\n{}\n",

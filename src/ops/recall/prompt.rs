@@ -9,8 +9,10 @@ use std::path::Path;
 
 use super::{MAX_DOC_BODY_CHARS, NO_ENTRIES_PLACEHOLDER};
 use crate::formats::doc::plain_field;
+use crate::formats::sanitize::{neutralize_line, neutralize_structure};
 use crate::formats::text::{collapse_whitespace, is_js_whitespace, truncate_utf16, utf16_len};
-use crate::storage::scan::ScannedDoc;
+pub use crate::integrations::git::provenance::Provenance;
+use crate::storage::scan::{ScannedDoc, Scope};
 
 /// First line of the block.
 pub const PROMPT_HEADING: &str = "## Relevant memory";
@@ -128,11 +130,53 @@ fn display_path(doc: &ScannedDoc) -> String {
         .unwrap_or_else(|| Path::new(&doc.path).to_string_lossy().into_owned())
 }
 
+/// Renders the selected documents as the "## Relevant memory" block, in the given order, with
+/// no Git provenance (see [`render_prompt_with`]).
+pub fn render_prompt(docs: &[&ScannedDoc], now_ms: f64) -> String {
+    render_prompt_with(docs, &[], now_ms)
+}
+
+/// The line under a memory's heading: upstream's `Saved <age>.` for the person's own roots
+/// (private, user); for shared roots the scope, the author and age of the commit that last
+/// changed it, or that it is not committed.
+fn provenance_line(doc: &ScannedDoc, prov: Option<&Provenance>, now_ms: f64) -> String {
+    let scope = match doc.scope {
+        Scope::Private | Scope::User => {
+            return format!("Saved {}.", memory_age(doc.mtime_ms, now_ms));
+        }
+        Scope::Team => "Team memory",
+        Scope::Repository => "Repository memory",
+    };
+    match prov {
+        Some(p) => {
+            let author = neutralize_line(&p.author);
+            let author = if author.is_empty() {
+                "an unnamed author".to_string()
+            } else {
+                author
+            };
+            format!("{scope} from {author}, {}.", memory_age(p.time_ms, now_ms))
+        }
+        None => format!(
+            "{scope}, not committed, saved {}.",
+            memory_age(doc.mtime_ms, now_ms)
+        ),
+    }
+}
+
 /// Renders the selected documents as the "## Relevant memory" block, in the given order.
 /// No documents gives the empty string; otherwise the block ends with one newline. Upstream's
 /// layout, except that a description the body already says is left out (and an empty one no
-/// longer leaves an empty line).
-pub fn render_prompt(docs: &[&ScannedDoc], now_ms: f64) -> String {
+/// longer leaves an empty line), and that every piece of memory text goes through the
+/// sanitiser so it cannot form structure (docs/DESIGN.md, "Security"): hidden characters are
+/// removed, headings, `> NOTE` lines and tags in a body are escaped, title and path are one
+/// line each. `provenance[i]` is the Git provenance of `docs[i]` (missing entries: none); for
+/// shared roots it gives the age and the freshness note.
+pub fn render_prompt_with(
+    docs: &[&ScannedDoc],
+    provenance: &[Option<Provenance>],
+    now_ms: f64,
+) -> String {
     if docs.is_empty() {
         return String::new();
     }
@@ -142,16 +186,21 @@ pub fn render_prompt(docs: &[&ScannedDoc], now_ms: f64) -> String {
         PROMPT_INSTRUCTION.to_string(),
         String::new(),
     ];
-    for doc in docs {
-        lines.push(format!("### {} ({})", doc.title, display_path(doc)));
-        lines.push(format!("Saved {}.", memory_age(doc.mtime_ms, now_ms)));
-        let body = prompt_body(&doc.body);
-        if !description_is_redundant(&doc.description, &body) {
-            lines.push(doc.description.clone());
+    for (i, doc) in docs.iter().enumerate() {
+        let prov = provenance.get(i).and_then(Option::as_ref);
+        let title = neutralize_line(&doc.title);
+        let path = neutralize_line(&display_path(doc));
+        lines.push(format!("### {title} ({path})"));
+        lines.push(provenance_line(doc, prov, now_ms));
+        let body = prompt_body(&neutralize_structure(&doc.body));
+        let description = neutralize_line(&doc.description);
+        if !description_is_redundant(&description, &body) {
+            lines.push(description);
         }
         lines.push(String::new());
         lines.push(body);
-        let freshness = memory_freshness_text(doc.mtime_ms, now_ms);
+        let age_ms = prov.map_or(doc.mtime_ms, |p| p.time_ms);
+        let freshness = memory_freshness_text(age_ms, now_ms);
         if !freshness.is_empty() {
             lines.push(String::new());
             lines.push(format!("> NOTE: {freshness}"));

@@ -14,6 +14,55 @@ use crate::formats::text::truncate_utf16;
 use crate::integrations::model::{ModelClient, ModelError};
 use crate::storage::scan::ScannedDoc;
 
+/// The most of `limit` slots one scope (root) may take while another scope has a candidate:
+/// three of five (docs/DESIGN.md, "Recall", fair slots).
+pub fn scope_quota(limit: usize) -> usize {
+    (limit * 3).div_ceil(5).max(1)
+}
+
+/// Fair slots: the first `limit` of `ranked` (best first) such that no scope takes more than
+/// [`scope_quota`] while candidates of other scopes wait; slots left over are then filled in
+/// rank order. `keep` filters candidates (the secret scan), called only as far as needed.
+/// Five keyword-stuffed team documents can then not displace the user's own matches.
+pub fn fair_slots<S: Copy + Eq>(
+    ranked: impl IntoIterator<Item = (usize, u32)>,
+    scope_of: impl Fn(usize) -> S,
+    mut keep: impl FnMut(usize) -> bool,
+    limit: usize,
+) -> Vec<(usize, u32)> {
+    let quota = scope_quota(limit);
+    let mut chosen: Vec<(usize, u32)> = Vec::with_capacity(limit);
+    let mut waiting: Vec<(usize, u32)> = Vec::new();
+    let mut counts: Vec<(S, usize)> = Vec::new();
+    for (i, score) in ranked {
+        if chosen.len() >= limit {
+            break;
+        }
+        if !keep(i) {
+            continue;
+        }
+        let scope = scope_of(i);
+        let n = match counts.iter_mut().find(|(s, _)| *s == scope) {
+            Some((_, n)) => n,
+            None => {
+                counts.push((scope, 0));
+                &mut counts.last_mut().expect("just pushed").1
+            }
+        };
+        if *n < quota {
+            *n += 1;
+            chosen.push((i, score));
+        } else if waiting.len() < limit {
+            waiting.push((i, score));
+        }
+    }
+    // Rank order among everything chosen; the waiting fill the slots nobody else wanted.
+    let room = limit.saturating_sub(chosen.len());
+    chosen.extend(waiting.into_iter().take(room));
+    chosen.sort_by_key(|c| std::cmp::Reverse(c.1));
+    chosen
+}
+
 /// Most documents the model ever sees.
 pub const MAX_MODEL_CANDIDATES: usize = 200;
 
@@ -245,6 +294,34 @@ fn validate_answer(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_scope_cannot_take_every_slot() {
+        // Five stuffed team documents (scope 1) outrank two exact personal ones (scope 0).
+        let ranked = vec![
+            (0, 900),
+            (1, 880),
+            (2, 870),
+            (3, 860),
+            (4, 850),
+            (5, 400),
+            (6, 390),
+        ];
+        let scope = |i: usize| if i < 5 { 1 } else { 0 };
+        let got: Vec<usize> = fair_slots(ranked.clone(), scope, |_| true, 5)
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(got, vec![0, 1, 2, 5, 6]);
+        // Alone, a scope fills every slot; filtered candidates are skipped.
+        let got: Vec<usize> = fair_slots(ranked.clone(), |_| 1, |i| i != 2, 5)
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(got, vec![0, 1, 3, 4, 5]);
+        assert_eq!(scope_quota(5), 3);
+        assert_eq!(scope_quota(1), 1);
+    }
     use crate::formats::doc::MemoryType;
     use crate::storage::scan::Scope;
     use serde_json::json;
