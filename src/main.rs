@@ -101,6 +101,9 @@ enum Command {
     MergeFile(cli::commit::MergeFileArgs),
     /// Entry point of the installed Git and agent hooks (not for people).
     Hook(cli::hook::HookArgs),
+    /// Embeds the memories the embeddings cache lacks (the background job recall starts).
+    #[command(hide = true)]
+    EmbedJob,
 }
 
 fn main() -> ExitCode {
@@ -241,7 +244,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         _ => {}
     }
     let ctx = open_context(&cli)?;
-    match &cli.command {
+    let result = match &cli.command {
         Command::Status => cli::cmd_status(&cli, &ctx),
         Command::List { memory_type, scope } => cli::cmd_list(&cli, &ctx, *memory_type, *scope),
         Command::Show { id } => cli::cmd_show(&cli, &ctx, id),
@@ -257,9 +260,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Uninstall(args) => cli::install::run_uninstall(&cli, &ctx, args),
         Command::Commit(args) => cli::commit::run_commit(&cli, &ctx, args),
         Command::Sync => cli::commit::run_sync(&cli, &ctx),
+        Command::EmbedJob => cli::recall::run_embed_job(&ctx),
         Command::Completions { .. }
         | Command::Man { .. }
         | Command::Hook(_)
         | Command::MergeFile(_) => Ok(ExitCode::SUCCESS),
+    };
+    // Memory was written: embed it in the background when semantic recall is configured.
+    if result.is_ok()
+        && matches!(
+            cli.command,
+            Command::Remember(_)
+                | Command::Extract(_)
+                | Command::Dream(_)
+                | Command::Forget(_)
+                | Command::Sync
+        )
+    {
+        qwen_memory::ops::recall::job::kick(&ctx);
     }
+    result
 }

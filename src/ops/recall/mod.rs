@@ -6,6 +6,7 @@
 //! "## Relevant memory" block. See docs/DESIGN.md, "Recall".
 
 pub mod embed;
+pub mod job;
 pub mod lexical;
 pub mod prompt;
 pub mod relevance;
@@ -313,11 +314,19 @@ fn auto<D: DocFields + Sync>(
             deadline.saturating_duration_since(Instant::now()),
         )
     });
+    if semantic.as_ref().is_some_and(|sem| sem.missing > 0) {
+        // Documents (or the model's calibration) not embedded yet: the background job embeds
+        // them; this recall ranks them lexically.
+        crate::ops::recall::job::kick(ctx);
+    }
     let chosen: Vec<(usize, u32)> = match semantic {
-        Some(sem) if sem.error.is_none() || !sem.ranked.is_empty() => {
+        Some(sem) if sem.error.is_none() && sem.calibrated => {
             out.semantic = true;
-            if let Some(e) = sem.error {
-                out.fallback = Some(format!("embeddings partly used: {e}"));
+            if sem.missing > 0 {
+                out.fallback = Some(format!(
+                    "embeddings partly used: {} memories not embedded yet (the background job embeds them)",
+                    sem.missing
+                ));
             }
             let lex: Vec<usize> = lexical.iter().map(|(i, _)| *i).collect();
             let sem: Vec<usize> = sem.ranked.iter().map(|(i, _)| *i).collect();
@@ -328,10 +337,11 @@ fn auto<D: DocFields + Sync>(
                 .collect()
         }
         Some(sem) => {
-            out.fallback = Some(format!(
-                "embeddings not used: {}",
-                sem.error.unwrap_or_default()
-            ));
+            out.fallback = Some(match sem.error {
+                Some(e) => format!("embeddings not used: {e}"),
+                None => "embeddings not used yet: the background job is calibrating the model"
+                    .to_string(),
+            });
             lexical.into_iter().take(req.limit).collect()
         }
         None => lexical.into_iter().take(req.limit).collect(),
