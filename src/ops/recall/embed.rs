@@ -48,6 +48,11 @@ pub const BATCH: usize = 16;
 pub const MARGIN_OF_SPREAD: f32 = 0.27;
 /// A further semantic match must be within this share of the margin of the best one.
 pub const TAIL_OF_MARGIN: f32 = 0.5;
+/// When no document clears the margin, the best one is still admitted alone when it clears
+/// this smaller margin and leads the runner-up among the memories by [`LEAD_OF_SPREAD`]: it
+/// stands out from the corpus' own distribution (tuned on the development sets only).
+pub const LONE_MARGIN_OF_SPREAD: f32 = 0.15;
+pub const LEAD_OF_SPREAD: f32 = 0.09;
 
 /// The rank constant of reciprocal rank fusion (the usual 60).
 const RRF_K: f64 = 60.0;
@@ -202,6 +207,8 @@ pub struct Calibration {
     background: Vec<Vec<f32>>,
     /// Least similarity above the best background similarity a document needs.
     pub margin: f32,
+    /// The model's spread: one minus the background's mean pairwise similarity.
+    pub spread: f32,
 }
 
 impl Calibration {
@@ -226,6 +233,7 @@ impl Calibration {
         Some(Calibration {
             background,
             margin: MARGIN_OF_SPREAD * spread,
+            spread,
         })
     }
 
@@ -239,11 +247,24 @@ impl Calibration {
 
     /// The documents (index, similarity) that stand out from the background for `query`,
     /// best first.
-    pub fn admit(&self, query: &[f32], sims: Vec<(usize, f32)>) -> Vec<(usize, f32)> {
-        let floor = self.floor(query) + self.margin;
-        let mut kept: Vec<(usize, f32)> = sims.into_iter().filter(|s| s.1 >= floor).collect();
-        kept.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let best = kept.first().map_or(0.0, |s| s.1);
+    pub fn admit(&self, query: &[f32], mut sims: Vec<(usize, f32)>) -> Vec<(usize, f32)> {
+        let background = self.floor(query);
+        sims.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let floor = background + self.margin;
+        let mut kept: Vec<(usize, f32)> = sims.iter().copied().filter(|s| s.1 >= floor).collect();
+        if kept.is_empty() {
+            // A lone standout: clear of the background by less, but clearly ahead of the rest.
+            let runner_up = sims.get(1).map_or(f32::NEG_INFINITY, |s| s.1);
+            if let Some(&(i, best)) = sims.first() {
+                if best >= background + LONE_MARGIN_OF_SPREAD * self.spread
+                    && best - runner_up >= LEAD_OF_SPREAD * self.spread
+                {
+                    kept.push((i, best));
+                }
+            }
+            return kept;
+        }
+        let best = kept[0].1;
         kept.retain(|s| s.1 >= best - TAIL_OF_MARGIN * self.margin);
         kept
     }
@@ -396,6 +417,37 @@ mod tests {
         assert_eq!(cosine(&[1.0, 0.0], &[0.0, 1.0]), 0.0);
         assert_eq!(cosine(&[1.0], &[1.0, 0.0]), 0.0);
         assert_eq!(cosine(&[0.0], &[0.0]), 0.0);
+    }
+
+    fn calibration(spread_cos: f32) -> Calibration {
+        // Two background vectors at cosine `spread_cos` of each other.
+        let b = vec![
+            vec![1.0, 0.0, 0.0],
+            vec![spread_cos, (1.0 - spread_cos * spread_cos).sqrt(), 0.0],
+        ];
+        let spread = 1.0 - spread_cos;
+        Calibration {
+            background: b,
+            margin: MARGIN_OF_SPREAD * spread,
+            spread,
+        }
+    }
+
+    #[test]
+    fn calibration_admits_only_what_stands_out_from_the_background() {
+        let c = calibration(0.0);
+        let q = [1.0, 0.0, 0.0];
+        // Best background similarity 1.0: nothing can beat it by the margin.
+        assert!(c.admit(&q, vec![(0, 0.99), (1, 0.98)]).is_empty());
+        let q = [0.0, 0.0, 1.0];
+        // Background similarity 0: 0.9 and 0.8 clear the 0.27 margin; 0.5 is too far below
+        // the best; 0.1 never clears it.
+        let kept = c.admit(&q, vec![(2, 0.5), (0, 0.9), (1, 0.8), (3, 0.1)]);
+        assert_eq!(kept.iter().map(|k| k.0).collect::<Vec<_>>(), [0, 1]);
+        // Nothing clears the margin: a lone standout clears the smaller one and leads.
+        let kept = c.admit(&q, vec![(0, 0.2), (1, 0.05)]);
+        assert_eq!(kept.iter().map(|k| k.0).collect::<Vec<_>>(), [0]);
+        assert!(c.admit(&q, vec![(0, 0.2), (1, 0.18)]).is_empty(), "no lead");
     }
 
     #[test]
