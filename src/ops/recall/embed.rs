@@ -37,6 +37,9 @@ use crate::storage::scan::ScannedDoc;
 
 /// The cache file in the state dir.
 pub const CACHE_FILE: &str = "recall-embeddings.bin";
+/// Keys (32 bytes each) of document texts the background job refused to send (they fail the
+/// secret scan): not counted as missing, so recall does not start the job for them again.
+pub const REFUSED_FILE: &str = "recall-embeddings-refused.bin";
 const MAGIC: &[u8; 8] = b"QMEMB01\n";
 
 /// Documents per embeddings request of the background job (the cache is saved after each).
@@ -98,6 +101,7 @@ pub struct Cache {
     path: PathBuf,
     vectors: HashMap<[u8; 32], Vec<f32>>,
     records: usize,
+    refused: std::collections::HashSet<[u8; 32]>,
 }
 
 impl Cache {
@@ -109,6 +113,12 @@ impl Cache {
             path,
             ..Cache::default()
         };
+        if let Ok(Some(bytes)) = safe_fs::read_regular(&state_dir.join(REFUSED_FILE)) {
+            cache.refused = bytes
+                .chunks_exact(32)
+                .filter_map(|c| <[u8; 32]>::try_from(c).ok())
+                .collect();
+        }
         let Ok(bytes) = fs::read(&cache.path) else {
             return cache;
         };
@@ -141,6 +151,22 @@ impl Cache {
 
     pub fn len(&self) -> usize {
         self.vectors.len()
+    }
+
+    /// Records the keys of texts that must never be sent (replacing the previous list).
+    pub fn set_refused(&mut self, keys: std::collections::HashSet<[u8; 32]>) -> io::Result<()> {
+        if keys == self.refused {
+            return Ok(());
+        }
+        let mut buf = Vec::with_capacity(keys.len() * 32);
+        for k in &keys {
+            buf.extend_from_slice(k);
+        }
+        if let Some(dir) = self.path.parent() {
+            safe_fs::write_atomic(&dir.join(REFUSED_FILE), &buf).map_err(io::Error::other)?;
+        }
+        self.refused = keys;
+        Ok(())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -288,7 +314,7 @@ pub fn missing(
     );
     for text in texts {
         let key = content_key(space, &text);
-        if cache.get(&key).is_none() && queued.insert(key) {
+        if cache.get(&key).is_none() && !cache.refused.contains(&key) && queued.insert(key) {
             out.push((key, text));
         }
     }
@@ -321,18 +347,36 @@ pub fn semantic_rank(
 ) -> Semantic {
     let space = cfg.vector_space();
     let cache = Cache::load(state_dir);
-    let mut out = Semantic {
-        missing: missing(&space, &cache, docs, eligible).len(),
-        ..Semantic::default()
-    };
-    let calibration = Calibration::from_cache(&space, &cache);
-    out.calibrated = calibration.is_some();
-    let cached: Vec<(usize, &Vec<f32>)> = docs
+    // Each document's key once (hashing every document is most of a warm recall's cost).
+    let keys: Vec<Option<[u8; 32]>> = docs
         .iter()
         .zip(eligible)
+        .map(|(d, ok)| ok.then(|| content_key(&space, &document_text(d))))
+        .collect();
+    let calibration = Calibration::from_cache(&space, &cache);
+    let mut uncached: std::collections::HashSet<[u8; 32]> = keys
+        .iter()
+        .flatten()
+        .filter(|k| cache.get(k).is_none() && !cache.refused.contains(*k))
+        .copied()
+        .collect();
+    if calibration.is_none() {
+        uncached.extend(
+            background_texts()
+                .into_iter()
+                .map(|t| content_key(&space, t))
+                .filter(|k| cache.get(k).is_none()),
+        );
+    }
+    let mut out = Semantic {
+        missing: uncached.len(),
+        calibrated: calibration.is_some(),
+        ..Semantic::default()
+    };
+    let cached: Vec<(usize, &Vec<f32>)> = keys
+        .iter()
         .enumerate()
-        .filter(|(_, (_, ok))| **ok)
-        .filter_map(|(i, (d, _))| Some((i, cache.get(&content_key(&space, &document_text(d)))?)))
+        .filter_map(|(i, k)| Some((i, cache.get(k.as_ref()?)?)))
         .collect();
     let Some(calibration) = calibration else {
         return out;

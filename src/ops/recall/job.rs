@@ -86,6 +86,13 @@ pub fn run(ctx: &Context) -> Result<Option<Progress>, JobError> {
         let docs = load_docs(ctx);
         let eligible = eligible(&docs);
         let mut cache = Cache::load(state_dir);
+        cache.set_refused(
+            docs.iter()
+                .zip(&eligible)
+                .filter(|(_, ok)| !**ok)
+                .map(|(d, _)| embed::content_key(&space, &embed::document_text(d)))
+                .collect(),
+        )?;
         let missing = embed::missing(&space, &cache, &docs, &eligible);
         if missing.is_empty() {
             let mut live: Vec<[u8; 32]> = embed::background_texts()

@@ -300,11 +300,10 @@ fn auto<D: DocFields + Sync>(
         .collect();
     let semantic = embeddings.map(|cfg| {
         let docs: Vec<ScannedDoc> = docs.iter().map(DocFields::to_doc).collect();
-        // Sent to an endpoint: the strict scan, a reviewed allow marker does not count here.
-        let eligible: Vec<bool> = docs
-            .iter()
-            .map(|d| !secrets::contains_secret(&document_text(d)))
-            .collect();
+        // No document is sent from here: only cached vectors are used, and the background job
+        // embeds a text only when it passes the strict scan (a reviewed allow marker does not
+        // count there), so a cached vector's text passed it.
+        let eligible = vec![true; docs.len()];
         embed::semantic_rank(
             &cfg,
             ctx.state_dir(),
