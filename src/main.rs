@@ -110,6 +110,9 @@ enum Command {
     /// Serve this project's memory to MCP clients on stdin/stdout (tools recall, remember,
     /// forget, list, show; MEMORY.md and topic documents as resources).
     Mcp,
+    /// Embeds the memories the embeddings cache lacks (the background job recall starts).
+    #[command(hide = true)]
+    EmbedJob,
 }
 
 fn main() -> ExitCode {
@@ -250,7 +253,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         _ => {}
     }
     let ctx = open_context(&cli)?;
-    match &cli.command {
+    if matches!(cli.command, Command::Mcp) {
+        // The server owns its context for as long as it runs.
+        return cli::mcp::run(ctx);
+    }
+    let result = match &cli.command {
         Command::Status => cli::cmd_status(&cli, &ctx),
         Command::List {
             memory_type,
@@ -270,10 +277,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Uninstall(args) => cli::install::run_uninstall(&cli, &ctx, args),
         Command::Commit(args) => cli::commit::run_commit(&cli, &ctx, args),
         Command::Sync => cli::commit::run_sync(&cli, &ctx),
-        Command::Mcp => cli::mcp::run(ctx),
+        Command::EmbedJob => cli::recall::run_embed_job(&ctx),
         Command::Completions { .. }
         | Command::Man { .. }
         | Command::Hook(_)
+        | Command::Mcp
         | Command::MergeFile(_) => Ok(ExitCode::SUCCESS),
+    };
+    // Memory was written: embed it in the background when semantic recall is configured.
+    if result.is_ok()
+        && matches!(
+            cli.command,
+            Command::Remember(_)
+                | Command::Extract(_)
+                | Command::Dream(_)
+                | Command::Forget(_)
+                | Command::Sync
+        )
+    {
+        qwen_memory::ops::recall::job::kick(&ctx);
     }
+    result
 }

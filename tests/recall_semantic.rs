@@ -113,11 +113,32 @@ fn write_memories(sb: &Sandbox, set: &Value) -> BTreeMap<String, String> {
     paths
 }
 
+/// The endpoint settings, with the detached background job switched off (its program is
+/// `true`): these tests run `embed-job` themselves, so what reaches the server is known.
 fn embeddings_env(server: &EmbeddingsServer) -> Vec<(&'static str, String)> {
     vec![
         ("QWEN_MEMORY_EMBEDDINGS_BASE_URL", server.base_url()),
         ("QWEN_MEMORY_EMBEDDINGS_MODEL", "test-embed".to_string()),
+        ("QWEN_MEMORY_HOOK_EXEC", "true".to_string()),
     ]
+}
+
+/// Runs the background embedding job in the foreground.
+fn embed_job(sb: &Sandbox, env: &[(&'static str, String)]) -> String {
+    let out = sb
+        .cmd()
+        .args(["embed-job"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .timeout(HANG)
+        .output()
+        .unwrap();
+    assert_success(&out, &["embed-job"]);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The calibration texts the job embeds before any memory.
+fn background_count() -> usize {
+    qwen_memory::ops::recall::embed::background_texts().len()
 }
 
 fn recall_json(sb: &Sandbox, env: &[(&'static str, String)], query: &str) -> Value {
@@ -148,6 +169,8 @@ fn paraphrase_and_cross_language_queries_are_found_with_embeddings() {
     let paths = write_memories(&sb, &set);
     let server = EmbeddingsServer::start(vector_fn(labelled(&set)), Duration::ZERO);
     let env = embeddings_env(&server);
+    let job = embed_job(&sb, &env);
+    assert!(job.contains("done"), "{job}");
     let mut per_kind: BTreeMap<String, (usize, f64, usize, usize)> = BTreeMap::new();
     for q in set["queries"].as_array().unwrap() {
         let kind = q["kind"].as_str().unwrap();
@@ -197,12 +220,14 @@ fn paraphrase_and_cross_language_queries_are_found_with_embeddings() {
         "no-answer silent share {}",
         share("none")
     );
-    // The documents were embedded once; every later recall sent only its query.
+    // The job embedded the calibration texts and each document once; every recall sent
+    // only its query.
     let requests = server.requests();
-    let doc_inputs: usize = requests.iter().filter(|r| r.len() > 1).map(Vec::len).sum();
+    let queries = set["queries"].as_array().unwrap().len();
+    let inputs: usize = requests.iter().map(Vec::len).sum();
     assert_eq!(
-        doc_inputs,
-        set["memories"].as_array().unwrap().len(),
+        inputs - queries,
+        set["memories"].as_array().unwrap().len() + background_count(),
         "each document embedded once"
     );
 }
@@ -245,24 +270,37 @@ fn warm_cache_sends_only_the_query_and_changed_documents() {
     let server = EmbeddingsServer::start(|t: &str| vec![t.len() as f32, 1.0], Duration::ZERO);
     let env = embeddings_env(&server);
 
+    // Nothing embedded yet: recall is lexical and sends nothing (not even the query: there is
+    // no calibration to judge its similarities by).
     let first = recall_json(&sb, &env, "which region");
-    assert_eq!(first["semantic"], true, "{first}");
-    let sent = server.requests();
-    assert_eq!(sent.len(), 2, "{sent:?}");
-    assert_eq!(sent[0], ["which region"]);
+    assert_ne!(first["semantic"], true, "{first}");
     assert_eq!(
-        sent[1].len(),
-        2,
-        "the two clean documents, not the one with a secret"
+        selected(&first),
+        ["project/region.md"],
+        "lexical still answers"
     );
-    assert!(sent.iter().flatten().all(|t| !t.contains("AKIA")));
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
 
-    recall_json(&sb, &env, "which region");
+    // The job embeds the calibration and the two clean documents, in batches.
+    embed_job(&sb, &env);
     let sent = server.requests();
-    assert_eq!(sent.len(), 3);
-    assert_eq!(sent[2], ["which region"], "warm cache: only the query");
+    let inputs: Vec<&String> = sent.iter().flatten().collect();
+    assert_eq!(inputs.len(), background_count() + 2, "{sent:?}");
+    assert!(sent.iter().all(|r| r.len() <= 16), "batches of at most 16");
+    assert!(
+        inputs.iter().all(|t| !t.contains("AKIA")),
+        "never the secret"
+    );
+    assert!(inputs.iter().any(|t| t.contains("eu-west-1")));
 
-    // One changed document: only it is embedded again.
+    let warm = recall_json(&sb, &env, "which region");
+    assert_eq!(warm["semantic"], true, "{warm}");
+    let sent = server.requests();
+    assert_eq!(sent.len(), 4);
+    assert_eq!(sent[3], ["which region"], "warm cache: only the query");
+
+    // One changed document: recall still sends only the query and ranks the changed document
+    // lexically; the next job embeds only it.
     write_doc(
         &root,
         "project/region.md",
@@ -273,11 +311,23 @@ fn warm_cache_sends_only_the_query_and_changed_documents() {
             "- Frankfurt",
         ),
     );
-    recall_json(&sb, &env, "which region");
+    let changed = recall_json(&sb, &env, "which region");
+    assert_eq!(selected(&changed), ["project/region.md"]);
+    assert!(
+        changed["fallback"]
+            .as_str()
+            .unwrap_or("")
+            .contains("1 memories not embedded"),
+        "{changed}"
+    );
     let sent = server.requests();
     assert_eq!(sent.len(), 5);
-    assert_eq!(sent[4].len(), 1);
-    assert!(sent[4][0].contains("eu-central-1"));
+    assert_eq!(sent[4], ["which region"]);
+    embed_job(&sb, &env);
+    let sent = server.requests();
+    assert_eq!(sent.len(), 6);
+    assert_eq!(sent[5].len(), 1);
+    assert!(sent[5][0].contains("eu-central-1"));
     // The query is redacted before it leaves the machine.
     recall_json(&sb, &env, "region for AKIAIOSFODNN7EXAMPLE");
     assert!(server
@@ -325,7 +375,10 @@ fn prompt(sb: &Sandbox, session: &str, text: &str) -> Value {
 #[test]
 fn slow_embeddings_in_a_hook_fall_back_to_lexical_and_exit_zero() {
     let sb = region_sandbox();
-    // Far slower than any hook budget.
+    // The cache is warm (so recall does try the query)...
+    let fast = EmbeddingsServer::start(|t: &str| vec![t.len() as f32, 1.0], Duration::ZERO);
+    embed_job(&sb, &embeddings_env(&fast));
+    // ...but the server has become far slower than any hook budget.
     let server = EmbeddingsServer::start(|_: &str| vec![1.0, 0.0], Duration::from_secs(120));
     let out = hook(
         &sb,
@@ -478,4 +531,46 @@ fn install_adds_the_compaction_hook_for_both_agents() {
         let text = std::fs::read_to_string(sb.home.join(file)).unwrap_or_default();
         assert!(!text.contains("SessionStart"), "{text}");
     }
+}
+
+/// A recall that finds uncached documents starts the detached background job, which fills the
+/// cache and reports its progress in `status`; the recall itself sent only nothing (no
+/// calibration yet), and the next recall uses the vectors.
+#[test]
+fn recall_starts_the_background_job_which_fills_the_cache() {
+    let sb = region_sandbox();
+    let server = EmbeddingsServer::start(|t: &str| vec![t.len() as f32, 1.0], Duration::ZERO);
+    // The job is this binary (no QWEN_MEMORY_HOOK_EXEC override).
+    let env: Vec<(&'static str, String)> = embeddings_env(&server)
+        .into_iter()
+        .filter(|(k, _)| *k != "QWEN_MEMORY_HOOK_EXEC")
+        .collect();
+    let first = recall_json(&sb, &env, "which region");
+    assert_ne!(first["semantic"], true, "{first}");
+    let status = || {
+        let out = sb
+            .cmd()
+            .args(["status", "--json"])
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .timeout(HANG)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null)
+    };
+    let done = wait_until(
+        "the background job to finish",
+        || {
+            let s = status();
+            (s["embeddings"]["state"] == "done").then_some(s)
+        },
+        || format!("{}", status()),
+    );
+    assert_eq!(
+        done["embeddings"]["done"].as_u64(),
+        Some(background_count() as u64 + 1),
+        "{done}"
+    );
+    let warm = recall_json(&sb, &env, "which region");
+    assert_eq!(warm["semantic"], true, "{warm}");
+    assert!(warm["fallback"].is_null(), "{warm}");
 }

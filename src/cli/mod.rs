@@ -150,6 +150,17 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
     );
     dream::render_status(&st);
     render_extract_status(&st.extraction);
+    if let Some(p) = &st.embeddings {
+        let error = p
+            .error
+            .as_deref()
+            .map(|e| format!(": {e}"))
+            .unwrap_or_default();
+        println!(
+            "embeddings: {} ({} of {} embedded with {}, updated {}){error}",
+            p.state, p.done, p.total, p.model, p.updated_at
+        );
+    }
     if cli.verbose {
         println!("settings:");
         for s in &st.settings {

@@ -85,3 +85,16 @@ pub fn run(cli: &Cli, ctx: &Context, args: &RecallArgs) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// `embed-job` (hidden; started detached by recall, writes and Git hooks): embeds what the
+/// embeddings cache lacks. Its output goes to the hook log.
+pub fn run_embed_job(ctx: &Context) -> Result<ExitCode> {
+    match qwen_memory::ops::recall::job::run(ctx)? {
+        Some(p) => println!(
+            "embed-job: {} ({} of {} texts embedded with {})",
+            p.state, p.done, p.total, p.model
+        ),
+        None => println!("embed-job: another embedding job is running"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

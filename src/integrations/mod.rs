@@ -3,6 +3,8 @@
 //! (docs/DESIGN.md, "Layers").
 
 pub mod agent;
+pub mod detached;
+pub mod embeddings;
 pub mod git;
 pub mod mcp_config;
 pub mod model;

@@ -299,13 +299,13 @@ impl ModelClient {
     }
 }
 
-fn is_timeout_kind(kind: io::ErrorKind) -> bool {
+pub(crate) fn is_timeout_kind(kind: io::ErrorKind) -> bool {
     matches!(kind, io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock)
 }
 
 /// The pause before the retry: the server's `Retry-After` seconds when given, at most
 /// [`MAX_RETRY_AFTER`]; [`RETRY_BACKOFF`] otherwise (including HTTP-date forms).
-fn retry_pause(retry_after: Option<&str>) -> Duration {
+pub(crate) fn retry_pause(retry_after: Option<&str>) -> Duration {
     retry_after
         .and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|secs| secs.is_finite() && *secs >= 0.0)

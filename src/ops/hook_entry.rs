@@ -11,25 +11,22 @@
 use std::collections::HashSet;
 use std::fs;
 use std::io;
-use std::os::unix::process::CommandExt;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 
 use crate::integrations::agent::Agent;
-use crate::integrations::telemetry::{self, HOOK_LOG_FILE};
+use crate::integrations::telemetry;
 use crate::ops::recall::{self, RecallRequest, Strategy};
 use crate::storage::context::Context;
 use crate::storage::safe_fs;
 use crate::{formats::doc, storage::project, storage::root_writer, storage::store};
 
-/// Program the hooks start for detached work instead of the current executable (wrappers,
-/// and tests that need a stand-in for a slow dream).
-pub const ENV_HOOK_EXEC: &str = "QWEN_MEMORY_HOOK_EXEC";
+use crate::integrations::detached::own_program;
+pub use crate::integrations::detached::{spawn_detached, ENV_HOOK_EXEC};
 /// Most characters of `additionalContext` (Claude Code caps it at 10,000).
 pub const MAX_CONTEXT_CHARS: usize = 8000;
 /// Per-session recall state older than this is pruned.
@@ -113,41 +110,6 @@ fn hooks_enabled(ctx: &Context) -> bool {
         .bool(crate::storage::settings::Key::HooksEnabled)
 }
 
-/// The program detached work runs: [`ENV_HOOK_EXEC`], else this executable.
-fn own_program() -> io::Result<PathBuf> {
-    match std::env::var_os(ENV_HOOK_EXEC) {
-        Some(p) if !p.is_empty() => Ok(PathBuf::from(p)),
-        _ => std::env::current_exe(),
-    }
-}
-
-/// Starts `program args` in its own session (so it survives the hook's process group being
-/// killed), stdin from /dev/null, stdout and stderr appended to the hook log; does not wait.
-pub fn spawn_detached(
-    program: &Path,
-    args: &[&str],
-    cwd: &Path,
-    log_dir: &Path,
-) -> io::Result<u32> {
-    let log_file = store::open_append(&log_dir.join(HOOK_LOG_FILE))?;
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(log_file.try_clone()?))
-        .stderr(Stdio::from(log_file))
-        .env_remove("GIT_INDEX_FILE");
-    // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
-    let child = cmd.spawn()?;
-    Ok(child.id())
-}
-
 fn spawn_logged(ctx: &Context, hook: &str, args: &[&str], cwd: &Path) {
     let result = own_program().and_then(|p| spawn_detached(&p, args, cwd, ctx.state_dir()));
     match result {
@@ -187,6 +149,8 @@ pub fn git_hook(cwd: &Path, name: &str, args: &[String]) -> HookRun {
             if let Err(e) = refresh_index(&ctx, name, args) {
                 log(&format!("hook {name}: {e}"));
             }
+            // New memory may have come in: embed it in the background (when configured).
+            crate::ops::recall::job::kick(&ctx);
             HookRun::default()
         }
         other => {

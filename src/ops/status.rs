@@ -87,6 +87,8 @@ pub struct Status {
     pub dream_gates: Option<crate::ops::dream::GateReport>,
     /// Cursors, queue and the last failed extraction.
     pub extraction: ExtractStatus,
+    /// The background embedding job's last progress record (semantic recall), if one ran.
+    pub embeddings: Option<crate::ops::recall::job::Progress>,
     /// Who does what when agents run on this project: for Qwen Code, what it recalls and
     /// extracts itself and what our hooks add (docs/DESIGN.md, "Sharing with Qwen Code").
     pub agents: AgentsStatus,
@@ -192,6 +194,7 @@ pub fn status(ctx: &Context) -> Status {
         hooks: crate::integrations::git::shims::status(ctx),
         dream_gates: crate::ops::dream::gate_report(ctx).ok(),
         extraction: extract_status(state_dir),
+        embeddings: crate::ops::recall::job::progress(state_dir),
         agents: AgentsStatus {
             qwen: crate::integrations::sharing::qwen(ctx),
             claude: ClaudeSharing {

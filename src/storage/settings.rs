@@ -58,6 +58,7 @@ pub enum Key {
     RecallStrategy,
     RecallEmbeddingsBaseUrl,
     RecallEmbeddingsModel,
+    RecallEmbeddingsInputMode,
     ExtractStrategy,
     ModelBaseUrl,
     ModelName,
@@ -182,6 +183,8 @@ choice! {
 
 pub const RECALL_STRATEGIES: &[&str] = RecallStrategy::NAMES;
 pub const EXTRACT_STRATEGIES: &[&str] = ExtractStrategy::NAMES;
+/// `recall.embeddings.inputMode` (see `integrations::embeddings::InputMode`).
+pub const EMBEDDINGS_INPUT_MODES: &[&str] = &["plain", "input_type", "e5", "nomic"];
 pub const DREAM_STRATEGIES: &[&str] = DreamStrategy::NAMES;
 
 /// The settings table, in documentation order.
@@ -196,6 +199,7 @@ pub const DEFS: &[Def] = &[
     Def { key: Key::RecallStrategy, name: "recall.strategy", env: Some("QWEN_MEMORY_RECALL_STRATEGY"), default: Some("auto"), kind: Kind::Choice(RECALL_STRATEGIES) },
     Def { key: Key::RecallEmbeddingsBaseUrl, name: "recall.embeddings.baseUrl", env: Some("QWEN_MEMORY_EMBEDDINGS_BASE_URL"), default: None, kind: Kind::Text },
     Def { key: Key::RecallEmbeddingsModel, name: "recall.embeddings.model", env: Some("QWEN_MEMORY_EMBEDDINGS_MODEL"), default: None, kind: Kind::Text },
+    Def { key: Key::RecallEmbeddingsInputMode, name: "recall.embeddings.inputMode", env: Some("QWEN_MEMORY_EMBEDDINGS_INPUT_MODE"), default: Some("plain"), kind: Kind::Choice(EMBEDDINGS_INPUT_MODES) },
     Def { key: Key::ExtractStrategy, name: "extract.strategy", env: Some("QWEN_MEMORY_EXTRACT_STRATEGY"), default: Some("auto"), kind: Kind::Choice(EXTRACT_STRATEGIES) },
     Def { key: Key::ModelBaseUrl, name: "model.baseUrl", env: Some("QWEN_MEMORY_MODEL_BASE_URL"), default: None, kind: Kind::Text },
     Def { key: Key::ModelName, name: "model.name", env: Some("QWEN_MEMORY_MODEL_NAME"), default: None, kind: Kind::Text },
@@ -256,6 +260,7 @@ pub const ENV_VARS: &[&str] = &[
     "QWEN_MEMORY_RECALL_STRATEGY",
     "QWEN_MEMORY_EMBEDDINGS_BASE_URL",
     "QWEN_MEMORY_EMBEDDINGS_MODEL",
+    "QWEN_MEMORY_EMBEDDINGS_INPUT_MODE",
     "QWEN_MEMORY_EXTRACT_STRATEGY",
     "QWEN_MEMORY_MODEL_BASE_URL",
     "QWEN_MEMORY_MODEL_NAME",
@@ -847,6 +852,7 @@ mod tests {
                 | Key::RecallStrategy
                 | Key::RecallEmbeddingsBaseUrl
                 | Key::RecallEmbeddingsModel
+                | Key::RecallEmbeddingsInputMode
                 | Key::ExtractStrategy
                 | Key::ModelBaseUrl
                 | Key::ModelName

