@@ -379,7 +379,7 @@ fn provenance_comes_from_the_commit_not_the_clone() {
         ),
     );
     sb.git(&sb.repo, &["add", "-A"]);
-    let out = std::process::Command::new("git")
+    let out = common::clear_tool_env(&mut std::process::Command::new("git"))
         .args(["commit", "-q", "--no-verify", "-m", "old rule"])
         .current_dir(&sb.repo)
         .envs(sb.env())

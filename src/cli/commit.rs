@@ -145,6 +145,9 @@ fn after_memory_commit(ctx: &Context) {
         .and_then(|repo| shims::resolve_hooks_dir(&repo).ok())
         .is_some_and(|d| shims::installed_in(&d.path).contains(&"post-commit"));
     if installed {
-        let _ = qwen_memory::ops::hook_entry::git_hook(&ctx.project.root, "post-commit", &[]);
+        // Guarded as the installed hook is: a panic there is logged, never the command's exit.
+        let _ = qwen_memory::ops::hook_entry::guarded("post-commit", || {
+            qwen_memory::ops::hook_entry::git_hook(&ctx.project.root, "post-commit", &[])
+        });
     }
 }

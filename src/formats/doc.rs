@@ -591,14 +591,15 @@ pub fn entry_key(summary: &str) -> String {
 }
 
 /// Two reasons (`Why:` or `How to apply:` texts) of one fact, joined: both, one after the
-/// other, unless one already says the other (same key, or contains it). Never drops either.
+/// other, unless one already says the other (same key, or holds it as a whole part). Never
+/// drops either.
 pub fn join_reasons(a: Option<&str>, b: Option<&str>) -> Option<String> {
     let a = a.filter(|v| !v.trim().is_empty());
     let b = b.filter(|v| !v.trim().is_empty());
     match (a, b) {
         (Some(a), Some(b)) if entry_key(a) == entry_key(b) => Some(a.to_string()),
-        (Some(a), Some(b)) if entry_key(a).contains(&entry_key(b)) => Some(a.to_string()),
-        (Some(a), Some(b)) if entry_key(b).contains(&entry_key(a)) => Some(b.to_string()),
+        (Some(a), Some(b)) if says_already(&entry_key(a), &entry_key(b)) => Some(a.to_string()),
+        (Some(a), Some(b)) if says_already(&entry_key(b), &entry_key(a)) => Some(b.to_string()),
         (Some(a), Some(b)) => {
             let a = a.trim_end();
             let sep = if a.ends_with(['.', '!', '?', '。', '！', '？']) {
@@ -610,6 +611,22 @@ pub fn join_reasons(a: Option<&str>, b: Option<&str>) -> Option<String> {
         }
         (a, b) => a.or(b).map(str::to_string),
     }
+}
+
+/// Whether the reason key `hay` already holds `needle` as one whole part: the same text between
+/// its start or a sentence mark (`;`, `.`, `。`, `!`, `?`, …) and its end or the next one — a
+/// reason joined earlier. A mere substring ("ci" in "decision") is another reason, never dropped.
+fn says_already(hay: &str, needle: &str) -> bool {
+    const MARKS: [char; 7] = [';', '.', '。', '!', '?', '！', '？'];
+    if needle.is_empty() {
+        return true;
+    }
+    hay.match_indices(needle).any(|(at, _)| {
+        let before = hay[..at].trim_end();
+        let after = hay[at + needle.len()..].trim_start();
+        (before.is_empty() || before.ends_with(MARKS))
+            && (after.is_empty() || after.starts_with(MARKS))
+    })
 }
 
 /// Removes from a document's text the entries whose keys are in `keys` — each entry's line and
@@ -768,6 +785,28 @@ fn js_trim(s: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_reason_inside_another_word_is_still_joined_and_a_joined_one_is_not_repeated() {
+        let j = |a: &str, b: &str| super::join_reasons(Some(a), Some(b)).unwrap();
+        // A substring is not the same reason: both are kept.
+        assert_eq!(j("A team decision", "CI"), "A team decision; CI");
+        assert_eq!(
+            j("Builds are not fast", "fast"),
+            "Builds are not fast; fast"
+        );
+        // A reason already joined in (a whole part between marks) is not added again.
+        assert_eq!(
+            j("Slow CI; flaky tests", "flaky tests."),
+            "Slow CI; flaky tests"
+        );
+        assert_eq!(j("Slow CI. Flaky tests", "slow ci"), "Slow CI. Flaky tests");
+        // The longer one wins when it holds the other whole.
+        assert_eq!(
+            j("flaky tests", "Slow CI; flaky tests"),
+            "Slow CI; flaky tests"
+        );
+    }
+
     use super::*;
 
     #[test]

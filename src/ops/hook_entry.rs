@@ -433,7 +433,14 @@ fn refresh_index(ctx: &Context, name: &str, args: &[String]) -> Result<(), Strin
             .get_or_insert_with(|| repo.index().ok())
             .as_ref()
             .is_some_and(|i| i.get_path(&index_path, 0).is_some());
-        if tracked {
+        // A tracked index is left as committed (rewriting it would dirty the work tree) —
+        // unless it carries hidden characters: then it is forged, and the rebuilt one shows up
+        // as a visible change instead (docs/DESIGN.md, "Security").
+        let forged = || {
+            std::fs::read_to_string(root.path.join(store::INDEX_FILE))
+                .is_ok_and(|t| crate::formats::sanitize::has_hidden(&t))
+        };
+        if tracked && !forged() {
             log(&format!(
                 "hook {name}: {} is tracked by Git, left as committed (commit its removal with `git qwen-memory commit`)",
                 index_path.display()

@@ -114,7 +114,7 @@ pub fn apply_gate(
 ) -> Vec<Patch> {
     if let Some(v) = gate.score(m.text, &kept, sentences.len()) {
         let trusted = || model.score(m.text).is_some_and(|s| s.durable >= gate.trust);
-        if v.durable < gate.keep && !trusted() {
+        if v.durable < gate.keep && !trusted() && !asks_to_remember(m.text) {
             kept.clear();
         } else if kept.is_empty() && v.durable >= gate.rescue {
             kept.extend(rescue_with(model, m, sentences, v.topic));
@@ -126,6 +126,26 @@ pub fn apply_gate(
         }
     }
     kept
+}
+
+/// The cues of an explicit request to remember ("remember that …", 记住, 覚えて, 기억해): when
+/// the rules kept something from such a message, the gate never clears it — the user asked in
+/// so many words (docs/DESIGN.md, "Extract"). Ids of the cue lexicons in `data/`.
+const REMEMBER_CUES: &[&str] = &[
+    "en.record.remember-that",
+    "en.record.remember-to",
+    "en.record.memorize",
+    "en.record.memory",
+    "zh.record.remember",
+    "ja.record.remember",
+    "ko.record.remember",
+];
+
+/// Whether `text` asks in so many words to remember something ([`REMEMBER_CUES`]).
+fn asks_to_remember(text: &str) -> bool {
+    cues::fired(text)
+        .iter()
+        .any(|c| REMEMBER_CUES.contains(&c.id.as_str()))
 }
 
 /// Why the extractor kept or dropped what it did from one message: the data behind
