@@ -1,7 +1,7 @@
 //! Agent integration: settings install/uninstall on existing files, and the hook entry points
 //! fed the payloads of docs/DESIGN.md, "Agent integration" (Qwen Code and Claude Code).
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

@@ -2,7 +2,7 @@
 //! the installed commands are harmless where the binary is missing, and one turn end starts one
 //! extract.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Foundation commands against real repositories: status, list, show, remember, index, check,
 //! completions, man; identity, roots, settings, bad input.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Shell completions driven through bash and Git's own completion script, and the manual pages
 //! checked as roff (no `man` needed).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -2,9 +2,8 @@
 //! consolidation, the never-silent safety nets (log, backups, undo, dry run) and reliability
 //! under concurrency and crashes.
 
-mod common;
-#[path = "common/openai_server.rs"]
-mod openai_server;
+use crate::common;
+use crate::common::openai_server;
 
 use std::collections::BTreeSet;
 use std::fs;

@@ -1,9 +1,8 @@
 //! `extract` end to end: the real binary on fixtures of all three transcript formats in a
 //! sandbox (temp HOME and base dir, real git repository).
 
-mod common;
-#[path = "common/openai_server.rs"]
-mod openai_server;
+use crate::common;
+use crate::common::openai_server;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

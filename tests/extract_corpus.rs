@@ -15,7 +15,7 @@
 //!
 //! Run with `cargo test --test extract_corpus -- --nocapture` to see the table.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -2,7 +2,7 @@
 //! (the rules' verdict, the scorer's score, the cue rules that fired, the gate's score and the
 //! decision), through the real binary. It writes nothing.
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 

@@ -1,9 +1,8 @@
 //! Chinese, Japanese and Korean end to end: extraction with a model (the loopback server) and
 //! without one, and `remember`, all through the real binary.
 
-mod common;
-#[path = "common/openai_server.rs"]
-mod openai_server;
+use crate::common;
+use crate::common::openai_server;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -11,7 +11,7 @@
 //!
 //! `cargo test --test extract_real -- --nocapture` prints the table.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

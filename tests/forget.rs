@@ -1,9 +1,8 @@
 //! Forget against real repositories and the real binary: heuristic and model selection, exact
 //! ids, confirmation, dry run, the 400 cap, backups and undo.
 
-mod common;
-#[path = "common/openai_server.rs"]
-mod openai_server;
+use crate::common;
+use crate::common::openai_server;
 
 use std::fs;
 use std::io::Write;

@@ -3,7 +3,7 @@
 //! secret gate, local mode shared through a bare remote with the merge driver, and the commit
 //! helper.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

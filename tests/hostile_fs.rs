@@ -6,7 +6,7 @@
 //! Every child runs under a hang detector: it is killed after [`HANG_LIMIT`] and the test fails.
 //! That bound only detects a process blocked forever; it is not a speed assertion.
 
-mod common;
+use crate::common;
 
 use std::ffi::CString;
 use std::fs;

@@ -11,14 +11,9 @@
 //! answers and tool calls), runs `world.qwen(&server, prompt, &["--yolo"])` and our binary with
 //! `world.ours()`, and asserts on files and on `server.requests()`.
 
-#[path = "common/mod.rs"]
-mod common;
-#[path = "interop/process.rs"]
-mod process;
-#[path = "interop/qwen.rs"]
-mod qwen;
-#[path = "interop/server.rs"]
-mod server;
+use crate::common;
+use crate::qwen;
+use crate::server;
 
 use std::fs;
 use std::path::{Path, PathBuf};

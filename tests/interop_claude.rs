@@ -6,14 +6,9 @@
 //! `git qwen-memory install --agent claude`, against a loopback Anthropic Messages server
 //! (`interop/anthropic.rs`) that records every request and answers a fixed text.
 
-#[path = "interop/anthropic.rs"]
-mod anthropic;
-#[path = "interop/claude.rs"]
-mod claude;
-#[path = "common/mod.rs"]
-mod common;
-#[path = "interop/process.rs"]
-mod process;
+use crate::anthropic;
+use crate::claude;
+use crate::common;
 
 use std::fs;
 

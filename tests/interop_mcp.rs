@@ -7,18 +7,11 @@
 //! Opt-in with `QWEN_MEMORY_INTEROP=1`, like tests/interop.rs and tests/interop_claude.rs
 //! (`.ci/run` sets it); the clients are installed from npm into `target/tmp` on first use.
 
-#[path = "interop/anthropic.rs"]
-mod anthropic;
-#[path = "interop/claude.rs"]
-mod claude;
-#[path = "common/mod.rs"]
-mod common;
-#[path = "interop/process.rs"]
-mod process;
-#[path = "interop/qwen.rs"]
-mod qwen;
-#[path = "interop/server.rs"]
-mod server;
+use crate::anthropic;
+use crate::claude;
+use crate::common;
+use crate::qwen;
+use crate::server;
 
 use std::fs;
 use std::path::Path;

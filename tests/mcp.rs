@@ -6,7 +6,7 @@
 //! The Python checks skip with a printed reason when `python3` (with `venv`) or the package
 //! install is unavailable, and fail when `CI` is set.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::{BufRead, BufReader, Write};

@@ -3,7 +3,7 @@
 //! different entries; and unresolved conflict markers as an error for `check`, the pre-commit
 //! hook and recall.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

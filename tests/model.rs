@@ -1,8 +1,6 @@
 //! The model client and recall's model selection against a scripted loopback server.
 
-mod common;
-#[path = "common/openai_server.rs"]
-mod openai_server;
+use crate::common::openai_server;
 
 use std::net::{Ipv4Addr, TcpListener};
 use std::path::PathBuf;

@@ -2,9 +2,8 @@
 //! server, a plan that deletes everything, one that merges and drops entries silently, one that
 //! drops with reasons within the cap (applied) and one over the cap (rejected, mechanical dream).
 
-mod common;
-#[path = "common/openai_server.rs"]
-mod openai_server;
+use crate::common;
+use crate::common::openai_server;
 
 use std::fs;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Paths the other suites do not reach: the parallel scan of a root above its threshold, and
 //! `-C <dir>` (running from elsewhere).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! A closed stdout (`git qwen-memory list | head -1`) ends every command quietly: no panic, no
 //! backtrace, the usual exit code.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 

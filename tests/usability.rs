@@ -1,7 +1,7 @@
 //! The first hour with the tool: wording, plurals, exit codes, setting problems, refusing to
 //! write outside a repository, and filling in a missing why/how with `remember`.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

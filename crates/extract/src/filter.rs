@@ -11,7 +11,6 @@ use regex_lite::Regex;
 
 use super::Patch;
 use crate::formats::text::{collapse_whitespace, is_js_whitespace, truncate_utf16, utf16_len};
-pub use crate::storage::entries::unique_slug;
 
 /// Summaries shorter than this (UTF-16 units) carry too little to be a memory.
 pub const MIN_SUMMARY_LEN: usize = 12;
@@ -213,7 +212,7 @@ pub fn title_for(summary: &str) -> String {
         if (4..=24).contains(&hw)
             && tw >= 8
             && !tail.starts_with("//")
-            && !crate::ops::extract::heuristic::is_lead_in(head)
+            && !crate::heuristic::is_lead_in(head)
         {
             s = head;
         }
@@ -453,25 +452,6 @@ mod tests {
         // CJK: 80 characters would be 240 bytes; the byte cap keeps file names short.
         let s = slugify(&"部".repeat(100));
         assert_eq!(s, "部".repeat(66));
-    }
-
-    #[test]
-    fn unique_slug_numbers_collisions() {
-        assert_eq!(unique_slug("use-pnpm", |_| false), "use-pnpm");
-        let taken = ["use-pnpm", "use-pnpm-2"];
-        assert_eq!(
-            unique_slug("use-pnpm", |s| taken.contains(&s)),
-            "use-pnpm-3"
-        );
-        // After -100 comes a millisecond timestamp, as upstream.
-        let s = unique_slug("x", |s| {
-            s == "x"
-                || s.strip_prefix("x-")
-                    .and_then(|n| n.parse::<u32>().ok())
-                    .is_some_and(|n| n <= 100)
-        });
-        let stamp: u128 = s.strip_prefix("x-").unwrap().parse().unwrap();
-        assert!(stamp > 1_600_000_000_000);
     }
 
     #[test]

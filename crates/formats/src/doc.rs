@@ -920,7 +920,9 @@ mod tests {
 
     #[test]
     fn crlf_document_parses_and_body_is_lf_normalized() {
-        let d = doc(include_str!("../../tests/fixtures/docs/crlf_feedback.md"));
+        let d = doc(include_str!(
+            "../../../tests/fixtures/docs/crlf_feedback.md"
+        ));
         assert_eq!(d.title, "Terse answers");
         assert!(!d.body.contains('\r') && !d.frontmatter.contains('\r'));
         assert_eq!(
@@ -940,7 +942,9 @@ mod tests {
     #[test]
     fn bom_means_not_a_memory_as_in_qwen_code() {
         assert_eq!(
-            parse_document(include_str!("../../tests/fixtures/docs/bom_reference.md")),
+            parse_document(include_str!(
+                "../../../tests/fixtures/docs/bom_reference.md"
+            )),
             Err(DocError::NoFrontmatter)
         );
     }
@@ -1073,7 +1077,7 @@ mod tests {
     fn tab_indented_type_is_not_a_type_line() {
         // Qwen Code only reads `type:` at the start of a line.
         assert_eq!(
-            parse_document(include_str!("../../tests/fixtures/docs/tabs_project.md")),
+            parse_document(include_str!("../../../tests/fixtures/docs/tabs_project.md")),
             // Not a memory either way; the message says why: the YAML could not be read.
             Err(DocError::InvalidYaml)
         );
@@ -1190,7 +1194,7 @@ mod tests {
 
     #[test]
     fn structured_fixture_keeps_extra_in_file_order() {
-        let text = include_str!("../../tests/fixtures/docs/structured_project.md");
+        let text = include_str!("../../../tests/fixtures/docs/structured_project.md");
         let d = doc(text);
         assert_eq!(d.title, "Release checklist lives in the wiki");
         assert_eq!(
@@ -1295,7 +1299,9 @@ mod tests {
 
     #[test]
     fn legacy_bullet_with_nested_why_and_how_to_apply_parses_and_renders() {
-        let d = doc(include_str!("../../tests/fixtures/docs/legacy_feedback.md"));
+        let d = doc(include_str!(
+            "../../../tests/fixtures/docs/legacy_feedback.md"
+        ));
         assert_eq!(d.title, "Feedback Memory");
         let entries = parse_entries(&d.body);
         assert_eq!(
@@ -1339,7 +1345,7 @@ mod tests {
     #[test]
     fn legacy_empty_topic_file_has_no_entries() {
         let d = doc(include_str!(
-            "../../tests/fixtures/docs/legacy_user_empty.md"
+            "../../../tests/fixtures/docs/legacy_user_empty.md"
         ));
         assert_eq!(d.memory_type, MemoryType::User);
         assert_eq!(d.title, "User Memory");

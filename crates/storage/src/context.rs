@@ -36,9 +36,10 @@ impl Context {
 
     /// [`Context::open`] as if no environment variable were set and no Git configuration
     /// existed beyond the repository's own, for unit tests that must not depend on the
-    /// developer's shell or their `~/.gitconfig`.
-    #[cfg(test)]
-    pub(crate) fn open_without_env(cwd: &Path) -> Result<Context, ContextError> {
+    /// developer's shell or their `~/.gitconfig`. Public for the unit tests of the crates above
+    /// (`cfg(test)` does not reach across crates); nothing else calls it.
+    #[doc(hidden)]
+    pub fn open_without_env(cwd: &Path) -> Result<Context, ContextError> {
         Context::open_with(cwd, &[], false, |_| None, false)
     }
 

@@ -320,3 +320,27 @@ pub fn unique_slug(base: &str, exists: impl Fn(&str) -> bool) -> String {
         n += 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::unique_slug;
+
+    #[test]
+    fn unique_slug_numbers_collisions() {
+        assert_eq!(unique_slug("use-pnpm", |_| false), "use-pnpm");
+        let taken = ["use-pnpm", "use-pnpm-2"];
+        assert_eq!(
+            unique_slug("use-pnpm", |s| taken.contains(&s)),
+            "use-pnpm-3"
+        );
+        // After -100 comes a millisecond timestamp, as upstream.
+        let s = unique_slug("x", |s| {
+            s == "x"
+                || s.strip_prefix("x-")
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .is_some_and(|n| n <= 100)
+        });
+        let stamp: u128 = s.strip_prefix("x-").unwrap().parse().unwrap();
+        assert!(stamp > 1_600_000_000_000);
+    }
+}

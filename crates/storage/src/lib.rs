@@ -1,4 +1,4 @@
-//! Storage: where memory lives and the single write path — project identity and roots, Qwen
+//! `qwen_memory_storage`: where memory lives and the single write path — project identity and roots, Qwen
 //! Code's folders and settings, safe file-system primitives, locks and state files, scanning, the
 //! MEMORY.md index, entry writes, backups and this tool's settings (docs/DESIGN.md, "Layers").
 
@@ -16,3 +16,9 @@ pub mod scan;
 pub mod scan_cache;
 pub mod settings;
 pub mod store;
+
+// Code inside this crate keeps its one-crate paths (`crate::storage::…`) while the round's branches
+// merge (docs/development.md, "Crates"); a later sed turns them into `crate::…`.
+#[allow(unused_imports)]
+use crate as storage;
+use qwen_memory_formats as formats;

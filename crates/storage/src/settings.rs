@@ -181,6 +181,17 @@ choice! {
     }
 }
 
+impl RecallStrategy {
+    /// The `recall.strategy` setting (command-line flags arrive through the settings' flag
+    /// layer, so the CLI and the hook read the same value the same way).
+    pub fn from_settings(settings: &Settings) -> RecallStrategy {
+        settings
+            .text(Key::RecallStrategy)
+            .and_then(RecallStrategy::parse)
+            .unwrap_or(RecallStrategy::Auto)
+    }
+}
+
 pub const RECALL_STRATEGIES: &[&str] = RecallStrategy::NAMES;
 pub const EXTRACT_STRATEGIES: &[&str] = ExtractStrategy::NAMES;
 /// `recall.embeddings.inputMode` (see `integrations::embeddings::InputMode`).
@@ -668,9 +679,6 @@ mod tests {
             crate::storage::project::ENV_PROJECT_SCOPE,
             crate::storage::qwen_settings::ENV_QWEN_HOME,
             crate::storage::qwen_settings::ENV_QWEN_TEAM,
-            crate::ops::hook_entry::ENV_HOOK_EXEC,
-            crate::integrations::telemetry::ENV_TELEMETRY,
-            crate::integrations::sharing::ENV_QWEN_LOCAL,
             crate::storage::safe_fs::ENV_TEST_LOCK_BARRIER,
             crate::storage::git_config::ENV_CONFIG_GLOBAL,
             crate::storage::git_config::ENV_CONFIG_SYSTEM,

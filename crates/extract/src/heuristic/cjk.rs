@@ -12,9 +12,9 @@
 use super::mask::Masked;
 use super::segment::MAX_SENTENCE_LEN;
 use super::{en, ja, ko, zh, Candidate};
+use crate::filter;
 use crate::formats::doc::MemoryType;
 use crate::formats::text::{collapse_whitespace, utf16_len};
-use crate::ops::extract::filter;
 
 /// Han ideographs, kana, Hangul, CJK punctuation and full-width forms.
 pub(super) fn is_cjk(c: char) -> bool {

@@ -5,9 +5,9 @@ use std::sync::LazyLock;
 use super::mask::{re, rei, Masked, Regex};
 use super::segment::{MAX_SENTENCE_LEN, MAX_SENTENCE_WORDS};
 use super::Candidate;
+use crate::filter;
 use crate::formats::doc::MemoryType;
 use crate::formats::text::{collapse_whitespace, utf16_len};
-use crate::ops::extract::filter;
 
 pub(super) fn classify_sentence(raw: &str) -> Option<Candidate> {
     let text = tidy(&collapse_whitespace(raw));

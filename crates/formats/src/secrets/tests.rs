@@ -1,7 +1,7 @@
 use super::*;
 use proptest::prelude::*;
 
-#[path = "../../../tests/common/secret_corpus.rs"]
+#[path = "../../../../tests/common/secret_corpus.rs"]
 mod corpus;
 
 use corpus::{j, Gen, ALNUM};

@@ -205,7 +205,8 @@ mod tests {
     /// validation or held-out message went into them.
     #[test]
     fn builtin_weights_are_trained_on_the_dev_corpora_only() {
-        let dev = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/extract/dev");
+        let dev =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/extract/dev");
         let examples = train::load_corpus_dir(&dev).unwrap();
         assert!(examples.len() > 5000, "{}", examples.len());
         assert!(train::encode(&train::train(&examples)) == BUILTIN);

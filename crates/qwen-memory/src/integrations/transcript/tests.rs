@@ -12,7 +12,7 @@ const CLAUDE_MEM: &str = "/home/alice/src/shop/.qwen/memory";
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/transcripts")
+        .join("../../tests/fixtures/transcripts")
         .join(name)
 }
 

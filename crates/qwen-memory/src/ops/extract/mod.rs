@@ -1,42 +1,14 @@
 //! Extract: durable facts from transcripts into topic documents (docs/DESIGN.md, "Extract").
 
 pub mod cursor;
-pub mod filter;
-pub mod heuristic;
 pub mod queue;
 pub mod run;
 pub mod with_model;
 
 use crate::formats::doc::MemoryType;
-
-/// One planned memory write (docs/DESIGN.md, "Extract"): a fact, its topic, and the byte offset of the
-/// user message it came from. Serialized as upstream's patch JSON
-/// (`topic, summary, why?, howToApply?, sourceOffset`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Patch {
-    #[serde(serialize_with = "serialize_topic")]
-    pub topic: MemoryType,
-    pub summary: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub why: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub how_to_apply: Option<String>,
-    pub source_offset: u64,
-}
-
-// `MemoryType` lives in `doc` without serde; its on-disk spelling is the wire spelling.
-fn serialize_topic<S: serde::Serializer>(t: &MemoryType, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(t.as_str())
-}
-
-/// One user-authored message text, already stripped of injected context, with the offset the
-/// transcript reader assigned to it (carried into [`Patch::source_offset`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UserText<'a> {
-    pub offset: u64,
-    pub text: &'a str,
-}
+// The extractor's rules and filters are their own crate (docs/development.md, "Crates"); their
+// paths here stay as they were.
+pub use qwen_memory_extract::{filter, heuristic, Patch, UserText};
 
 /// The one type guess of a fact a person states, shared by `remember` (no `--type`) and the
 /// offline extractor's writes: the topic the heuristic gives the text as a user turn, else as

@@ -48,17 +48,6 @@ use crate::storage::scan_cache;
 /// How recall chooses: `auto` (the default), `upstream` (alias `heuristic`) or `model`.
 pub use crate::storage::settings::RecallStrategy as Strategy;
 
-impl Strategy {
-    /// The `recall.strategy` setting (command-line flags arrive through the settings' flag
-    /// layer, so the CLI and the hook read the same value the same way).
-    pub fn from_settings(settings: &crate::storage::settings::Settings) -> Strategy {
-        settings
-            .text(crate::storage::settings::Key::RecallStrategy)
-            .and_then(Strategy::parse)
-            .unwrap_or(Strategy::Auto)
-    }
-}
-
 /// The `recall.limit` setting.
 pub fn limit_from_settings(settings: &crate::storage::settings::Settings) -> usize {
     settings
