@@ -2388,7 +2388,7 @@ mod tests {
         assert!(!habitual_clause(&["전에", "말했듯이"]));
     }
     #[test]
-    fn round_six_shapes() {
+    fn memo_noun_endings_addresses_and_set_rules() {
         let kind = |m: &str| classify(&sent(m));
         // A memo that ends in a noun, an address to write to, a rule someone set.
         assert!(noun_end("교대는 월요일 오전 10시") && !noun_end("배포는 금요일에 해요"));

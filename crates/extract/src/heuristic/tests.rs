@@ -1476,7 +1476,7 @@ mod cjk_shapes {
     }
 
     #[test]
-    fn probe_batch_5_shapes() {
+    fn chinese_steps_before_a_recurring_action_and_their_noise() {
         // What to do before a recurring step is standing.
         assert_eq!(
             topic("commit 前跑 make check，里面有 lint 和 unit test。"),
@@ -1517,7 +1517,7 @@ mod cjk_shapes {
     }
 
     #[test]
-    fn probe_batch_6_shapes() {
+    fn chinese_pointers_to_named_tools_and_their_noise() {
         // Kept in a named tool is a pointer; done on or run in one is not.
         assert_eq!(
             topic("产品需求都在 PingCode 上，编号是 PRD-xxx。"),
@@ -1704,11 +1704,11 @@ mod cjk_shapes {
         }
     }
 
-    /// Round 9: terse lines in fresh voices — a Japanese topic answered by a bare noun, a
+    /// Terse lines in fresh voices — a Japanese topic answered by a bare noun, a
     /// Chinese pointer to a named store or a host without a scheme, a tool named last,
     /// written Cantonese — and the noise shapes next to each.
     #[test]
-    fn round_9_terse_shapes() {
+    fn terse_lines_in_fresh_voices_and_their_noise() {
         assert_eq!(topic("課題管理はBacklog"), Some(Reference));
         assert_eq!(topic("インデントはタブで統一"), Some(Project));
         assert_eq!(topic("ゲームエンジンはUnity 2022 LTS"), Some(Project));
