@@ -1258,3 +1258,48 @@ fn with_trust_signed_only_memory_from_a_verified_signed_commit_is_injected() {
         "unknown signer trusted: {block}"
     );
 }
+
+#[test]
+fn the_pre_commit_guard_blocks_hidden_text_a_commit_adds_not_what_was_already_there() {
+    let sb = Sandbox::new();
+    let out = sb.cmd().args(["install", "--team"]).output().unwrap();
+    assert_success(&out, &["install --team"]);
+    let team = team_root(&sb.repo);
+    let note = |extra: &str| {
+        doc_text(
+            "Spacing note",
+            "spacing",
+            "project",
+            &format!("- Keep the zero\u{200B}width space in the logo text.{extra}"),
+        )
+    };
+    // Already committed (skipping the guard), one zero-width space.
+    write_doc(&team, "project/spacing.md", &note(""));
+    sb.git(&sb.repo, &["add", "-A"]);
+    sb.git(&sb.repo, &["commit", "-q", "--no-verify", "-m", "note"]);
+    // An unrelated edit of that file commits.
+    write_doc(&team, "project/spacing.md", &note("\n- Reviewed."));
+    sb.git(&sb.repo, &["add", "-A"]);
+    let out = sb.git_hooked(&sb.repo, &["commit", "-q", "-m", "edit"], &[]);
+    assert_success(&out, &["commit edit"]);
+    // One more zero-width space is added: blocked, naming code point and line.
+    write_doc(&team, "project/spacing.md", &note("\n- Re\u{200B}viewed."));
+    sb.git(&sb.repo, &["add", "-A"]);
+    let out = sb.git_hooked(&sb.repo, &["commit", "-q", "-m", "more"], &[]);
+    assert_eq!(out.status.code(), Some(1), "blocked");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("U+200B at line 8"), "{err}");
+    // A bidi control blocks even when the file already had it committed.
+    write_doc(&team, "project/spacing.md", &note("\n- \u{202E}Reviewed."));
+    sb.git(&sb.repo, &["add", "-A"]);
+    sb.git(&sb.repo, &["commit", "-q", "--no-verify", "-m", "bidi"]);
+    write_doc(
+        &team,
+        "project/spacing.md",
+        &note("\n- \u{202E}Reviewed.\n- Again."),
+    );
+    sb.git(&sb.repo, &["add", "-A"]);
+    let out = sb.git_hooked(&sb.repo, &["commit", "-q", "-m", "again"], &[]);
+    assert_eq!(out.status.code(), Some(1), "bidi blocked");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("U+202E"));
+}
