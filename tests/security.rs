@@ -1303,3 +1303,39 @@ fn the_pre_commit_guard_blocks_hidden_text_a_commit_adds_not_what_was_already_th
     assert_eq!(out.status.code(), Some(1), "bidi blocked");
     assert!(String::from_utf8_lossy(&out.stderr).contains("U+202E"));
 }
+
+#[test]
+fn git_qwen_memory_commit_applies_the_hidden_character_guard() {
+    let sb = Sandbox::new();
+    let team = team_root(&sb.repo);
+    write_doc(
+        &team,
+        "project/lint.md",
+        &doc_text("Linter rule", "lint", "project", &poisoned_body()),
+    );
+    let out = sb.cmd().args(["commit", "-m", "lint"]).output().unwrap();
+    assert!(!out.status.success(), "committed hidden text");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("project/lint.md") && err.contains("U+E0"),
+        "{err}"
+    );
+    assert_eq!(
+        sb.git(&sb.repo, &["rev-list", "--count", "HEAD"]).trim(),
+        "1",
+        "nothing committed"
+    );
+    // Cleaned, it commits.
+    write_doc(
+        &team,
+        "project/lint.md",
+        &doc_text(
+            "Linter rule",
+            "lint",
+            "project",
+            "- Run the linter before every commit.",
+        ),
+    );
+    let out = sb.cmd().args(["commit", "-m", "lint"]).output().unwrap();
+    assert_success(&out, &["commit"]);
+}
