@@ -1339,3 +1339,37 @@ fn git_qwen_memory_commit_applies_the_hidden_character_guard() {
     let out = sb.cmd().args(["commit", "-m", "lint"]).output().unwrap();
     assert_success(&out, &["commit"]);
 }
+
+#[test]
+fn forget_never_prints_a_memory_s_escape_sequences_raw() {
+    let sb = Sandbox::new();
+    write_doc(
+        &sb.private_root(),
+        "project/pnpm.md",
+        &doc_text(
+            "Package manager",
+            "pnpm",
+            "project",
+            "- Use pnpm for installs.\u{1b}]0;pwned\u{7}\u{1b}[2J\n- Keep the lockfile.",
+        ),
+    );
+    for args in [
+        &["forget", "--dry-run", "Use pnpm for installs"][..],
+        &["forget", "--yes", "Use pnpm for installs"][..],
+    ] {
+        let out = sb
+            .std_cmd(&sb.repo)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_success(&out, args);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("pnpm"), "{args:?}: {text}");
+        assert!(hidden_in(&text).is_empty(), "{args:?}: {text:?}");
+    }
+}
