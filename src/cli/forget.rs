@@ -99,7 +99,8 @@ pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
             print_json(&out)?;
         } else {
             if let Some(d) = &out.diff {
-                print!("{d}");
+                // Memory text: hidden characters shown, never sent to the terminal raw.
+                print!("{}", qwen_memory::formats::sanitize::escape_for_terminal(d));
             }
             println!(
                 "dry run: would forget {} entr{}; nothing written",
@@ -120,7 +121,12 @@ pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
         }
         let mut err = std::io::stderr().lock();
         for m in &sel.matches {
-            writeln!(err, "  {}  {}", m.id, m.summary)?;
+            writeln!(
+                err,
+                "  {}  {}",
+                qwen_memory::formats::sanitize::escape_for_terminal(&m.id),
+                qwen_memory::formats::sanitize::escape_for_terminal(&m.summary)
+            )?;
         }
         if sel.matches.len() == 1 {
             write!(err, "Forget this entry? [y/N] ")?;
@@ -158,7 +164,11 @@ fn render(out: &ForgetOutcome) {
         out.deleted_files.len()
     );
     for r in &out.removed {
-        println!("  - {}  {}", r.id, r.summary);
+        println!(
+            "  - {}  {}",
+            qwen_memory::formats::sanitize::escape_for_terminal(&r.id),
+            qwen_memory::formats::sanitize::escape_for_terminal(&r.summary)
+        );
     }
     if out.run_id.is_some() {
         println!("undo with `git qwen-memory forget --undo`");

@@ -148,6 +148,7 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
         list_or_none(&q.hook_injects),
         q.extracts,
     );
+    render_trust_status(&st);
     dream::render_status(&st);
     render_extract_status(&st.extraction);
     if let Some(p) = &st.embeddings {
@@ -173,6 +174,31 @@ pub fn cmd_status(cli: &Cli, ctx: &Context) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The trust policy, pending memories and what the last pull brought (docs/security.md).
+fn render_trust_status(st: &status::Status) {
+    if let Some(p) = &st.trust_policy {
+        println!("trust     shared memory is recalled only {p}");
+    }
+    for p in &st.pending {
+        println!("  pending {}:{}: {}", p.scope, p.path, p.reason);
+    }
+    if !st.arrived.is_empty() {
+        println!(
+            "pulled    {} new shared memor{} from the last pull:",
+            st.arrived.len(),
+            if st.arrived.len() == 1 { "y" } else { "ies" }
+        );
+    }
+    for a in &st.arrived {
+        let from = match (&a.author, &a.age) {
+            (Some(author), Some(age)) => format!("from {author}, {age}"),
+            _ => "author unknown".to_string(),
+        };
+        let pending = if a.trusted { "" } else { " (pending)" };
+        println!("  {} {from}{pending}", a.path);
+    }
 }
 
 fn render_extract_status(x: &status::ExtractStatus) {

@@ -172,6 +172,40 @@ pub fn find_hidden(text: &str) -> Vec<Finding> {
     out
 }
 
+/// What the pre-commit guard blocks in a changed memory file (docs/security.md): every tag
+/// character, bidi control and escape sequence of `new`, and the invisible or control
+/// characters it holds more of than `old` (the committed version; `None` for a new file), so a
+/// file that already held, say, a zero-width space does not block an unrelated edit, while one
+/// more of them does. Findings of a code point `new` adds are its last occurrences.
+pub fn newly_hidden(old: Option<&str>, new: &str) -> Vec<Finding> {
+    let always =
+        |k: HiddenKind| matches!(k, HiddenKind::Tag | HiddenKind::Bidi | HiddenKind::Escape);
+    let mut before: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for f in old.map(find_hidden).unwrap_or_default() {
+        *before.entry(f.code_point).or_default() += 1;
+    }
+    let found = find_hidden(new);
+    let mut now: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for f in &found {
+        *now.entry(f.code_point).or_default() += 1;
+    }
+    let mut seen: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    found
+        .into_iter()
+        .filter(|f| {
+            if always(f.kind) {
+                return true;
+            }
+            let n = seen.entry(f.code_point).or_default();
+            *n += 1;
+            let kept = before.get(&f.code_point).copied().unwrap_or(0);
+            let total = now.get(&f.code_point).copied().unwrap_or(0);
+            // The first `total - added` occurrences were there before.
+            *n > kept.min(total)
+        })
+        .collect()
+}
+
 /// Whether `text` holds anything [`clean_text`] would remove.
 pub fn has_hidden(text: &str) -> bool {
     !find_hidden(text).is_empty()
@@ -355,6 +389,23 @@ mod tests {
         assert_eq!(clean_text(family), family);
         assert_eq!(find_hidden("a\u{200D}b").len(), 1);
         assert!(find_hidden("中文、日本語、한국어 ❤\u{FE0F}").is_empty());
+    }
+
+    #[test]
+    fn the_guard_blocks_what_is_added_and_always_tags_bidi_and_escapes() {
+        let old = "a zero\u{200B}width note\nsecond line";
+        // An unrelated edit keeps the old invisible character: nothing to block.
+        assert!(
+            newly_hidden(Some(old), "a zero\u{200B}width note\nsecond line, edited").is_empty()
+        );
+        // One more of it, or a new file holding it, blocks, naming the added one.
+        let more = newly_hidden(Some(old), "a zero\u{200B}width note\nsecond\u{200B} line");
+        assert_eq!(more.len(), 1);
+        assert_eq!((more[0].line, more[0].code_point), (2, 0x200B));
+        assert_eq!(newly_hidden(None, old).len(), 1);
+        // Tag characters, bidi controls and escapes block even when already committed.
+        let tagged = format!("x{}\nb\u{202E}c \u{1b}[2J", tags("hi"));
+        assert_eq!(newly_hidden(Some(&tagged), &tagged).len(), 4);
     }
 
     #[test]

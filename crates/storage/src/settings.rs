@@ -65,6 +65,8 @@ pub enum Key {
     ModelTimeoutMs,
     HooksEnabled,
     TrustRef,
+    TrustAuthors,
+    TrustSigned,
 }
 
 /// One documented key: its name under `qwen-memory.`, environment variable, default and kind.
@@ -217,6 +219,8 @@ pub const DEFS: &[Def] = &[
     Def { key: Key::ModelTimeoutMs, name: "model.timeoutMs", env: Some("QWEN_MEMORY_MODEL_TIMEOUT_MS"), default: Some("20000"), kind: Kind::Count },
     Def { key: Key::HooksEnabled, name: "hooks.enabled", env: Some("QWEN_MEMORY_HOOKS"), default: Some("true"), kind: Kind::Bool },
     Def { key: Key::TrustRef, name: "trust.ref", env: Some("QWEN_MEMORY_TRUST_REF"), default: None, kind: Kind::Text },
+    Def { key: Key::TrustAuthors, name: "trust.authors", env: Some("QWEN_MEMORY_TRUST_AUTHORS"), default: None, kind: Kind::Text },
+    Def { key: Key::TrustSigned, name: "trust.signed", env: Some("QWEN_MEMORY_TRUST_SIGNED"), default: Some("false"), kind: Kind::Bool },
 ];
 
 impl Key {
@@ -278,6 +282,8 @@ pub const ENV_VARS: &[&str] = &[
     "QWEN_MEMORY_MODEL_TIMEOUT_MS",
     "QWEN_MEMORY_HOOKS",
     "QWEN_MEMORY_TRUST_REF",
+    "QWEN_MEMORY_TRUST_AUTHORS",
+    "QWEN_MEMORY_TRUST_SIGNED",
     // where things are
     "QWEN_CODE_MEMORY_BASE_DIR",
     "QWEN_CODE_MEMORY_PROJECT_SCOPE",
@@ -866,7 +872,9 @@ mod tests {
                 | Key::ModelName
                 | Key::ModelTimeoutMs
                 | Key::HooksEnabled
-                | Key::TrustRef => true,
+                | Key::TrustRef
+                | Key::TrustAuthors
+                | Key::TrustSigned => true,
             }
         }
         for def in DEFS {

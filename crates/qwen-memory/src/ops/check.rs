@@ -46,27 +46,48 @@ pub fn check(ctx: &Context) -> Vec<Problem> {
     problems
 }
 
-/// With the trust policy on, every shared memory not as committed on the trusted ref is
-/// pending: recall leaves it out until it is (docs/security.md).
+/// With the trust policy on, every shared memory it does not trust is pending: recall leaves
+/// it out until it is (docs/security.md).
 fn pending_problems(ctx: &Context, problems: &mut Vec<Problem>) {
+    for p in pending(ctx) {
+        problems.push(problem(
+            p.scope,
+            &p.relative_path,
+            "pending",
+            format!("{}; recall leaves it out", p.reason),
+        ));
+    }
+}
+
+/// A shared memory the trust policy keeps out of recall.
+#[derive(Debug, Clone)]
+pub struct PendingMemory {
+    pub scope: Scope,
+    pub relative_path: String,
+    pub reason: crate::integrations::git::trust::Pending,
+}
+
+/// Every repository and team memory the trust policy does not trust (none when it is off).
+pub fn pending(ctx: &Context) -> Vec<PendingMemory> {
     let Some(policy) = crate::ops::recall::trust_policy(ctx) else {
-        return;
+        return Vec::new();
     };
+    let mut out = Vec::new();
     for root in [&ctx.layout.repository, &ctx.layout.team] {
         let Ok(outcome) = scan::scan_root(&root.path, root.scope) else {
             continue;
         };
         for d in &outcome.docs {
-            if !policy.trusts(&d.path) {
-                problems.push(problem(
-                    root.scope,
-                    &d.relative_path,
-                    "pending",
-                    "not as committed on the trusted ref (trust.ref); recall leaves it out".into(),
-                ));
+            if let Err(reason) = policy.verdict(&d.path) {
+                out.push(PendingMemory {
+                    scope: root.scope,
+                    relative_path: d.relative_path.clone(),
+                    reason,
+                });
             }
         }
     }
+    out
 }
 
 fn problem(scope: Scope, path: &str, kind: &'static str, message: String) -> Problem {

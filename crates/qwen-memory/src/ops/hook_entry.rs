@@ -201,7 +201,7 @@ fn post_commit(ctx: &Context) {
 /// characters (naming code point, line and column) and on secrets (rule ids and file names,
 /// never the value).
 fn pre_commit(ctx: &Context) -> HookRun {
-    let files = match staged_memory_files(ctx) {
+    let (files, previous) = match staged_memory_files(ctx) {
         Ok(files) => files,
         Err(e) => {
             log(&format!("hook pre-commit: {e}"));
@@ -226,7 +226,10 @@ fn pre_commit(ctx: &Context) -> HookRun {
     }
     let mut hidden_msg = String::new();
     for (path, bytes) in &files {
-        let found = crate::formats::sanitize::find_hidden(&String::from_utf8_lossy(bytes));
+        // What this commit adds (tag characters, bidi controls and escapes: always).
+        let old = previous.get(path).map(|b| String::from_utf8_lossy(b));
+        let found =
+            crate::formats::sanitize::newly_hidden(old.as_deref(), &String::from_utf8_lossy(bytes));
         if let Some(first) = found.first() {
             hidden_msg.push_str(&format!(
                 "  {path}: {first}{}\n",
@@ -337,12 +340,16 @@ pub fn untracked_memory_files(
 
 /// The staged content (path, bytes) of every file added or changed under the memory
 /// directories (`.qwen/memory/` and `.qwen/team-memory/`) relative to HEAD.
-fn staged_memory_files(
-    ctx: &Context,
-) -> Result<Vec<(String, Vec<u8>)>, crate::integrations::git::GitError> {
+/// Staged memory files (path, staged bytes) and, for those changed, their bytes in HEAD.
+type Staged = (
+    Vec<(String, Vec<u8>)>,
+    std::collections::HashMap<String, Vec<u8>>,
+);
+
+fn staged_memory_files(ctx: &Context) -> Result<Staged, crate::integrations::git::GitError> {
     let repo = crate::integrations::git::open_repo(ctx)?;
     if repo.workdir().is_none() {
-        return Ok(Vec::new());
+        return Ok(Staged::default());
     }
     let prefixes: Vec<String> = [&ctx.layout.repository.path, &ctx.layout.team.path]
         .iter()
@@ -350,7 +357,7 @@ fn staged_memory_files(
         .map(|p| format!("{}/", p.to_string_lossy().replace('\\', "/")))
         .collect();
     if prefixes.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Staged::default());
     }
     let index = match std::env::var_os("GIT_INDEX_FILE") {
         Some(p) if !p.is_empty() => {
@@ -367,6 +374,7 @@ fn staged_memory_files(
     }
     let diff = repo.diff_tree_to_index(head_tree.as_ref(), Some(&index), Some(&mut opts))?;
     let mut files = Vec::new();
+    let mut previous = std::collections::HashMap::new();
     for delta in diff.deltas() {
         if delta.status() == git2::Delta::Deleted {
             continue;
@@ -378,9 +386,14 @@ fn staged_memory_files(
         let Ok(blob) = repo.find_blob(file.id()) else {
             continue;
         };
+        if delta.status() == git2::Delta::Modified {
+            if let Ok(old) = repo.find_blob(delta.old_file().id()) {
+                previous.insert(path.clone(), old.content().to_vec());
+            }
+        }
         files.push((path, blob.content().to_vec()));
     }
-    Ok(files)
+    Ok((files, previous))
 }
 
 /// post-merge / post-checkout / post-rewrite (and post-commit, which ends a conflicted merge,

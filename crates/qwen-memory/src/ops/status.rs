@@ -92,10 +92,81 @@ pub struct Status {
     /// Who does what when agents run on this project: for Qwen Code, what it recalls and
     /// extracts itself and what our hooks add (docs/DESIGN.md, "Sharing with Qwen Code").
     pub agents: AgentsStatus,
+    /// The trust policy's requirements, when one is set (docs/security.md).
+    pub trust_policy: Option<String>,
+    /// Shared memories the trust policy keeps out of recall.
+    pub pending: Vec<PendingStatus>,
+    /// Shared memories the last pull or merge brought in, still as it brought them.
+    pub arrived: Vec<ArrivedStatus>,
     pub warnings: Vec<String>,
     /// Invalid setting values (replaced by their defaults here) and unknown `qwen-memory.*`
     /// keys, each with the closest known key when there is one.
     pub setting_problems: Vec<String>,
+}
+
+/// A memory the trust policy does not let into recall, and why.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingStatus {
+    pub scope: &'static str,
+    pub path: String,
+    pub reason: String,
+}
+
+/// A memory that arrived with the last pull: who sent it and when.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArrivedStatus {
+    /// Path relative to the work tree (`.qwen/team-memory/…`).
+    pub path: String,
+    /// Author of the commit that brought it (sanitised to one line), if found.
+    pub author: Option<String>,
+    pub email: Option<String>,
+    /// Whole days since that commit's author time.
+    pub age_days: Option<i64>,
+    /// `today`, `yesterday`, `N days ago`.
+    pub age: Option<String>,
+    pub commit: Option<String>,
+    /// Whether the trust policy lets it into recall (always, without a policy).
+    pub trusted: bool,
+}
+
+/// Shared memories the last pull or merge brought in (`status`, docs/security.md).
+pub fn arrived(ctx: &Context, pending: &[crate::ops::check::PendingMemory]) -> Vec<ArrivedStatus> {
+    use crate::formats::sanitize::clean_line;
+    let Some(repo) = crate::integrations::git::open_repo(ctx).ok() else {
+        return Vec::new();
+    };
+    let dirs = [crate::integrations::git::MEMORY_DIR, ".qwen/team-memory"];
+    let now_ms = crate::storage::store::now_ms();
+    let pending_paths: Vec<String> = pending
+        .iter()
+        .map(|p| {
+            let root = ctx.layout.root_for(p.scope);
+            root.path.join(&p.relative_path).display().to_string()
+        })
+        .collect();
+    let workdir = repo.workdir().map(std::path::Path::to_path_buf);
+    crate::integrations::git::provenance::last_pull(&repo, &dirs)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|a| {
+            let p = a.provenance.as_ref();
+            let abs = workdir
+                .as_ref()
+                .map(|w| w.join(&a.path).display().to_string())
+                .unwrap_or_default();
+            ArrivedStatus {
+                author: p.map(|p| clean_line(&p.author).into_owned()),
+                email: p.map(|p| clean_line(&p.email).into_owned()),
+                age_days: p.map(|p| crate::ops::recall::age_days(p.time_ms, now_ms)),
+                age: p.map(|p| crate::ops::recall::memory_age(p.time_ms, now_ms)),
+                commit: p.map(|p| p.commit.clone()),
+                trusted: !pending_paths.contains(&abs),
+                path: crate::formats::sanitize::clean_line(&a.path).into_owned(),
+            }
+        })
+        .collect()
 }
 
 /// How the work is shared with each agent.
@@ -167,7 +238,19 @@ pub fn status(ctx: &Context) -> Status {
             "ignoring unrecognized QWEN_CODE_MEMORY_PROJECT_SCOPE={raw:?}; using \"git-root\" (expected \"git-root\" or \"workspace\")"
         ));
     }
+    let pending_memories = crate::ops::check::pending(ctx);
+    let arrived = arrived(ctx, &pending_memories);
     Status {
+        trust_policy: crate::ops::recall::trust_policy(ctx).map(|p| p.policy().describe()),
+        pending: pending_memories
+            .iter()
+            .map(|p| PendingStatus {
+                scope: p.scope.as_str(),
+                path: p.relative_path.clone(),
+                reason: p.reason.to_string(),
+            })
+            .collect(),
+        arrived,
         project_root: ctx.project.root.display().to_string(),
         project_key: ctx.project.key.clone(),
         worktree: ctx

@@ -180,6 +180,31 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
         )));
     }
 
+    // The pre-commit guard's hidden-character check (docs/security.md): this commit path does
+    // not run Git's hooks.
+    let hidden = changes
+        .iter()
+        .filter(|c| c.status != ChangeStatus::Deleted)
+        .find_map(|c| {
+            let file = work_files.get(&c.path)?;
+            let old = head_tree
+                .as_ref()
+                .and_then(|t| t.get_path(Path::new(&c.path)).ok())
+                .and_then(|e| repo.find_blob(e.id()).ok())
+                .map(|b| String::from_utf8_lossy(b.content()).into_owned());
+            let found = crate::formats::sanitize::newly_hidden(
+                old.as_deref(),
+                &String::from_utf8_lossy(&file.content),
+            );
+            found.first().map(|f| (c.path.clone(), *f, found.len()))
+        });
+    if let Some((path, first, n)) = hidden {
+        return Err(GitError::Refused(format!(
+            "{path} holds hidden characters a reviewer cannot see: {first}{}; remove them (`git qwen-memory check` lists each one)",
+            if n > 1 { format!(" (and {} more)", n - 1) } else { String::new() }
+        )));
+    }
+
     let hits: Vec<SecretHit> = changes
         .iter()
         .filter(|c| c.status != ChangeStatus::Deleted)

@@ -9,6 +9,7 @@ pub mod merge;
 pub mod provenance;
 pub mod shims;
 pub mod sync;
+pub mod trust;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -9,7 +9,8 @@
 //! whose parent already had it is passed through, so a merged change keeps its own author).
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
@@ -35,8 +36,15 @@ pub const CACHE_FILE: &str = "provenance.json";
 pub struct Cache {
     #[serde(default)]
     pub entries: BTreeMap<String, Provenance>,
+    /// Commit id → whether Git verified its signature (`%G?` = `G`), for `trust.signed`;
+    /// valid while [`Cache::signers`] matches the signer configuration.
+    #[serde(default)]
+    pub signatures: BTreeMap<String, bool>,
+    /// A stamp of the configuration the signature verdicts were made under.
+    #[serde(default)]
+    pub signers: String,
     #[serde(skip)]
-    dirty: bool,
+    pub(crate) dirty: bool,
 }
 
 impl Cache {
@@ -62,21 +70,82 @@ impl Cache {
 
 /// Provenance of the file at `abs_path` in the repository `repo`, through `cache`.
 pub fn of_file(repo: &git2::Repository, cache: &mut Cache, abs_path: &Path) -> Option<Provenance> {
+    let blobs = Blobs::open(repo);
+    of_file_with(repo, &blobs, cache, abs_path, None)
+}
+
+/// [`of_file`] with the blob ids of `blobs`; a walk not finished by `deadline` gives `None`
+/// (not cached: a later call without a deadline finishes it).
+pub fn of_file_with(
+    repo: &git2::Repository,
+    blobs: &Blobs,
+    cache: &mut Cache,
+    abs_path: &Path,
+    deadline: Option<Instant>,
+) -> Option<Provenance> {
     let workdir = repo.workdir()?;
     let rel = relative_to(abs_path, workdir)?;
-    let bytes = crate::storage::safe_fs::read_regular(abs_path).ok()??;
-    let blob = git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()?;
+    let blob = blobs.blob_id(&rel, abs_path)?;
     let key = format!("{blob}:{}", rel.display());
     if let Some(p) = cache.entries.get(&key) {
         return Some(p.clone());
     }
-    let found = last_change(repo, &rel, blob)?;
+    let found = last_change(repo, &rel, blob, deadline)?;
     cache.entries.insert(key, found.clone());
     cache.dirty = true;
     Some(found)
 }
 
-fn relative_to(abs: &Path, workdir: &Path) -> Option<std::path::PathBuf> {
+/// Blob ids of working-tree files, cheap for files Git's index already knows: when the file's
+/// size, mtime and inode match its index entry (and the entry is not "racily clean", i.e. older
+/// than the index file), the entry's id is the blob id, as `git status` assumes; otherwise the
+/// bytes are hashed.
+pub struct Blobs {
+    index: Option<(git2::Index, SystemTime)>,
+}
+
+impl Blobs {
+    /// The index of `repo` (hashing every file when it cannot be read).
+    pub fn open(repo: &git2::Repository) -> Blobs {
+        let stamp = std::fs::metadata(repo.path().join("index")).and_then(|m| m.modified());
+        let index = match (repo.index(), stamp) {
+            (Ok(index), Ok(stamp)) => Some((index, stamp)),
+            _ => None,
+        };
+        Blobs { index }
+    }
+
+    /// The blob id of the regular file at `abs` (at `rel` in the work tree).
+    pub fn blob_id(&self, rel: &Path, abs: &Path) -> Option<git2::Oid> {
+        if let Some(id) = self.indexed(rel, abs) {
+            return Some(id);
+        }
+        let bytes = crate::storage::safe_fs::read_regular(abs).ok()??;
+        git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()
+    }
+
+    fn indexed(&self, rel: &Path, abs: &Path) -> Option<git2::Oid> {
+        use std::os::unix::fs::MetadataExt;
+        let (index, stamp) = self.index.as_ref()?;
+        let entry = index.get_path(rel, 0)?;
+        let meta = std::fs::symlink_metadata(abs).ok()?;
+        if !meta.file_type().is_file() {
+            return None;
+        }
+        let secs = i64::from(entry.mtime.seconds());
+        let nanos = i64::from(entry.mtime.nanoseconds());
+        let same = meta.len() == u64::from(entry.file_size)
+            && meta.mtime() == secs
+            && meta.mtime_nsec() == nanos
+            && meta.ino() as u32 == entry.ino;
+        let entry_time = SystemTime::UNIX_EPOCH
+            .checked_add(std::time::Duration::new(secs.max(0) as u64, nanos as u32))?;
+        (same && entry_time < *stamp).then_some(entry.id)
+    }
+}
+
+/// `abs` relative to `workdir` (through symlinks when needed).
+pub fn relative_to(abs: &Path, workdir: &Path) -> Option<PathBuf> {
     if let Ok(r) = abs.strip_prefix(workdir) {
         return Some(r.to_path_buf());
     }
@@ -90,17 +159,25 @@ fn blob_at(commit: &git2::Commit<'_>, rel: &Path) -> Option<git2::Oid> {
 }
 
 /// The newest commit reachable from HEAD whose tree has `blob` at `rel` and none of whose
-/// parents has it there.
-fn last_change(repo: &git2::Repository, rel: &Path, blob: git2::Oid) -> Option<Provenance> {
+/// parents has it there; `None` past `deadline`.
+fn last_change(
+    repo: &git2::Repository,
+    rel: &Path,
+    blob: git2::Oid,
+    deadline: Option<Instant>,
+) -> Option<Provenance> {
     let head = repo.head().ok()?.peel_to_commit().ok()?;
     if blob_at(&head, rel) != Some(blob) {
         return None;
     }
     let mut walk = repo.revwalk().ok()?;
-    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME)
-        .ok()?;
+    // Time order only: a topological sort would read the whole history before the first step.
+    walk.set_sorting(git2::Sort::TIME).ok()?;
     walk.push(head.id()).ok()?;
-    for oid in walk.take(MAX_WALK) {
+    for (n, oid) in walk.take(MAX_WALK).enumerate() {
+        if n % 64 == 63 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
         let commit = repo.find_commit(oid.ok()?).ok()?;
         if blob_at(&commit, rel) != Some(blob) {
             continue;
@@ -119,48 +196,71 @@ fn last_change(repo: &git2::Repository, rel: &Path, blob: git2::Oid) -> Option<P
     None
 }
 
-/// The trust policy (docs/security.md): with `trust.ref` set, a repository or team memory is
-/// injected only as committed on that ref (e.g. `origin/main`, i.e. reviewed): its current
-/// bytes must be the blob the ref's tree holds at its path. Everything else is *pending*.
-pub struct TrustedRef {
-    repo: git2::Repository,
-    /// The ref's tree; `None` when the ref does not resolve (then nothing is trusted).
-    tree: Option<git2::Oid>,
-    workdir: std::path::PathBuf,
+/// A memory file the last pull brought in: new or changed by it, and still as pulled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Arrived {
+    /// Path relative to the work tree.
+    pub path: String,
+    /// The commit that brought its content (author, time); `None` when not found in time.
+    pub provenance: Option<Provenance>,
 }
 
-impl TrustedRef {
-    /// The policy for `refname` in the repository at `git_dir` (fails closed: a ref that does
-    /// not resolve trusts nothing); `None` without a work tree.
-    pub fn open(git_dir: &Path, refname: &str) -> Option<TrustedRef> {
-        let repo = git2::Repository::open(git_dir).ok()?;
-        let workdir = repo.workdir()?.to_path_buf();
-        let tree = repo
-            .revparse_single(refname)
-            .ok()
-            .and_then(|o| o.peel_to_tree().ok())
-            .map(|t| t.id());
-        Some(TrustedRef {
-            repo,
-            tree,
-            workdir,
-        })
+/// The memory files (Markdown under one of `dirs`, relative to the work tree, indexes left
+/// out) that the last `git pull` or `git merge` in HEAD's reflog added or changed and that are
+/// still, in the work tree, as it brought them: memory a teammate sent that this clone has not
+/// touched. A pull with `--rebase` counts from its start (the old tip against the upstream it
+/// rebased onto). `None` when the reflog holds no pull or merge.
+pub fn last_pull(repo: &git2::Repository, dirs: &[&str]) -> Option<Vec<Arrived>> {
+    let (old, new) = last_pull_range(repo)?;
+    let old_tree = repo.find_commit(old).ok()?.tree().ok()?;
+    let new_tree = repo.find_commit(new).ok()?.tree().ok()?;
+    let head = repo.head().ok()?.peel_to_tree().ok()?;
+    let mut opts = git2::DiffOptions::new();
+    for d in dirs {
+        opts.pathspec(*d);
     }
+    let diff = repo
+        .diff_tree_to_tree(Some(&old_tree), Some(&new_tree), Some(&mut opts))
+        .ok()?;
+    let workdir = repo.workdir()?.to_path_buf();
+    let blobs = Blobs::open(repo);
+    let mut out = Vec::new();
+    for delta in diff.deltas() {
+        if !matches!(delta.status(), git2::Delta::Added | git2::Delta::Modified) {
+            continue;
+        }
+        let Some(rel) = delta.new_file().path() else {
+            continue;
+        };
+        let is_doc = rel.extension().is_some_and(|e| e == "md")
+            && rel.file_name().is_some_and(|n| n != "MEMORY.md");
+        let id = delta.new_file().id();
+        let as_pulled = head.get_path(rel).is_ok_and(|e| e.id() == id)
+            && blobs.blob_id(rel, &workdir.join(rel)) == Some(id);
+        if !is_doc || !as_pulled {
+            continue;
+        }
+        let provenance = last_change(repo, rel, id, None);
+        out.push(Arrived {
+            path: rel.display().to_string(),
+            provenance,
+        });
+    }
+    Some(out)
+}
 
-    /// Whether the file at `abs_path` is exactly as committed on the trusted ref.
-    pub fn trusts(&self, abs_path: &Path) -> bool {
-        let Some(tree) = self.tree.and_then(|id| self.repo.find_tree(id).ok()) else {
-            return false;
-        };
-        let Some(rel) = relative_to(abs_path, &self.workdir) else {
-            return false;
-        };
-        let Ok(entry) = tree.get_path(&rel) else {
-            return false;
-        };
-        let Ok(Some(bytes)) = crate::storage::safe_fs::read_regular(abs_path) else {
-            return false;
-        };
-        git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).is_ok_and(|id| id == entry.id())
-    }
+/// The (before, after) commits of the newest pull or merge in HEAD's reflog (for a rebasing
+/// pull, its `(start)` step: the old tip and the upstream).
+fn last_pull_range(repo: &git2::Repository) -> Option<(git2::Oid, git2::Oid)> {
+    let reflog = repo.reflog("HEAD").ok()?;
+    let entry = reflog.iter().find(|e| {
+        let msg = e.message().unwrap_or("");
+        let rebase_step = msg.contains("(pick)")
+            || msg.contains("(finish)")
+            || msg.contains("(continue)")
+            || msg.contains("(squash)")
+            || msg.contains("(fixup)");
+        (msg.starts_with("pull") || msg.starts_with("merge ")) && !rebase_step
+    })?;
+    (!entry.id_old().is_zero()).then(|| (entry.id_old(), entry.id_new()))
 }

@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::formats::secrets::{self, Origin};
-use crate::integrations::git::provenance;
+use crate::integrations::git::{provenance, trust};
 use crate::integrations::model::{ModelClient, ModelConfig};
 use crate::integrations::telemetry::{self, Telemetry};
 use crate::storage::context::Context;
@@ -165,8 +165,12 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
         let excluded = Excluded::new(&req.exclude, &roots);
         docs.retain(|d| !excluded.contains(d));
     }
-    // The trust policy: shared memories only as committed on the trusted ref.
-    if let Some(policy) = trust_policy(ctx) {
+    // The trust policy: shared memories only as it allows (fails closed). In a hook, history
+    // walks for files not in the provenance cache are bounded; `check` and `status` warm it.
+    if let Some(mut policy) = trust_policy(ctx) {
+        if req.trigger == "hook" {
+            policy = policy.with_deadline(Instant::now() + HOOK_WALK_BUDGET);
+        }
         docs.retain(|d| {
             !matches!(d.scope(), Scope::Repository | Scope::Team)
                 || policy.trusts(&ctx.layout.root_for(d.scope()).path.join(d.relative_path()))
@@ -198,7 +202,7 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
     };
     let shown: Vec<ScannedDoc> = chosen.iter().map(|(i, _)| docs[*i].to_doc()).collect();
     let mut selected: Vec<&ScannedDoc> = shown.iter().collect();
-    let provenance = provenance_of(ctx, &shown);
+    let provenance = provenance_of(ctx, &shown, req.trigger);
     out.prompt = render_prompt_with(&selected, &provenance, req.now_ms);
     if let Some(max) = req.max_prompt_chars {
         while out.prompt.chars().count() > max && selected.len() > 1 {
@@ -262,11 +266,17 @@ fn auto<D: DocFields + Sync>(
     } else {
         req.limit
     };
-    let ranked = relevance::RelevanceQuery::new(&req.query).rank(docs);
+    let mut ranked = relevance::RelevanceQuery::new(&req.query).rank(docs);
+    // Damping of repeated terms: a document stuffed with the prompt's words ranks no higher
+    // for it (docs/DESIGN.md, "Security").
+    for s in &mut ranked {
+        s.score *= select::repetition_damping(select::repetition(&document_text(&docs[s.index])));
+    }
+    ranked.sort_by(|a, b| b.score.total_cmp(&a.score));
     let lexical: Vec<(usize, u32)> = if wanted == usize::MAX {
+        // The secret scan happens in the fused choice below, only for what takes a slot.
         ranked
             .into_iter()
-            .filter(|s| !doc_has_secret(&docs[s.index]))
             .map(|s| (s.index, auto_points(s.score)))
             .collect()
     } else {
@@ -314,7 +324,7 @@ fn auto<D: DocFields + Sync>(
                     .into_iter()
                     .map(|(i, s)| (i, (s * 10_000.0).round() as u32)),
                 |i| docs[i].scope(),
-                |_| true,
+                |i| !doc_has_secret(&docs[i]),
                 req.limit,
             )
         }
@@ -324,9 +334,11 @@ fn auto<D: DocFields + Sync>(
                 None => "embeddings not used yet: the background job is calibrating the model"
                     .to_string(),
             });
-            select::fair_slots(lexical, |i| docs[i].scope(), |_| true, req.limit)
+            let keep = |i: usize| wanted != usize::MAX || !doc_has_secret(&docs[i]);
+            select::fair_slots(lexical, |i| docs[i].scope(), keep, req.limit)
         }
-        None => select::fair_slots(lexical, |i| docs[i].scope(), |_| true, req.limit),
+        // Already scanned and fairly chosen above.
+        None => lexical,
     };
     if !chosen.is_empty() {
         out.strategy = "auto";
@@ -341,24 +353,28 @@ pub fn doc_has_secret<D: DocFields + ?Sized>(d: &D) -> bool {
     secrets::contains_secret_as(&document_text(d), Origin::Person)
 }
 
-/// The printable parts of a document, one per line (never joined into one line, so a marker
-/// cannot reach a secret on another line).
-/// The trust policy of `trust.ref`, when set (docs/security.md).
-pub fn trust_policy(ctx: &Context) -> Option<provenance::TrustedRef> {
-    let refname = ctx
-        .settings
-        .text(crate::storage::settings::Key::TrustRef)?
-        .trim()
-        .to_string();
-    if refname.is_empty() {
-        return None;
-    }
-    provenance::TrustedRef::open(ctx.project.git_dir.as_ref()?, &refname)
+/// The trust policy (`trust.ref`, `trust.authors`, `trust.signed`), when one is set
+/// (docs/security.md). With a policy set and no repository, nothing shared is trusted.
+pub fn trust_policy(ctx: &Context) -> Option<trust::TrustPolicy> {
+    use crate::storage::settings::Key;
+    let policy = trust::Policy::new(
+        ctx.settings.text(Key::TrustRef),
+        ctx.settings.text(Key::TrustAuthors),
+        ctx.settings.bool(Key::TrustSigned),
+    )?;
+    Some(trust::TrustPolicy::open(
+        policy,
+        ctx.project.git_dir.as_deref(),
+        &ctx.layout.repository.state_dir,
+    ))
 }
+
+/// Longest a prompt hook spends walking history for provenance (trust policy, "from <author>").
+const HOOK_WALK_BUDGET: Duration = Duration::from_millis(300);
 
 /// Git provenance of the shown documents of shared roots (repository, team), through the cache
 /// in the repository state dir; `None` for personal roots and files not committed as they are.
-fn provenance_of(ctx: &Context, shown: &[ScannedDoc]) -> Vec<Option<Provenance>> {
+fn provenance_of(ctx: &Context, shown: &[ScannedDoc], trigger: &str) -> Vec<Option<Provenance>> {
     let shared = |d: &ScannedDoc| matches!(d.scope, Scope::Repository | Scope::Team);
     if !shown.iter().any(shared) {
         return Vec::new();
@@ -373,11 +389,13 @@ fn provenance_of(ctx: &Context, shown: &[ScannedDoc]) -> Vec<Option<Provenance>>
     };
     let state_dir = &ctx.layout.repository.state_dir;
     let mut cache = provenance::Cache::load(state_dir);
+    let blobs = provenance::Blobs::open(&repo);
+    let deadline = (trigger == "hook").then(|| Instant::now() + HOOK_WALK_BUDGET);
     let out = shown
         .iter()
         .map(|d| {
             shared(d)
-                .then(|| provenance::of_file(&repo, &mut cache, &d.path))
+                .then(|| provenance::of_file_with(&repo, &blobs, &mut cache, &d.path, deadline))
                 .flatten()
         })
         .collect();
@@ -385,6 +403,8 @@ fn provenance_of(ctx: &Context, shown: &[ScannedDoc]) -> Vec<Option<Provenance>>
     out
 }
 
+/// The printable parts of a document, one per line (never joined into one line, so a marker
+/// cannot reach a secret on another line).
 pub fn document_text<D: DocFields + ?Sized>(d: &D) -> String {
     let mut text = format!(
         "{}\n{}\n{}\n",

@@ -22,8 +22,10 @@ pub fn scope_quota(limit: usize) -> usize {
 
 /// Fair slots: the first `limit` of `ranked` (best first) such that no scope takes more than
 /// [`scope_quota`] while candidates of other scopes wait; slots left over are then filled in
-/// rank order. `keep` filters candidates (the secret scan), called only as far as needed.
-/// Five keyword-stuffed team documents can then not displace the user's own matches.
+/// rank order. `keep` filters candidates (the secret scan, which costs far more than ranking):
+/// it is called only for a candidate about to take a slot, never for one waiting behind a full
+/// quota that no slot is left for. Five keyword-stuffed team documents can then not displace
+/// the user's own matches.
 pub fn fair_slots<S: Copy + Eq>(
     ranked: impl IntoIterator<Item = (usize, u32)>,
     scope_of: impl Fn(usize) -> S,
@@ -32,14 +34,12 @@ pub fn fair_slots<S: Copy + Eq>(
 ) -> Vec<(usize, u32)> {
     let quota = scope_quota(limit);
     let mut chosen: Vec<(usize, u32)> = Vec::with_capacity(limit);
+    // Candidates behind a full quota, not scanned yet.
     let mut waiting: Vec<(usize, u32)> = Vec::new();
     let mut counts: Vec<(S, usize)> = Vec::new();
     for (i, score) in ranked {
         if chosen.len() >= limit {
             break;
-        }
-        if !keep(i) {
-            continue;
         }
         let scope = scope_of(i);
         let n = match counts.iter_mut().find(|(s, _)| *s == scope) {
@@ -50,17 +50,68 @@ pub fn fair_slots<S: Copy + Eq>(
             }
         };
         if *n < quota {
-            *n += 1;
-            chosen.push((i, score));
-        } else if waiting.len() < limit {
+            if keep(i) {
+                *n += 1;
+                chosen.push((i, score));
+            }
+        } else {
             waiting.push((i, score));
         }
     }
     // Rank order among everything chosen; the waiting fill the slots nobody else wanted.
-    let room = limit.saturating_sub(chosen.len());
-    chosen.extend(waiting.into_iter().take(room));
+    for (i, score) in waiting {
+        if chosen.len() >= limit {
+            break;
+        }
+        if keep(i) {
+            chosen.push((i, score));
+        }
+    }
     chosen.sort_by_key(|c| std::cmp::Reverse(c.1));
     chosen
+}
+
+/// Repetition above which a document's score is damped: its words (four letters or more, and
+/// CJK bigrams) divided by its distinct ones. Prose and notes stay well below; a document
+/// stuffed with a prompt's words ("deploy approval release owner" twenty times) is far above.
+pub const MAX_REPETITION: f64 = 3.0;
+
+/// Fewest words before repetition counts (a short note cannot be stuffed much).
+const MIN_REPETITION_WORDS: usize = 24;
+
+/// How much a document repeats itself (see [`MAX_REPETITION`]); 1.0 for short texts.
+pub fn repetition(text: &str) -> f64 {
+    let lower = text.to_lowercase();
+    let mut words: Vec<String> = Vec::new();
+    for word in lower.split(|c: char| !c.is_alphanumeric()) {
+        let chars: Vec<char> = word.chars().collect();
+        let cjk = chars.iter().any(|&c| crate::formats::text::is_cjk(c));
+        if cjk {
+            for pair in chars.windows(2) {
+                words.push(pair.iter().collect());
+            }
+        } else if chars.len() >= 4 {
+            words.push(word.to_string());
+        }
+    }
+    if words.len() < MIN_REPETITION_WORDS {
+        return 1.0;
+    }
+    let total = words.len() as f64;
+    words.sort_unstable();
+    words.dedup();
+    total / words.len().max(1) as f64
+}
+
+/// The factor a relevance score is multiplied by for a document whose text repeats itself
+/// `repetition` times: 1 up to [`MAX_REPETITION`], then `MAX_REPETITION / repetition`, so
+/// repeating the query's words buys no rank (docs/DESIGN.md, "Recall", fair slots).
+pub fn repetition_damping(repetition: f64) -> f64 {
+    if repetition.is_finite() && repetition > MAX_REPETITION {
+        MAX_REPETITION / repetition
+    } else {
+        1.0
+    }
 }
 
 /// Most documents the model ever sees.
@@ -321,6 +372,50 @@ mod tests {
         assert_eq!(got, vec![0, 1, 3, 4, 5]);
         assert_eq!(scope_quota(5), 3);
         assert_eq!(scope_quota(1), 1);
+    }
+
+    #[test]
+    fn the_secret_scan_runs_only_for_candidates_that_take_a_slot() {
+        // Ten documents of one scope, then two of another: the seven behind the full quota
+        // are never scanned, and a refused one gives its slot to the next.
+        let ranked: Vec<(usize, u32)> = (0..12).map(|i| (i, 1000 - i as u32)).collect();
+        let scope = |i: usize| usize::from(i < 10);
+        let mut scanned = Vec::new();
+        let got = fair_slots(
+            ranked.clone(),
+            scope,
+            |i| {
+                scanned.push(i);
+                true
+            },
+            5,
+        );
+        let got: Vec<usize> = got.into_iter().map(|(i, _)| i).collect();
+        assert_eq!(got, vec![0, 1, 2, 10, 11]);
+        assert_eq!(scanned, vec![0, 1, 2, 10, 11]);
+        let got: Vec<usize> = fair_slots(ranked, scope, |i| i != 10, 5)
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(got, vec![0, 1, 2, 3, 11]);
+    }
+
+    #[test]
+    fn stuffed_text_is_damped_and_prose_is_not() {
+        let stuffed = format!(
+            "Deploy approval release owner. {}",
+            "deploy approval release owner ".repeat(20)
+        );
+        assert!(repetition(&stuffed) > 8.0);
+        assert!(repetition_damping(repetition(&stuffed)) < 0.4);
+        let prose = "Deploys need approval from the release owner. The owner is named in                      the release issue, and approval is given in the issue itself, never in                      chat. Hotfixes follow the same rule but may be approved by any                      maintainer when the owner is away; record who approved in the commit                      message so the history shows it.";
+        assert!(repetition(prose) < 2.0, "{}", repetition(prose));
+        assert_eq!(repetition_damping(repetition(prose)), 1.0);
+        assert_eq!(repetition("short short short short"), 1.0);
+        let zh = "部署".repeat(40);
+        assert!(repetition_damping(repetition(&zh)) < 0.1);
+        let zh_prose = "发布前必须由发布负责人审批，审批记录写在发布议题里，不在聊天里。紧急修复也一样，负责人不在时任何维护者都可以审批。";
+        assert_eq!(repetition_damping(repetition(zh_prose)), 1.0);
     }
     use crate::formats::doc::MemoryType;
     use crate::storage::scan::Scope;
