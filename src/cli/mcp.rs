@@ -676,6 +676,8 @@ impl ServerHandler for MemoryServer {
         let changed =
             matches!(request.name.as_ref(), "remember" | "forget") && result.is_error != Some(true);
         if changed {
+            // Memory was written: embed it in the background, as the CLI's remember/forget do.
+            qwen_memory::ops::recall::job::kick(&self.ctx);
             let _ = context.peer.notify_resource_list_changed().await;
         }
         Ok(CallToolResponse::Complete(result))
