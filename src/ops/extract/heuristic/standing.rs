@@ -123,4 +123,24 @@ mod tests {
         );
         assert_eq!(keep("Fix the login page."), None);
     }
+
+    #[test]
+    fn the_strict_gate_keeps_a_stated_rule_and_no_one_off_request() {
+        use super::super::{gate::Gate, learned::Model, plan_with_gate, UserText};
+        let model = Model::builtin();
+        let strict = Gate::builtin().with_strict_rule();
+        let plan = |text: &str| plan_with_gate(&[UserText { offset: 0, text }], &model, &strict);
+        let kept = plan("Go ahead. Also, from now on run the linter before every commit.");
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert!(kept[0].summary.contains("linter"), "{kept:?}");
+        for one_off in [
+            "把这个页面的按钮改成蓝色",
+            "这个配置没有生效",
+            "커밋 푸시해줘",
+            "make sure the submit button on this page is blue",
+            "The login page is broken after the last deploy, it doesn't work",
+        ] {
+            assert!(plan(one_off).is_empty(), "{one_off}: {:?}", plan(one_off));
+        }
+    }
 }
