@@ -135,6 +135,15 @@ macro_rules! choice {
             }
         }
 
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                $name::parse(&s).ok_or_else(|| {
+                    serde::de::Error::unknown_variant(s.trim(), $name::NAMES)
+                })
+            }
+        }
+
         impl clap::ValueEnum for $name {
             fn value_variants<'a>() -> &'a [Self] {
                 $name::ALL
