@@ -5,7 +5,6 @@
 pub mod backup;
 pub mod context;
 pub mod entries;
-pub mod git_config;
 pub mod index;
 pub mod project;
 pub mod qwen_env;

@@ -765,7 +765,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     let provenance = Provenance {
         created: store::now_iso(),
         session: Some(session.clone()),
-        commit: ctx.head_commit(),
+        commit: crate::integrations::git::repo::head_commit(ctx),
         ..Provenance::default()
     };
     let user_changes = if user_entries.is_empty() {

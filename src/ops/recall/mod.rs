@@ -374,24 +374,16 @@ fn provenance_of(ctx: &Context, shown: &[ScannedDoc]) -> Vec<Option<Provenance>>
     if !shown.iter().any(shared) {
         return Vec::new();
     }
-    let Some(repo) = ctx
-        .project
-        .git_dir
-        .as_ref()
-        .and_then(|g| git2::Repository::open(g).ok())
-    else {
+    if ctx.project.git_dir.is_none() {
         return Vec::new();
-    };
+    }
     let state_dir = &ctx.layout.repository.state_dir;
     let mut cache = provenance::Cache::load(state_dir);
-    let out = shown
+    let paths: Vec<Option<&Path>> = shown
         .iter()
-        .map(|d| {
-            shared(d)
-                .then(|| provenance::of_file(&repo, &mut cache, &d.path))
-                .flatten()
-        })
+        .map(|d| shared(d).then_some(d.path.as_path()))
         .collect();
+    let out = crate::integrations::git::repo::provenance_of_files(ctx, &mut cache, &paths);
     cache.save(state_dir);
     out
 }
