@@ -596,3 +596,13 @@ fn git_is_reached_only_through_integrations_git() {
     // The check can fail: the owner itself names git2.
     assert!(!users_outside("git2::", &[]).is_empty());
 }
+
+#[test]
+fn platform_calls_are_made_only_in_storage_sys_and_safe_fs() {
+    let hits = users_outside("libc::", &["storage/sys.rs", "storage/safe_fs.rs"]);
+    assert!(
+        hits.is_empty(),
+        "libc used outside storage::sys and safe_fs: {hits:?}"
+    );
+    assert!(!users_outside("libc::", &[]).is_empty());
+}

@@ -15,3 +15,4 @@ pub mod scan;
 pub mod scan_cache;
 pub mod settings;
 pub mod store;
+pub mod sys;
