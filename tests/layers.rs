@@ -562,3 +562,47 @@ fn the_file_graph_sees_super_paths_and_a_cycle() {
     assert!(real["storage::root_writer"].contains("storage::safe_fs"));
     assert!(real["ops::recall::relevance"].contains("ops::recall::lexical"));
 }
+
+/// Each kind of I/O has one owner (docs/development.md, "Who owns which I/O"): the files of
+/// `src/` outside `owner` whose code (unit tests aside) names `needle`.
+fn users_outside(needle: &str, owner: &[&str]) -> Vec<String> {
+    let root = src();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut hits = Vec::new();
+    for file in files {
+        let rel = file
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if owner.iter().any(|o| rel.starts_with(o)) {
+            continue;
+        }
+        if code_only(&fs::read_to_string(&file).unwrap()).contains(needle) {
+            hits.push(rel);
+        }
+    }
+    hits
+}
+
+#[test]
+fn git_is_reached_only_through_integrations_git() {
+    let hits = users_outside("git2::", &["integrations/git/"]);
+    assert!(
+        hits.is_empty(),
+        "git2 used outside integrations::git: {hits:?}"
+    );
+    // The check can fail: the owner itself names git2.
+    assert!(!users_outside("git2::", &[]).is_empty());
+}
+
+#[test]
+fn platform_calls_are_made_only_in_storage_sys_and_safe_fs() {
+    let hits = users_outside("libc::", &["storage/sys.rs", "storage/safe_fs.rs"]);
+    assert!(
+        hits.is_empty(),
+        "libc used outside storage::sys and safe_fs: {hits:?}"
+    );
+    assert!(!users_outside("libc::", &[]).is_empty());
+}

@@ -168,7 +168,7 @@ pub fn show(ctx: &Context, wanted: &str, reveal: bool) -> Result<Shown, ShowErro
     let commits_behind_head = listed
         .commit
         .as_deref()
-        .and_then(|c| commits_behind(ctx, c));
+        .and_then(|c| crate::integrations::git::repo::commits_behind_head(ctx, c));
     Ok(Shown {
         listed,
         content,
@@ -182,13 +182,4 @@ fn strip_entry_suffix(id: &str) -> &str {
         Some((path, n)) if path.ends_with(".md") && n.parse::<usize>().is_ok() => path,
         _ => id,
     }
-}
-
-fn commits_behind(ctx: &Context, commit: &str) -> Option<usize> {
-    let repo = git2::Repository::open(ctx.project.git_dir.as_ref()?).ok()?;
-    let head = repo.head().ok()?.target()?;
-    let from = git2::Oid::from_str(commit).ok()?;
-    repo.graph_ahead_behind(head, from)
-        .ok()
-        .map(|(ahead, _)| ahead)
 }

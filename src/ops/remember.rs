@@ -88,7 +88,7 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
     let provenance = Provenance {
         created: store::now_iso(),
         session: via.and_then(|v| v.session.clone()),
-        commit: ctx.head_commit(),
+        commit: crate::integrations::git::repo::head_commit(ctx),
         source: via.map(|v| v.source.clone()),
         client: via.and_then(|v| v.client.clone()),
     };

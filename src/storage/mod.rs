@@ -5,7 +5,6 @@
 pub mod backup;
 pub mod context;
 pub mod entries;
-pub mod git_config;
 pub mod index;
 pub mod project;
 pub mod qwen_env;
@@ -16,3 +15,4 @@ pub mod scan;
 pub mod scan_cache;
 pub mod settings;
 pub mod store;
+pub mod sys;

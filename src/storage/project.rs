@@ -74,25 +74,41 @@ pub struct Project {
     pub scope: ProjectScope,
 }
 
+/// The repository Git finds around a directory, as plain data (found by
+/// `integrations::git::discover`, the one owner of Git access).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscoveredRepo {
+    /// The per-worktree git dir.
+    pub git_dir: PathBuf,
+    /// The git dir shared by all worktrees.
+    pub common_dir: PathBuf,
+    /// The working tree (`None` for a bare repository).
+    pub workdir: Option<PathBuf>,
+    pub bare: bool,
+}
+
 impl Project {
-    /// Identifies the project around `cwd`.
-    pub fn discover(cwd: &Path, scope_env: Option<&str>) -> Result<Project, ProjectError> {
+    /// Identifies the project around `cwd`, in `repo` (the repository Git finds from `cwd`).
+    pub fn discover(
+        cwd: &Path,
+        scope_env: Option<&str>,
+        repo: Option<DiscoveredRepo>,
+    ) -> Result<Project, ProjectError> {
         let cwd = absolutize(cwd).map_err(ProjectError::CurrentDir)?;
         if !cwd.is_dir() {
             return Err(ProjectError::NotADirectory(cwd));
         }
         let (scope, scope_warning) = ProjectScope::from_env_value(scope_env);
-        let repo = git2::Repository::discover(&cwd).ok();
         let (worktree, git_dir, common_dir) = match &repo {
-            Some(repo) if repo.is_bare() => {
-                return Err(ProjectError::BareRepository(repo.path().to_path_buf()));
+            Some(repo) if repo.bare => {
+                return Err(ProjectError::BareRepository(repo.git_dir.clone()));
             }
             Some(repo) => {
-                let workdir = repo.workdir().map(|w| lexical_worktree(&cwd, w));
+                let workdir = repo.workdir.as_deref().map(|w| lexical_worktree(&cwd, w));
                 (
                     workdir,
-                    Some(trim_trailing_slash(repo.path())),
-                    Some(trim_trailing_slash(repo.commondir())),
+                    Some(trim_trailing_slash(&repo.git_dir)),
+                    Some(trim_trailing_slash(&repo.common_dir)),
                 )
             }
             None => (None, None, None),

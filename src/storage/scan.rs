@@ -388,8 +388,7 @@ pub(crate) fn walk_root(root: &Path, scope: Scope, stat: bool) -> Result<Option<
 /// Why a memory file's metadata makes it untrustworthy: owned by neither this user nor root.
 fn foreign_owner(meta: &fs::Metadata) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = crate::storage::sys::effective_uid();
     (meta.uid() != me && meta.uid() != 0)
         .then(|| format!("owned by another user (uid {})", meta.uid()))
 }

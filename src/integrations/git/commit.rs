@@ -221,7 +221,7 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
     }
 
     let message = commit_message(message, &changes);
-    let signing = crate::storage::git_config::open(Some(&repo))?
+    let signing = super::config::open(Some(&repo))?
         .snapshot()?
         .get_bool("commit.gpgsign")
         .unwrap_or(false);
@@ -285,7 +285,7 @@ fn signature(repo: &git2::Repository, role: &str) -> Result<git2::Signature<'sta
             .ok()
             .filter(|v| !v.is_empty())
     };
-    let config = crate::storage::git_config::open(Some(repo))?.snapshot()?;
+    let config = super::config::open(Some(repo))?.snapshot()?;
     let name = env("NAME").or_else(|| config.get_string("user.name").ok());
     let email = env("EMAIL").or_else(|| config.get_string("user.email").ok());
     match (name, email) {

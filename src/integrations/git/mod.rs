@@ -5,8 +5,10 @@
 //! (signed commits, the textual fallback of the merge driver, reading Git's version).
 
 pub mod commit;
+pub mod config;
 pub mod merge;
 pub mod provenance;
+pub mod repo;
 pub mod shims;
 pub mod sync;
 pub mod trust;
