@@ -23,7 +23,7 @@ use crate::integrations::telemetry;
 use crate::ops::recall::{self, RecallRequest, Strategy};
 use crate::storage::context::Context;
 use crate::storage::safe_fs;
-use crate::{formats::doc, storage::project, storage::root_writer, storage::store};
+use crate::{formats::doc, storage::project, storage::store};
 
 use crate::integrations::detached::own_program;
 pub use crate::integrations::detached::{spawn_detached, ENV_HOOK_EXEC};
@@ -336,50 +336,24 @@ fn refresh_index(ctx: &Context, name: &str, args: &[String]) -> Result<(), Strin
         ));
         return Ok(());
     }
-    let mut roots = Vec::new();
-    if ctx.layout.local {
-        roots.push(&ctx.layout.repository);
-    }
-    roots.push(&ctx.layout.team);
-    let roots: Vec<_> = roots.into_iter().filter(|r| r.path.is_dir()).collect();
-    if roots.is_empty() {
-        return Ok(());
-    }
-    let Some(mut repo) = crate::integrations::git::repo::HookRepo::open(ctx) else {
-        return Ok(());
-    };
-    for root in roots {
-        let Ok(prefix) = root.path.strip_prefix(&ctx.project.root) else {
-            continue;
-        };
-        if !repo.memory_changed(prefix, name, args) {
-            continue;
-        }
-        let index_path = prefix.join(store::INDEX_FILE);
-        let tracked = repo.is_tracked(&index_path);
-        // A tracked index is left as committed (rewriting it would dirty the work tree) —
-        // unless it carries hidden characters: then it is forged, and the rebuilt one shows up
-        // as a visible change instead (docs/DESIGN.md, "Security").
-        let forged = || {
-            std::fs::read_to_string(root.path.join(store::INDEX_FILE))
-                .is_ok_and(|t| crate::formats::sanitize::has_hidden(&t))
-        };
-        if tracked && !forged() {
-            log(&format!(
+    use crate::integrations::git::indexes::{self, IndexRefresh};
+    let mut failed = None;
+    for (path, outcome) in indexes::refresh_shared_indexes(ctx, Some((name, args))) {
+        match outcome {
+            IndexRefresh::Rebuilt => log(&format!("hook {name}: rebuilt {}", path.display())),
+            IndexRefresh::Unchanged => {}
+            IndexRefresh::Tracked => log(&format!(
                 "hook {name}: {} is tracked by Git, left as committed (commit its removal with `git qwen-memory commit`)",
-                index_path.display()
-            ));
-            continue;
-        }
-        let changed = root_writer::rebuild_index(root).map_err(|e| e.to_string())?;
-        if changed {
-            log(&format!(
-                "hook {name}: rebuilt {}",
-                root.path.join(store::INDEX_FILE).display()
-            ));
+                path.display()
+            )),
+            IndexRefresh::NotIgnored => log(&format!(
+                "hook {name}: {} is not ignored by Git, not created (run `git qwen-memory install --local` or `commit`)",
+                path.display()
+            )),
+            IndexRefresh::Failed(e) => failed = Some(e),
         }
     }
-    Ok(())
+    failed.map_or(Ok(()), Err)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -256,6 +256,14 @@ impl Root {
     }
 }
 
+/// The repository memory directory (`Scope::Repository`), relative to the working-tree root.
+pub const REPOSITORY_MEMORY_DIR: &str = ".qwen/memory";
+/// Qwen Code's team memory directory (`Scope::Team`), relative to the working-tree root.
+pub const TEAM_MEMORY_DIR: &str = ".qwen/team-memory";
+/// The shared roots' directories, relative to the working-tree root: the only places the merge
+/// driver, `commit` and `sync` act on.
+pub const SHARED_MEMORY_DIRS: [&str; 2] = [REPOSITORY_MEMORY_DIR, TEAM_MEMORY_DIR];
+
 /// Every root of a project (docs/DESIGN.md, "Roots and paths").
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -290,7 +298,7 @@ impl Layout {
         let repository = Root {
             scope: Scope::Repository,
             anchor: project.root.clone(),
-            path: project.root.join(".qwen").join("memory"),
+            path: project.root.join(REPOSITORY_MEMORY_DIR),
             lock_path: repo_state.join(crate::storage::store::ROOT_LOCK_FILE),
             state_dir: repo_state,
         };
@@ -307,7 +315,7 @@ impl Layout {
         let team = Root {
             scope: Scope::Team,
             anchor: project.root.clone(),
-            path: project.root.join(".qwen").join("team-memory"),
+            path: project.root.join(TEAM_MEMORY_DIR),
             lock_path: team_state.join(crate::storage::store::ROOT_LOCK_FILE),
             state_dir: team_state,
         };

@@ -197,54 +197,34 @@ pub fn staged_memory_files(ctx: &Context) -> Result<Staged, GitError> {
     Ok((files, previous))
 }
 
-/// An open repository for the questions a post-merge/checkout/commit hook asks about memory
-/// subtrees.
-pub struct HookRepo {
-    repo: git2::Repository,
-    index: Option<Option<git2::Index>>,
-}
-
-impl HookRepo {
-    /// The project's repository (`None` without one).
-    pub fn open(ctx: &Context) -> Option<HookRepo> {
-        open_repo(ctx)
-            .ok()
-            .map(|repo| HookRepo { repo, index: None })
-    }
-
-    /// Whether `path` (repository-relative) is in Git's index.
-    pub fn is_tracked(&mut self, path: &Path) -> bool {
-        let repo = &self.repo;
-        self.index
-            .get_or_insert_with(|| repo.index().ok())
-            .as_ref()
-            .is_some_and(|i| i.get_path(path, 0).is_some())
-    }
-
-    /// Whether the subtree at `prefix` differs between the commits hook `name` names (its
-    /// `args` for post-checkout). When the commits are unknown (post-rewrite, a failed lookup)
-    /// it answers yes, and the rebuild, which only writes a changed index, decides.
-    pub fn memory_changed(&self, prefix: &Path, name: &str, args: &[String]) -> bool {
-        let (old, new) = match name {
-            "post-checkout" => match args {
-                [old, new, ..] => (old.clone(), new.clone()),
-                _ => return true,
-            },
-            "post-merge" => ("ORIG_HEAD".to_string(), "HEAD".to_string()),
-            "post-commit" => ("HEAD~1".to_string(), "HEAD".to_string()),
+/// Whether the subtree at `prefix` differs between the commits Git hook `name` names (its
+/// `args` for post-checkout). When the commits are unknown (post-rewrite, a failed lookup) it
+/// answers yes, and the rebuild, which only writes a changed index, decides.
+pub(crate) fn subtree_changed(
+    repo: &git2::Repository,
+    prefix: &Path,
+    name: &str,
+    args: &[String],
+) -> bool {
+    let (old, new) = match name {
+        "post-checkout" => match args {
+            [old, new, ..] => (old.clone(), new.clone()),
             _ => return true,
-        };
-        let subtree = |rev: &str| -> Option<git2::Oid> {
-            let tree = self.repo.revparse_single(rev).ok()?.peel_to_tree().ok()?;
-            Some(
-                tree.get_path(prefix)
-                    .map(|e| e.id())
-                    .unwrap_or_else(|_| git2::Oid::zero()),
-            )
-        };
-        match (subtree(&old), subtree(&new)) {
-            (Some(a), Some(b)) => a != b,
-            _ => true,
-        }
+        },
+        "post-merge" => ("ORIG_HEAD".to_string(), "HEAD".to_string()),
+        "post-commit" => ("HEAD~1".to_string(), "HEAD".to_string()),
+        _ => return true,
+    };
+    let subtree = |rev: &str| -> Option<git2::Oid> {
+        let tree = repo.revparse_single(rev).ok()?.peel_to_tree().ok()?;
+        Some(
+            tree.get_path(prefix)
+                .map(|e| e.id())
+                .unwrap_or_else(|_| git2::Oid::zero()),
+        )
+    };
+    match (subtree(&old), subtree(&new)) {
+        (Some(a), Some(b)) => a != b,
+        _ => true,
     }
 }
