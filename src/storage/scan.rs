@@ -781,3 +781,89 @@ mod in_parallel_tests {
         });
     }
 }
+
+#[cfg(test)]
+mod memo_tests {
+    use super::*;
+
+    fn doc(body: &str) -> String {
+        format!("---\nname: Note\ndescription: a note\ntype: project\n---\n\n- {body}\n")
+    }
+
+    /// Writes `rel` under `root` with an mtime an hour back (settled: the memo may keep it).
+    fn write_settled(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, text).unwrap();
+        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+
+    fn bodies(root: &Path) -> Vec<(String, String)> {
+        let mut out: Vec<_> = scan_root(root, Scope::Private)
+            .unwrap()
+            .docs
+            .into_iter()
+            .map(|d| (d.relative_path, d.body))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// With the memo on, every scan still returns what the files hold now: an edit that keeps
+    /// size and mtime (only ctime tells), a removal, an addition, a file turned into a symlink.
+    #[test]
+    fn kept_documents_never_hide_a_change() {
+        keep_parsed_in_process();
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("memory");
+        write_settled(&root, "project/a.md", &doc("alpha one"));
+        write_settled(&root, "project/b.md", &doc("beta one"));
+        assert_eq!(
+            bodies(&root),
+            [
+                ("project/a.md".into(), "- alpha one".into()),
+                ("project/b.md".into(), "- beta one".into())
+            ]
+        );
+        // Same size, mtime set back to the same second: only ctime differs.
+        let before = fs::metadata(root.join("project/a.md"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        fs::write(root.join("project/a.md"), doc("alpha two")).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(root.join("project/a.md"))
+            .unwrap()
+            .set_modified(before)
+            .unwrap();
+        fs::remove_file(root.join("project/b.md")).unwrap();
+        write_settled(&root, "project/c.md", &doc("gamma"));
+        assert_eq!(
+            bodies(&root),
+            [
+                ("project/a.md".into(), "- alpha two".into()),
+                ("project/c.md".into(), "- gamma".into())
+            ]
+        );
+        fs::remove_file(root.join("project/c.md")).unwrap();
+        std::os::unix::fs::symlink(root.join("project/a.md"), root.join("project/c.md")).unwrap();
+        let out = scan_root(&root, Scope::Private).unwrap();
+        assert_eq!(out.docs.len(), 1);
+        assert!(out
+            .skipped
+            .iter()
+            .any(|s| s.relative_path == "project/c.md" && s.reason == SkipReason::Symlink));
+        // And the same as a scan without the memo would return.
+        assert_eq!(
+            bodies(&root),
+            [("project/a.md".into(), "- alpha two".into())]
+        );
+    }
+}
