@@ -756,16 +756,16 @@ impl MemoryServer {
 }
 
 /// Why a shared memory the trust policy holds back is not shown.
-const PENDING: &str = "is not as committed on the trusted ref (trust.ref): it is held back until it is (see `git qwen-memory check`)";
+const PENDING: &str = "is held back by the trust policy (trust.ref, trust.authors, trust.signed) until it is trusted (see `git qwen-memory check`)";
 
 /// The trust policy of one call.
 struct Admission {
-    policy: Option<qwen_memory::integrations::git::provenance::TrustedRef>,
+    policy: Option<qwen_memory::integrations::git::trust::TrustPolicy>,
 }
 
 impl Admission {
     /// Whether `d` may reach the client: personal memory always; shared (repository, team)
-    /// memory, under a policy, only as committed on the trusted ref.
+    /// memory, under a policy, only when the policy trusts its last commit.
     fn admits(&self, d: &ScannedDoc) -> bool {
         !matches!(d.scope, Scope::Repository | Scope::Team)
             || self.policy.as_ref().is_none_or(|p| p.trusts(&d.path))
