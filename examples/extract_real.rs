@@ -5,7 +5,8 @@
 //!
 //! `cargo run --release --example extract_real` prints `train` and `dev`;
 //! `-- --heldout` adds `heldout` (measure it once per round, never tune on it);
-//! `-- --mistakes dev` prints the mistakes on `dev` (or `train`), never on `heldout`;
+//! `-- --mistakes dev` prints the mistakes on `dev` (or `train`), never on `heldout` (with
+//! `--strict`: those of the strict keep rule, `gate::Gate::with_strict_rule`);
 //! `-- --train` retrains the real-chat gate on the `train` split and writes
 //! `crates/extract/src/heuristic/learned/gate.bin` (the committed, generated weights).
 
@@ -384,11 +385,19 @@ fn main() {
                 .map(|c| c.id.as_str())
                 .collect();
             let types: Vec<&str> = rules.iter().map(|p| p.topic.as_str()).collect();
+            let g = gate::Gate::builtin();
+            let gate_score = g.score(&t.text, &rules, sentences.len()).map(|v| v.durable);
+            let scorer = builtin.score(&t.text).map(|v| v.durable);
+            let kept: Vec<String> = plan_with_gate(&[m], &builtin, &g)
+                .iter()
+                .map(|p| format!("{}|{}", p.topic.as_str(), p.summary))
+                .collect();
             println!(
                 "{}",
                 serde_json::json!({"id": t.id, "split": t.split, "lang": t.lang, "durable": t.durable,
                     "type": t.ty, "why": t.why_not, "rules": types, "sentences": sentences.len(),
-                    "cues": cues, "chars": t.text.chars().count(), "random": t.random})
+                    "cues": cues, "chars": t.text.chars().count(), "random": t.random,
+                    "gate": gate_score, "scorer": scorer, "kept": kept})
             );
         }
         return;
@@ -415,7 +424,7 @@ fn main() {
         ))
     });
     println!("\nbuilt-in pipeline (rules + scorer + real-chat gate):");
-    let g = gate::Gate::builtin();
+    let mut g = gate::Gate::builtin();
     table(&turns, &splits, &|t| {
         first_type(plan_with_gate(
             &[UserText {
@@ -426,6 +435,22 @@ fn main() {
             &g,
         ))
     });
+    println!("\nwith the strict keep rule (gate::Gate::with_strict_rule, not the default):");
+    let strict = gate::Gate::builtin().with_strict_rule();
+    table(&turns, &splits, &|t| {
+        first_type(plan_with_gate(
+            &[UserText {
+                offset: 0,
+                text: &t.text,
+            }],
+            &builtin,
+            &strict,
+        ))
+    });
+    // `--mistakes` lists the built-in pipeline's mistakes, the strict rule's with `--strict`.
+    if args.iter().any(|a| a == "--strict") {
+        g = strict;
+    }
     if let Some(split) = args
         .iter()
         .skip_while(|a| *a != "--mistakes")

@@ -4,13 +4,18 @@
 # (scripts/bench-mcp.py). Target: <= 20 ms median per call on 1,000 memories.
 #
 #   RUNS=50 scripts/bench-mcp.sh [SIZES...]      # default: 1000
+#   BIN=path/to/git-qwen-memory scripts/bench-mcp.sh   # time that binary, build nothing
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sizes=("${@:-1000}")
 read -r -a sizes <<< "${sizes[*]}"
 
-(cd "$here" && cargo build --release --locked --quiet)
-bin="$(cd "$here" && cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')/release/git-qwen-memory"
+if [ -n "${BIN:-}" ]; then
+  bin="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
+else
+  (cd "$here" && cargo build --release --locked --quiet)
+  bin="$(cd "$here" && cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')/release/git-qwen-memory"
+fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -183,9 +183,9 @@ fn open_context(cli: &Cli) -> Result<Context> {
     };
     // `status` and `check` report setting problems instead of dying on them.
     let ctx = if matches!(cli.command, Command::Status | Command::Check) {
-        Context::open_lenient(&cwd, &flags)?
+        qwen_memory::integrations::git::repo::open_context_lenient(&cwd, &flags)?
     } else {
-        let ctx = Context::open(&cwd, &flags)?;
+        let ctx = qwen_memory::integrations::git::repo::open_context(&cwd, &flags)?;
         for problem in ctx.settings.problems() {
             eprintln!("warning: {problem}");
         }

@@ -1106,6 +1106,40 @@ fn hold_run_lock(sb: &Sandbox) -> fd_lock::RwLock<fs::File> {
 }
 
 #[test]
+fn a_corrupt_queue_slot_is_named_by_status_moved_aside_and_reported_never_run() {
+    let sb = Sandbox::new();
+    let a = place(&sb, "generic.jsonl", "a.jsonl");
+    let queue = sb.private_state().join("extract-queue");
+    fs::create_dir_all(&queue).unwrap();
+    let bad = queue.join("0123456789abcdef0123456789abcdef.json");
+    // Well-formed JSON with a strategy no version wrote: not a request.
+    fs::write(
+        &bad,
+        r#"{"transcriptPath": "/elsewhere.jsonl", "format": "auto", "strategy": "guess", "trigger": "hook", "queuedAt": "t"}"#,
+    )
+    .unwrap();
+
+    let (st, text) = status_of(&sb);
+    let named = st["extraction"]["queueError"].as_str().unwrap_or_default();
+    assert!(named.contains(&*bad.to_string_lossy()), "{st}");
+    assert!(text.contains("unreadable extract queue slot"), "{text}");
+
+    let r = extract(&sb, &a, &[]);
+    assert_eq!(r["trailing"].as_array().unwrap().len(), 0, "{r}");
+    let warnings = r["warnings"].to_string();
+    assert!(
+        warnings.contains("moved aside") && warnings.contains("guess"),
+        "{r}"
+    );
+    assert!(!bad.exists());
+    let aside = queue.join("0123456789abcdef0123456789abcdef.json.corrupt");
+    assert!(aside.is_file(), "the slot is kept for a person to look at");
+    let (st, _) = status_of(&sb);
+    assert!(st["extraction"]["queueError"].is_null(), "{st}");
+    assert_eq!(st["extraction"]["queued"], 0);
+}
+
+#[test]
 fn requests_during_a_run_are_queued_per_transcript_and_run_by_the_next_holder() {
     let sb = Sandbox::new();
     let a = place(&sb, "generic.jsonl", "a.jsonl");

@@ -399,3 +399,64 @@ fn an_index_that_cannot_be_rebuilt_keeps_the_deletion() {
     sb.ok(&["forget", "--undo"]);
     assert!(root.join("feedback/short.md").exists());
 }
+
+/// A runbook a person wrote: a heading, a code block holding a line that reads like an entry,
+/// a second section, a table.
+const RUNBOOK: &str = "---\nname: Release runbook\ndescription: How we release\ntype: project\n---\n\n# Release runbook\n\n- Push the tags last.\n\n```sh\nPush the tags last.\ngit push --tags\n```\n\n## Notes\n\n- Tag from main.\n  Why: CI builds from main.\n- Announce it.\n\n| step | who |\n|---|---|\n| tag | lead |\n";
+
+#[test]
+fn in_a_structured_document_forget_removes_exactly_the_entry_line() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    write_doc(&root, "project/release-runbook.md", RUNBOOK);
+    sb.ok(&["index"]);
+    let out = run_json(&sb, &["Push the tags last", "--yes"]);
+    assert_eq!(out["removedEntries"], 1, "{out}");
+    let text = fs::read_to_string(root.join("project/release-runbook.md")).unwrap();
+    // The bullet went with its blank line; the same words inside the code block stayed, and
+    // every other byte too.
+    assert_eq!(text, RUNBOOK.replace("- Push the tags last.\n\n", ""));
+}
+
+#[test]
+fn in_a_structured_document_remember_adds_the_new_reason_in_place() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    write_doc(&root, "project/release-runbook.md", RUNBOOK);
+    sb.ok(&["index"]);
+    // A different reason for a fact with one: joined on its own `Why:` line.
+    let out = sb.json(&[
+        "remember",
+        "--type",
+        "project",
+        "tag from main",
+        "--why",
+        "Releases are signed there",
+    ]);
+    assert!(out.to_string().contains("release-runbook.md"), "{out}");
+    // A reason for a fact without one: a `Why:` line under it, in the list's style.
+    sb.ok(&[
+        "remember",
+        "--type",
+        "project",
+        "Announce it",
+        "--why",
+        "People watch the channel",
+    ]);
+    let text = fs::read_to_string(root.join("project/release-runbook.md")).unwrap();
+    let expected = RUNBOOK
+        .replace(
+            "  Why: CI builds from main.\n",
+            "  Why: CI builds from main. Releases are signed there\n",
+        )
+        .replace(
+            "- Announce it.\n",
+            "- Announce it.\n  Why: People watch the channel\n",
+        );
+    assert_eq!(text, expected);
+    assert_eq!(
+        fs::read_dir(root.join("project")).unwrap().count(),
+        1,
+        "no second document"
+    );
+}

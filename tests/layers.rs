@@ -751,3 +751,55 @@ fn the_file_graph_sees_super_paths_and_a_cycle() {
         .iter()
         .any(|d| d.starts_with("formats")));
 }
+
+/// Each kind of I/O has one owner (docs/development.md, "Who owns which I/O"): the files of
+/// every crate outside `owner` whose code (unit tests aside) names `needle`. Files are named by
+/// their module folders (`storage/sys.rs`, `integrations/git/repo.rs`, `cli/mcp.rs`).
+fn users_outside(needle: &str, owner: &[&str]) -> Vec<String> {
+    let mut hits = Vec::new();
+    for krate in CRATES {
+        let root = src_of(krate);
+        let mut files = Vec::new();
+        rust_files(&root, &mut files);
+        for file in files {
+            let inner = file
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let rel = if krate.prefix.is_empty() {
+                inner
+            } else {
+                format!("{}/{inner}", krate.prefix)
+            };
+            if owner.iter().any(|o| rel.starts_with(o)) {
+                continue;
+            }
+            if code_only(&fs::read_to_string(&file).unwrap()).contains(needle) {
+                hits.push(rel);
+            }
+        }
+    }
+    hits
+}
+
+#[test]
+fn git_is_reached_only_through_integrations_git() {
+    let hits = users_outside("git2::", &["integrations/git/"]);
+    assert!(
+        hits.is_empty(),
+        "git2 used outside integrations::git: {hits:?}"
+    );
+    // The check can fail: the owner itself names git2.
+    assert!(!users_outside("git2::", &[]).is_empty());
+}
+
+#[test]
+fn platform_calls_are_made_only_in_storage_sys_and_safe_fs() {
+    let hits = users_outside("libc::", &["storage/sys.rs", "storage/safe_fs.rs"]);
+    assert!(
+        hits.is_empty(),
+        "libc used outside storage::sys and safe_fs: {hits:?}"
+    );
+    assert!(!users_outside("libc::", &[]).is_empty());
+}

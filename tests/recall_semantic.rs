@@ -572,3 +572,76 @@ fn recall_starts_the_background_job_which_fills_the_cache() {
     assert_eq!(warm["semantic"], true, "{warm}");
     assert!(warm["fallback"].is_null(), "{warm}");
 }
+
+/// A memory saved through the MCP server's `remember` tool is embedded by the detached
+/// background job, as one saved with the CLI's `remember` is.
+#[test]
+fn mcp_remember_starts_the_background_job() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let sb = Sandbox::new();
+    let server = EmbeddingsServer::start(|t: &str| vec![t.len() as f32, 1.0], Duration::ZERO);
+    // The job is this binary (no QWEN_MEMORY_HOOK_EXEC override).
+    let env: Vec<(&'static str, String)> = embeddings_env(&server)
+        .into_iter()
+        .filter(|(k, _)| *k != "QWEN_MEMORY_HOOK_EXEC")
+        .collect();
+    let mut child = sb
+        .std_cmd(&sb.repo)
+        .arg("mcp")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "embed-test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "remember",
+            "arguments": {"text": "The staging cluster runs in the Frankfurt region"}}}),
+    ];
+    for m in &messages {
+        writeln!(stdin, "{m}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut answer = Value::Null;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if v["id"] == json!(2) {
+            answer = v;
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    assert_ne!(answer["result"]["isError"], json!(true), "{answer}");
+    assert!(answer["result"].is_object(), "{answer}");
+    let status = || {
+        let out = sb
+            .cmd()
+            .args(["status", "--json"])
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .timeout(HANG)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null)
+    };
+    let done = wait_until(
+        "the background job started by MCP remember to finish",
+        || {
+            let s = status();
+            (s["embeddings"]["state"] == "done").then_some(s)
+        },
+        || format!("{}", status()),
+    );
+    assert_eq!(
+        done["embeddings"]["done"].as_u64(),
+        Some(background_count() as u64 + 1),
+        "{done}"
+    );
+}

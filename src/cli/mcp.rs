@@ -24,8 +24,8 @@ use qwen_memory::ops::remember::{self, RememberRequest, Via};
 use qwen_memory::storage::context::Context;
 use qwen_memory::storage::root_writer;
 use qwen_memory::storage::safe_fs;
-use qwen_memory::storage::scan::Scope;
-use qwen_memory::storage::store;
+use qwen_memory::storage::scan::{self, ScannedDoc, Scope};
+use qwen_memory::storage::{index, store};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeRequestParams, InitializeResult, JsonObject, ListResourcesResult, ListToolsResult,
@@ -51,6 +51,13 @@ pub fn outbound(text: &str) -> String {
     secrets::redact(&sanitize::clean_text(text))
 }
 
+/// A whole memory file as the client reads it (`show`, a resource): [`outbound`] after
+/// `formats::sanitize::neutralize_structure`, so its text cannot pose as the structure of
+/// what the client puts around it (a heading, `</system-reminder>`, a tag).
+fn outbound_document(text: &str) -> String {
+    secrets::redact(&sanitize::neutralize_structure(text))
+}
+
 /// [`outbound`] over every string of a JSON value.
 fn outbound_json(v: Value) -> Value {
     match v {
@@ -65,6 +72,8 @@ fn outbound_json(v: Value) -> Value {
 
 /// Runs the server on stdin/stdout until the client closes stdin.
 pub fn run(ctx: Context) -> Result<ExitCode> {
+    // The server is long-lived: every later scan reads only the files that changed.
+    scan::keep_parsed_in_process();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
@@ -77,15 +86,16 @@ async fn serve(ctx: Context) -> Result<()> {
     let server = MemoryServer {
         ctx: Arc::new(ctx),
         client: std::sync::Mutex::new(None),
+        snapshot: std::sync::Mutex::new(None),
     };
     let watched = server.ctx.clone();
     let running = server.serve(rmcp::transport::stdio()).await?;
     let peer = running.peer().clone();
     let watcher = tokio::spawn(async move {
-        let mut last = fingerprint(&watched);
+        let mut last = fingerprint(&watched).0;
         loop {
             tokio::time::sleep(WATCH_INTERVAL).await;
-            let now = fingerprint(&watched);
+            let now = fingerprint(&watched).0;
             if now != last {
                 last = now;
                 if peer.notify_resource_list_changed().await.is_err() {
@@ -102,38 +112,91 @@ async fn serve(ctx: Context) -> Result<()> {
     Ok(())
 }
 
-/// A hash of every memory file's path, size and mtime in the readable roots.
-fn fingerprint(ctx: &Context) -> u64 {
-    fn walk(dir: &Path, h: &mut DefaultHasher, depth: usize) {
+/// Files or directories changed this recently (ns) keep a snapshot from being reused: a
+/// second write within the same clock tick could leave the stamp unchanged.
+const SETTLE_NS: i128 = 2_000_000_000;
+
+/// The change stamp of the readable roots: a hash of every entry's path and kind, of every
+/// directory's owner, mode and ctime, and of every `.md` file's size, mtime, ctime, inode,
+/// owner and mode (symlinks are never followed). Whatever a scan or its checks depend on
+/// changes it. Also whether everything is older than [`SETTLE_NS`].
+fn fingerprint(ctx: &Context) -> (u64, bool) {
+    use std::os::unix::fs::MetadataExt;
+    fn stat(meta: &std::fs::Metadata, h: &mut DefaultHasher, newest: &mut i128) {
+        let ctime = meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128;
+        let mtime = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
+        (
+            meta.len(),
+            mtime,
+            ctime,
+            meta.ino(),
+            meta.uid(),
+            meta.mode(),
+        )
+            .hash(h);
+        *newest = (*newest).max(ctime).max(mtime);
+    }
+    fn walk(dir: &Path, h: &mut DefaultHasher, newest: &mut i128, depth: usize) {
         let Ok(entries) = std::fs::read_dir(dir) else {
+            0u8.hash(h);
             return;
         };
         let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
         entries.sort_by_key(|e| e.file_name());
         for e in entries {
-            let Ok(meta) = e.path().symlink_metadata() else {
+            let Ok(meta) = e.metadata() else {
                 continue;
             };
-            if meta.is_dir() && depth < 3 {
-                walk(&e.path(), h, depth + 1);
-            } else if meta.is_file() && e.path().extension().is_some_and(|x| x == "md") {
-                e.path().hash(h);
-                meta.len().hash(h);
-                meta.modified().ok().hash(h);
+            e.file_name().hash(h);
+            let kind = meta.file_type();
+            (kind.is_dir(), kind.is_file(), kind.is_symlink()).hash(h);
+            if kind.is_dir() && depth < 8 {
+                stat(&meta, h, newest);
+                walk(&e.path(), h, newest, depth + 1);
+            } else if kind.is_file() && e.path().extension().is_some_and(|x| x == "md") {
+                stat(&meta, h, newest);
             }
         }
     }
     let mut h = DefaultHasher::new();
-    for (_, path) in ctx.layout.recall_roots() {
-        walk(path, &mut h, 0);
+    let mut newest = i128::MIN;
+    for (scope, path) in ctx.layout.recall_roots() {
+        scope.hash(&mut h);
+        path.hash(&mut h);
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) => {
+                stat(&meta, &mut h, &mut newest);
+                // A symlinked user root is walked where it points.
+                if let Ok(target) = std::fs::metadata(path) {
+                    stat(&target, &mut h, &mut newest);
+                }
+                walk(path, &mut h, &mut newest, 0);
+            }
+            Err(_) => 0u8.hash(&mut h),
+        }
     }
-    h.finish()
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    (h.finish(), newest < now - SETTLE_NS)
+}
+
+/// The scanned memory of the readable roots, kept while their [`fingerprint`] is unchanged:
+/// `list`, `show` and the resources then read no file but the one shown.
+struct Snapshot {
+    stamp: u64,
+    docs: Vec<ScannedDoc>,
+    /// Per document (same order): its listing as JSON and as a text line, both through
+    /// [`outbound`].
+    listed: Vec<(Value, String)>,
 }
 
 struct MemoryServer {
     ctx: Arc<Context>,
     /// The client's `name version` from its `initialize`.
     client: std::sync::Mutex<Option<String>>,
+    /// The last [`Snapshot`], reused while the roots' stamp is unchanged.
+    snapshot: std::sync::Mutex<Option<Arc<Snapshot>>>,
 }
 
 /// Tool arguments.
@@ -492,32 +555,95 @@ impl MemoryServer {
             Ok(s) => s,
             Err(m) => return failure(m),
         };
-        let (listed, errors) = browse::list(&self.ctx, memory_type, scope, false);
-        for e in &errors {
-            eprintln!("git-qwen-memory mcp: list: {e}");
-        }
+        let snap = self.snapshot();
+        let admit = self.admission();
         let mut text = String::new();
-        for l in &listed {
-            text.push_str(&format!(
-                "{:<10} {:<9} {}  {}\n",
-                l.scope, l.memory_type, l.id, l.title
-            ));
+        let mut memories = Vec::new();
+        for (d, (json, line)) in snap.docs.iter().zip(&snap.listed) {
+            if memory_type.is_none_or(|t| d.memory_type == t)
+                && scope.is_none_or(|s| d.scope == s)
+                && admit.admits(d)
+            {
+                text.push_str(line);
+                memories.push(json.clone());
+            }
         }
-        if listed.is_empty() {
+        if memories.is_empty() {
             text.push_str("no memories yet\n");
         }
-        let structured = json!({ "memories": listed });
-        success(outbound(&text), outbound_json(structured))
+        success(text, json!({ "memories": memories }))
     }
 
     fn show(&self, a: ShowArgs) -> CallToolResult {
-        match browse::show(&self.ctx, &a.id, false) {
-            Ok(shown) => {
+        let snap = self.snapshot();
+        let admit = self.admission();
+        let shown = if admit.policy.is_none() {
+            browse::show_of(&self.ctx, &snap.docs, &a.id, false)
+        } else {
+            let admitted: Vec<ScannedDoc> = snap
+                .docs
+                .iter()
+                .filter(|d| admit.admits(d))
+                .cloned()
+                .collect();
+            match browse::show_of(&self.ctx, &admitted, &a.id, false) {
+                Err(ShowError::NotFound(_))
+                    if browse::show_of(&self.ctx, &snap.docs, &a.id, false).is_ok() =>
+                {
+                    return failure(format!("{:?} {PENDING}", a.id));
+                }
+                other => other,
+            }
+        };
+        match shown {
+            Ok(mut shown) => {
+                shown.content = outbound_document(&shown.content);
                 let structured = serde_json::to_value(&shown).unwrap_or(Value::Null);
-                success(outbound(&shown.content), outbound_json(structured))
+                success(shown.content.clone(), outbound_json(structured))
             }
             Err(e @ (ShowError::NotFound(_) | ShowError::Ambiguous(_))) => failure(e),
             Err(e) => failure(format!("cannot read {:?}: {e}", a.id)),
+        }
+    }
+
+    /// The [`Snapshot`] of the roots as they are now: the kept one while their stamp is
+    /// unchanged, else a new scan (kept only when it is complete and nothing in it is
+    /// younger than [`SETTLE_NS`]).
+    fn snapshot(&self) -> Arc<Snapshot> {
+        let (stamp, settled) = fingerprint(&self.ctx);
+        let mut kept = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(snap) = kept.as_ref().filter(|s| s.stamp == stamp) {
+            return snap.clone();
+        }
+        let (docs, errors) = browse::scan_all(&self.ctx);
+        for e in &errors {
+            eprintln!("git-qwen-memory mcp: scan: {e}");
+        }
+        let listed = browse::list_of(&docs, None, None, false)
+            .into_iter()
+            .map(|l| {
+                let line = format!(
+                    "{:<10} {:<9} {}  {}\n",
+                    l.scope, l.memory_type, l.id, l.title
+                );
+                let json = serde_json::to_value(&l).unwrap_or(Value::Null);
+                (outbound_json(json), outbound(&line))
+            })
+            .collect();
+        let snap = Arc::new(Snapshot {
+            stamp,
+            docs,
+            listed,
+        });
+        *kept = (settled && errors.is_empty()).then(|| snap.clone());
+        snap
+    }
+
+    /// Which memories may reach the client: recall's trust policy (docs/security.md), checked
+    /// on every call (the trusted ref moves without any memory file changing).
+    fn admission(&self) -> Admission {
+        Admission {
+            policy: recall::trust_policy(&self.ctx),
         }
     }
 
@@ -526,7 +652,8 @@ impl MemoryServer {
         let ctx = &*self.ctx;
         let mut out = Vec::new();
         for (scope, path) in ctx.layout.recall_roots() {
-            if path.join(store::INDEX_FILE).is_file() {
+            let index = path.join(store::INDEX_FILE);
+            if index.is_file() && scan::refused_file(&index).is_none() {
                 out.push(
                     Resource::new(
                         resource_uri(scope, store::INDEX_FILE),
@@ -537,17 +664,25 @@ impl MemoryServer {
                 );
             }
         }
-        let (listed, _) = browse::list(ctx, None, None, false);
-        for l in listed {
+        let snap = self.snapshot();
+        let admit = self.admission();
+        for (d, (json, _)) in snap.docs.iter().zip(&snap.listed) {
+            if !admit.admits(d) {
+                continue;
+            }
+            let field = |k: &str| json[k].as_str().unwrap_or_default().to_string();
             out.push(
-                Resource::new(resource_uri_str(l.scope, &l.id), outbound(&l.title))
-                    .with_description(outbound(&l.description))
+                Resource::new(resource_uri(d.scope, &d.relative_path), field("title"))
+                    .with_description(field("description"))
                     .with_mime_type("text/markdown"),
             );
         }
         out
     }
 
+    /// A resource's text, through the same scan, checks, trust policy and sanitising as
+    /// `show`: a topic document is served only as a document the scan accepted, an index
+    /// only when its owner and directory pass the scan's rules.
     fn read(&self, uri: &str) -> Result<String, McpError> {
         let not_found = || McpError::resource_not_found(format!("no memory resource {uri}"), None);
         let rest = uri.strip_prefix("memory://").ok_or_else(not_found)?;
@@ -571,10 +706,69 @@ impl MemoryServer {
         {
             return Err(not_found());
         }
-        let text = safe_fs::read_regular_string(&root.join(&relative))
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?
+        let snap = self.snapshot();
+        let admit = self.admission();
+        if relative == store::INDEX_FILE {
+            let path = root.join(store::INDEX_FILE);
+            if let Some(why) = scan::refused_file(&path) {
+                return Err(McpError::invalid_request(
+                    format!("{uri}: refused: {why}"),
+                    None,
+                ));
+            }
+            // Under a trust policy a shared root's index lists only what may be shown.
+            let text = if admit.policy.is_some() && matches!(scope, Scope::Repository | Scope::Team)
+            {
+                let admitted: Vec<ScannedDoc> = snap
+                    .docs
+                    .iter()
+                    .filter(|d| d.scope == scope && admit.admits(d))
+                    .cloned()
+                    .collect();
+                index::build(&admitted, root_writer::index_kind(scope))
+            } else {
+                safe_fs::read_regular_string(&path)
+                    .map_err(|e| McpError::internal_error(e.to_string(), None))?
+                    .ok_or_else(not_found)?
+            };
+            return Ok(outbound_document(&text));
+        }
+        let doc = snap
+            .docs
+            .iter()
+            .find(|d| d.scope == scope && d.relative_path == relative)
             .ok_or_else(not_found)?;
-        Ok(outbound(&text))
+        if !admit.admits(doc) {
+            return Err(McpError::invalid_request(format!("{uri} {PENDING}"), None));
+        }
+        let shown = browse::show_of(
+            &self.ctx,
+            std::slice::from_ref(doc),
+            &format!("{}:{}", scope.as_str(), relative),
+            false,
+        )
+        .map_err(|e| match e {
+            ShowError::NotFound(_) => not_found(),
+            e => McpError::internal_error(e.to_string(), None),
+        })?;
+        Ok(outbound_document(&shown.content))
+    }
+}
+
+/// Why a shared memory the trust policy holds back is not shown.
+const PENDING: &str = "is held back by the trust policy (trust.ref, trust.authors, trust.signed) until it is trusted (see `git qwen-memory check`)";
+
+/// The trust policy of one call.
+struct Admission {
+    policy: Option<qwen_memory::integrations::git::trust::TrustPolicy>,
+}
+
+impl Admission {
+    /// Whether `d` may reach the client: personal memory always; shared (repository, team)
+    /// memory, under a policy, only when the policy trusts its last commit.
+    fn admits(&self, d: &ScannedDoc) -> bool {
+        !matches!(d.scope, Scope::Repository | Scope::Team)
+            || self.policy.as_ref().is_none_or(|p| p.trusts(&d.path))
     }
 }
 
@@ -583,10 +777,7 @@ fn forget_message(e: ForgetError) -> String {
 }
 
 fn resource_uri(scope: Scope, relative: &str) -> String {
-    resource_uri_str(scope.as_str(), relative)
-}
-
-fn resource_uri_str(scope: &str, relative: &str) -> String {
+    let scope = scope.as_str();
     const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
         .remove(b'/')
         .remove(b'-')
@@ -676,6 +867,8 @@ impl ServerHandler for MemoryServer {
         let changed =
             matches!(request.name.as_ref(), "remember" | "forget") && result.is_error != Some(true);
         if changed {
+            // Memory was written: embed it in the background, as the CLI's remember/forget do.
+            qwen_memory::ops::recall::job::kick(&self.ctx);
             let _ = context.peer.notify_resource_list_changed().await;
         }
         Ok(CallToolResponse::Complete(result))

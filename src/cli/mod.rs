@@ -214,6 +214,9 @@ fn render_extract_status(x: &status::ExtractStatus) {
     if let Some(e) = &x.error {
         println!("          cursor file unreadable: {e}");
     }
+    if let Some(e) = &x.queue_error {
+        println!("          {e} (the next extract moves it aside)");
+    }
     if let Some(f) = &x.last_failure {
         let session = f
             .session_id

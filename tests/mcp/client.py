@@ -202,9 +202,30 @@ async def concurrent(binary, cwd):
     return {"a": a, "b": b}
 
 
+async def guarded(binary, cwd):
+    """What a client can see: `list`, `show` of the ids and a read of the resources named in
+    the JSON spec of argv[4] ({"show": [...], "read": [...]})."""
+    spec = json.loads(sys.argv[4])
+    out = {}
+    ctx, s, _ = await session(binary, cwd)
+    out["list"] = tool_result(await s.call_tool("list", {}))
+    out["show"] = {i: tool_result(await s.call_tool("show", {"id": i})) for i in spec["show"]}
+    resources = await s.list_resources()
+    out["resources"] = [str(r.uri) for r in resources.resources]
+    out["resource_names"] = [r.name for r in resources.resources]
+    out["read"] = {}
+    for uri in spec["read"]:
+        try:
+            out["read"][uri] = {"text": (await s.read_resource(uri)).contents[0].text}
+        except Exception as e:  # the server refuses
+            out["read"][uri] = {"error": str(e)}
+    await close(ctx, s)
+    return out
+
+
 def main():
     scenario, binary, cwd = sys.argv[1], sys.argv[2], sys.argv[3]
-    fn = {"basic": basic, "concurrent": concurrent}[scenario]
+    fn = {"basic": basic, "concurrent": concurrent, "guarded": guarded}[scenario]
     print(json.dumps(asyncio.run(fn(binary, cwd)), default=str))
 
 

@@ -705,6 +705,199 @@ pub fn remove_entry_lines(text: &str, keys: &[String]) -> (String, usize) {
     (out, removed)
 }
 
+/// Where each entry [`parse_entries`] finds in a document's body starts in the document's
+/// `text`: its line number (0-based, lines of `text.split_inclusive('\n')`) and whether that line
+/// is an entry line in a person's eyes — top level, outside a code fence, not a heading, table
+/// row or quote — that a line-level edit (forget, a reason added by remember) may change. The
+/// i-th item belongs to the i-th entry, so an edit names exactly one entry, never another line
+/// that reads the same.
+pub fn entry_lines(text: &str) -> Vec<(usize, bool)> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let start = body_start(&lines);
+    let mut out = Vec::new();
+    let mut open = false;
+    let mut in_fence = false;
+    for (i, full) in lines.iter().enumerate().skip(start) {
+        let raw = full.strip_suffix('\n').unwrap_or(full);
+        let line = js_trim(raw);
+        let fence = line.starts_with("```") || line.starts_with("~~~");
+        let inside = in_fence;
+        if fence {
+            in_fence = !in_fence;
+        }
+        if line.is_empty() || line == NO_ENTRIES || line.starts_with("# ") {
+            continue;
+        }
+        if open && indented_field(raw).is_some() {
+            continue;
+        }
+        if top_level_field(line).is_some() {
+            continue;
+        }
+        let editable = !fence
+            && !inside
+            && !raw.starts_with([' ', '\t'])
+            && !line.starts_with(['#', '|', '>']);
+        out.push((i, editable));
+        open = true;
+    }
+    out
+}
+
+/// The first line of the body: after the frontmatter's closing `---` line.
+fn body_start(lines: &[&str]) -> usize {
+    if lines.first().is_some_and(|l| l.trim_end() == "---") {
+        if let Some(end) = (1..lines.len()).find(|&i| lines[i].trim_end() == "---") {
+            return end + 1;
+        }
+    }
+    0
+}
+
+/// The end (exclusive) of the entry starting at line `i`: its `Why:` / `How to apply:` lines
+/// (indented or top level, blank lines between them) and one blank line after them.
+fn entry_extent(lines: &[&str], i: usize) -> (usize, usize) {
+    let mut j = i + 1;
+    loop {
+        let mut k = j;
+        while k < lines.len() && js_trim(lines[k].trim_end_matches(['\n', '\r'])).is_empty() {
+            k += 1;
+        }
+        if k >= lines.len() {
+            break;
+        }
+        let next = lines[k].trim_end_matches(['\n', '\r']);
+        if indented_field(next).is_some() || top_level_field(js_trim(next)).is_some() {
+            j = k + 1;
+        } else {
+            break;
+        }
+    }
+    let fields_end = j;
+    if j < lines.len() && js_trim(lines[j].trim_end_matches(['\n', '\r'])).is_empty() {
+        j += 1;
+    }
+    (fields_end, j)
+}
+
+/// Removes the entries at `positions` (indexes into [`parse_entries`] of the body) — each one's
+/// line and its `Why:` / `How to apply:` lines, with one blank line after them — keeping every
+/// other byte. A position whose line is not an editable entry line ([`entry_lines`]) is left.
+/// Returns the new text and how many entries went.
+pub fn remove_entries_at(text: &str, positions: &[usize]) -> (String, usize) {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut keep = vec![true; lines.len()];
+    let mut removed = 0;
+    for (n, (i, editable)) in entry_lines(text).into_iter().enumerate() {
+        if !editable || !positions.contains(&n) {
+            continue;
+        }
+        let (_, end) = entry_extent(&lines, i);
+        for flag in keep.iter_mut().take(end).skip(i) {
+            *flag = false;
+        }
+        removed += 1;
+    }
+    let out: String = lines
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(l, _)| *l)
+        .collect();
+    (out, removed)
+}
+
+/// Sets the `Why:` and `How to apply:` of the entry at `position` (an index into
+/// [`parse_entries`] of the body) to `why` / `how` (`None`: left as it is) by editing only that
+/// entry's field lines: the first line of a field gets the new value after its own key (indent,
+/// bullet and bold kept), further lines of that field (already joined into the value) go, and a
+/// missing field is added under the entry in the style of the entry. Every other byte stays.
+/// `None` when the position is not an editable entry line.
+pub fn set_entry_fields_at(
+    text: &str,
+    position: usize,
+    why: Option<&str>,
+    how: Option<&str>,
+) -> Option<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let (i, editable) = *entry_lines(text).get(position)?;
+    if !editable {
+        return None;
+    }
+    let (fields_end, _) = entry_extent(&lines, i);
+    let ending = if lines[i].ends_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let entry_raw = lines[i].trim_end_matches(['\n', '\r']);
+    let bullet = bullet_text(js_trim(entry_raw)).is_some();
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let mut drop = vec![false; lines.len()];
+    let mut last_field = i;
+    for (field_kind, value) in [(0u8, why), (1u8, how)] {
+        let mut seen = false;
+        for k in i + 1..fields_end {
+            let raw = lines[k].trim_end_matches(['\n', '\r']);
+            let found = indented_field(raw).or_else(|| top_level_field(js_trim(raw)));
+            let Some((field, old)) = found else {
+                continue;
+            };
+            last_field = last_field.max(k);
+            let kind = match field {
+                Field::Why => 0u8,
+                Field::HowToApply => 1u8,
+            };
+            if kind != field_kind {
+                continue;
+            }
+            let Some(value) = value else {
+                seen = true;
+                continue;
+            };
+            if seen {
+                drop[k] = true;
+                continue;
+            }
+            seen = true;
+            // `old` is the tail of `raw` (up to a `\r` the trim left): keep what precedes it.
+            let old_at = raw.len() - old.len();
+            let end = if lines[k].ends_with("\r\n") {
+                "\r\n"
+            } else if lines[k].ends_with('\n') {
+                "\n"
+            } else {
+                ""
+            };
+            out[k] = format!("{}{}{end}", &raw[..old_at], collapse_whitespace(value));
+        }
+        if let (false, Some(value)) = (seen, value) {
+            let label = if field_kind == 0 {
+                "Why"
+            } else {
+                "How to apply"
+            };
+            let value = collapse_whitespace(value);
+            let added = if bullet {
+                format!("  {label}: {value}{ending}")
+            } else {
+                format!("{ending}{label}: {value}{ending}")
+            };
+            if !out[last_field].ends_with('\n') {
+                out[last_field].push_str(ending);
+            }
+            out[last_field].push_str(&added);
+        }
+    }
+    Some(
+        out.into_iter()
+            .zip(drop)
+            .filter(|(_, d)| !*d)
+            .map(|(l, _)| l)
+            .collect(),
+    )
+}
+
 /// Whether a body holds structure a person wrote that is not a list of entries: a heading, a
 /// code fence, a table row, a block quote, a numbered step, an indented line that is not a
 /// `Why:` / `How to apply:` field (a nested list, indented code), or prose (two plain lines in a

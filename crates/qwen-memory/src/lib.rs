@@ -24,6 +24,11 @@ mod tests {
             crate::ops::hook_entry::ENV_HOOK_EXEC,
             crate::integrations::telemetry::ENV_TELEMETRY,
             crate::integrations::sharing::ENV_QWEN_LOCAL,
+            crate::integrations::git::config::ENV_CONFIG_GLOBAL,
+            crate::integrations::git::config::ENV_CONFIG_SYSTEM,
+            crate::integrations::git::config::ENV_CONFIG_NOSYSTEM,
+            crate::integrations::git::config::ENV_CONFIG_COUNT,
+            crate::integrations::git::config::ENV_CONFIG_PARAMETERS,
         ] {
             assert!(
                 crate::storage::settings::ENV_VARS.contains(&var),

@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use crate::storage::project::{self, Layout, Project, ProjectError};
 use crate::storage::qwen_env::QwenDirs;
-use crate::storage::settings::{self, Flags, Key, Settings, SettingsError, SystemSource};
+use crate::storage::settings::{
+    self, Flags, GitConfigLayer, Key, Settings, SettingsError, SystemSource,
+};
 
 /// Failures opening a context.
 #[derive(Debug, thiserror::Error)]
@@ -28,40 +30,22 @@ pub struct Context {
 }
 
 impl Context {
-    /// Opens the context for `cwd`, with command-line setting overrides as (key, value). An
-    /// invalid setting value is an error.
-    pub fn open(cwd: &Path, flags: &Flags) -> Result<Context, ContextError> {
-        Context::open_with(cwd, flags, false, settings::process_env, true)
-    }
-
-    /// [`Context::open`] as if no environment variable were set and no Git configuration
-    /// existed beyond the repository's own, for unit tests that must not depend on the
-    /// developer's shell or their `~/.gitconfig`. Public for the unit tests of the crates above
-    /// (`cfg(test)` does not reach across crates); nothing else calls it.
-    #[doc(hidden)]
-    pub fn open_without_env(cwd: &Path) -> Result<Context, ContextError> {
-        Context::open_with(cwd, &[], false, |_| None, false)
-    }
-
-    /// Opens the context even when a setting value is invalid: the key falls back to its default
-    /// and the problem is listed by `settings.problems()` (for `status` and `check`).
-    pub fn open_lenient(cwd: &Path, flags: &Flags) -> Result<Context, ContextError> {
-        Context::open_with(cwd, flags, true, settings::process_env, true)
-    }
-
-    fn open_with(
+    /// Opens the context for `cwd` in `repo` (the repository Git finds there), with
+    /// command-line setting overrides as (key, value) and Git's `qwen-memory.*` configuration
+    /// from `git_config(git_dir)`. Both come from `integrations::git` (`open_context`), the one
+    /// owner of Git access. An invalid setting value is an error unless `lenient`: then the key
+    /// falls back to its default and the problem is listed by `settings.problems()` (for
+    /// `status` and `check`).
+    pub fn open_with(
         cwd: &Path,
         flags: &Flags,
         lenient: bool,
         env: settings::EnvReader,
-        user_git_config: bool,
+        repo: Option<project::DiscoveredRepo>,
+        git_config: impl FnOnce(Option<&Path>) -> GitConfigLayer,
     ) -> Result<Context, ContextError> {
-        let project = Project::discover(cwd, env(project::ENV_PROJECT_SCOPE).as_deref())?;
-        let source = if user_git_config {
-            SystemSource::with_env(project.git_dir.as_deref(), env)
-        } else {
-            SystemSource::repository_only(project.git_dir.as_deref(), env)
-        };
+        let project = Project::discover(cwd, env(project::ENV_PROJECT_SCOPE).as_deref(), repo)?;
+        let source = SystemSource::new(git_config(project.git_dir.as_deref()), env);
         let settings = if lenient {
             Settings::load_lenient(&source, flags)
         } else {
@@ -96,12 +80,5 @@ impl Context {
     /// The state dir of the writable root (meta, cursor, logs, telemetry).
     pub fn state_dir(&self) -> &Path {
         &self.layout.writable().state_dir
-    }
-
-    /// The current HEAD commit id, if any.
-    pub fn head_commit(&self) -> Option<String> {
-        let repo = git2::Repository::open(self.project.git_dir.as_ref()?).ok()?;
-        let head = repo.head().ok()?;
-        head.target().map(|oid| oid.to_string())
     }
 }

@@ -199,17 +199,31 @@ fn merge_into(
     };
     let mut entries = doc::parse_entries(&parsed.body);
     let key = doc::entry_key(&new.entry.summary);
-    let at = entries
-        .iter()
-        .position(|e| doc::entry_key(&e.summary) == key)
-        .unwrap_or(0);
     let structured = doc::is_structured(&parsed.body);
+    // In a document with structure a person wrote, the entry is edited in place, line by line:
+    // only a real entry line (never one in a code block, a heading or a table that reads the
+    // same) and only its `Why:` / `How to apply:` lines.
+    let editable: Vec<bool> = if structured {
+        doc::entry_lines(&text)
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect()
+    } else {
+        vec![true; entries.len()]
+    };
+    let matching = |i: &usize| doc::entry_key(&entries[*i].summary) == key;
+    let at = (0..entries.len())
+        .filter(matching)
+        .find(|&i| editable.get(i).copied().unwrap_or(false))
+        .or_else(|| (0..entries.len()).find(matching))
+        .unwrap_or(0);
+    let in_place = !structured || editable.get(at).copied().unwrap_or(false);
     let Some(first) = entries.get_mut(at) else {
         return Ok(unchanged);
     };
     // Missing fields are filled in; a different reason is joined to the existing one (never
-    // dropped). A document with structure a person wrote is never re-rendered: there the
-    // existing text is kept and the caller told so.
+    // dropped). Where no entry line can be edited, the existing text is kept and the caller
+    // told so.
     let present = |v: &Option<String>| v.as_deref().is_some_and(|t| !t.is_empty());
     for (name, old, given) in [
         ("why", &first.why, &new.entry.why),
@@ -217,7 +231,7 @@ fn merge_into(
     ] {
         match (present(old), present(given)) {
             (false, true) | (true, true)
-                if !structured && doc::join_reasons(old.as_deref(), given.as_deref()) != *old =>
+                if in_place && doc::join_reasons(old.as_deref(), given.as_deref()) != *old =>
             {
                 unchanged.filled.push(name)
             }
@@ -225,8 +239,35 @@ fn merge_into(
             _ => {}
         }
     }
-    if structured {
+    if !in_place {
         return Ok(unchanged);
+    }
+    if structured {
+        let why = doc::join_reasons(first.why.as_deref(), new.entry.why.as_deref());
+        let how = doc::join_reasons(
+            first.how_to_apply.as_deref(),
+            new.entry.how_to_apply.as_deref(),
+        );
+        if why == first.why && how == first.how_to_apply {
+            return Ok(unchanged);
+        }
+        let changed = |now: &Option<String>, was: &Option<String>| {
+            (now != was).then(|| now.clone()).flatten()
+        };
+        let Some(edited) = doc::set_entry_fields_at(
+            &text,
+            at,
+            changed(&why, &first.why).as_deref(),
+            changed(&how, &first.how_to_apply).as_deref(),
+        ) else {
+            return Ok(unchanged);
+        };
+        let checked = secrets::prepare_document(relative, &edited, origin, Some(&text))?;
+        w.write_doc(relative, checked.as_bytes())?;
+        return Ok(Change {
+            kind: ChangeKind::Merged,
+            ..unchanged
+        });
     }
     let merged = Entry {
         summary: first.summary.clone(),

@@ -5,7 +5,6 @@
 pub mod backup;
 pub mod context;
 pub mod entries;
-pub mod git_config;
 pub mod index;
 pub mod project;
 pub mod qwen_env;
@@ -16,6 +15,7 @@ pub mod scan;
 pub mod scan_cache;
 pub mod settings;
 pub mod store;
+pub mod sys;
 
 // Code inside this crate keeps its one-crate paths (`crate::storage::…`) while the round's branches
 // merge (docs/development.md, "Crates"); a later sed turns them into `crate::…`.

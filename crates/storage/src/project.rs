@@ -74,25 +74,41 @@ pub struct Project {
     pub scope: ProjectScope,
 }
 
+/// The repository Git finds around a directory, as plain data (found by
+/// `integrations::git::discover`, the one owner of Git access).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscoveredRepo {
+    /// The per-worktree git dir.
+    pub git_dir: PathBuf,
+    /// The git dir shared by all worktrees.
+    pub common_dir: PathBuf,
+    /// The working tree (`None` for a bare repository).
+    pub workdir: Option<PathBuf>,
+    pub bare: bool,
+}
+
 impl Project {
-    /// Identifies the project around `cwd`.
-    pub fn discover(cwd: &Path, scope_env: Option<&str>) -> Result<Project, ProjectError> {
+    /// Identifies the project around `cwd`, in `repo` (the repository Git finds from `cwd`).
+    pub fn discover(
+        cwd: &Path,
+        scope_env: Option<&str>,
+        repo: Option<DiscoveredRepo>,
+    ) -> Result<Project, ProjectError> {
         let cwd = absolutize(cwd).map_err(ProjectError::CurrentDir)?;
         if !cwd.is_dir() {
             return Err(ProjectError::NotADirectory(cwd));
         }
         let (scope, scope_warning) = ProjectScope::from_env_value(scope_env);
-        let repo = git2::Repository::discover(&cwd).ok();
         let (worktree, git_dir, common_dir) = match &repo {
-            Some(repo) if repo.is_bare() => {
-                return Err(ProjectError::BareRepository(repo.path().to_path_buf()));
+            Some(repo) if repo.bare => {
+                return Err(ProjectError::BareRepository(repo.git_dir.clone()));
             }
             Some(repo) => {
-                let workdir = repo.workdir().map(|w| lexical_worktree(&cwd, w));
+                let workdir = repo.workdir.as_deref().map(|w| lexical_worktree(&cwd, w));
                 (
                     workdir,
-                    Some(trim_trailing_slash(repo.path())),
-                    Some(trim_trailing_slash(repo.commondir())),
+                    Some(trim_trailing_slash(&repo.git_dir)),
+                    Some(trim_trailing_slash(&repo.common_dir)),
                 )
             }
             None => (None, None, None),
@@ -240,6 +256,14 @@ impl Root {
     }
 }
 
+/// The repository memory directory (`Scope::Repository`), relative to the working-tree root.
+pub const REPOSITORY_MEMORY_DIR: &str = ".qwen/memory";
+/// Qwen Code's team memory directory (`Scope::Team`), relative to the working-tree root.
+pub const TEAM_MEMORY_DIR: &str = ".qwen/team-memory";
+/// The shared roots' directories, relative to the working-tree root: the only places the merge
+/// driver, `commit` and `sync` act on.
+pub const SHARED_MEMORY_DIRS: [&str; 2] = [REPOSITORY_MEMORY_DIR, TEAM_MEMORY_DIR];
+
 /// Every root of a project (docs/DESIGN.md, "Roots and paths").
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -274,7 +298,7 @@ impl Layout {
         let repository = Root {
             scope: Scope::Repository,
             anchor: project.root.clone(),
-            path: project.root.join(".qwen").join("memory"),
+            path: project.root.join(REPOSITORY_MEMORY_DIR),
             lock_path: repo_state.join(crate::storage::store::ROOT_LOCK_FILE),
             state_dir: repo_state,
         };
@@ -291,7 +315,7 @@ impl Layout {
         let team = Root {
             scope: Scope::Team,
             anchor: project.root.clone(),
-            path: project.root.join(".qwen").join("team-memory"),
+            path: project.root.join(TEAM_MEMORY_DIR),
             lock_path: team_state.join(crate::storage::store::ROOT_LOCK_FILE),
             state_dir: team_state,
         };

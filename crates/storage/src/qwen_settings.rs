@@ -108,7 +108,7 @@ fn read_text(path: &Path) -> std::io::Result<Option<String>> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = match std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK)
+        .custom_flags(crate::storage::sys::O_NONBLOCK)
         .open(path)
     {
         Ok(f) => f,

@@ -212,8 +212,10 @@ impl<'r> RootWriter<'r> {
     /// A shared root (repository, team) keeps its generated `MEMORY.md` out of Git: a
     /// `.gitignore` holding `/MEMORY.md` beside it, committed with the documents, so every clone
     /// (and Qwen Code's own team sync, which runs `git add`) leaves the index alone
-    /// (docs/DESIGN.md, "Git integration"). Written only when the root has no `.gitignore`.
-    fn ensure_index_ignored(&self) -> Result<(), RootError> {
+    /// (docs/DESIGN.md, "Git integration"). Written only when the root has no `.gitignore`, and
+    /// only by an explicit command (`install`, `remember`, `extract`, `dream`, `commit`, `sync`):
+    /// an index rebuild (which hooks run) never creates a file beside the index it owns.
+    pub fn ensure_index_ignored(&self) -> Result<(), RootError> {
         if !matches!(self.root.scope, Scope::Repository | Scope::Team) {
             return Ok(());
         }
@@ -286,7 +288,6 @@ impl<'r> RootWriter<'r> {
             Err(RootError::Store(StoreError::Fs(FsError::Io { .. }))) => None,
             Err(e) => return Err(e),
         };
-        self.ensure_index_ignored()?;
         if current.as_deref() == Some(text.as_bytes()) {
             return Ok(false);
         }

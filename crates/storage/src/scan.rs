@@ -1,10 +1,11 @@
 //! Scanning memory roots for topic documents (docs/DESIGN.md, "Topic documents").
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use crate::formats::doc::{self, DocError, MemoryType};
 
@@ -217,7 +218,8 @@ pub enum ScanError {
 /// Symlink entries inside the root are never followed and every file is opened with
 /// `O_NOFOLLOW`, so every document read lies inside the root without a realpath per file.
 pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
-    let Some(walk) = walk_root(root, scope, false)? else {
+    let memo = MEMO.get();
+    let Some(walk) = walk_root(root, scope, memo.is_some())? else {
         return Ok(ScanOutcome::default());
     };
     let mut out = ScanOutcome {
@@ -225,6 +227,11 @@ pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
         skipped: walk.skipped,
         unreadable_dirs: walk.unreadable_dirs,
     };
+    let walk_metas: Vec<Option<FileKey>> = walk
+        .files
+        .iter()
+        .map(|f| f.meta.as_ref().filter(|m| m.is_file()).map(FileKey::of))
+        .collect();
     let files: Vec<(PathBuf, PathBuf, String)> = walk
         .files
         .into_iter()
@@ -236,7 +243,11 @@ pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
             )
         })
         .collect();
-    for ((result, _), (_, path, relative)) in read_all(&files, scope).into_iter().zip(files) {
+    let results = match MEMO.get() {
+        Some(memo) => read_all_remembered(memo, root, scope, &walk_metas, &files),
+        None => read_all(&files, scope),
+    };
+    for ((result, _), (_, path, relative)) in results.into_iter().zip(files) {
         match result {
             Ok(doc) => out.docs.push(doc),
             Err(reason) => out.skipped.push(Skipped {
@@ -250,6 +261,91 @@ pub fn scan_root(root: &Path, scope: Scope) -> Result<ScanOutcome, ScanError> {
     out.skipped
         .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
     Ok(out)
+}
+
+// ---- Parsed documents kept by a long-lived process ----
+
+/// Files changed this recently (ns) are parsed again on every scan, never reused: a write
+/// within the same clock tick could leave size, mtime and ctime unchanged ("racily clean",
+/// as in recall's parse cache).
+const MEMO_RACY_NS: i128 = 2_000_000_000;
+
+/// Per root (scope and path as given), the documents parsed by earlier scans of this
+/// process, by relative path, with the stat they were parsed under.
+type Memo = Mutex<HashMap<(Scope, PathBuf), HashMap<String, (FileKey, ScannedDoc)>>>;
+
+static MEMO: OnceLock<Memo> = OnceLock::new();
+
+/// Makes every later [`scan_root`] of this process reuse the documents it parsed before
+/// whose file is unchanged (same size, mtime, ctime, inode and device), reading only what
+/// changed. For a long-lived process (the MCP server, docs/DESIGN.md "Agent integration"): a
+/// command that scans once gains nothing. The result of a scan is the same either way: the
+/// walk (symlinks, owners, permissions) runs every time, and a file changed in the last two
+/// seconds is always read again.
+pub fn keep_parsed_in_process() {
+    MEMO.get_or_init(Memo::default);
+}
+
+/// [`read_all`] through the memo: an unchanged, settled file reuses its parsed document.
+fn read_all_remembered(
+    memo: &Memo,
+    root: &Path,
+    scope: Scope,
+    keys: &[Option<FileKey>],
+    files: &[(PathBuf, PathBuf, String)],
+) -> Vec<ReadResult> {
+    let id = (scope, root.to_path_buf());
+    let known = memo
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&id)
+        .unwrap_or_default();
+    let mut results: Vec<Option<ReadResult>> = Vec::with_capacity(files.len());
+    let mut misses = Vec::new();
+    let mut kept = HashMap::with_capacity(files.len());
+    for (i, ((_, _, relative), key)) in files.iter().zip(keys).enumerate() {
+        let hit = key.and_then(|k| {
+            known
+                .get(relative)
+                .filter(|(cached, _)| *cached == k)
+                .map(|(_, d)| d.clone())
+        });
+        match hit {
+            Some(doc) => {
+                if let Some(k) = key {
+                    kept.insert(relative.clone(), (*k, doc.clone()));
+                }
+                results.push(Some((Ok(doc), *key)));
+            }
+            None => {
+                results.push(None);
+                misses.push(i);
+            }
+        }
+    }
+    if !misses.is_empty() {
+        let missed: Vec<(PathBuf, PathBuf, String)> =
+            misses.iter().map(|&i| files[i].clone()).collect();
+        let settled_before = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128)
+            - MEMO_RACY_NS;
+        for (i, read) in misses.into_iter().zip(read_all(&missed, scope)) {
+            if let (Ok(doc), Some(k)) = (&read.0, read.1) {
+                if k.mtime_ns <= settled_before && k.ctime_ns <= settled_before {
+                    kept.insert(files[i].2.clone(), (k, doc.clone()));
+                }
+            }
+            results[i] = Some(read);
+        }
+    }
+    memo.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(id, kept);
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or((Err(SkipReason::Unreadable("not read".into())), None)))
+        .collect()
 }
 
 /// A `.md` file a walk found (not read yet).
@@ -385,11 +481,23 @@ pub(crate) fn walk_root(root: &Path, scope: Scope, stat: bool) -> Result<Option<
     Ok(Some(out))
 }
 
+/// Why a file a root holds besides its documents (its `MEMORY.md`) must not be read, by the
+/// rules a scan applies to documents: owned by another user, or in a directory owned by
+/// another user or writable by everyone. `None`: it may be read.
+pub fn refused_file(path: &Path) -> Option<String> {
+    if let Some(why) = fs::symlink_metadata(path)
+        .ok()
+        .and_then(|m| foreign_owner(&m))
+    {
+        return Some(why);
+    }
+    path.parent().and_then(unsafe_dir)
+}
+
 /// Why a memory file's metadata makes it untrustworthy: owned by neither this user nor root.
 fn foreign_owner(meta: &fs::Metadata) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = crate::storage::sys::effective_uid();
     (meta.uid() != me && meta.uid() != 0)
         .then(|| format!("owned by another user (uid {})", meta.uid()))
 }
@@ -670,5 +778,91 @@ mod in_parallel_tests {
             }
             part.to_vec()
         });
+    }
+}
+
+#[cfg(test)]
+mod memo_tests {
+    use super::*;
+
+    fn doc(body: &str) -> String {
+        format!("---\nname: Note\ndescription: a note\ntype: project\n---\n\n- {body}\n")
+    }
+
+    /// Writes `rel` under `root` with an mtime an hour back (settled: the memo may keep it).
+    fn write_settled(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, text).unwrap();
+        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+
+    fn bodies(root: &Path) -> Vec<(String, String)> {
+        let mut out: Vec<_> = scan_root(root, Scope::Private)
+            .unwrap()
+            .docs
+            .into_iter()
+            .map(|d| (d.relative_path, d.body))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// With the memo on, every scan still returns what the files hold now: an edit that keeps
+    /// size and mtime (only ctime tells), a removal, an addition, a file turned into a symlink.
+    #[test]
+    fn kept_documents_never_hide_a_change() {
+        keep_parsed_in_process();
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("memory");
+        write_settled(&root, "project/a.md", &doc("alpha one"));
+        write_settled(&root, "project/b.md", &doc("beta one"));
+        assert_eq!(
+            bodies(&root),
+            [
+                ("project/a.md".into(), "- alpha one".into()),
+                ("project/b.md".into(), "- beta one".into())
+            ]
+        );
+        // Same size, mtime set back to the same second: only ctime differs.
+        let before = fs::metadata(root.join("project/a.md"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        fs::write(root.join("project/a.md"), doc("alpha two")).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(root.join("project/a.md"))
+            .unwrap()
+            .set_modified(before)
+            .unwrap();
+        fs::remove_file(root.join("project/b.md")).unwrap();
+        write_settled(&root, "project/c.md", &doc("gamma"));
+        assert_eq!(
+            bodies(&root),
+            [
+                ("project/a.md".into(), "- alpha two".into()),
+                ("project/c.md".into(), "- gamma".into())
+            ]
+        );
+        fs::remove_file(root.join("project/c.md")).unwrap();
+        std::os::unix::fs::symlink(root.join("project/a.md"), root.join("project/c.md")).unwrap();
+        let out = scan_root(&root, Scope::Private).unwrap();
+        assert_eq!(out.docs.len(), 1);
+        assert!(out
+            .skipped
+            .iter()
+            .any(|s| s.relative_path == "project/c.md" && s.reason == SkipReason::Symlink));
+        // And the same as a scan without the memo would return.
+        assert_eq!(
+            bodies(&root),
+            [("project/a.md".into(), "- alpha two".into())]
+        );
     }
 }

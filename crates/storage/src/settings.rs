@@ -137,6 +137,15 @@ macro_rules! choice {
             }
         }
 
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                $name::parse(&s).ok_or_else(|| {
+                    serde::de::Error::unknown_variant(s.trim(), $name::NAMES)
+                })
+            }
+        }
+
         impl clap::ValueEnum for $name {
             fn value_variants<'a>() -> &'a [Self] {
                 $name::ALL
@@ -306,7 +315,7 @@ pub const ENV_VARS: &[&str] = &[
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
     "GIT_SSH_COMMAND",
-    // which Git configuration files are read (as Git reads them: storage::git_config)
+    // which Git configuration files are read (as Git reads them: integrations::git::config)
     "GIT_CONFIG_GLOBAL",
     "GIT_CONFIG_SYSTEM",
     "GIT_CONFIG_NOSYSTEM",
@@ -363,10 +372,50 @@ pub trait Source {
     }
 }
 
+/// The `qwen-memory.*` variables of Git's configuration, as plain data: read by
+/// `integrations::git::config` (the one owner of Git access), handed to the settings here.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitConfigLayer {
+    /// (name without `qwen-memory.` as Git spells it, effective value if it is a string).
+    entries: Vec<(String, Option<String>)>,
+}
+
+impl GitConfigLayer {
+    /// The variables as Git spells them (section and variable name lowercased, a subsection
+    /// as written), without the `qwen-memory.` prefix, each with its effective value.
+    pub fn new(entries: Vec<(String, Option<String>)>) -> GitConfigLayer {
+        GitConfigLayer { entries }
+    }
+
+    /// The value of `key` (`extract.strategy`, `recall.embeddings.inputMode`), matched as Git
+    /// matches names: the variable name case-insensitively, a subsection exactly.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        let wanted = git_spelling(key);
+        self.entries
+            .iter()
+            .find(|(name, _)| git_spelling(name) == wanted)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    /// Every variable set, as Git spells it.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(name, _)| name.as_str())
+    }
+}
+
+/// `recall.embeddings.inputMode` → `recall.embeddings.inputmode`: the variable name (after the
+/// last dot) lowercased, the subsection before it kept.
+fn git_spelling(key: &str) -> String {
+    match key.rsplit_once('.') {
+        Some((sub, var)) => format!("{sub}.{}", var.to_ascii_lowercase()),
+        None => key.to_ascii_lowercase(),
+    }
+}
+
 /// The real environment and Git's configuration (repository config when inside one, which
-/// includes the global and system files, found as Git finds them: `storage::git_config`).
+/// includes the global and system files, found as Git finds them: `integrations::git::config`).
 pub struct SystemSource {
-    config: Option<git2::Config>,
+    git: GitConfigLayer,
     env: EnvReader,
 }
 
@@ -380,32 +429,9 @@ pub fn process_env(name: &str) -> Option<String> {
 }
 
 impl SystemSource {
-    pub fn new(repo_git_dir: Option<&std::path::Path>) -> SystemSource {
-        SystemSource::with_env(repo_git_dir, process_env)
-    }
-
-    /// [`SystemSource::new`] with the environment read through `env`.
-    pub fn with_env(repo_git_dir: Option<&std::path::Path>, env: EnvReader) -> SystemSource {
-        let repo = repo_git_dir.and_then(|d| git2::Repository::open(d).ok());
-        let config = crate::storage::git_config::open(repo.as_ref())
-            .ok()
-            .or_else(|| git2::Config::open_default().ok())
-            .and_then(|mut c| c.snapshot().ok());
-        SystemSource { config, env }
-    }
-
-    /// [`SystemSource::with_env`] reading only the repository's own configuration file, none
-    /// of the user's or the system's (unit tests that must not see the developer's).
-    pub(crate) fn repository_only(
-        repo_git_dir: Option<&std::path::Path>,
-        env: EnvReader,
-    ) -> SystemSource {
-        let config = repo_git_dir
-            .and_then(|d| git2::Repository::open(d).ok())
-            .and_then(|r| r.config().ok())
-            .and_then(|c| c.open_level(git2::ConfigLevel::Local).ok())
-            .and_then(|mut c| c.snapshot().ok());
-        SystemSource { config, env }
+    /// The settings source of Git configuration `git` and the environment read through `env`.
+    pub fn new(git: GitConfigLayer, env: EnvReader) -> SystemSource {
+        SystemSource { git, env }
     }
 }
 
@@ -415,25 +441,11 @@ impl Source for SystemSource {
     }
 
     fn git_config(&self, key: &str) -> Option<String> {
-        let config = self.config.as_ref()?;
-        config.get_string(&format!("qwen-memory.{key}")).ok()
+        self.git.get(key).map(str::to_string)
     }
 
     fn git_config_keys(&self) -> Vec<String> {
-        let Some(config) = self.config.as_ref() else {
-            return Vec::new();
-        };
-        let mut keys = Vec::new();
-        if let Ok(mut entries) = config.entries(Some("qwen-memory\\..*")) {
-            while let Some(Ok(entry)) = entries.next() {
-                if let Some(rest) = entry.name().and_then(|n| n.strip_prefix("qwen-memory.")) {
-                    if !keys.iter().any(|k| k == rest) {
-                        keys.push(rest.to_string());
-                    }
-                }
-            }
-        }
-        keys
+        self.git.names().map(str::to_string).collect()
     }
 }
 
@@ -686,11 +698,6 @@ mod tests {
             crate::storage::qwen_settings::ENV_QWEN_HOME,
             crate::storage::qwen_settings::ENV_QWEN_TEAM,
             crate::storage::safe_fs::ENV_TEST_LOCK_BARRIER,
-            crate::storage::git_config::ENV_CONFIG_GLOBAL,
-            crate::storage::git_config::ENV_CONFIG_SYSTEM,
-            crate::storage::git_config::ENV_CONFIG_NOSYSTEM,
-            crate::storage::git_config::ENV_CONFIG_COUNT,
-            crate::storage::git_config::ENV_CONFIG_PARAMETERS,
         ] {
             assert!(ENV_VARS.contains(&var), "{var} missing from ENV_VARS");
         }

@@ -150,7 +150,7 @@ fn on_boundaries(s: &str, at: usize, len: usize) -> bool {
     !word(before) && !word(after)
 }
 
-fn matches(cue: &Cue, sentence: &str) -> bool {
+pub(super) fn matches(cue: &Cue, sentence: &str) -> bool {
     let latin = cue.phrase.is_ascii();
     match cue.at {
         Where::Any => {
@@ -220,7 +220,17 @@ pub fn strip_lead_in(sentence: &str) -> Option<String> {
 /// The cues that fire in `text`, each once, in lexicon order.
 pub fn fired(text: &str) -> Vec<&'static Cue> {
     let norm = normalize(text);
-    // Sentences end at punctuation or a line break; the end mark stays with its sentence.
+    let sentences = split_normalized(&norm);
+    lexicon()
+        .cues
+        .iter()
+        .filter(|c| sentences.iter().any(|s| matches(c, s)))
+        .collect()
+}
+
+/// The sentences of a [`normalize`]d text: they end at punctuation or a line break, the end
+/// mark stays with its sentence; trimmed, empty ones dropped.
+pub(super) fn split_normalized(norm: &str) -> Vec<&str> {
     let mut sentences = Vec::new();
     let mut start = 0;
     for (i, c) in norm.char_indices() {
@@ -231,15 +241,10 @@ pub fn fired(text: &str) -> Vec<&'static Cue> {
         }
     }
     sentences.push(&norm[start..]);
-    let sentences: Vec<&str> = sentences
+    sentences
         .into_iter()
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .collect();
-    lexicon()
-        .cues
-        .iter()
-        .filter(|c| sentences.iter().any(|s| matches(c, s)))
         .collect()
 }
 

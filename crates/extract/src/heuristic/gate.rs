@@ -38,6 +38,17 @@ pub const TYPE_THRESHOLD: f32 = 0.6;
 /// know (without it the gate drops most durable messages of the synthetic held-out sets).
 pub const TRUST_THRESHOLD: f32 = 0.5;
 
+/// The gate's "durable" probability below which a message is kept only when one of its
+/// sentences states a standing rule ([`super::standing`]). Chosen on `dev` for precision
+/// (docs/quality/extract.md): on real chats the gate alone, at its keep threshold, keeps
+/// one-off requests.
+pub const STRICT_THRESHOLD: f32 = 0.8;
+
+/// The synthetic scorer's "durable" probability at or above which a short plain statement
+/// (no question, bug, request or one-off cue) escapes the strict rule: the synthetic corpora's
+/// voice, which the real train split is too small to know.
+pub const STRICT_TRUST_THRESHOLD: f32 = 0.8;
+
 /// A gate: the weights and its thresholds.
 #[derive(Clone, Copy)]
 pub struct Gate<'a> {
@@ -50,6 +61,10 @@ pub struct Gate<'a> {
     pub retype: f32,
     /// [`TRUST_THRESHOLD`] for the built-in gate.
     pub trust: f32,
+    /// 0 (off) for the built-in gate, [`STRICT_THRESHOLD`] with [`Gate::with_strict_rule`].
+    pub strict: f32,
+    /// [`STRICT_TRUST_THRESHOLD`] for the built-in gate.
+    pub trust_strict: f32,
 }
 
 impl Gate<'static> {
@@ -67,6 +82,8 @@ impl Gate<'static> {
             rescue: f32::INFINITY,
             retype: f32::INFINITY,
             trust: 0.0,
+            strict: 0.0,
+            trust_strict: 0.0,
         }
     }
 }
@@ -81,7 +98,17 @@ impl<'a> Gate<'a> {
             rescue: RESCUE_THRESHOLD,
             retype: TYPE_THRESHOLD,
             trust: TRUST_THRESHOLD,
+            strict: 0.0,
+            trust_strict: STRICT_TRUST_THRESHOLD,
         })
+    }
+
+    /// This gate with the strict keep rule on ([`STRICT_THRESHOLD`], [`super::standing`]). Not
+    /// the built-in default yet: it holds real-chat precision but cuts the synthetic corpora's
+    /// recall under their bar (docs/quality/extract.md).
+    pub fn with_strict_rule(mut self) -> Self {
+        self.strict = STRICT_THRESHOLD;
+        self
     }
 
     /// The gate's verdict on `message`, given what the rules kept from it out of `sentences`

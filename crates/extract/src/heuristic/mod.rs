@@ -31,6 +31,7 @@ mod ko;
 pub mod learned;
 mod mask;
 mod segment;
+pub mod standing;
 mod zh;
 
 use super::filter;
@@ -124,8 +125,41 @@ pub fn apply_gate(
                 p.topic = v.topic;
             }
         }
+        // The strict keep rule (off unless `gate.strict` > 0): below the strict threshold,
+        // only a stated standing rule (or an explicit request to remember, or a short plain
+        // statement the scorer is sure of) keeps anything ([`standing`]).
+        if !kept.is_empty()
+            && v.durable < gate.strict
+            && standing::judge(m.text).keep.is_none()
+            && !asks_to_remember(m.text)
+            && !reads_like_a_statement(m.text, sentences.len(), model, gate)
+        {
+            kept.clear();
+        }
     }
     kept
+}
+
+/// Whether a message the strict rule would drop is a short plain statement the synthetic scorer
+/// is sure of (at least `gate.trust_strict`): at most two sentences, and no question, bug
+/// report, request or one-off cue ([`cues`], [`standing`]). Such messages read like the
+/// synthetic corpora the rules were written for ("we deploy only from release branches"); a
+/// real one-off request almost always carries one of those cues.
+fn reads_like_a_statement(
+    text: &str,
+    sentences: usize,
+    model: &learned::Model,
+    gate: &gate::Gate,
+) -> bool {
+    const NOISE: &[&str] = &["noise-question", "noise-bug", "noise-request", "noise-once"];
+    sentences <= 2
+        && model
+            .score(text)
+            .is_some_and(|s| s.durable >= gate.trust_strict)
+        && standing::judge(text).vetoes.is_empty()
+        && !cues::fired(text)
+            .iter()
+            .any(|c| NOISE.contains(&c.class.as_str()))
 }
 
 /// The cues of an explicit request to remember ("remember that …", 记住, 覚えて, 기억해): when
@@ -211,8 +245,33 @@ pub fn explain(text: &str) -> Explanation {
     let verdict = gate.score(text, &rules, sentences.len());
     let rules_kept = rules.len();
     let kept = filter::dedupe(apply_gate(&m, rules, &sentences, &model, &gate));
+    let strict = standing::judge(text);
     let reason = match verdict {
         None => format!("no gate verdict; the rules and the scorer kept {rules_kept}"),
+        Some(v)
+            if kept.is_empty()
+                && rules_kept > 0
+                && v.durable >= gate.keep
+                && v.durable < gate.strict
+                && strict.keep.is_none() =>
+        {
+            format!(
+                "dropped: gate {:.2} < strict threshold {:.2} and no sentence states a standing \
+                 rule without a hard negative (vetoes: {})",
+                v.durable,
+                gate.strict,
+                if strict.vetoes.is_empty() {
+                    "none".to_string()
+                } else {
+                    strict
+                        .vetoes
+                        .iter()
+                        .map(|c| c.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            )
+        }
         Some(v) if v.durable < gate.keep && kept.is_empty() => format!(
             "dropped: gate {:.2} < keep threshold {:.2} (the rules had kept {rules_kept})",
             v.durable, gate.keep
@@ -241,7 +300,12 @@ pub fn explain(text: &str) -> Explanation {
     };
     Explanation {
         sentences: per,
-        cues: cues::fired(text).iter().map(|c| c.id.clone()).collect(),
+        cues: cues::fired(text)
+            .iter()
+            .map(|c| c.id.clone())
+            .chain(strict.keep.iter().map(|c| c.id.clone()))
+            .chain(strict.vetoes.iter().map(|c| c.id.clone()))
+            .collect(),
         gate: verdict.map(|v| v.durable),
         keep_threshold: gate.keep,
         rescue_threshold: gate.rescue,

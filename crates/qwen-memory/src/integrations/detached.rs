@@ -2,7 +2,6 @@
 //! and does not wait for.
 
 use std::io;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -37,13 +36,7 @@ pub fn spawn_detached(
         .stdout(Stdio::from(log_file.try_clone()?))
         .stderr(Stdio::from(log_file))
         .env_remove("GIT_INDEX_FILE");
-    // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
+    crate::storage::sys::new_session_for_child(&mut cmd);
     let child = cmd.spawn()?;
     Ok(child.id())
 }

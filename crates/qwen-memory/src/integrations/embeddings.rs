@@ -2,17 +2,17 @@
 //! the usual one). The one owner of this HTTP: recall embeds a query through it, the background
 //! embedding job (`ops::recall::job`) embeds documents in batches.
 //!
-//! One timeout and retry policy, the model client's: every call has a deadline for the whole
-//! attempt (connect + send + read), and a 429 / 5xx answer is retried once after the server's
-//! `Retry-After` (bounded) when the caller allows a retry and time is left. Errors hold fixed
+//! One timeout and retry policy, `integrations::http`'s (shared with the model client): every
+//! call has a deadline for the whole attempt (connect + send + read), and a 429 / 5xx answer is
+//! retried once after the server's `Retry-After` (bounded) when the caller allows a retry and
+//! time is left. Errors hold fixed
 //! wording and numbers only: never the key, the texts or the answer's body.
 
-use std::io;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::model::{is_timeout_kind, retry_pause};
+use super::http::{Client, HttpError};
 use crate::storage::settings::{Key, Settings};
 
 /// Largest vector accepted (guards the cache reader against a corrupt length).
@@ -195,48 +195,18 @@ fn attempt(
     body: &str,
     timeout: Duration,
 ) -> Result<String, (EmbedError, Option<Duration>)> {
-    let agent = ureq::AgentBuilder::new()
-        .timeout_connect(timeout)
-        .timeout(timeout)
-        .redirects(0)
-        .build();
-    let mut request = agent
-        .post(&cfg.endpoint())
-        .set("Content-Type", "application/json");
-    if let Some(key) = &cfg.api_key {
-        request = request.set("Authorization", &format!("Bearer {key}"));
-    }
-    let response = match request.send_string(body) {
-        Ok(r) => r,
-        Err(ureq::Error::Status(status, response)) => {
-            let pause = (status == 429 || (500..600).contains(&status))
-                .then(|| retry_pause(response.header("retry-after")));
-            return Err((EmbedError::Http(status), pause));
-        }
-        Err(ureq::Error::Transport(t)) => {
-            let mut source = std::error::Error::source(&t);
-            while let Some(e) = source {
-                if e.downcast_ref::<io::Error>()
-                    .is_some_and(|e| is_timeout_kind(e.kind()))
-                {
-                    return Err((EmbedError::Timeout, None));
-                }
-                source = e.source();
-            }
-            // The transport's Display names the URL, which may embed credentials.
-            return Err((EmbedError::Transport(t.kind().to_string()), None));
-        }
-    };
-    response.into_string().map_err(|e| {
-        if is_timeout_kind(e.kind()) {
-            (EmbedError::Timeout, None)
-        } else {
-            (
-                EmbedError::Transport("reading the answer failed".into()),
-                None,
-            )
-        }
-    })
+    Client::new(timeout)
+        .post_json(&cfg.endpoint(), cfg.api_key.as_deref(), body)
+        .map_err(|e| {
+            let pause = e.retry_after();
+            let err = match e {
+                HttpError::Timeout => EmbedError::Timeout,
+                HttpError::Status { status, .. } => EmbedError::Http(status),
+                // Fixed wording only: the OS message is not kept here.
+                HttpError::Transport { kind, .. } => EmbedError::Transport(kind),
+            };
+            (err, pause)
+        })
 }
 
 fn parse_embeddings(text: &str, expected: usize) -> Result<Vec<Vec<f32>>, EmbedError> {

@@ -6,6 +6,7 @@ pub mod agent;
 pub mod detached;
 pub mod embeddings;
 pub mod git;
+pub mod http;
 pub mod mcp_config;
 pub mod model;
 pub mod sharing;

@@ -7,20 +7,17 @@
 //! in an error message.
 
 use std::fmt;
-use std::io;
 use std::thread;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::http::{Client, HttpError};
+
 /// Per-call timeout when none is configured.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// Pause before the single retry of a 429 / 5xx answer when the server gives no `Retry-After`.
-pub const RETRY_BACKOFF: Duration = Duration::from_millis(250);
-
-/// Longest `Retry-After` we are willing to wait; longer requests are cut to this.
-pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(2);
+pub use super::http::{MAX_RETRY_AFTER, RETRY_BACKOFF};
 
 /// Where and how to reach the model.
 #[derive(Clone, PartialEq, Eq)]
@@ -150,7 +147,7 @@ pub enum ModelError {
 /// A blocking OpenAI-compatible chat client.
 pub struct ModelClient {
     cfg: ModelConfig,
-    agent: ureq::Agent,
+    http: Client,
 }
 
 impl fmt::Debug for ModelClient {
@@ -170,14 +167,8 @@ enum Attempt {
 impl ModelClient {
     /// A client for `cfg`. No network traffic happens until a call.
     pub fn new(cfg: ModelConfig) -> ModelClient {
-        let agent = ureq::AgentBuilder::new()
-            .timeout_connect(cfg.timeout)
-            .timeout(cfg.timeout)
-            // An API endpoint has no business redirecting; following one could carry the bearer
-            // token somewhere unexpected.
-            .redirects(0)
-            .build();
-        ModelClient { cfg, agent }
+        let http = Client::new(cfg.timeout);
+        ModelClient { cfg, http }
     }
 
     /// The client when model use is on (`requested`: a `model` strategy was asked for) and a
@@ -224,69 +215,29 @@ impl ModelClient {
     }
 
     fn attempt(&self, body: &str) -> Attempt {
-        let mut request = self
-            .agent
-            .post(&self.cfg.endpoint())
-            .set("Content-Type", "application/json")
-            .set("Accept", "application/json");
-        if let Some(key) = &self.cfg.api_key {
-            request = request.set("Authorization", &format!("Bearer {key}"));
-        }
-        match request.send_string(body) {
-            Ok(response) => {
-                let status = response.status();
-                if !(200..300).contains(&status) {
-                    return Attempt::Done(Err(ModelError::Http { status }));
-                }
-                Attempt::Done(response.into_string().map_err(|e| self.io_error(&e)))
+        let answer = self
+            .http
+            .post_json(&self.cfg.endpoint(), self.cfg.api_key.as_deref(), body);
+        match answer {
+            Ok(text) => Attempt::Done(Ok(text)),
+            Err(HttpError::Status {
+                status,
+                retry: Some(pause),
+            }) => Attempt::Retry(ModelError::Http { status }, pause),
+            Err(HttpError::Status {
+                status,
+                retry: None,
+            }) => Attempt::Done(Err(ModelError::Http { status })),
+            Err(HttpError::Timeout) => Attempt::Done(Err(ModelError::Timeout)),
+            Err(HttpError::Transport { kind, io }) => {
+                let detail = match io {
+                    Some(io) => format!("{kind}: {io}"),
+                    None => kind,
+                };
+                Attempt::Done(Err(ModelError::Transport {
+                    detail: self.redact(&detail),
+                }))
             }
-            Err(ureq::Error::Status(status, response)) => {
-                let err = ModelError::Http { status };
-                if status == 429 || (500..600).contains(&status) {
-                    let pause = retry_pause(response.header("retry-after"));
-                    Attempt::Retry(err, pause)
-                } else {
-                    Attempt::Done(Err(err))
-                }
-            }
-            Err(ureq::Error::Transport(transport)) => {
-                Attempt::Done(Err(self.transport_error(&transport)))
-            }
-        }
-    }
-
-    fn io_error(&self, err: &io::Error) -> ModelError {
-        if is_timeout_kind(err.kind()) {
-            ModelError::Timeout
-        } else {
-            ModelError::Transport {
-                detail: self.redact(&format!("reading the answer failed: {err}")),
-            }
-        }
-    }
-
-    fn transport_error(&self, transport: &ureq::Transport) -> ModelError {
-        use std::error::Error as _;
-        // Walk the source chain: ureq nests the io::Error that tells a timeout apart.
-        let mut source = transport.source();
-        let mut io_detail = None;
-        while let Some(err) = source {
-            if let Some(io_err) = err.downcast_ref::<io::Error>() {
-                if is_timeout_kind(io_err.kind()) {
-                    return ModelError::Timeout;
-                }
-                io_detail.get_or_insert_with(|| io_err.to_string());
-            }
-            source = err.source();
-        }
-        // The transport's own Display names the URL, which may embed credentials, so only the
-        // classification and the OS-level cause are kept.
-        let detail = match io_detail {
-            Some(io) => format!("{}: {io}", transport.kind()),
-            None => transport.kind().to_string(),
-        };
-        ModelError::Transport {
-            detail: self.redact(&detail),
         }
     }
 
@@ -297,20 +248,6 @@ impl ModelClient {
             _ => text.to_string(),
         }
     }
-}
-
-pub(crate) fn is_timeout_kind(kind: io::ErrorKind) -> bool {
-    matches!(kind, io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock)
-}
-
-/// The pause before the retry: the server's `Retry-After` seconds when given, at most
-/// [`MAX_RETRY_AFTER`]; [`RETRY_BACKOFF`] otherwise (including HTTP-date forms).
-pub(crate) fn retry_pause(retry_after: Option<&str>) -> Duration {
-    retry_after
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|secs| secs.is_finite() && *secs >= 0.0)
-        .map(|secs| Duration::from_secs_f64(secs.min(MAX_RETRY_AFTER.as_secs_f64())))
-        .unwrap_or(RETRY_BACKOFF)
 }
 
 /// Extracts `choices[0].message.content` from a chat completion body and parses it as JSON.
@@ -482,18 +419,5 @@ mod tests {
             parse_completion(&body.to_string()),
             Err(ModelError::NotJson)
         );
-    }
-
-    #[test]
-    fn retry_pause_is_bounded() {
-        assert_eq!(retry_pause(None), RETRY_BACKOFF);
-        assert_eq!(retry_pause(Some("1")), Duration::from_secs(1));
-        assert_eq!(retry_pause(Some("0")), Duration::ZERO);
-        assert_eq!(retry_pause(Some("3600")), MAX_RETRY_AFTER);
-        assert_eq!(
-            retry_pause(Some("Wed, 21 Oct 2015 07:28:00 GMT")),
-            RETRY_BACKOFF
-        );
-        assert_eq!(retry_pause(Some("-5")), RETRY_BACKOFF);
     }
 }

@@ -78,7 +78,7 @@ impl Listed {
 /// Every document of every readable root, read through recall's parse cache (a long-running
 /// tool server lists and shows on every call); when a root cannot be scanned, the plain scan
 /// reports why.
-fn scan_all(ctx: &Context) -> (Vec<ScannedDoc>, Vec<ScanError>) {
+pub fn scan_all(ctx: &Context) -> (Vec<ScannedDoc>, Vec<ScanError>) {
     let roots = ctx.layout.recall_roots();
     let loaded = scan_cache::scan_roots_cached(&roots, ctx.state_dir());
     if loaded.errors().is_empty() {
@@ -96,13 +96,21 @@ pub fn list(
     reveal: bool,
 ) -> (Vec<Listed>, Vec<ScanError>) {
     let (docs, errors) = scan_all(ctx);
-    let listed = docs
-        .iter()
+    (list_of(&docs, memory_type, scope, reveal), errors)
+}
+
+/// [`list`] over documents already scanned (by [`scan_all`]).
+pub fn list_of(
+    docs: &[ScannedDoc],
+    memory_type: Option<MemoryType>,
+    scope: Option<Scope>,
+    reveal: bool,
+) -> Vec<Listed> {
+    docs.iter()
         .filter(|d| memory_type.is_none_or(|t| d.memory_type == t))
         .filter(|d| scope.is_none_or(|s| d.scope == s))
         .map(|d| Listed::from_doc(d, reveal))
-        .collect();
-    (listed, errors)
+        .collect()
 }
 
 /// A shown document: its listing plus the file text and provenance age.
@@ -131,6 +139,16 @@ pub enum ShowError {
 /// A secret in it is masked unless `reveal` (docs/DESIGN.md, "Security").
 pub fn show(ctx: &Context, wanted: &str, reveal: bool) -> Result<Shown, ShowError> {
     let (docs, _) = scan_all(ctx);
+    show_of(ctx, &docs, wanted, reveal)
+}
+
+/// [`show`] among documents already scanned (by [`scan_all`]); the file itself is read now.
+pub fn show_of(
+    ctx: &Context,
+    docs: &[ScannedDoc],
+    wanted: &str,
+    reveal: bool,
+) -> Result<Shown, ShowError> {
     let id = strip_entry_suffix(wanted);
     let as_path = ctx.cwd.join(wanted);
     // Resolved once: an id that is no existing path costs no system call per document.
@@ -168,7 +186,7 @@ pub fn show(ctx: &Context, wanted: &str, reveal: bool) -> Result<Shown, ShowErro
     let commits_behind_head = listed
         .commit
         .as_deref()
-        .and_then(|c| commits_behind(ctx, c));
+        .and_then(|c| crate::integrations::git::repo::commits_behind_head(ctx, c));
     Ok(Shown {
         listed,
         content,
@@ -182,13 +200,4 @@ fn strip_entry_suffix(id: &str) -> &str {
         Some((path, n)) if path.ends_with(".md") && n.parse::<usize>().is_ok() => path,
         _ => id,
     }
-}
-
-fn commits_behind(ctx: &Context, commit: &str) -> Option<usize> {
-    let repo = git2::Repository::open(ctx.project.git_dir.as_ref()?).ok()?;
-    let head = repo.head().ok()?.target()?;
-    let from = git2::Oid::from_str(commit).ok()?;
-    repo.graph_ahead_behind(head, from)
-        .ok()
-        .map(|(ahead, _)| ahead)
 }

@@ -417,16 +417,31 @@ fn plan_files(root: &Root, matches: &[Candidate]) -> Result<Vec<FilePlan>, Forge
             continue;
         };
         let entries = doc::parse_entries(&parsed.body);
+        let structured = doc::is_structured(&parsed.body);
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        // In a document with structure a person wrote, only an entry line can go: never a line
+        // inside a code block, a heading, a table row or a quote that reads the same.
+        let editable: Vec<bool> = if structured {
+            doc::entry_lines(&text)
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect()
+        } else {
+            vec![true; entries.len()]
+        };
+        let may_go = |i: usize| editable.get(i).copied().unwrap_or(false);
         let mut gone = vec![false; entries.len()];
         let mut removed = Vec::new();
         for m in &by_file[rel] {
             let key = doc::entry_key(&m.summary);
             let at_index = (m.entry_index < entries.len()
                 && !gone[m.entry_index]
+                && may_go(m.entry_index)
                 && doc::entry_key(&entries[m.entry_index].summary) == key)
                 .then_some(m.entry_index);
             let found = at_index.or_else(|| {
-                (0..entries.len()).find(|&i| !gone[i] && doc::entry_key(&entries[i].summary) == key)
+                (0..entries.len())
+                    .find(|&i| !gone[i] && may_go(i) && doc::entry_key(&entries[i].summary) == key)
             });
             if let Some(i) = found {
                 gone[i] = true;
@@ -442,12 +457,11 @@ fn plan_files(root: &Root, matches: &[Candidate]) -> Result<Vec<FilePlan>, Forge
             .filter(|(_, g)| !**g)
             .map(|(e, _)| e)
             .collect();
-        if doc::is_structured(&parsed.body) {
-            // A document with structure a person wrote: only the forgotten entries' lines go,
+        if structured {
+            // A document with structure a person wrote: exactly the forgotten entries' lines go,
             // every other byte stays.
-            let keys: Vec<String> = removed.iter().map(|m| doc::entry_key(&m.summary)).collect();
-            let text = String::from_utf8_lossy(&raw).into_owned();
-            let (left, _) = doc::remove_entry_lines(&text, &keys);
+            let positions: Vec<usize> = (0..gone.len()).filter(|&i| gone[i]).collect();
+            let (left, _) = doc::remove_entries_at(&text, &positions);
             let body_left = doc::parse_document(&left)
                 .map(|p| !p.body.trim().is_empty())
                 .unwrap_or(true);

@@ -23,7 +23,7 @@ use crate::integrations::telemetry;
 use crate::ops::recall::{self, RecallRequest, Strategy};
 use crate::storage::context::Context;
 use crate::storage::safe_fs;
-use crate::{formats::doc, storage::project, storage::root_writer, storage::store};
+use crate::{formats::doc, storage::project, storage::store};
 
 use crate::integrations::detached::own_program;
 pub use crate::integrations::detached::{spawn_detached, ENV_HOOK_EXEC};
@@ -93,7 +93,7 @@ pub fn guarded(name: &str, f: impl FnOnce() -> HookRun) -> HookRun {
 /// Opens the context of `cwd` and points the log at its state dir. `None` (logged) when the
 /// context cannot be opened: a hook then does nothing.
 fn open(cwd: &Path, hook: &str) -> Option<Context> {
-    match Context::open(cwd, &[]) {
+    match crate::integrations::git::repo::open_context(cwd, &[]) {
         Ok(ctx) => {
             set_log_dir(ctx.state_dir());
             Some(ctx)
@@ -307,94 +307,9 @@ fn pre_commit(ctx: &Context) -> HookRun {
     }
 }
 
+use crate::integrations::git::repo::staged_memory_files;
 /// Untracked (and not ignored) files under the shared memory directories, repository paths.
-pub fn untracked_memory_files(
-    ctx: &Context,
-) -> Result<Vec<String>, crate::integrations::git::GitError> {
-    let repo = crate::integrations::git::open_repo(ctx)?;
-    if repo.workdir().is_none() {
-        return Ok(Vec::new());
-    }
-    let mut opts = git2::StatusOptions::new();
-    opts.include_untracked(true)
-        .recurse_untracked_dirs(true)
-        .include_ignored(false)
-        .exclude_submodules(true);
-    let mut any = false;
-    for root in [&ctx.layout.repository.path, &ctx.layout.team.path] {
-        if let Ok(rel) = root.strip_prefix(&ctx.project.root) {
-            opts.pathspec(format!("{}/", rel.to_string_lossy()));
-            any = true;
-        }
-    }
-    if !any {
-        return Ok(Vec::new());
-    }
-    let statuses = repo.statuses(Some(&mut opts))?;
-    Ok(statuses
-        .iter()
-        .filter(|e| e.status().contains(git2::Status::WT_NEW))
-        .filter_map(|e| e.path().map(str::to_string))
-        .collect())
-}
-
-/// The staged content (path, bytes) of every file added or changed under the memory
-/// directories (`.qwen/memory/` and `.qwen/team-memory/`) relative to HEAD.
-/// Staged memory files (path, staged bytes) and, for those changed, their bytes in HEAD.
-type Staged = (
-    Vec<(String, Vec<u8>)>,
-    std::collections::HashMap<String, Vec<u8>>,
-);
-
-fn staged_memory_files(ctx: &Context) -> Result<Staged, crate::integrations::git::GitError> {
-    let repo = crate::integrations::git::open_repo(ctx)?;
-    if repo.workdir().is_none() {
-        return Ok(Staged::default());
-    }
-    let prefixes: Vec<String> = [&ctx.layout.repository.path, &ctx.layout.team.path]
-        .iter()
-        .filter_map(|p| p.strip_prefix(&ctx.project.root).ok())
-        .map(|p| format!("{}/", p.to_string_lossy().replace('\\', "/")))
-        .collect();
-    if prefixes.is_empty() {
-        return Ok(Staged::default());
-    }
-    let index = match std::env::var_os("GIT_INDEX_FILE") {
-        Some(p) if !p.is_empty() => {
-            let p = PathBuf::from(p);
-            let p = if p.is_absolute() { p } else { ctx.cwd.join(p) };
-            git2::Index::open(&p)?
-        }
-        _ => repo.index()?,
-    };
-    let head_tree = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
-    let mut opts = git2::DiffOptions::new();
-    for prefix in &prefixes {
-        opts.pathspec(prefix);
-    }
-    let diff = repo.diff_tree_to_index(head_tree.as_ref(), Some(&index), Some(&mut opts))?;
-    let mut files = Vec::new();
-    let mut previous = std::collections::HashMap::new();
-    for delta in diff.deltas() {
-        if delta.status() == git2::Delta::Deleted {
-            continue;
-        }
-        let file = delta.new_file();
-        let Some(path) = file.path().map(|p| p.to_string_lossy().into_owned()) else {
-            continue;
-        };
-        let Ok(blob) = repo.find_blob(file.id()) else {
-            continue;
-        };
-        if delta.status() == git2::Delta::Modified {
-            if let Ok(old) = repo.find_blob(delta.old_file().id()) {
-                previous.insert(path.clone(), old.content().to_vec());
-            }
-        }
-        files.push((path, blob.content().to_vec()));
-    }
-    Ok((files, previous))
-}
+pub use crate::integrations::git::repo::untracked_memory_files;
 
 /// post-merge / post-checkout / post-rewrite (and post-commit, which ends a conflicted merge,
 /// cherry-pick or revert): rebuilds the generated `MEMORY.md` of the shared roots whose
@@ -421,81 +336,24 @@ fn refresh_index(ctx: &Context, name: &str, args: &[String]) -> Result<(), Strin
         ));
         return Ok(());
     }
-    let mut roots = Vec::new();
-    if ctx.layout.local {
-        roots.push(&ctx.layout.repository);
-    }
-    roots.push(&ctx.layout.team);
-    let roots: Vec<_> = roots.into_iter().filter(|r| r.path.is_dir()).collect();
-    if roots.is_empty() {
-        return Ok(());
-    }
-    let Ok(repo) = crate::integrations::git::open_repo(ctx) else {
-        return Ok(());
-    };
-    let mut git_index: Option<Option<git2::Index>> = None;
-    for root in roots {
-        let Ok(prefix) = root.path.strip_prefix(&ctx.project.root) else {
-            continue;
-        };
-        if !memory_changed(&repo, prefix, name, args) {
-            continue;
-        }
-        let index_path = prefix.join(store::INDEX_FILE);
-        let tracked = git_index
-            .get_or_insert_with(|| repo.index().ok())
-            .as_ref()
-            .is_some_and(|i| i.get_path(&index_path, 0).is_some());
-        // A tracked index is left as committed (rewriting it would dirty the work tree) —
-        // unless it carries hidden characters: then it is forged, and the rebuilt one shows up
-        // as a visible change instead (docs/DESIGN.md, "Security").
-        let forged = || {
-            std::fs::read_to_string(root.path.join(store::INDEX_FILE))
-                .is_ok_and(|t| crate::formats::sanitize::has_hidden(&t))
-        };
-        if tracked && !forged() {
-            log(&format!(
+    use crate::integrations::git::indexes::{self, IndexRefresh};
+    let mut failed = None;
+    for (path, outcome) in indexes::refresh_shared_indexes(ctx, Some((name, args))) {
+        match outcome {
+            IndexRefresh::Rebuilt => log(&format!("hook {name}: rebuilt {}", path.display())),
+            IndexRefresh::Unchanged => {}
+            IndexRefresh::Tracked => log(&format!(
                 "hook {name}: {} is tracked by Git, left as committed (commit its removal with `git qwen-memory commit`)",
-                index_path.display()
-            ));
-            continue;
-        }
-        let changed = root_writer::rebuild_index(root).map_err(|e| e.to_string())?;
-        if changed {
-            log(&format!(
-                "hook {name}: rebuilt {}",
-                root.path.join(store::INDEX_FILE).display()
-            ));
+                path.display()
+            )),
+            IndexRefresh::NotIgnored => log(&format!(
+                "hook {name}: {} is not ignored by Git, not created (run `git qwen-memory install --local` or `commit`)",
+                path.display()
+            )),
+            IndexRefresh::Failed(e) => failed = Some(e),
         }
     }
-    Ok(())
-}
-
-/// Whether the memory subtree at `prefix` differs between the commits a hook names. When the
-/// commits are unknown (post-rewrite, a failed lookup) it answers yes, and the rebuild, which
-/// only writes a changed index, decides.
-fn memory_changed(repo: &git2::Repository, prefix: &Path, name: &str, args: &[String]) -> bool {
-    let (old, new) = match name {
-        "post-checkout" => match args {
-            [old, new, ..] => (old.clone(), new.clone()),
-            _ => return true,
-        },
-        "post-merge" => ("ORIG_HEAD".to_string(), "HEAD".to_string()),
-        "post-commit" => ("HEAD~1".to_string(), "HEAD".to_string()),
-        _ => return true,
-    };
-    let subtree = |rev: &str| -> Option<git2::Oid> {
-        let tree = repo.revparse_single(rev).ok()?.peel_to_tree().ok()?;
-        Some(
-            tree.get_path(prefix)
-                .map(|e| e.id())
-                .unwrap_or_else(|_| git2::Oid::zero()),
-        )
-    };
-    match (subtree(&old), subtree(&new)) {
-        (Some(a), Some(b)) => a != b,
-        _ => true,
-    }
+    failed.map_or(Ok(()), Err)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -945,7 +803,7 @@ mod tests {
     #[test]
     fn transcript_fallback_needs_an_existing_file() {
         let dir = tempfile::tempdir().unwrap();
-        let ctx = Context::open_without_env(dir.path()).unwrap();
+        let ctx = crate::integrations::git::repo::open_context_without_env(dir.path()).unwrap();
         let p = Payload {
             transcript_path: "/given.jsonl".into(),
             ..Payload::default()

@@ -88,7 +88,7 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
     let provenance = Provenance {
         created: store::now_iso(),
         session: via.and_then(|v| v.session.clone()),
-        commit: ctx.head_commit(),
+        commit: crate::integrations::git::repo::head_commit(ctx),
         source: via.map(|v| v.source.clone()),
         client: via.and_then(|v| v.client.clone()),
     };
@@ -106,7 +106,9 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         }
         let mut changes =
             apply_locked(&w, std::slice::from_ref(&new), &provenance, Origin::Person)?;
-        if !matches!(root.scope, Scope::User | Scope::Team) {
+        // A fact already known changes nothing, not even `updatedAt` (and costs no fsync).
+        let changed = changes.iter().any(|c| c.kind != ChangeKind::Unchanged);
+        if changed && !matches!(root.scope, Scope::User | Scope::Team) {
             let mut meta = store::read_meta(&root.state_dir);
             meta.set("updatedAt", store::now_iso());
             w.write_meta(&meta)?;

@@ -46,6 +46,9 @@ pub struct ExtractStatus {
     pub pending_retries: Vec<Failure>,
     /// The cursor file could not be read.
     pub error: Option<String>,
+    /// A queue slot could not be read (the next extraction moves it aside).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_error: Option<String>,
 }
 
 /// Reads the extraction state of `state_dir`.
@@ -54,10 +57,15 @@ pub fn extract_status(state_dir: &std::path::Path) -> ExtractStatus {
         Ok(c) => (c, None),
         Err(e) => (Cursors::default(), Some(e.to_string())),
     };
+    let (queued, queue_error) = match queue::queued(state_dir) {
+        Ok(q) => (q.len(), None),
+        Err(e) => (0, Some(e.to_string())),
+    };
     ExtractStatus {
         cursor_file: state_dir.join(CURSORS_FILE).display().to_string(),
         transcripts: cursors.transcripts.len(),
-        queued: queue::queued(state_dir).len(),
+        queued,
+        queue_error,
         pending_retries: cursors.failures.values().cloned().collect(),
         last_failure: cursors.last_failure,
         error,

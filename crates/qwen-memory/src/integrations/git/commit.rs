@@ -117,6 +117,13 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
     };
     let head_tree = head_commit.as_ref().map(|c| c.tree()).transpose()?;
     refuse_submodules(&repo, head_tree.as_ref(), &prefixes)?;
+    // Sharing memory is when a root gets the `.gitignore` that keeps its generated index out of
+    // Git (hooks never write it; docs/DESIGN.md, "Git integration").
+    for root in [&ctx.layout.repository, &ctx.layout.team] {
+        if fs::symlink_metadata(&root.path).is_ok_and(|m| m.is_dir()) {
+            crate::storage::root_writer::RootWriter::lock(root)?.ensure_index_ignored()?;
+        }
+    }
     let mut head_files = BTreeMap::new();
     let mut work = BTreeMap::new();
     for (memory, prefix) in &prefixes {
@@ -221,7 +228,7 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
     }
 
     let message = commit_message(message, &changes);
-    let signing = crate::storage::git_config::open(Some(&repo))?
+    let signing = super::config::open(Some(&repo))?
         .snapshot()?
         .get_bool("commit.gpgsign")
         .unwrap_or(false);
@@ -285,7 +292,7 @@ fn signature(repo: &git2::Repository, role: &str) -> Result<git2::Signature<'sta
             .ok()
             .filter(|v| !v.is_empty())
     };
-    let config = crate::storage::git_config::open(Some(repo))?.snapshot()?;
+    let config = super::config::open(Some(repo))?.snapshot()?;
     let name = env("NAME").or_else(|| config.get_string("user.name").ok());
     let email = env("EMAIL").or_else(|| config.get_string("user.email").ok());
     match (name, email) {

@@ -721,7 +721,7 @@ pub fn merge_file(
 /// Whether a repository path (`%P`) is a Markdown file inside `.qwen/memory/` or
 /// `.qwen/team-memory/` of the working-tree root (no `..`, no absolute path).
 pub fn in_memory_roots(path: &str) -> bool {
-    let roots = [super::MEMORY_DIR, ".qwen/team-memory"];
+    let roots = crate::storage::project::SHARED_MEMORY_DIRS;
     path.ends_with(".md")
         && !path
             .split('/')

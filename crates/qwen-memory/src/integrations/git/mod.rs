@@ -5,8 +5,11 @@
 //! (signed commits, the textual fallback of the merge driver, reading Git's version).
 
 pub mod commit;
+pub mod config;
+pub mod indexes;
 pub mod merge;
 pub mod provenance;
+pub mod repo;
 pub mod shims;
 pub mod sync;
 pub mod trust;
@@ -20,7 +23,7 @@ use serde::Serialize;
 use crate::storage::context::Context;
 
 /// The repository memory directory, relative to the working-tree root.
-pub const MEMORY_DIR: &str = ".qwen/memory";
+pub const MEMORY_DIR: &str = crate::storage::project::REPOSITORY_MEMORY_DIR;
 /// The name of the merge driver in `.gitattributes` and `merge.<name>.driver`.
 pub const MERGE_DRIVER: &str = "qwen-memory";
 /// The `.gitattributes` lines routing memory documents (repository and team memory) to the
@@ -178,10 +181,14 @@ pub struct LocalOutcome {
 /// Qwen Code's own state files in its local mode: they sit next to the committed memory in the
 /// working tree, so `install --local` keeps them out of commits through `info/exclude` (a
 /// per-clone file: nothing committed changes).
-pub const QWEN_LOCAL_STATE_FILES: [&str; 3] = [
+pub const QWEN_LOCAL_STATE_FILES: [&str; 5] = [
     ".qwen/meta.json",
     ".qwen/extract-cursor.json",
     ".qwen/consolidation.lock",
+    // The generated indexes, also for a history whose memory has no `.gitignore` yet: a hook
+    // rebuilds them without ever showing an untracked file.
+    "/.qwen/memory/MEMORY.md",
+    "/.qwen/team-memory/MEMORY.md",
 ];
 
 /// Turns on local mode for the repository (docs/DESIGN.md, "Git integration"): `qwen-memory.local=true` in the

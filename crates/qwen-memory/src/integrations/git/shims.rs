@@ -102,7 +102,7 @@ pub struct HooksDir {
 /// (tilde expanded; relative to the working-tree root, where Git runs hooks) or the common
 /// git dir's `hooks/`, shared by every linked worktree.
 pub fn resolve_hooks_dir(repo: &git2::Repository) -> Result<HooksDir, GitError> {
-    let config = crate::storage::git_config::open(Some(repo))?.snapshot()?;
+    let config = super::config::open(Some(repo))?.snapshot()?;
     let hooks_path = config
         .get_entry("core.hooksPath")
         .ok()
@@ -608,8 +608,7 @@ fn uninstall_config_hooks(repo: &git2::Repository) -> Result<Vec<String>, GitErr
 
 /// The config-based hooks of ours registered for the repository.
 pub fn installed_config_hooks(repo: &git2::Repository) -> Vec<String> {
-    let Ok(config) = crate::storage::git_config::open(Some(repo)).and_then(|mut c| c.snapshot())
-    else {
+    let Ok(config) = super::config::open(Some(repo)).and_then(|mut c| c.snapshot()) else {
         return Vec::new();
     };
     HOOK_NAMES

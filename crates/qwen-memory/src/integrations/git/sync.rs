@@ -145,40 +145,15 @@ pub fn sync(ctx: &Context) -> Result<SyncOutcome, GitError> {
     // A fast-forward or a rebase that only fast-forwards runs no hook that rebuilds the
     // generated indexes: rebuild them here (only an untracked index, only when changed).
     if out.pulled > 0 {
-        refresh_indexes(ctx, &workdir);
+        refresh_indexes(ctx);
     }
     Ok(out)
 }
 
-/// Rebuilds the untracked `MEMORY.md` of the shared roots after sync brought documents in.
-fn refresh_indexes(ctx: &Context, workdir: &Path) {
-    let mut roots = vec![&ctx.layout.team];
-    if ctx.layout.local {
-        roots.push(&ctx.layout.repository);
-    }
-    for root in roots {
-        if !root.path.is_dir() {
-            continue;
-        }
-        let tracked = root
-            .path
-            .join(crate::storage::store::INDEX_FILE)
-            .strip_prefix(workdir)
-            .ok()
-            .and_then(|rel| {
-                git(
-                    workdir,
-                    &["ls-files", "--error-unmatch", "--", &rel.to_string_lossy()],
-                    LOCAL_TIMEOUT,
-                )
-                .ok()
-            })
-            .is_some();
-        if !tracked {
-            // Best effort: a stale index is reported by `check`, never a sync failure.
-            let _ = crate::storage::root_writer::rebuild_index(root);
-        }
-    }
+/// Rebuilds the untracked `MEMORY.md` of the shared roots after sync brought documents in (the
+/// hooks' own rebuild; best effort: a stale index is reported by `check`, never a sync failure).
+fn refresh_indexes(ctx: &Context) {
+    let _ = super::indexes::refresh_shared_indexes(ctx, None);
 }
 
 /// The fetch-integrate-push rounds.

@@ -90,6 +90,21 @@ impl FromStr for Format {
     }
 }
 
+impl serde::Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Format {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        s.parse().map_err(|_| {
+            serde::de::Error::unknown_variant(&s, &["auto", "qwen", "claude", "jsonl"])
+        })
+    }
+}
+
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {

@@ -104,7 +104,10 @@ pub fn current_session(ctx: &Context, meta: &JsonState) -> String {
     {
         return s.to_string();
     }
-    match (ctx.head_commit(), &ctx.project.git_dir) {
+    match (
+        crate::integrations::git::repo::head_commit(ctx),
+        &ctx.project.git_dir,
+    ) {
         (Some(head), _) => format!("git:{head}"),
         (None, Some(_)) => "git:unborn".to_string(),
         (None, None) => "git:none".to_string(),

@@ -10,16 +10,14 @@
 //! SIGINT/SIGTERM handler that unlinks the file before letting the signal kill the process.
 //! SIGKILL cannot be caught; the lock it leaves names a dead PID and the next run clears it.
 
-use std::ffi::CString;
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicPtr, Ordering};
 use std::time::{Duration, SystemTime};
 
 use crate::storage::project::Root;
 use crate::storage::root_writer::{RootError, RootWriter};
 use crate::storage::safe_fs;
+use crate::storage::sys;
 
 /// The lock file name inside the state dir (as upstream).
 pub const CONSOLIDATION_LOCK_FILE: &str = "consolidation.lock";
@@ -38,11 +36,8 @@ pub struct LockInfo {
     pub live: bool,
 }
 
-/// Whether a process with this PID exists (`kill(pid, 0)` succeeds).
-pub fn pid_alive(pid: i32) -> bool {
-    // SAFETY: signal 0 performs only the permission and existence check.
-    pid > 0 && unsafe { libc::kill(pid, 0) } == 0
-}
+/// Whether a process with this PID exists.
+pub use crate::storage::sys::pid_alive;
 
 /// Reads the lock in `state_dir`; `None` when there is no lock file.
 pub fn inspect(state_dir: &Path) -> Option<LockInfo> {
@@ -102,7 +97,7 @@ impl DreamLock {
 
 impl Drop for DreamLock {
     fn drop(&mut self) {
-        clear_signal_path();
+        sys::forget_signal_cleanup();
         // Only remove the file if it is still ours.
         if safe_fs::read_regular_string(&self.path).is_ok_and(|t| t.as_deref() == Some(&*self.pid))
         {
@@ -117,7 +112,7 @@ pub fn try_acquire(root: &Root) -> Result<Option<DreamLock>, RootError> {
     let pid = std::process::id().to_string();
     // Termination signals wait until the file exists *and* the handler knows its path, so a
     // signal can never leave behind a lock that this live process created.
-    let _blocked = BlockedSignals::new();
+    let _blocked = sys::BlockedSignals::new();
     let created = {
         let w = RootWriter::lock(root)?;
         match inspect(&root.state_dir) {
@@ -136,87 +131,8 @@ pub fn try_acquire(root: &Root) -> Result<Option<DreamLock>, RootError> {
     if !created {
         return Ok(None);
     }
-    set_signal_path(&path);
+    sys::remove_on_terminating_signal(&path);
     Ok(Some(DreamLock { path, pid }))
-}
-
-// ---------------------------------------------------------------------------------------------
-// Signal cleanup
-
-const CLEANUP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
-
-/// Blocks the cleanup signals for the calling thread until dropped (pending ones are then
-/// delivered).
-struct BlockedSignals {
-    old: libc::sigset_t,
-}
-
-impl BlockedSignals {
-    fn new() -> BlockedSignals {
-        // SAFETY: plain sigset manipulation on zero-initialised local sets.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            let mut old: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for sig in CLEANUP_SIGNALS {
-                libc::sigaddset(&mut set, sig);
-            }
-            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
-            BlockedSignals { old }
-        }
-    }
-}
-
-impl Drop for BlockedSignals {
-    fn drop(&mut self) {
-        // SAFETY: restores the mask saved by `new`.
-        unsafe {
-            libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
-        }
-    }
-}
-
-/// The lock path the signal handler removes: a leaked C string, swapped out atomically so the
-/// handler and `Drop` never both free or unlink it.
-static SIGNAL_PATH: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
-
-extern "C" fn on_terminating_signal(sig: libc::c_int) {
-    let p = SIGNAL_PATH.swap(std::ptr::null_mut(), Ordering::SeqCst);
-    // SAFETY: `unlink`, `signal` and `raise` are async-signal-safe; `p` is a valid C string
-    // leaked by `set_signal_path` and no longer reachable by anyone else after the swap.
-    unsafe {
-        if !p.is_null() {
-            libc::unlink(p);
-        }
-        libc::signal(sig, libc::SIG_DFL);
-        libc::raise(sig);
-    }
-}
-
-fn set_signal_path(path: &Path) {
-    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
-        return;
-    };
-    let old = SIGNAL_PATH.swap(c.into_raw(), Ordering::SeqCst);
-    if !old.is_null() {
-        // SAFETY: `old` came from `CString::into_raw` and was swapped out, so it is ours.
-        drop(unsafe { CString::from_raw(old) });
-    }
-    let handler = on_terminating_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    // SAFETY: installing a handler that only calls async-signal-safe functions.
-    unsafe {
-        for sig in CLEANUP_SIGNALS {
-            libc::signal(sig, handler);
-        }
-    }
-}
-
-fn clear_signal_path() {
-    let old = SIGNAL_PATH.swap(std::ptr::null_mut(), Ordering::SeqCst);
-    if !old.is_null() {
-        // SAFETY: `old` came from `CString::into_raw` and was swapped out, so it is ours.
-        drop(unsafe { CString::from_raw(old) });
-    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ use sha2::{Digest, Sha256};
 
 use crate::formats::text::hex;
 use crate::integrations::transcript::{Format, HEAD_HASH_BYTES};
+use crate::storage::settings::ExtractStrategy;
 use crate::storage::store::{self, JsonState, StoreError};
 
 /// This tool's cursor file in the state dir.
@@ -64,9 +65,9 @@ pub struct Failure {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     #[serde(default)]
-    pub format: String,
+    pub format: Format,
     #[serde(default)]
-    pub strategy: String,
+    pub strategy: ExtractStrategy,
     #[serde(default)]
     pub trigger: String,
     /// The error message (paths and rule ids, never memory content).
@@ -473,8 +474,8 @@ mod tests {
             at: "t1".into(),
             transcript_path: t.clone(),
             session_id: Some("s".into()),
-            format: "auto".into(),
-            strategy: "auto".into(),
+            format: Format::Auto,
+            strategy: ExtractStrategy::Auto,
             trigger: "hook".into(),
             error: "boom".into(),
             attempts: 0,
@@ -505,8 +506,8 @@ mod tests {
                 at: "t".into(),
                 transcript_path: t.display().to_string(),
                 session_id: None,
-                format: String::new(),
-                strategy: String::new(),
+                format: Format::Auto,
+                strategy: ExtractStrategy::Auto,
                 trigger: String::new(),
                 error: "e".into(),
                 attempts: 0,

@@ -16,6 +16,10 @@
 //! queue once more after releasing the lock: whichever of the two comes second sees the other's
 //! write and runs the request. Slots are written and taken under a short blocking lock
 //! (`extract-queue.lock`) so a replacement can never be lost between a read and the removal.
+//!
+//! A slot is a typed JSON document ([`QueuedRequest`]). One that cannot be read as one (a
+//! crash mid-write of an older version, a hand edit) is never read as defaults: the holder
+//! moves it aside to `<slot>.corrupt` and reports it ([`SetAside`]); `status` names it.
 
 use std::fs;
 use std::io;
@@ -24,7 +28,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
+use crate::integrations::transcript::Format;
 use crate::storage::safe_fs::{self, FileLock};
+use crate::storage::settings::ExtractStrategy;
 use crate::storage::store::{self, StoreError};
 
 /// The run lock file in the state dir.
@@ -43,10 +49,9 @@ pub struct QueuedRequest {
     /// Absolute path of the transcript.
     pub transcript_path: String,
     pub session_id: Option<String>,
-    /// `auto`, `qwen`, `claude` or `jsonl`.
-    pub format: String,
-    /// `auto`, `heuristic` or `model`.
-    pub strategy: String,
+    pub format: Format,
+    pub strategy: ExtractStrategy,
+    /// Who asked (`manual`, `hook`, `retry`, …): reported, never interpreted.
     pub trigger: String,
     pub queued_at: String,
 }
@@ -55,12 +60,52 @@ pub struct QueuedRequest {
 #[derive(Debug)]
 pub enum Scheduled<R> {
     /// This process ran its own request (`own`), then every request queued meanwhile.
-    Ran { own: R, trailing: Vec<R> },
+    /// `set_aside`: slots that could not be read, moved aside on the way.
+    Ran {
+        own: R,
+        trailing: Vec<R>,
+        set_aside: Vec<SetAside>,
+    },
     /// Another process holds the lock; the request waits in the slot. If the holder finished
     /// in the meantime, this process ran the slot itself (`trailing`).
-    Queued { trailing: Vec<R> },
+    Queued {
+        trailing: Vec<R>,
+        set_aside: Vec<SetAside>,
+    },
     /// Another process holds the lock and the request cannot be queued (a dry run).
     AlreadyRunning,
+}
+
+/// A queue slot that could not be read as a request, moved out of the queue so it neither
+/// blocks the queue nor is run with made-up values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetAside {
+    /// The slot as it was found.
+    pub path: PathBuf,
+    /// Where it is now (`None` when even moving it failed; it was removed then).
+    pub moved_to: Option<PathBuf>,
+    /// Why it could not be read.
+    pub reason: String,
+}
+
+impl std::fmt::Display for SetAside {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.moved_to {
+            Some(to) => write!(
+                f,
+                "{}: unreadable extract queue slot ({}); moved aside to {}",
+                self.path.display(),
+                self.reason,
+                to.display()
+            ),
+            None => write!(
+                f,
+                "{}: unreadable extract queue slot ({}); removed",
+                self.path.display(),
+                self.reason
+            ),
+        }
+    }
 }
 
 /// Scheduling failures.
@@ -68,6 +113,9 @@ pub enum Scheduled<R> {
 pub enum QueueError {
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A slot that is not a request (reported by the read-only [`queued`]).
+    #[error("{}: unreadable extract queue slot: {reason}", path.display())]
+    Corrupt { path: PathBuf, reason: String },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -106,15 +154,23 @@ pub fn schedule<R>(
         return Ok(Scheduled::Ran {
             own: run(request, true),
             trailing: Vec::new(),
+            set_aside: Vec::new(),
         });
     }
 
     let try_lock = || FileLock::try_exclusive(&lock_path).map_err(StoreError::from);
     let mut trailing = Vec::new();
+    let mut set_aside = Vec::new();
     let own = match try_lock()? {
         Some(guard) => {
             let own = run(request.clone(), true);
-            drain(state_dir, &mut retries, &mut run, &mut trailing)?;
+            drain(
+                state_dir,
+                &mut retries,
+                &mut run,
+                &mut trailing,
+                &mut set_aside,
+            )?;
             drop(guard);
             Some(own)
         }
@@ -124,7 +180,13 @@ pub fn schedule<R>(
         put(state_dir, &request)?;
         // The holder may have finished between our attempt and the write above.
         if let Some(guard) = try_lock()? {
-            drain(state_dir, &mut retries, &mut run, &mut trailing)?;
+            drain(
+                state_dir,
+                &mut retries,
+                &mut run,
+                &mut trailing,
+                &mut set_aside,
+            )?;
             drop(guard);
         }
     }
@@ -132,7 +194,13 @@ pub fn schedule<R>(
     while has_queued(state_dir) {
         match try_lock() {
             Ok(Some(guard)) => {
-                drain(state_dir, &mut retries, &mut run, &mut trailing)?;
+                drain(
+                    state_dir,
+                    &mut retries,
+                    &mut run,
+                    &mut trailing,
+                    &mut set_aside,
+                )?;
                 drop(guard);
             }
             // Another holder took over; it will look at the slot before it lets go.
@@ -140,8 +208,15 @@ pub fn schedule<R>(
         }
     }
     Ok(match own {
-        Some(own) => Scheduled::Ran { own, trailing },
-        None => Scheduled::Queued { trailing },
+        Some(own) => Scheduled::Ran {
+            own,
+            trailing,
+            set_aside,
+        },
+        None => Scheduled::Queued {
+            trailing,
+            set_aside,
+        },
     })
 }
 
@@ -152,14 +227,19 @@ fn drain<R>(
     retries: &mut impl FnMut() -> Vec<QueuedRequest>,
     run: &mut impl FnMut(QueuedRequest, bool) -> R,
     out: &mut Vec<R>,
+    set_aside: &mut Vec<SetAside>,
 ) -> Result<(), QueueError> {
     for r in retries() {
         put_if_absent(state_dir, &r)?;
     }
-    while let Some(next) = take(state_dir)? {
-        out.push(run(next, false));
+    loop {
+        let taken = take(state_dir)?;
+        set_aside.extend(taken.set_aside);
+        match taken.request {
+            Some(next) => out.push(run(next, false)),
+            None => return Ok(()),
+        }
     }
-    Ok(())
 }
 
 /// The slot file of a transcript: named by a hash of its path, so any path is a safe name.
@@ -192,52 +272,83 @@ pub fn put_if_absent(state_dir: &Path, request: &QueuedRequest) -> Result<bool, 
 }
 
 fn write_slot(state_dir: &Path, request: &QueuedRequest) -> Result<(), StoreError> {
-    let text = serde_json::to_string_pretty(request).unwrap_or_default() + "\n";
-    store::atomic_write(
-        &slot_path(state_dir, &request.transcript_path),
-        text.as_bytes(),
-    )
+    let path = slot_path(state_dir, &request.transcript_path);
+    let text = serde_json::to_string_pretty(request).map_err(|e| StoreError::Json {
+        path: path.clone(),
+        message: e.to_string(),
+    })? + "\n";
+    store::atomic_write(&path, text.as_bytes())
+}
+
+/// What [`take`] found: the oldest request, and the slots it had to move aside on the way.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Taken {
+    pub request: Option<QueuedRequest>,
+    pub set_aside: Vec<SetAside>,
 }
 
 /// Takes the oldest queued request out of the queue (the slot of older versions first). A
-/// slot that cannot be parsed is removed and skipped: it can only come from a crash mid-write
-/// of an older version.
-pub fn take(state_dir: &Path) -> Result<Option<QueuedRequest>, QueueError> {
+/// slot that cannot be read as a request is moved aside (see the module docs) and reported in
+/// [`Taken::set_aside`], never run with defaults.
+pub fn take(state_dir: &Path) -> Result<Taken, QueueError> {
     let taken = store::with_lock(
         &state_dir.join(QUEUE_LOCK_FILE),
         || -> Result<_, QueueError> {
+            let mut set_aside = Vec::new();
             let legacy = state_dir.join(LEGACY_QUEUE_FILE);
             if safe_fs::is_regular(&legacy) {
-                let text = safe_fs::read_regular_string(&legacy)
-                    .map_err(StoreError::from)?
-                    .unwrap_or_default();
-                fs::remove_file(&legacy).map_err(io_err(&legacy))?;
-                if let Ok(r) = serde_json::from_str::<QueuedRequest>(&text) {
-                    return Ok(Some(r));
+                match read_slot(&legacy) {
+                    Ok(request) => {
+                        fs::remove_file(&legacy).map_err(io_err(&legacy))?;
+                        return Ok(Taken {
+                            request: Some(request),
+                            set_aside,
+                        });
+                    }
+                    Err(reason) => set_aside.push(move_aside(&legacy, reason)),
                 }
             }
-            let mut waiting = slots(state_dir, true)?;
+            let mut waiting = Vec::new();
+            for path in slot_files(state_dir)? {
+                match read_slot(&path) {
+                    Ok(request) => waiting.push((path, request)),
+                    Err(reason) => set_aside.push(move_aside(&path, reason)),
+                }
+            }
             waiting.sort_by(|a, b| (&a.1.queued_at, &a.0).cmp(&(&b.1.queued_at, &b.0)));
             let Some((path, request)) = waiting.into_iter().next() else {
-                return Ok(None);
+                return Ok(Taken {
+                    request: None,
+                    set_aside,
+                });
             };
             fs::remove_file(&path).map_err(io_err(&path))?;
-            Ok(Some(request))
+            Ok(Taken {
+                request: Some(request),
+                set_aside,
+            })
         },
     )??;
     Ok(taken)
 }
 
-/// Every request waiting in the queue, oldest first (read only).
-pub fn queued(state_dir: &Path) -> Vec<QueuedRequest> {
-    let mut waiting = slots(state_dir, false).unwrap_or_default();
+/// Every request waiting in the queue, oldest first (read only). A slot that cannot be read is
+/// an error naming it ([`QueueError::Corrupt`]); the next holder moves it aside.
+pub fn queued(state_dir: &Path) -> Result<Vec<QueuedRequest>, QueueError> {
+    let mut waiting = Vec::new();
+    for path in slot_files(state_dir)? {
+        match read_slot(&path) {
+            Ok(r) => waiting.push((path, r)),
+            Err(reason) => return Err(QueueError::Corrupt { path, reason }),
+        }
+    }
     waiting.sort_by(|a, b| (&a.1.queued_at, &a.0).cmp(&(&b.1.queued_at, &b.0)));
-    waiting.into_iter().map(|(_, r)| r).collect()
+    Ok(waiting.into_iter().map(|(_, r)| r).collect())
 }
 
-/// The parsed slot files; with `remove_bad`, unparsable ones are removed (the caller holds the
-/// queue lock then).
-fn slots(state_dir: &Path, remove_bad: bool) -> Result<Vec<(PathBuf, QueuedRequest)>, QueueError> {
+/// The slot files in the queue directory (not the temporary files of a write in progress,
+/// which start with a dot, nor slots already moved aside).
+fn slot_files(state_dir: &Path) -> Result<Vec<PathBuf>, QueueError> {
     let dir = state_dir.join(QUEUE_DIR);
     let entries = match fs::read_dir(&dir) {
         Ok(e) => e,
@@ -245,29 +356,44 @@ fn slots(state_dir: &Path, remove_bad: bool) -> Result<Vec<(PathBuf, QueuedReque
         Err(e) => return Err(io_err(&dir)(e)),
     };
     let mut out = Vec::new();
-    for entry in entries.filter_map(Result::ok) {
+    for entry in entries {
+        let entry = entry.map_err(io_err(&dir))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        // Temporary files of a write in progress start with a dot.
         if name.starts_with('.') || !name.ends_with(".json") {
             continue;
         }
-        let path = entry.path();
-        match safe_fs::read_regular_string(&path) {
-            Ok(Some(text)) => match serde_json::from_str::<QueuedRequest>(&text) {
-                Ok(r) => out.push((path, r)),
-                Err(_) if remove_bad => {
-                    let _ = fs::remove_file(&path);
-                }
-                Err(_) => {}
-            },
-            Ok(None) => {}
-            Err(_) if remove_bad => {
-                let _ = fs::remove_file(&path);
-            }
-            Err(_) => {}
-        }
+        out.push(entry.path());
     }
     Ok(out)
+}
+
+/// One slot as a request, or why it is not one.
+fn read_slot(path: &Path) -> Result<QueuedRequest, String> {
+    match safe_fs::read_regular_string(path) {
+        Ok(Some(text)) => serde_json::from_str(&text).map_err(|e| e.to_string()),
+        Ok(None) => Err("vanished while being read".to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Moves an unreadable slot out of the queue, to `<slot>.corrupt` beside it (replacing an
+/// older one); removes it when it cannot be moved. The caller holds the queue lock.
+fn move_aside(path: &Path, reason: String) -> SetAside {
+    let mut to = path.as_os_str().to_owned();
+    to.push(".corrupt");
+    let to = PathBuf::from(to);
+    let moved_to = match fs::rename(path, &to) {
+        Ok(()) => Some(to),
+        Err(_) => {
+            let _ = fs::remove_file(path);
+            None
+        }
+    };
+    SetAside {
+        path: path.to_path_buf(),
+        moved_to,
+        reason,
+    }
 }
 
 /// Whether a request waits in the queue.
@@ -296,8 +422,8 @@ mod tests {
         QueuedRequest {
             transcript_path: format!("/t/{name}.jsonl"),
             session_id: Some(name.into()),
-            format: "auto".into(),
-            strategy: "auto".into(),
+            format: Format::Auto,
+            strategy: ExtractStrategy::Auto,
             trigger: "manual".into(),
             queued_at: format!("t-{name}"),
         }
@@ -335,7 +461,7 @@ mod tests {
                 panic!("must not run")
             })
             .unwrap();
-            assert!(matches!(s, Scheduled::Queued { trailing } if trailing.is_empty()));
+            assert!(matches!(s, Scheduled::Queued { trailing, .. } if trailing.is_empty()));
         }
         // A later request for c replaces c's, and only c's.
         let mut c2 = req("c");
@@ -351,7 +477,7 @@ mod tests {
         })
         .unwrap();
         assert!(matches!(s, Scheduled::AlreadyRunning));
-        let waiting = queued(dir.path());
+        let waiting = queued(dir.path()).unwrap();
         let names: Vec<_> = waiting
             .iter()
             .map(|r| (r.session_id.clone().unwrap(), r.trigger.clone()))
@@ -450,11 +576,74 @@ mod tests {
     }
 
     #[test]
-    fn corrupt_slots_are_cleared_and_the_old_single_slot_is_still_run() {
+    fn a_corrupt_slot_is_an_error_naming_it_and_is_moved_aside_never_run_as_defaults() {
         let dir = tempfile::tempdir().unwrap();
-        fs::create_dir_all(dir.path().join(QUEUE_DIR)).unwrap();
-        fs::write(dir.path().join(QUEUE_DIR).join("bad.json"), "{oops").unwrap();
-        assert_eq!(take(dir.path()).unwrap(), None);
+        let queue_dir = dir.path().join(QUEUE_DIR);
+        fs::create_dir_all(&queue_dir).unwrap();
+        let bad = queue_dir.join("bad.json");
+        fs::write(&bad, "{oops").unwrap();
+        // A well-formed document with a value no version wrote is corrupt too.
+        let odd = queue_dir.join("odd.json");
+        let mut text = serde_json::to_value(req("odd")).unwrap();
+        text["strategy"] = "guess".into();
+        fs::write(&odd, text.to_string()).unwrap();
+
+        // Read only (status): a typed error naming the slot.
+        let err = queued(dir.path()).unwrap_err();
+        assert!(matches!(&err, QueueError::Corrupt { path, .. } if *path == bad || *path == odd));
+        let shown = err.to_string();
+        assert!(
+            shown.contains("bad.json") || shown.contains("odd.json"),
+            "{shown}"
+        );
+
+        // The holder moves both aside, says so, and runs only real requests.
+        let mut seen = Vec::new();
+        let s = schedule(dir.path(), req("a"), true, no_retries, |r, _| {
+            seen.push(r.session_id.unwrap())
+        })
+        .unwrap();
+        let Scheduled::Ran { set_aside, .. } = s else {
+            panic!("expected a run");
+        };
+        assert_eq!(seen, vec!["a"]);
+        let mut found: Vec<_> = set_aside.iter().map(|a| a.path.clone()).collect();
+        found.sort();
+        assert_eq!(found, vec![bad.clone(), odd.clone()]);
+        let odd_note = set_aside.iter().find(|a| a.path == odd).unwrap();
+        assert!(odd_note.reason.contains("guess"), "{}", odd_note.reason);
+        assert!(
+            odd_note.to_string().contains("odd.json.corrupt"),
+            "{odd_note}"
+        );
+        assert!(queue_dir.join("bad.json.corrupt").is_file());
+        assert!(queue_dir.join("odd.json.corrupt").is_file());
+        assert!(!has_queued(dir.path()));
+        assert_eq!(queued(dir.path()).unwrap(), Vec::new());
+    }
+
+    #[test]
+    fn slots_are_typed_json_with_the_names_the_settings_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = req("typed");
+        r.format = Format::Claude;
+        r.strategy = ExtractStrategy::Heuristic;
+        put(dir.path(), &r).unwrap();
+        let text = fs::read_to_string(slot_path(dir.path(), &r.transcript_path)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["format"], "claude");
+        assert_eq!(v["strategy"], "heuristic");
+        assert_eq!(queued(dir.path()).unwrap(), vec![r]);
+    }
+
+    #[test]
+    fn the_old_single_slot_is_still_run_and_a_corrupt_one_set_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(LEGACY_QUEUE_FILE), "not json").unwrap();
+        let taken = take(dir.path()).unwrap();
+        assert_eq!(taken.request, None);
+        assert_eq!(taken.set_aside.len(), 1);
+        assert_eq!(taken.set_aside[0].path, dir.path().join(LEGACY_QUEUE_FILE));
         assert!(!has_queued(dir.path()));
         let old = req("legacy");
         fs::write(
@@ -463,7 +652,7 @@ mod tests {
         )
         .unwrap();
         assert!(has_queued(dir.path()));
-        assert_eq!(take(dir.path()).unwrap(), Some(old));
+        assert_eq!(take(dir.path()).unwrap().request, Some(old));
         assert!(!has_queued(dir.path()));
     }
 }

@@ -140,7 +140,7 @@ impl RunOutcome {
             trigger: req.trigger.clone(),
             dry_run,
             transcript: req.transcript_path.clone(),
-            format: req.format.clone(),
+            format: req.format.as_str().to_string(),
             session_id: req.session_id.clone(),
             root: root.path.display().to_string(),
             start_reason: None,
@@ -266,8 +266,8 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
     let request = QueuedRequest {
         transcript_path: path.display().to_string(),
         session_id: req.session.clone(),
-        format: req.format.as_str().to_string(),
-        strategy: strategy.as_str().to_string(),
+        format: req.format,
+        strategy,
         trigger: trigger.clone(),
         queued_at: store::now_iso(),
     };
@@ -288,8 +288,8 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
             .map(|f| QueuedRequest {
                 transcript_path: f.transcript_path.clone(),
                 session_id: f.session_id.clone(),
-                format: f.format.clone(),
-                strategy: f.strategy.clone(),
+                format: f.format,
+                strategy: f.strategy,
                 trigger: RETRY_TRIGGER.to_string(),
                 queued_at: now.clone(),
             })
@@ -341,12 +341,26 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
         }))
     })?;
     match scheduled {
-        Scheduled::Ran { own, trailing } => Ok(ExtractReport {
-            run: own?,
-            trailing: trailing.into_iter().flatten().collect(),
-        }),
-        Scheduled::Queued { trailing } => {
+        Scheduled::Ran {
+            own,
+            trailing,
+            set_aside,
+        } => {
+            let mut run = own?;
+            run.warnings
+                .extend(set_aside.iter().map(ToString::to_string));
+            Ok(ExtractReport {
+                run,
+                trailing: trailing.into_iter().flatten().collect(),
+            })
+        }
+        Scheduled::Queued {
+            trailing,
+            set_aside,
+        } => {
             let mut run = RunOutcome::new(&own_request, root, false).skipped(SkipReason::Queued);
+            run.warnings
+                .extend(set_aside.iter().map(ToString::to_string));
             run.duration_ms = elapsed_ms(started);
             if let Some(t) = &telemetry {
                 emit(
@@ -388,8 +402,8 @@ fn record_failure(state_dir: &Path, r: &QueuedRequest, e: &ExtractError) {
         at: store::now_iso(),
         transcript_path: r.transcript_path.clone(),
         session_id: r.session_id.clone(),
-        format: r.format.clone(),
-        strategy: r.strategy.clone(),
+        format: r.format,
+        strategy: r.strategy,
         trigger: r.trigger.clone(),
         error: e.to_string(),
         attempts: 0,
@@ -544,7 +558,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         }
         Err(source) => return Err(ExtractError::Io { path, source }),
     };
-    let requested_format: Format = r.format.parse().unwrap_or_default();
+    let requested_format = r.format;
 
     let mut cursors = Cursors::read(&root.state_dir).unwrap_or_else(|e| {
         out.warnings
@@ -676,7 +690,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
 
     // Step 4: plan.
     let planning = Instant::now();
-    let strategy: Strategy = r.strategy.parse().unwrap_or_default();
+    let strategy: Strategy = r.strategy;
     let planned = plan(ctx, root, strategy, &read.messages, &users, &mut out);
 
     // Step 5: filter.
@@ -751,7 +765,7 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     let provenance = Provenance {
         created: store::now_iso(),
         session: Some(session.clone()),
-        commit: ctx.head_commit(),
+        commit: crate::integrations::git::repo::head_commit(ctx),
         ..Provenance::default()
     };
     let user_changes = if user_entries.is_empty() {

@@ -379,26 +379,18 @@ fn provenance_of(ctx: &Context, shown: &[ScannedDoc], trigger: &str) -> Vec<Opti
     if !shown.iter().any(shared) {
         return Vec::new();
     }
-    let Some(repo) = ctx
-        .project
-        .git_dir
-        .as_ref()
-        .and_then(|g| git2::Repository::open(g).ok())
-    else {
+    if ctx.project.git_dir.is_none() {
         return Vec::new();
-    };
+    }
     let state_dir = &ctx.layout.repository.state_dir;
     let mut cache = provenance::Cache::load(state_dir);
-    let blobs = provenance::Blobs::open(&repo);
-    let deadline = (trigger == "hook").then(|| Instant::now() + HOOK_WALK_BUDGET);
-    let out = shown
+    let paths: Vec<Option<&Path>> = shown
         .iter()
-        .map(|d| {
-            shared(d)
-                .then(|| provenance::of_file_with(&repo, &blobs, &mut cache, &d.path, deadline))
-                .flatten()
-        })
+        .map(|d| shared(d).then_some(d.path.as_path()))
         .collect();
+    let deadline = (trigger == "hook").then(|| Instant::now() + HOOK_WALK_BUDGET);
+    let out =
+        crate::integrations::git::repo::provenance_of_files(ctx, &mut cache, &paths, deadline);
     cache.save(state_dir);
     out
 }

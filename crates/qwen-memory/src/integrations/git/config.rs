@@ -15,10 +15,15 @@
 //! `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` gives the same from the environment. libgit2 reads
 //! neither, so `git -c qwen-memory.hooks=false commit` would not reach our hooks; they are added
 //! here as the highest layer.
+//!
+//! Storage never sees libgit2: [`qwen_memory_layer`] hands the settings the `qwen-memory.*`
+//! variables as plain data ([`GitConfigLayer`]).
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use crate::storage::settings::GitConfigLayer;
 
 /// Git's variables that redirect or drop the global and system files.
 pub const ENV_CONFIG_GLOBAL: &str = "GIT_CONFIG_GLOBAL";
@@ -286,6 +291,47 @@ fn is_true(value: &str) -> bool {
         "true" | "yes" | "on" => true,
         _ => v.parse::<i64>().is_ok_and(|n| n != 0),
     }
+}
+
+/// The `qwen-memory.*` variables of the configuration Git reads for the repository at
+/// `git_dir` (Git's global and system configuration outside one), each with its effective
+/// value (the last one set, as `git config --get` gives). With `user_files` false only the
+/// repository's own file is read (unit tests that must not see the developer's
+/// configuration). An unreadable configuration gives an empty layer.
+pub fn qwen_memory_layer(git_dir: Option<&Path>, user_files: bool) -> GitConfigLayer {
+    let repo = git_dir.and_then(|d| git2::Repository::open(d).ok());
+    let config = if user_files {
+        open(repo.as_ref())
+            .ok()
+            .or_else(|| git2::Config::open_default().ok())
+            .and_then(|mut c| c.snapshot().ok())
+    } else {
+        repo.as_ref()
+            .and_then(|r| r.config().ok())
+            .and_then(|c| c.open_level(git2::ConfigLevel::Local).ok())
+            .and_then(|mut c| c.snapshot().ok())
+    };
+    let Some(config) = config else {
+        return GitConfigLayer::default();
+    };
+    let mut names: Vec<String> = Vec::new();
+    if let Ok(mut entries) = config.entries(Some("qwen-memory\\..*")) {
+        while let Some(Ok(entry)) = entries.next() {
+            if let Some(rest) = entry.name().and_then(|n| n.strip_prefix("qwen-memory.")) {
+                if !names.iter().any(|k| k == rest) {
+                    names.push(rest.to_string());
+                }
+            }
+        }
+    }
+    let entries = names
+        .into_iter()
+        .map(|name| {
+            let value = config.get_string(&format!("qwen-memory.{name}")).ok();
+            (name, value)
+        })
+        .collect();
+    GitConfigLayer::new(entries)
 }
 
 #[cfg(test)]

@@ -1,0 +1,146 @@
+//! The strict keep rule, as data (docs/DESIGN.md, "Extract"): a per-language decision list of
+//! explicit standing-rule signals ("from now on", "always", 以后, 常に, 앞으로 …, class
+//! `keep-<type>`) and of hard negatives (a question without a question mark, a bug report, class
+//! `veto-…`), one file per language under `data/` (`*.standing`), every rule with an id.
+//!
+//! On real chats most declarative sentences are one-off: a message the real-chat gate is not
+//! sure of ([`super::gate::STRICT_THRESHOLD`]) is kept only when one of its sentences carries a
+//! standing-rule signal and no hard negative. The lists are compiled in and parsed once.
+
+use std::sync::OnceLock;
+
+use super::cues::{self, Cue};
+
+const SOURCES: [(&str, &str); 4] = [
+    ("en", include_str!("data/en.standing")),
+    ("zh", include_str!("data/zh.standing")),
+    ("ja", include_str!("data/ja.standing")),
+    ("ko", include_str!("data/ko.standing")),
+];
+
+fn rules() -> &'static [Cue] {
+    static RULES: OnceLock<Vec<Cue>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        SOURCES
+            .iter()
+            // The files are part of the source; a unit test parses each of them.
+            .flat_map(|(name, text)| cues::parse(name, text).unwrap_or_default())
+            .collect()
+    })
+}
+
+/// What the decision list says about one message.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// The first `keep-` rule that fired in a sentence no `veto-` rule fired in.
+    pub keep: Option<&'static Cue>,
+    /// Every `veto-` rule that fired (in any sentence).
+    pub vetoes: Vec<&'static Cue>,
+}
+
+/// Judges `text` sentence by sentence (lines, then sentence marks, after [`cues::normalize`];
+/// `>` quote marks are dropped, so a quoted rule counts).
+pub fn judge(text: &str) -> Verdict {
+    let mut out = Verdict::default();
+    // Lines first: [`cues::normalize`] collapses line breaks.
+    let norms: Vec<String> = text.lines().map(cues::normalize).collect();
+    for s in norms.iter().flat_map(|n| cues::split_normalized(n)) {
+        let s = s.trim_start_matches(['>', ' ']);
+        let vetoes: Vec<&'static Cue> = rules()
+            .iter()
+            .filter(|c| c.class.starts_with("veto-") && cues::matches(c, s))
+            .collect();
+        if vetoes.is_empty() && out.keep.is_none() {
+            out.keep = rules()
+                .iter()
+                .find(|c| c.class.starts_with("keep-") && cues::matches(c, s));
+        }
+        for v in vetoes {
+            if !out.vetoes.contains(&v) {
+                out.vetoes.push(v);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_list_parses_with_unique_ids_and_known_classes() {
+        let mut ids = std::collections::HashSet::new();
+        for (name, text) in SOURCES {
+            let rules = cues::parse(name, text).unwrap();
+            assert!(rules.len() >= 20, "{name}: {}", rules.len());
+            for r in rules {
+                assert!(r.id.starts_with(&format!("{name}.")), "{}", r.id);
+                assert!(ids.insert(r.id.clone()), "duplicate id {}", r.id);
+                assert!(
+                    [
+                        "keep-feedback",
+                        "keep-project",
+                        "keep-user",
+                        "keep-reference"
+                    ]
+                    .contains(&r.class.as_str())
+                        || r.class.starts_with("veto-"),
+                    "{}: class {}",
+                    r.id,
+                    r.class
+                );
+            }
+        }
+    }
+
+    fn keep(text: &str) -> Option<&'static str> {
+        judge(text).keep.map(|c| c.id.as_str())
+    }
+
+    #[test]
+    fn a_standing_rule_is_kept_and_a_hard_negative_vetoes_its_sentence() {
+        assert_eq!(
+            keep("Go ahead. Also, from now on use pnpm."),
+            Some("en.keep.from-now-on")
+        );
+        assert_eq!(keep("Why does it always crash?"), None);
+        assert_eq!(keep("the build always fails, it doesn't work"), None);
+        assert_eq!(keep("把按钮改成蓝色"), None);
+        assert_eq!(keep("以後都用繁體回答"), Some("zh.keep.from-now-on"));
+        assert_eq!(keep("以后都用这个吗"), None);
+        assert_eq!(keep("常に日本語で回答する"), Some("ja.keep.always"));
+        assert_eq!(keep("常に日本語でいいですか"), None);
+        assert_eq!(
+            keep("앞으로 커밋 메시지는 영어로"),
+            Some("ko.keep.from-now-on")
+        );
+        assert_eq!(keep("앞으로 어떻게 할까"), None);
+        // A rule in a quote counts; a question elsewhere in the message does not veto it.
+        assert_eq!(
+            keep("> never push to main\nwhat do you think?"),
+            Some("en.keep.never")
+        );
+        assert_eq!(keep("Fix the login page."), None);
+    }
+
+    #[test]
+    fn the_strict_gate_keeps_a_stated_rule_and_no_one_off_request() {
+        use super::super::{gate::Gate, learned::Model, plan_with_gate, UserText};
+        let model = Model::builtin();
+        let strict = Gate::builtin().with_strict_rule();
+        let plan = |text: &str| plan_with_gate(&[UserText { offset: 0, text }], &model, &strict);
+        let kept = plan("Go ahead. Also, from now on run the linter before every commit.");
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert!(kept[0].summary.contains("linter"), "{kept:?}");
+        for one_off in [
+            "把这个页面的按钮改成蓝色",
+            "这个配置没有生效",
+            "커밋 푸시해줘",
+            "make sure the submit button on this page is blue",
+            "The login page is broken after the last deploy, it doesn't work",
+        ] {
+            assert!(plan(one_off).is_empty(), "{one_off}: {:?}", plan(one_off));
+        }
+    }
+}
