@@ -429,7 +429,10 @@ mod tests {
         let state = dir.path().join("state");
         let path = dir.path().join("config.toml");
         let original = "model = \"o4\"\n";
-        let old = format!("{original}\n{}\n[profiles.x]\nmodel = \"y\"\n", legacy_codex_block());
+        let old = format!(
+            "{original}\n{}\n[profiles.x]\nmodel = \"y\"\n",
+            legacy_codex_block()
+        );
         fs::write(&path, &old).unwrap();
         assert!(install(Client::Codex, &path, &state).unwrap().changed);
         let text = fs::read_to_string(&path).unwrap();
