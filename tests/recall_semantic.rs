@@ -431,7 +431,12 @@ fn slow_model_in_a_hook_falls_back_and_exits_zero() {
         .unwrap()
         .contains("Deployment region"));
     let log = std::fs::read_to_string(sb.private_state().join("hook.log")).unwrap_or_default();
-    assert!(log.contains("model selection timed out"), "{log}");
+    // On a loaded machine the scan can use up the whole budget first: then the model is not
+    // asked at all; either way the hook fell back to the lexical ranking.
+    assert!(
+        log.contains("model selection timed out") || log.contains("model selection skipped"),
+        "{log}"
+    );
 }
 
 #[test]

@@ -128,7 +128,29 @@ pub struct McpReport {
 const CODEX_MARKER: &str =
     "# Added by `git qwen-memory install`; removed by `git qwen-memory uninstall`.";
 
+/// Variables Codex must pass on to the server: Codex starts MCP servers with a short allow
+/// list of its own environment, so a memory base directory set in the user's shell would
+/// otherwise be lost and memory would land in `~/.qwen`.
+const CODEX_ENV_VARS: &[&str] = &["QWEN_CODE_MEMORY_BASE_DIR"];
+
 fn codex_block() -> String {
+    let quoted = |items: &[&str]| {
+        items
+            .iter()
+            .map(|a| format!("\"{a}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "{}env_vars = [{}]\n",
+        legacy_codex_block(),
+        quoted(CODEX_ENV_VARS)
+    )
+}
+
+/// The block earlier releases wrote (no `env_vars`): still ours, upgraded by install and
+/// removed by uninstall.
+fn legacy_codex_block() -> String {
     format!(
         "{CODEX_MARKER}\n[mcp_servers.{SERVER_NAME}]\ncommand = \"{COMMAND}\"\nargs = [{}]\n",
         ARGS.iter()
@@ -136,6 +158,20 @@ fn codex_block() -> String {
             .collect::<Vec<_>>()
             .join(", ")
     )
+}
+
+/// Where our block (current or legacy) starts in `text`, and its length.
+fn find_codex_block(text: &str) -> Option<(usize, usize)> {
+    let current = codex_block();
+    if let Some(at) = text.find(&current) {
+        return Some((at, current.len()));
+    }
+    let legacy = legacy_codex_block();
+    let at = text.find(&legacy)?;
+    // The legacy block is a prefix of the current one: only a block that ends there counts.
+    let rest = &text[at + legacy.len()..];
+    (rest.is_empty() || rest.starts_with('\n') || rest.starts_with('['))
+        .then_some((at, legacy.len()))
 }
 
 fn codex_header(line: &str) -> bool {
@@ -169,11 +205,18 @@ pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpRepor
         let existing = read_text(path)?;
         let text = existing.clone().unwrap_or_default();
         if text.lines().any(codex_header) {
-            if !text.contains(&codex_block()) {
-                report.warnings.push(format!(
+            match find_codex_block(&text) {
+                Some((at, len)) if len != codex_block().len() => {
+                    // An earlier release's block: upgrade it in place.
+                    let out = format!("{}{}{}", &text[..at], codex_block(), &text[at + len..]);
+                    write_new(path, out.as_bytes(), false, state_dir)?;
+                    report.changed = true;
+                }
+                Some(_) => {}
+                None => report.warnings.push(format!(
                     "{}: [mcp_servers.{SERVER_NAME}] exists and differs from ours; left as it is",
                     path.display()
-                ));
+                )),
             }
             return Ok(report);
         }
@@ -251,8 +294,7 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
         let Some(text) = read_text(path)? else {
             return Ok(report);
         };
-        let block = codex_block();
-        let Some(at) = text.find(&block) else {
+        let Some((at, len)) = find_codex_block(&text) else {
             if text.lines().any(codex_header) {
                 report.warnings.push(format!(
                     "{}: [mcp_servers.{SERVER_NAME}] was changed by hand; left as it is",
@@ -261,7 +303,7 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
             }
             return Ok(report);
         };
-        let mut out = format!("{}{}", &text[..at], &text[at + block.len()..]);
+        let mut out = format!("{}{}", &text[..at], &text[at + len..]);
         // The blank line install put before the block.
         if at > 0 && out[..at].ends_with("\n\n") {
             out.remove(at - 1);
@@ -374,10 +416,35 @@ mod tests {
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.starts_with(original));
         assert!(text.contains(
-            "[mcp_servers.qwen-memory]\ncommand = \"git-qwen-memory\"\nargs = [\"mcp\"]\n"
+            "[mcp_servers.qwen-memory]\ncommand = \"git-qwen-memory\"\nargs = [\"mcp\"]\nenv_vars = [\"QWEN_CODE_MEMORY_BASE_DIR\"]\n"
         ));
         assert!(installed(Client::Codex, &path));
         uninstall(Client::Codex, &path, &state).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), original);
+    }
+
+    #[test]
+    fn codex_block_of_an_earlier_release_is_upgraded_and_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let path = dir.path().join("config.toml");
+        let original = "model = \"o4\"\n";
+        let old = format!(
+            "{original}\n{}\n[profiles.x]\nmodel = \"y\"\n",
+            legacy_codex_block()
+        );
+        fs::write(&path, &old).unwrap();
+        assert!(install(Client::Codex, &path, &state).unwrap().changed);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.contains(&codex_block()), "{text}");
+        assert!(text.ends_with("\n[profiles.x]\nmodel = \"y\"\n"), "{text}");
+        assert!(!install(Client::Codex, &path, &state).unwrap().changed);
+        // An earlier release's block, as it was, is removed by uninstall.
+        fs::write(&path, &old).unwrap();
+        assert!(uninstall(Client::Codex, &path, &state).unwrap().changed);
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            format!("{original}\n[profiles.x]\nmodel = \"y\"\n")
+        );
     }
 }

@@ -294,12 +294,14 @@ fn auto<D: DocFields + Sync>(
         // embeds a text only when it passes the strict scan (a reviewed allow marker does not
         // count there), so a cached vector's text passed it.
         let eligible = vec![true; docs.len()];
+        let matched: Vec<usize> = lexical.iter().map(|(i, _)| *i).collect();
         embed::semantic_rank(
             &cfg,
             ctx.state_dir(),
             &secrets::redact(&req.query),
             &docs,
             &eligible,
+            &matched,
             deadline.saturating_duration_since(Instant::now()),
         )
     });
