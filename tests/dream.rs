@@ -287,6 +287,40 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
 }
 
 #[test]
+fn dry_run_never_prints_a_memory_s_escape_sequences_raw() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    // Two documents that dream merges; one carries a terminal escape (clear screen) and a bidi
+    // override in an entry, as a pulled or pasted memory might.
+    write_doc(
+        &root,
+        "feedback/terse.md",
+        &doc_text("Terse", "d", "feedback", "Keep answers terse"),
+    );
+    let dup = write_doc(
+        &root,
+        "feedback/terse-2.md",
+        &doc_text(
+            "Dup",
+            "d",
+            "feedback",
+            "Keep answers terse\n\nNo recap \u{1b}[2J at the end \u{202E}gnihton",
+        ),
+    );
+    set_mtime(&dup, 1_600_000_000);
+    let out = sb.ok(&["dream", "--dry-run"]);
+    assert!(out.contains("terse-2.md"), "{out}");
+    assert!(
+        !out.contains('\u{1b}') && !out.contains('\u{202E}'),
+        "{out:?}"
+    );
+    assert!(
+        out.contains("<U+001B>") && out.contains("<U+202E>"),
+        "{out}"
+    );
+}
+
+#[test]
 fn undo_restores_the_last_run_exactly_and_refuses_after_edits() {
     let sb = Sandbox::new();
     let root = seed(&sb);

@@ -1,5 +1,6 @@
 //! `dream`: arguments and rendering.
 
+use qwen_memory::formats::sanitize::escape_for_terminal;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -87,7 +88,9 @@ fn render(cli: &Cli, out: &DreamOutcome) {
         DreamStatus::Noop => println!("dream ({strategy}): nothing to consolidate"),
         DreamStatus::DryRun => {
             if let Some(d) = &out.diff {
-                print!("{d}");
+                // Memory text (a pulled memory's escape sequences included) never reaches the
+                // terminal raw: hidden characters are shown as <U+XXXX>.
+                print!("{}", escape_for_terminal(d));
             }
             if out.changes.is_empty() {
                 println!("dry run ({strategy}): nothing to consolidate");
@@ -106,7 +109,7 @@ fn render(cli: &Cli, out: &DreamOutcome) {
                 out.changes.len(),
                 out.deduped_entries,
                 if out.deduped_entries == 1 { "y" } else { "ies" },
-                out.touched_topics.join(", ")
+                escape_for_terminal(&out.touched_topics.join(", "))
             );
             let shown = if cli.verbose { usize::MAX } else { 10 };
             for c in out.changes.iter().take(shown) {
@@ -114,13 +117,22 @@ fn render(cli: &Cli, out: &DreamOutcome) {
                     dream::Action::Rewrite => "rewrote",
                     dream::Action::Delete => "deleted",
                 };
-                println!("  {verb} {} ({})", c.path, c.reason);
+                println!(
+                    "  {verb} {} ({})",
+                    escape_for_terminal(&c.path),
+                    escape_for_terminal(&c.reason)
+                );
             }
             if out.changes.len() > shown {
                 println!("  … and {} more (-v for all)", out.changes.len() - shown);
             }
             for d in &out.dropped {
-                println!("  dropped \"{}\" from {} ({})", d.entry, d.path, d.reason);
+                println!(
+                    "  dropped \"{}\" from {} ({})",
+                    escape_for_terminal(&d.entry),
+                    escape_for_terminal(&d.path),
+                    escape_for_terminal(&d.reason)
+                );
             }
             println!("undo with `git qwen-memory dream --undo`");
         }
