@@ -709,7 +709,7 @@ fn personal_memory_is_0600_in_0700_directories() {
 }
 
 #[test]
-fn memory_in_a_world_writable_or_foreign_place_is_refused_with_a_warning() {
+fn memory_in_a_world_or_group_writable_or_foreign_place_is_refused_with_a_warning() {
     let sb = Sandbox::new();
     let team = sb.repo.join(".qwen/team-memory");
     write_doc(
@@ -748,6 +748,34 @@ fn memory_in_a_world_writable_or_foreign_place_is_refused_with_a_warning() {
         "{problems:?}"
     );
     fs::set_permissions(team.join("shared"), fs::Permissions::from_mode(0o755)).unwrap();
+    // A directory writable by a group no account file lists (so it may hold anyone): refused;
+    // changing a directory's group to one we are not in needs root.
+    let chgrp = std::process::Command::new("chgrp")
+        .arg("12346")
+        .arg(team.join("shared"))
+        .output();
+    if chgrp.is_ok_and(|o| o.status.success()) {
+        fs::set_permissions(team.join("shared"), fs::Permissions::from_mode(0o775)).unwrap();
+        let block = recall_block(&sb, &sb.repo, "deploys smoke tests");
+        assert!(!block.contains("Deploys run"), "{block}");
+        assert!(block.contains("Smoke tests live"), "{block}");
+        let (_, problems) = check_json(&sb, &sb.repo);
+        assert!(
+            problems.iter().any(|p| p["kind"] == "unsafe-permissions"
+                && p["path"] == "shared"
+                && p["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("writable by its group (gid 12346)")),
+            "{problems:?}"
+        );
+        // Not group-writable any more: read again.
+        fs::set_permissions(team.join("shared"), fs::Permissions::from_mode(0o755)).unwrap();
+        let block = recall_block(&sb, &sb.repo, "deploys smoke tests");
+        assert!(block.contains("Deploys run"), "{block}");
+    } else {
+        println!("skipped the group-writable half: cannot chgrp here (not root)");
+    }
     // A file owned by someone else (needs root to create).
     let p = team.join("project/ok.md");
     let chown = std::process::Command::new("chown")

@@ -502,9 +502,11 @@ fn foreign_owner(meta: &fs::Metadata) -> Option<String> {
         .then(|| format!("owned by another user (uid {})", meta.uid()))
 }
 
-/// Why a directory of a root is unsafe: owned by another user, or writable by everyone. (A
-/// group-writable directory is not refused: with a `umask` of 002, common on Linux, every
-/// work tree is; the personal roots this tool creates are 0700.)
+/// Why a directory of a root is unsafe: owned by another user, writable by everyone, or
+/// writable by a group that holds anyone else. A group-writable directory is accepted when
+/// its group is this user's own (a "user private group", what a `umask` of 002 is meant for:
+/// no other account has it as its primary group and its member list names no one else), as
+/// Debian's OpenSSH accepts one (docs/security.md).
 fn unsafe_dir(dir: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let meta = fs::metadata(dir).ok()?;
@@ -512,8 +514,107 @@ fn unsafe_dir(dir: &Path) -> Option<String> {
         return Some(format!("directory {why}"));
     }
     let mode = meta.mode();
-    (mode & 0o002 != 0)
-        .then(|| format!("directory writable by everyone (mode {:o})", mode & 0o7777))
+    if mode & 0o002 != 0 {
+        return Some(format!(
+            "directory writable by everyone (mode {:o})",
+            mode & 0o7777
+        ));
+    }
+    (mode & 0o020 != 0 && !group_is_private(meta.gid())).then(|| {
+        format!(
+            "directory writable by its group (gid {}), which other accounts share (mode {:o})",
+            meta.gid(),
+            mode & 0o7777
+        )
+    })
+}
+
+/// Whether group `gid` holds no account but this user's ([`private_group`] over the system's
+/// account files), once per group and process: a scan asks for every directory.
+fn group_is_private(gid: u32) -> bool {
+    static KNOWN: OnceLock<Mutex<HashMap<u32, bool>>> = OnceLock::new();
+    let known = KNOWN.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(&v) = known.lock().ok().as_ref().and_then(|m| m.get(&gid)) {
+        return v;
+    }
+    let read = |p: &str| fs::read_to_string(p).unwrap_or_default();
+    let v = private_group(
+        gid,
+        crate::storage::sys::effective_uid(),
+        &read("/etc/passwd"),
+        &read("/etc/group"),
+    );
+    if let Ok(mut m) = known.lock() {
+        m.insert(gid, v);
+    }
+    v
+}
+
+/// Whether group `gid` is private to the account with uid `me`, judged from `passwd` and
+/// `group` (the files' text): that account exists, no other account has `gid` as its primary
+/// group, and the group exists with no member but that account. A group the files do not
+/// list (directory services) is not private: refused, as upstream OpenSSH refuses every
+/// group-writable directory.
+fn private_group(gid: u32, me: u32, passwd: &str, group: &str) -> bool {
+    let mut my_name = None;
+    for fields in passwd.lines().map(|l| l.split(':').collect::<Vec<_>>()) {
+        let [name, _, uid, primary, ..] = fields[..] else {
+            continue;
+        };
+        let (Ok(uid), Ok(primary)) = (uid.parse::<u32>(), primary.parse::<u32>()) else {
+            continue;
+        };
+        if uid == me {
+            my_name = Some(name);
+        } else if primary == gid {
+            return false;
+        }
+    }
+    let Some(my_name) = my_name else {
+        return false;
+    };
+    group
+        .lines()
+        .map(|l| l.split(':').collect::<Vec<_>>())
+        .find(|f| f.len() >= 4 && f[2].parse::<u32>() == Ok(gid))
+        .is_some_and(|f| {
+            f[3].split(',')
+                .map(str::trim)
+                .filter(|m| !m.is_empty())
+                .all(|m| m == my_name)
+        })
+}
+
+#[cfg(test)]
+mod private_group_tests {
+    use super::private_group;
+
+    const PASSWD: &str = "root:x:0:0:root:/root:/bin/bash\n\
+        ann:x:1000:1000::/home/ann:/bin/sh\n\
+        bob:x:1001:100::/home/bob:/bin/sh\n\
+        broken line\n";
+    const GROUP: &str = "root:x:0:\nann:x:1000:\nusers:x:100:bob\n\
+        dev:x:2000:ann,bob\nsolo:x:2001:ann\n";
+
+    #[test]
+    fn only_a_group_that_holds_no_one_else_is_private() {
+        assert!(private_group(1000, 1000, PASSWD, GROUP), "ann's own group");
+        assert!(
+            private_group(2001, 1000, PASSWD, GROUP),
+            "a group of ann alone"
+        );
+        assert!(
+            !private_group(100, 1000, PASSWD, GROUP),
+            "bob's primary group"
+        );
+        assert!(!private_group(2000, 1000, PASSWD, GROUP), "bob is a member");
+        assert!(!private_group(3000, 1000, PASSWD, GROUP), "not listed");
+        assert!(!private_group(1000, 4242, PASSWD, GROUP), "unknown account");
+        assert!(
+            private_group(0, 0, PASSWD, GROUP),
+            "root's group, root alone"
+        );
+    }
 }
 
 /// Below this many files a scan reads on the calling thread; above, reading and parsing (most
