@@ -996,6 +996,28 @@ fn with_a_trust_policy_only_memory_committed_on_the_protected_ref_is_injected() 
     assert!(!block.contains("second reviewer"), "{block}");
 }
 
+/// Bob's recall holds the trusted review rule and not the contrary push rule, and `check` lists
+/// only the push rule as pending, for a reason containing `why`.
+fn assert_only_the_push_rule_is_pending(sb: &Sandbox, bob: &Path, why: &str) {
+    let block = recall_block(sb, bob, "release second reviewer");
+    assert!(
+        block.contains("Every release needs a second reviewer."),
+        "{block}"
+    );
+    assert!(
+        !block.contains("push straight to main"),
+        "untrusted memory injected: {block}"
+    );
+    let (_, problems) = check_json(sb, bob);
+    let pending: Vec<&Value> = problems.iter().filter(|p| p["kind"] == "pending").collect();
+    assert_eq!(pending.len(), 1, "{problems:?}");
+    assert_eq!(pending[0]["path"], "project/push.md");
+    assert!(
+        pending[0]["message"].as_str().unwrap().contains(why),
+        "{pending:?}"
+    );
+}
+
 /// Commits everything in `dir` as `author` ("Name <email>"), with `extra` arguments (`-S`).
 fn commit_as(sb: &Sandbox, dir: &Path, author: &str, message: &str, extra: &[&str]) {
     sb.git(dir, &["add", "-A"]);
@@ -1061,26 +1083,7 @@ fn with_trust_authors_only_memory_last_changed_by_a_listed_author_is_injected() 
     let out = sb.git_hooked(&bob, &["pull", "-q", "--no-rebase", "origin", "main"], &[]);
     assert_success(&out, &["pull"]);
 
-    let block = recall_block(&sb, &bob, "release second reviewer");
-    assert!(
-        block.contains("Every release needs a second reviewer."),
-        "{block}"
-    );
-    assert!(
-        !block.contains("push straight to main"),
-        "untrusted author injected: {block}"
-    );
-    let (_, problems) = check_json(&sb, &bob);
-    let pending: Vec<&Value> = problems.iter().filter(|p| p["kind"] == "pending").collect();
-    assert_eq!(pending.len(), 1, "{problems:?}");
-    assert_eq!(pending[0]["path"], "project/push.md");
-    assert!(
-        pending[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("mallory@evil.example"),
-        "{pending:?}"
-    );
+    assert_only_the_push_rule_is_pending(&sb, &bob, "mallory@evil.example");
     // `status` names what the pull brought, with author and age, and what is pending.
     let st = status_json(&sb, &bob);
     let arrived = st["arrived"].as_array().unwrap();
@@ -1260,23 +1263,7 @@ fn with_trust_signed_only_memory_from_a_verified_signed_commit_is_injected() {
     let out = sb.git_hooked(&bob, &["pull", "-q", "--no-rebase", "origin", "main"], &[]);
     assert_success(&out, &["pull"]);
 
-    let block = recall_block(&sb, &bob, "release second reviewer");
-    assert!(
-        block.contains("Every release needs a second reviewer."),
-        "{block}"
-    );
-    assert!(
-        !block.contains("push straight to main"),
-        "unsigned injected: {block}"
-    );
-    let (_, problems) = check_json(&sb, &bob);
-    let pending: Vec<&Value> = problems.iter().filter(|p| p["kind"] == "pending").collect();
-    assert_eq!(pending.len(), 1, "{problems:?}");
-    assert_eq!(pending[0]["path"], "project/push.md");
-    assert!(
-        pending[0]["message"].as_str().unwrap().contains("%G? = N"),
-        "{pending:?}"
-    );
+    assert_only_the_push_rule_is_pending(&sb, &bob, "%G? = N");
     // A signature by a key Bob does not allow is not trusted either, cache or not.
     fs::write(&signers, "").unwrap();
     let block = recall_block(&sb, &bob, "release second reviewer");
