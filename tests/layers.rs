@@ -795,11 +795,8 @@ fn git_is_reached_only_through_integrations_git() {
 }
 
 #[test]
-fn platform_calls_are_made_only_in_storage_sys_and_safe_fs() {
-    let hits = users_outside("libc::", &["storage/sys.rs", "storage/safe_fs.rs"]);
-    assert!(
-        hits.is_empty(),
-        "libc used outside storage::sys and safe_fs: {hits:?}"
-    );
+fn platform_calls_are_made_only_in_storage_sys() {
+    let hits = users_outside("libc::", &["storage/sys.rs"]);
+    assert!(hits.is_empty(), "libc used outside storage::sys: {hits:?}");
     assert!(!users_outside("libc::", &[]).is_empty());
 }
