@@ -2,6 +2,7 @@
 //! Code's folders and settings, safe file-system primitives, locks and state files, scanning, the
 //! MEMORY.md index, entry writes, backups and this tool's settings (docs/DESIGN.md, "Layers").
 
+pub mod agent_settings;
 pub mod backup;
 pub mod context;
 pub mod entries;
