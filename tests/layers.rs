@@ -800,3 +800,85 @@ fn platform_calls_are_made_only_in_storage_sys() {
     assert!(hits.is_empty(), "libc used outside storage::sys: {hits:?}");
     assert!(!users_outside("libc::", &[]).is_empty());
 }
+
+/// The standard library's I/O modules named in `code`: `std::fs`, `std::net`, `std::process`
+/// and `std::env` as paths or inside a `use std::{…}` group. Compile-time macros (`env!`,
+/// `include_bytes!`) are not I/O and are not seen.
+fn std_io_named(code: &str) -> BTreeSet<&'static str> {
+    const IO: [&str; 4] = ["fs", "net", "process", "env"];
+    let mut out = BTreeSet::new();
+    for (i, _) in code.match_indices("std::") {
+        if !starts_a_path(code, i) {
+            continue;
+        }
+        let rest = &code[i + "std::".len()..];
+        let names: Vec<&str> = match rest.strip_prefix('{') {
+            Some(group) => {
+                // The group's top-level items, up to its closing brace.
+                let (mut depth, mut start, mut items) = (0usize, 0, Vec::new());
+                for (j, c) in group.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => {
+                            items.push(&group[start..j]);
+                            break;
+                        }
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            items.push(&group[start..j]);
+                            start = j + 1;
+                        }
+                        _ => {}
+                    }
+                }
+                items
+                    .into_iter()
+                    .map(|item| item.trim().split("::").next().unwrap_or("").trim())
+                    .collect()
+            }
+            None => vec![rest
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("")],
+        };
+        for name in names {
+            if let Some(io) = IO.iter().find(|m| **m == name) {
+                out.insert(*io);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_formats_and_extract_crates_do_no_io() {
+    // Text in, text out (docs/development.md, "Crates"): their callers read and write. Their
+    // unit tests (`mod tests` and `tests.rs`) may read fixtures.
+    let mut hits = Vec::new();
+    for krate in CRATES
+        .iter()
+        .filter(|c| ["formats", "extract"].contains(&c.prefix))
+    {
+        let mut files = Vec::new();
+        rust_files(&src_of(krate), &mut files);
+        for file in files {
+            if file.file_name().is_some_and(|n| n == "tests.rs") {
+                continue;
+            }
+            let named = std_io_named(&code_only(&fs::read_to_string(&file).unwrap()));
+            if !named.is_empty() {
+                hits.push(format!("{}: {named:?}", file.display()));
+            }
+        }
+    }
+    assert!(hits.is_empty(), "I/O in a pure crate: {hits:#?}");
+    // The reader must be able to fail.
+    let seen = std_io_named(
+        "use std::{collections::{BTreeMap, BTreeSet}, fs::File, io};\nlet a = std::env::var(\"X\");\nlet b = my_std::fs::x; let c = env!(\"HOME\");",
+    );
+    assert_eq!(seen, ["env", "fs"].into_iter().collect());
+    assert_eq!(
+        std_io_named("std::process::Command::new(\"git\"); std::net::TcpStream::connect(a)"),
+        ["net", "process"].into_iter().collect()
+    );
+}
