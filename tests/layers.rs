@@ -31,8 +31,8 @@ struct Crate {
     src: &'static str,
     /// The name its modules carry here: `storage::scan` for `crates/storage/src/scan.rs`; empty
     /// for the library and the binary, whose first folder is already the layer
-    /// (`ops::recall`, `cli::mcp`). Inside the crate `crate::<prefix>::…` (the transitional alias,
-    /// see the crate's lib.rs) names the same module as `crate::…`.
+    /// (`ops::recall`, `cli::mcp`). Inside the crate its modules are `crate::…` (no crate
+    /// aliases itself).
     prefix: &'static str,
     /// The workspace crates it may depend on (by package name).
     may_use: &'static [&'static str],
@@ -293,13 +293,10 @@ fn all_files() -> Vec<PathBuf> {
 }
 
 /// `path` (from the root of `krate`, without `crate::`) as a module name of this check, or `None`
-/// when it leads into another crate: in `qwen-memory-storage`, `scan::X` and `storage::scan::X`
-/// (the alias) are `storage::scan::X` and `formats::doc` is `None`.
+/// when it leads into another crate: in `qwen-memory-storage`, `scan::X` is `storage::scan::X`
+/// and `formats::doc` is `None`.
 fn normalize(krate: &Crate, path: &str) -> Option<String> {
     let first = path.split("::").next().unwrap_or("");
-    if !krate.prefix.is_empty() && first == krate.prefix {
-        return Some(path.to_string());
-    }
     if krate.other_crates.contains(&first) {
         return None;
     }
@@ -740,7 +737,7 @@ fn the_file_graph_sees_super_paths_and_a_cycle() {
     assert_eq!(cycles(&g), [vec!["a", "b", "c"]]);
     // And the real graph holds known edges between files.
     let real = file_graph();
-    // Inside storage through its transitional alias (`crate::storage::safe_fs`).
+    // Inside storage (`crate::safe_fs`).
     assert!(real["storage::root_writer"].contains("storage::safe_fs"));
     assert!(real["ops::recall::relevance"].contains("ops::recall::lexical"));
     assert!(real["extract::heuristic::cjk"].contains("extract::filter"));

@@ -18,8 +18,4 @@ pub mod settings;
 pub mod store;
 pub mod sys;
 
-// Code inside this crate keeps its one-crate paths (`crate::storage::…`) while the round's branches
-// merge (docs/development.md, "Crates"); a later sed turns them into `crate::…`.
-#[allow(unused_imports)]
-use crate as storage;
 use qwen_memory_formats as formats;

@@ -24,7 +24,7 @@ pub const ENV_QWEN_TEAM: &str = "QWEN_CODE_MEMORY_TEAM";
 /// Qwen Code's global directory: `QWEN_HOME` (tilde expanded, relative to `cwd`), else `~/.qwen`.
 pub fn global_dir(qwen_home: Option<&str>, cwd: &Path) -> Option<PathBuf> {
     match qwen_home {
-        Some(v) if !v.trim().is_empty() => Some(crate::storage::project::expand_path(v, cwd)),
+        Some(v) if !v.trim().is_empty() => Some(crate::project::expand_path(v, cwd)),
         _ => dirs::home_dir().map(|h| h.join(".qwen")),
     }
 }
@@ -110,7 +110,7 @@ fn read_text(path: &Path) -> std::io::Result<Option<String>> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = match std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(crate::storage::sys::O_NONBLOCK)
+        .custom_flags(crate::sys::O_NONBLOCK)
         .open(path)
     {
         Ok(f) => f,
@@ -176,7 +176,7 @@ pub enum QwenSettingsError {
     #[error("{0}: holds comments, which a rewrite would drop; set \"memory\": {{\"enableTeamMemory\": true}} by hand")]
     HasComments(PathBuf),
     #[error(transparent)]
-    Store(#[from] crate::storage::store::StoreError),
+    Store(#[from] crate::store::StoreError),
 }
 
 impl From<SettingsFileError> for QwenSettingsError {
