@@ -879,3 +879,27 @@ fn the_formats_and_extract_crates_do_no_io() {
         ["net", "process"].into_iter().collect()
     );
 }
+
+#[test]
+fn http_is_reached_only_through_integrations_http() {
+    let hits = users_outside("ureq::", &["integrations/http.rs"]);
+    assert!(
+        hits.is_empty(),
+        "ureq used outside integrations::http: {hits:?}"
+    );
+    assert!(!users_outside("ureq::", &[]).is_empty());
+}
+
+#[test]
+fn programs_are_spawned_only_from_integrations_git_and_detached() {
+    // The `git` program is run by integrations::git only; the one other spawn is detached work
+    // running this tool itself (integrations::detached). A new spawn anywhere else fails here.
+    let owners = ["integrations/git/", "integrations/detached.rs"];
+    let hits = users_outside("Command::new", &owners);
+    assert!(
+        hits.is_empty(),
+        "a program spawned outside integrations::git and integrations::detached: {hits:?}"
+    );
+    assert!(!users_outside("Command::new", &["integrations/detached.rs"]).is_empty());
+    assert!(!users_outside("Command::new", &["integrations/git/"]).is_empty());
+}
