@@ -13,10 +13,14 @@ mod common;
 mod anthropic;
 #[path = "interop/claude.rs"]
 mod claude;
+#[path = "interop/codex.rs"]
+mod codex;
 #[path = "interop/process.rs"]
 mod process;
 #[path = "interop/qwen.rs"]
 mod qwen;
+#[path = "interop/responses.rs"]
+mod responses;
 #[path = "interop/server.rs"]
 mod server;
 
