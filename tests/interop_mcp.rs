@@ -11,6 +11,8 @@ use crate::anthropic;
 use crate::claude;
 use crate::codex;
 use crate::common;
+use crate::gemini;
+use crate::gemini_api;
 use crate::qwen;
 use crate::responses;
 use crate::server;
@@ -360,6 +362,117 @@ fn codex_cli_remembers_and_recalls_through_the_mcp_server() {
     );
 
     // Everything our server wrote on stdout is JSON-RPC.
+    let said = fs::read_to_string(world.server_stdout_log()).unwrap_or_default();
+    assert!(!said.trim().is_empty(), "the server said nothing\n{run}");
+    for line in said.lines().filter(|l| !l.trim().is_empty()) {
+        let message: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("not JSON on the server's stdout ({e}): {line:?}"));
+        assert_eq!(message["jsonrpc"], "2.0", "not JSON-RPC: {line}");
+    }
+}
+
+#[test]
+fn gemini_cli_remembers_and_recalls_through_the_mcp_server() {
+    let check = "gemini_cli_remembers_and_recalls_through_the_mcp_server";
+    let Some(cli) = gemini::ready(check) else {
+        return;
+    };
+    let world = gemini::World::new();
+    let out = world
+        .ours()
+        .args(["install", "--agent", "gemini"])
+        .output()
+        .unwrap();
+    common::assert_success(&out, &["install", "--agent", "gemini"]);
+    let entry = || -> Value {
+        let settings: Value =
+            serde_json::from_str(&fs::read_to_string(world.settings_path()).unwrap()).unwrap();
+        settings["mcpServers"]["qwen-memory"].clone()
+    };
+    let installed = entry();
+    assert_eq!(
+        installed["args"],
+        json!(["mcp"]),
+        "install wrote: {installed}"
+    );
+
+    // Our tools by whatever name Gemini CLI declares them; side questions (which want JSON)
+    // get a JSON answer.
+    let server = gemini_api::GeminiServer::start(|req| {
+        if !req.is_streamed() {
+            return gemini_api::Reply::Text(
+                json!({"complexity_reasoning": "simple", "complexity_score": 1,
+                       "reasoning": "answered", "next_speaker": "user"})
+                .to_string(),
+            );
+        }
+        let names = req.tool_names();
+        let ours = |tool: &str| {
+            names
+                .iter()
+                .find(|n| *n == tool || (n.ends_with(&format!("_{tool}")) && n.contains("qwen")))
+                .cloned()
+        };
+        let (Some(remember), Some(recall)) = (ours("remember"), ours("recall")) else {
+            return gemini_api::Reply::Text("ok".into());
+        };
+        let called = req.called();
+        if !called.contains(&remember) {
+            return gemini_api::Reply::Call(remember, json!({"text": FACT, "type": "project"}));
+        }
+        if !called.contains(&recall) {
+            return gemini_api::Reply::Call(recall, json!({"query": QUERY}));
+        }
+        gemini_api::Reply::Text("Done.".into())
+    });
+    let out = world.gemini(
+        &cli,
+        &server,
+        "Please remember where the nightly load test runs.",
+        &["--yolo"],
+    );
+    let run = format!(
+        "gemini stdout:\n{}\ngemini stderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "gemini failed ({:?})\n{run}",
+        out.status.code()
+    );
+    let turns: Vec<gemini_api::Request> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.is_streamed())
+        .collect();
+    let listed =
+        String::from_utf8_lossy(&world.ours().arg("list").output().unwrap().stdout).into_owned();
+    assert!(
+        listed.contains("nightly load test"),
+        "Gemini CLI did not save through the server: list says {listed}\ntools per turn: {:?}\n{run}",
+        turns.iter().map(|t| t.tool_names()).collect::<Vec<_>>()
+    );
+    assert_saved_through_mcp(&world.sb.private_root(), "gemini", &listed);
+    let recall = turns
+        .iter()
+        .flat_map(|t| t.called())
+        .find(|n| n.ends_with("recall"))
+        .unwrap_or_else(|| panic!("recall was never called\n{run}"));
+    let recalled = turns
+        .iter()
+        .find_map(|t| t.response_of(&recall))
+        .unwrap_or_else(|| panic!("no request carries recall's answer\n{run}"));
+    assert!(
+        recalled.contains("## Relevant memory") && recalled.contains("perf-eu"),
+        "recall result not in the next request: {recalled}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Done."),
+        "the final answer is not printed\n{run}"
+    );
+    assert_eq!(entry(), installed, "Gemini CLI changed our entry");
+
     let said = fs::read_to_string(world.server_stdout_log()).unwrap_or_default();
     assert!(!said.trim().is_empty(), "the server said nothing\n{run}");
     for line in said.lines().filter(|l| !l.trim().is_empty()) {

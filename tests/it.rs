@@ -15,6 +15,10 @@ mod anthropic;
 mod claude;
 #[path = "interop/codex.rs"]
 mod codex;
+#[path = "interop/gemini.rs"]
+mod gemini;
+#[path = "interop/gemini_api.rs"]
+mod gemini_api;
 #[path = "interop/process.rs"]
 mod process;
 #[path = "interop/qwen.rs"]

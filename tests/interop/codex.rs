@@ -197,29 +197,9 @@ impl World {
         cmd
     }
 
-    /// The file [`World::capturing_ours`]'s wrapper appends our server's stdout to.
+    /// The file [`capturing_ours`]'s wrapper appends our server's stdout to.
     pub fn server_stdout_log(&self) -> PathBuf {
         self.sb.root().join("mcp-server-stdout.log")
-    }
-
-    /// A directory holding a `git-qwen-memory` that runs this build and copies everything it
-    /// writes on stdout to [`World::server_stdout_log`], so a check sees what the MCP server
-    /// said to Codex. Codex finds it on PATH, as the command `install` wrote.
-    fn capturing_ours(&self) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = self.sb.root().join("wrapper-bin");
-        fs::create_dir_all(&dir).expect("wrapper dir");
-        let real = assert_cmd::cargo::cargo_bin("git-qwen-memory");
-        let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
-        let script = format!(
-            "#!/bin/sh\n{} \"$@\" | tee -a {}\n",
-            quote(&real),
-            quote(&self.server_stdout_log())
-        );
-        let path = dir.join("git-qwen-memory");
-        fs::write(&path, script).expect("write wrapper");
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod wrapper");
-        dir
     }
 
     /// Runs `codex exec <prompt>` non-interactively in the repository against `server`, with
@@ -262,7 +242,7 @@ impl World {
         clear_tool_env(&mut cmd);
         let path = format!(
             "{}:{}",
-            self.capturing_ours().display(),
+            capturing_ours(&self.sb, &self.server_stdout_log()).display(),
             crate::claude::path_without_ours()
         );
         cmd.envs(self.sb.env())
@@ -300,6 +280,26 @@ impl World {
         );
         run
     }
+}
+
+/// A directory (in the sandbox) holding a `git-qwen-memory` that runs this build and copies
+/// everything it writes on stdout to `log`, so a check sees what the MCP server said to its
+/// client. The client finds it on PATH, as the command `install` wrote.
+pub fn capturing_ours(sb: &Sandbox, log: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = sb.root().join("wrapper-bin");
+    fs::create_dir_all(&dir).expect("wrapper dir");
+    let real = assert_cmd::cargo::cargo_bin("git-qwen-memory");
+    let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
+    let script = format!(
+        "#!/bin/sh\n{} \"$@\" | tee -a {}\n",
+        quote(&real),
+        quote(log)
+    );
+    let path = dir.join("git-qwen-memory");
+    fs::write(&path, script).expect("write wrapper");
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod wrapper");
+    dir
 }
 
 /// What a finished `codex exec` printed, for failure messages.
