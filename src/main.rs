@@ -117,6 +117,10 @@ enum Command {
 
 fn main() -> ExitCode {
     quiet_on_closed_stdout();
+    // A Git hook as the shims run it skips clap (see `run_git_hook_from_args`).
+    if let Some(code) = cli::hook::run_git_hook_from_args(std::env::args_os()) {
+        return code;
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

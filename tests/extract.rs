@@ -1140,6 +1140,69 @@ fn a_corrupt_queue_slot_is_named_by_status_moved_aside_and_reported_never_run() 
 }
 
 #[test]
+fn a_queued_trigger_this_version_does_not_know_is_carried_not_made_manual_and_the_cli_refuses_it() {
+    let sb = Sandbox::new();
+    let a = place(&sb, "generic.jsonl", "a.jsonl");
+    let c = place(&sb, "qwen.jsonl", "c.jsonl");
+    // A slot a newer version queued, with a trigger this one has no name for.
+    let queue = sb.private_state().join("extract-queue");
+    fs::create_dir_all(&queue).unwrap();
+    fs::write(
+        queue.join("0123456789abcdef0123456789abcdef.json"),
+        serde_json::to_string(&serde_json::json!({
+            "transcriptPath": a.display().to_string(),
+            "sessionId": null,
+            "format": "auto",
+            "strategy": "auto",
+            "trigger": "codex-hook",
+            "queuedAt": "t",
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    let r = extract(&sb, &c, &[]);
+    assert_eq!(r["trigger"], "manual", "{r}");
+    let trailing = r["trailing"].as_array().unwrap();
+    assert_eq!(trailing.len(), 1, "{r}");
+    assert_eq!(trailing[0]["trigger"], "codex-hook", "{r}");
+    let triggers: Vec<Value> = telemetry(&sb)
+        .iter()
+        .map(|e| e["trigger"].clone())
+        .collect();
+    assert_eq!(triggers, ["manual", "codex-hook"]);
+
+    // On the command line only the known names are taken, and the error lists them.
+    let out = sb
+        .std_cmd(&sb.repo)
+        .args([
+            "extract",
+            "--transcript",
+            c.to_str().unwrap(),
+            "--trigger",
+            "codex-hook",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown trigger `codex-hook`") && err.contains("manual, hook, retry"),
+        "{err}"
+    );
+    let out = sb
+        .std_cmd(&sb.repo)
+        .args(["dream", "--trigger", "Manual"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a near miss is no trigger either"
+    );
+}
+
+#[test]
 fn requests_during_a_run_are_queued_per_transcript_and_run_by_the_next_holder() {
     let sb = Sandbox::new();
     let a = place(&sb, "generic.jsonl", "a.jsonl");

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use qwen_memory::ops::dream::{self, DreamOptions, DreamOutcome, DreamStatus, StrategyChoice};
 use qwen_memory::ops::status::Status;
+use qwen_memory::ops::trigger::Trigger;
 use qwen_memory::storage::context::Context;
 use qwen_memory::storage::settings::Key;
 
@@ -29,7 +30,7 @@ pub struct DreamArgs {
     pub strategy: Option<StrategyChoice>,
     /// What started this dream (set by the Git hook).
     #[arg(long, hide = true, default_value = "manual")]
-    pub trigger: String,
+    pub trigger: Trigger,
 }
 
 /// The settings this command's flags override.

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use qwen_memory::integrations::telemetry;
 use qwen_memory::integrations::transcript::Format;
 use qwen_memory::ops::extract::run::{self, ExtractRequest, RunOutcome, RunStatus, Strategy};
+use qwen_memory::ops::trigger::Trigger;
 use qwen_memory::storage::context::Context;
 use qwen_memory::storage::settings::Key;
 
@@ -61,7 +62,7 @@ pub struct ExtractArgs {
     pub text: Option<String>,
     /// Who started the run (telemetry); the agent hooks pass `hook`.
     #[arg(long, hide = true, default_value = "manual")]
-    pub trigger: String,
+    pub trigger: Trigger,
 }
 
 /// The settings this command's flags override.
@@ -88,7 +89,7 @@ pub fn cmd_extract(cli: &Cli, ctx: &Context, args: &ExtractArgs) -> Result<ExitC
     let report = match run::extract(ctx, &req) {
         Ok(r) => r,
         Err(e) => {
-            if args.trigger != "manual" {
+            if !args.trigger.is_manual() {
                 // Unattended runs have nobody watching stderr.
                 telemetry::log_line(ctx.state_dir(), &format!("extract failed: {e}"));
             }

@@ -426,7 +426,13 @@ impl MemoryServer {
             .unwrap_or_else(|| recall::limit_from_settings(&ctx.settings))
             .clamp(1, 50);
         let (session, state) = self.session(a.session_id.or(meta_session));
-        let out = hook_entry::recall_in_session(ctx, &a.query, limit, &state, "mcp");
+        let out = hook_entry::recall_in_session(
+            ctx,
+            &a.query,
+            limit,
+            &state,
+            qwen_memory::ops::trigger::Trigger::Mcp,
+        );
         for e in &out.root_errors {
             eprintln!("git-qwen-memory mcp: recall: {e}");
         }

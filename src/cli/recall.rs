@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use qwen_memory::ops::recall::{self, RecallRequest, Strategy};
+use qwen_memory::ops::trigger::Trigger;
 use qwen_memory::storage::context::Context;
 use qwen_memory::storage::settings::Key;
 use qwen_memory::storage::store;
@@ -66,7 +67,7 @@ pub fn run(cli: &Cli, ctx: &Context, args: &RecallArgs) -> Result<ExitCode> {
         strategy,
         now_ms: store::now_ms(),
         max_prompt_chars: None,
-        trigger: "manual",
+        trigger: Trigger::Manual,
         network_budget: None,
     };
     let out = recall::run(ctx, &req);

@@ -56,9 +56,12 @@ impl QwenDirs {
             Some(v) => resolve_path(&v, &cwd, home.as_deref()),
             None => home.as_ref().ok_or(ProjectError::NoHome)?.join(".qwen"),
         };
+        // The user settings file is read at most once, for both folders.
+        let user = std::cell::OnceCell::new();
+        let user_settings = || user.get_or_init(|| QwenSettings::load_user(&global_dir));
         let runtime_base = match var(ENV_RUNTIME_DIR) {
             Some(v) => resolve_path(&v, &cwd, home.as_deref()),
-            None => match runtime_output_setting(&global_dir, &cwd) {
+            None => match runtime_output(&user_settings().with_project(&cwd)) {
                 Some(v) => resolve_path(&v, &cwd, home.as_deref()),
                 None => global_dir.clone(),
             },
@@ -68,7 +71,7 @@ impl QwenDirs {
         // could otherwise move the private and user roots into its work tree).
         let memory_base = match (var(ENV_MEMORY_BASE_DIR), var(ENV_RUNTIME_DIR)) {
             (Some(v), _) | (None, Some(v)) => resolve_path(&v, &cwd, home.as_deref()),
-            (None, None) => match user_runtime_output_setting(&global_dir) {
+            (None, None) => match runtime_output(user_settings()) {
                 Some(v) => resolve_path(&v, &cwd, home.as_deref()),
                 None => global_dir.clone(),
             },
@@ -100,19 +103,11 @@ fn resolve_path(value: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
     }
 }
 
-/// `advanced.runtimeOutputDir` of Qwen Code's merged settings for a session in `cwd` (Qwen
-/// Code reads the project file of the directory it was started in), when a non-empty string.
-fn runtime_output_setting(global_dir: &Path, cwd: &Path) -> Option<String> {
-    QwenSettings::load(Some(global_dir), cwd)
-        .get("advanced.runtimeOutputDir")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-}
-
-/// `advanced.runtimeOutputDir` of the user settings alone.
-fn user_runtime_output_setting(global_dir: &Path) -> Option<String> {
-    QwenSettings::load_user(global_dir)
+/// `advanced.runtimeOutputDir` of `settings`, when a non-empty string: of Qwen Code's merged
+/// settings for a session in `cwd` for the runtime folder (Qwen Code reads the project file of
+/// the directory it was started in), of the user settings alone for the memory base.
+fn runtime_output(settings: &QwenSettings) -> Option<String> {
+    settings
         .get("advanced.runtimeOutputDir")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())

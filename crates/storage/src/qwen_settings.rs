@@ -68,6 +68,18 @@ impl QwenSettings {
         out
     }
 
+    /// These settings with the project settings under `project_root` merged over them: what
+    /// [`QwenSettings::load`] gives, from user settings already read.
+    pub fn with_project(&self, project_root: &Path) -> QwenSettings {
+        let mut out = self.clone();
+        let path = project_root.join(".qwen").join("settings.json");
+        if let Some(Value::Object(map)) = read_jsonc(&path) {
+            deep_merge(&mut out.merged, map);
+            out.files.push(path);
+        }
+        out
+    }
+
     /// The value at a dotted path (`memory.enableTeamMemory`).
     pub fn get(&self, dotted: &str) -> Option<&Value> {
         let mut parts = dotted.split('.');

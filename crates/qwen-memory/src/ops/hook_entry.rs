@@ -19,8 +19,10 @@ use std::time::{Duration, SystemTime};
 use serde_json::{json, Value};
 
 use crate::integrations::agent::Agent;
+use crate::integrations::git::repo::OpenRepo;
 use crate::integrations::telemetry;
 use crate::ops::recall::{self, RecallRequest, Strategy};
+use crate::ops::trigger::Trigger;
 use crate::storage::context::Context;
 use crate::storage::safe_fs;
 use crate::{formats::doc, storage::project, storage::store};
@@ -60,23 +62,36 @@ fn set_log_dir(dir: &Path) {
     }
 }
 
+/// The log directory: the state dir once a context is open, else (a hook that could not open
+/// one, or panicked before) the memory base of the current directory, found only then: the
+/// common path never pays for resolving it.
+fn log_dir() -> Option<PathBuf> {
+    LOG_DIR.lock().ok().and_then(|g| g.clone()).or_else(|| {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        crate::storage::qwen_env::QwenDirs::resolve(&cwd)
+            .ok()
+            .map(|d| d.memory_base)
+    })
+}
+
 fn log(message: &str) {
-    let dir = LOG_DIR.lock().ok().and_then(|g| g.clone());
-    if let Some(dir) = dir {
+    if let Some(dir) = log_dir() {
         telemetry::log_line(&dir, message);
+    }
+}
+
+/// [`log`] for a message made only of this program's own words (no path, payload, error text
+/// or anything else read from outside), which cannot hold a secret: it skips the redaction,
+/// whose scanner a no-op hook would otherwise build just to log that it did nothing.
+fn log_own_words(message: &str) {
+    if let Some(dir) = log_dir() {
+        telemetry::log_own_words(&dir, message);
     }
 }
 
 /// Runs a hook with every failure contained: a panic is logged (not printed) and turns into a
 /// silent exit 0.
 pub fn guarded(name: &str, f: impl FnOnce() -> HookRun) -> HookRun {
-    let fallback =
-        crate::storage::qwen_env::QwenDirs::resolve(&std::env::current_dir().unwrap_or_default())
-            .ok()
-            .map(|d| d.memory_base);
-    if let Some(dir) = &fallback {
-        set_log_dir(dir);
-    }
     let previous = panic::take_hook();
     panic::set_hook(Box::new(|info| log(&format!("panic: {info}"))));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
@@ -90,13 +105,13 @@ pub fn guarded(name: &str, f: impl FnOnce() -> HookRun) -> HookRun {
     }
 }
 
-/// Opens the context of `cwd` and points the log at its state dir. `None` (logged) when the
-/// context cannot be opened: a hook then does nothing.
-fn open(cwd: &Path, hook: &str) -> Option<Context> {
-    match crate::integrations::git::repo::open_context(cwd, &[]) {
-        Ok(ctx) => {
+/// Opens the context of `cwd` and its repository (once, for the whole hook) and points the log
+/// at its state dir. `None` (logged) when the context cannot be opened: a hook then does nothing.
+fn open(cwd: &Path, hook: &str) -> Option<(Context, Option<OpenRepo>)> {
+    match crate::integrations::git::repo::open_context_and_repo(cwd, &[], false) {
+        Ok((ctx, repo)) => {
             set_log_dir(ctx.state_dir());
-            Some(ctx)
+            Some((ctx, repo))
         }
         Err(e) => {
             log(&format!("hook {hook}: {e}"));
@@ -130,7 +145,7 @@ fn spawn_logged(ctx: &Context, hook: &str, args: &[&str], cwd: &Path) {
 /// Runs a Git hook (`pre-commit`, `post-commit`, `post-merge`, `post-checkout`,
 /// `post-rewrite`) for the repository around `cwd`, with the hook's arguments.
 pub fn git_hook(cwd: &Path, name: &str, args: &[String]) -> HookRun {
-    let Some(ctx) = open(cwd, name) else {
+    let Some((ctx, repo)) = open(cwd, name) else {
         return HookRun::default();
     };
     if !hooks_enabled(&ctx) {
@@ -139,14 +154,14 @@ pub fn git_hook(cwd: &Path, name: &str, args: &[String]) -> HookRun {
     match name {
         "pre-commit" => pre_commit(&ctx),
         "post-commit" => {
-            if let Err(e) = refresh_index(&ctx, name, args) {
+            if let Err(e) = refresh_index(&ctx, repo.as_ref(), name, args) {
                 log(&format!("hook {name}: {e}"));
             }
-            post_commit(&ctx);
+            post_commit(&ctx, repo.as_ref());
             HookRun::default()
         }
         "post-merge" | "post-checkout" | "post-rewrite" => {
-            if let Err(e) = refresh_index(&ctx, name, args) {
+            if let Err(e) = refresh_index(&ctx, repo.as_ref(), name, args) {
                 log(&format!("hook {name}: {e}"));
             }
             // New memory may have come in: embed it in the background (when configured).
@@ -164,7 +179,7 @@ pub fn git_hook(cwd: &Path, name: &str, args: &[String]) -> HookRun {
 /// milliseconds and no extra process) and only when a dream is due starts it detached. The
 /// child runs with `--force` because the gates were just decided (and the session scan just
 /// recorded); it still takes the consolidation lock, so a concurrent dream makes it skip.
-fn post_commit(ctx: &Context) {
+fn post_commit(ctx: &Context, repo: Option<&OpenRepo>) {
     use crate::ops::dream::gates::{self, Mode};
     // A dream rewrites tracked documents: never while Git is replaying or merging commits.
     if let Some(op) = ctx
@@ -176,15 +191,16 @@ fn post_commit(ctx: &Context) {
         log(&format!("hook post-commit: {op} in progress, no dream"));
         return;
     }
-    match gates::evaluate(ctx, "post-commit", store::now_ms(), Mode::Run) {
+    let trigger = Trigger::PostCommit;
+    match gates::evaluate(ctx, repo, &trigger, store::now_ms(), Mode::Run) {
         Ok(report) => match report.blocked_by {
             None => spawn_logged(
                 ctx,
                 "post-commit",
-                &["dream", "--force", "--trigger", "post-commit"],
+                &["dream", "--force", "--trigger", trigger.as_str()],
                 &ctx.project.root,
             ),
-            Some(reason) => log(&format!(
+            Some(reason) => log_own_words(&format!(
                 "hook post-commit: dream not due ({})",
                 reason.as_str()
             )),
@@ -316,8 +332,13 @@ pub use crate::integrations::git::repo::untracked_memory_files;
 /// documents Git changed (docs/DESIGN.md, "Git integration"). Never while Git is in the middle
 /// of an operation (the hook that ends it rebuilds), and never an index Git still tracks: a
 /// hook never makes a tracked file dirty.
-fn refresh_index(ctx: &Context, name: &str, args: &[String]) -> Result<(), String> {
-    let Some(git_dir) = ctx.project.git_dir.as_deref() else {
+fn refresh_index(
+    ctx: &Context,
+    repo: Option<&OpenRepo>,
+    name: &str,
+    args: &[String],
+) -> Result<(), String> {
+    let (Some(git_dir), Some(repo)) = (ctx.project.git_dir.as_deref(), repo) else {
         return Ok(());
     };
     // Git runs post-merge before it removes MERGE_HEAD, and a rebase's post-rewrite before it
@@ -338,7 +359,7 @@ fn refresh_index(ctx: &Context, name: &str, args: &[String]) -> Result<(), Strin
     }
     use crate::integrations::git::indexes::{self, IndexRefresh};
     let mut failed = None;
-    for (path, outcome) in indexes::refresh_shared_indexes(ctx, Some((name, args))) {
+    for (path, outcome) in indexes::refresh_shared_indexes_in(ctx, repo, Some((name, args))) {
         match outcome {
             IndexRefresh::Rebuilt => log(&format!("hook {name}: rebuilt {}", path.display())),
             IndexRefresh::Unchanged => {}
@@ -423,7 +444,7 @@ impl Payload {
 pub fn agent_hook(cwd: &Path, name: &str, agent: Option<Agent>, stdin: &[u8]) -> HookRun {
     let payload = Payload::parse(stdin);
     let dir = payload.dir(cwd);
-    let Some(ctx) = open(&dir, name) else {
+    let Some((ctx, _)) = open(&dir, name) else {
         return HookRun::default();
     };
     if !hooks_enabled(&ctx) {
@@ -500,7 +521,7 @@ fn extract(ctx: &Context, agent: Option<Agent>, payload: &Payload, dir: &Path) {
     if !payload.session_id.is_empty() {
         args.extend(["--session", payload.session_id.as_str()]);
     }
-    args.extend(["--trigger", "hook"]);
+    args.extend(["--trigger", Trigger::Hook.as_str()]);
     spawn_logged(ctx, "extract", &args, dir);
 }
 
@@ -577,7 +598,7 @@ pub fn recall_output(ctx: &Context, payload: &Payload) -> Option<String> {
     }
     let state = SessionState::load(ctx.state_dir(), &payload.session_id);
     let limit = crate::ops::recall::limit_from_settings(&ctx.settings);
-    let out = recall_in_session(ctx, query, limit, &state, "hook");
+    let out = recall_in_session(ctx, query, limit, &state, Trigger::Hook);
     for e in &out.root_errors {
         log(&format!("hook recall: {e}"));
     }
@@ -605,7 +626,7 @@ pub fn recall_in_session(
     query: &str,
     limit: usize,
     state: &SessionState,
-    trigger: &'static str,
+    trigger: Trigger,
 ) -> crate::ops::recall::RecallOutput {
     let request = RecallRequest {
         query: query.to_string(),
@@ -614,7 +635,7 @@ pub fn recall_in_session(
         strategy: Strategy::from_settings(&ctx.settings),
         now_ms: store::now_ms(),
         max_prompt_chars: Some(MAX_CONTEXT_CHARS),
-        trigger,
+        trigger: trigger.clone(),
         network_budget: Some(HOOK_NETWORK_BUDGET),
     };
     let out = recall::run(ctx, &request);

@@ -11,4 +11,5 @@ pub mod hook_entry;
 pub mod recall;
 pub mod remember;
 pub mod status;
+pub mod trigger;
 pub mod undo;

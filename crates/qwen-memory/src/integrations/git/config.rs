@@ -300,14 +300,19 @@ fn is_true(value: &str) -> bool {
 /// configuration). An unreadable configuration gives an empty layer.
 pub fn qwen_memory_layer(git_dir: Option<&Path>, user_files: bool) -> GitConfigLayer {
     let repo = git_dir.and_then(|d| git2::Repository::open(d).ok());
+    qwen_memory_layer_of(repo.as_ref(), user_files)
+}
+
+/// [`qwen_memory_layer`] of a repository already open (none: Git's global and system
+/// configuration).
+pub fn qwen_memory_layer_of(repo: Option<&git2::Repository>, user_files: bool) -> GitConfigLayer {
     let config = if user_files {
-        open(repo.as_ref())
+        open(repo)
             .ok()
             .or_else(|| git2::Config::open_default().ok())
             .and_then(|mut c| c.snapshot().ok())
     } else {
-        repo.as_ref()
-            .and_then(|r| r.config().ok())
+        repo.and_then(|r| r.config().ok())
             .and_then(|c| c.open_level(git2::ConfigLevel::Local).ok())
             .and_then(|mut c| c.snapshot().ok())
     };

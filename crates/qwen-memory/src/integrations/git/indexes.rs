@@ -9,7 +9,9 @@
 
 use std::path::PathBuf;
 
+use super::repo::{HookTrees, OpenRepo};
 use crate::storage::context::Context;
+use crate::storage::project::Root;
 use crate::storage::store;
 
 /// What the rebuild did for one shared root's index.
@@ -35,26 +37,45 @@ pub fn refresh_shared_indexes(
     ctx: &Context,
     hook: Option<(&str, &[String])>,
 ) -> Vec<(PathBuf, IndexRefresh)> {
+    if shared_roots(ctx).is_empty() {
+        return Vec::new();
+    }
+    match super::open_repo(ctx) {
+        Ok(repo) => refresh_shared_indexes_in(ctx, &OpenRepo(repo), hook),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The shared roots whose index a Git change may have to rebuild: the repository root in local
+/// mode and the team root, those that exist.
+fn shared_roots(ctx: &Context) -> Vec<&Root> {
     let mut roots = Vec::new();
     if ctx.layout.local {
         roots.push(&ctx.layout.repository);
     }
     roots.push(&ctx.layout.team);
-    let roots: Vec<_> = roots.into_iter().filter(|r| r.path.is_dir()).collect();
+    roots.into_iter().filter(|r| r.path.is_dir()).collect()
+}
+
+/// [`refresh_shared_indexes`] in the repository `repo` the caller has open (the context's).
+pub fn refresh_shared_indexes_in(
+    ctx: &Context,
+    repo: &OpenRepo,
+    hook: Option<(&str, &[String])>,
+) -> Vec<(PathBuf, IndexRefresh)> {
+    let repo = &repo.0;
+    let roots = shared_roots(ctx);
     if roots.is_empty() {
         return Vec::new();
     }
-    let Ok(repo) = super::open_repo(ctx) else {
-        return Vec::new();
-    };
+    let trees = hook.map(|(name, args)| HookTrees::of(repo, name, args));
     let mut git_index: Option<Option<git2::Index>> = None;
     let mut out = Vec::new();
     for root in roots {
         let Ok(prefix) = root.path.strip_prefix(&ctx.project.root) else {
             continue;
         };
-        if hook.is_some_and(|(name, args)| !super::repo::subtree_changed(&repo, prefix, name, args))
-        {
+        if trees.as_ref().is_some_and(|t| !t.changed(prefix)) {
             continue;
         }
         let index_path = prefix.join(store::INDEX_FILE);

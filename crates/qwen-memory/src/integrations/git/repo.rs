@@ -11,40 +11,59 @@ use crate::storage::settings::{self, Flags};
 
 /// The repository Git finds from `cwd` (searching upwards, as `git` does), as plain data.
 pub fn discover(cwd: &Path) -> Option<DiscoveredRepo> {
-    let repo = git2::Repository::discover(cwd).ok()?;
-    Some(DiscoveredRepo {
+    git2::Repository::discover(cwd).ok().map(|r| describe(&r))
+}
+
+fn describe(repo: &git2::Repository) -> DiscoveredRepo {
+    DiscoveredRepo {
         git_dir: repo.path().to_path_buf(),
         common_dir: repo.commondir().to_path_buf(),
         workdir: repo.workdir().map(Path::to_path_buf),
         bare: repo.is_bare(),
-    })
+    }
+}
+
+/// The repository of a context, opened once and handed down to what needs it: a Git hook opens
+/// it once for its whole run (each libgit2 open reads Git's configuration files again).
+pub struct OpenRepo(pub(crate) git2::Repository);
+
+impl OpenRepo {
+    /// The current HEAD commit id, if any.
+    pub fn head_commit(&self) -> Option<String> {
+        self.0.head().ok()?.target().map(|oid| oid.to_string())
+    }
 }
 
 /// Opens the context for `cwd`: the repository Git finds there and Git's configuration as Git
 /// reads it, with command-line setting overrides as (key, value). An invalid setting value is
 /// an error.
 pub fn open_context(cwd: &Path, flags: &Flags) -> Result<Context, ContextError> {
-    Context::open_with(
-        cwd,
-        flags,
-        false,
-        settings::process_env,
-        discover(cwd),
-        |d| super::config::qwen_memory_layer(d, true),
-    )
+    open_context_and_repo(cwd, flags, false).map(|(ctx, _)| ctx)
 }
 
 /// [`open_context`] even when a setting value is invalid: the key falls back to its default and
 /// the problem is listed by `settings.problems()` (for `status` and `check`).
 pub fn open_context_lenient(cwd: &Path, flags: &Flags) -> Result<Context, ContextError> {
-    Context::open_with(
+    open_context_and_repo(cwd, flags, true).map(|(ctx, _)| ctx)
+}
+
+/// [`open_context`] (or its lenient form) and the repository it found, opened once: the
+/// context's settings are read from that handle's configuration, and the caller keeps it.
+pub fn open_context_and_repo(
+    cwd: &Path,
+    flags: &Flags,
+    lenient: bool,
+) -> Result<(Context, Option<OpenRepo>), ContextError> {
+    let repo = git2::Repository::discover(cwd).ok();
+    let ctx = Context::open_with(
         cwd,
         flags,
-        true,
+        lenient,
         settings::process_env,
-        discover(cwd),
-        |d| super::config::qwen_memory_layer(d, true),
-    )
+        repo.as_ref().map(describe),
+        |_| super::config::qwen_memory_layer_of(repo.as_ref(), true),
+    )?;
+    Ok((ctx, repo.map(OpenRepo)))
 }
 
 /// [`open_context`] as if no environment variable were set and no Git configuration existed
@@ -62,11 +81,10 @@ pub(crate) fn open_context_without_env(cwd: &Path) -> Result<Context, ContextErr
     )
 }
 
-/// The current HEAD commit id, if any.
+/// The current HEAD commit id, if any (opens the repository; see [`OpenRepo::head_commit`]).
 pub fn head_commit(ctx: &Context) -> Option<String> {
     let repo = git2::Repository::open(ctx.project.git_dir.as_ref()?).ok()?;
-    let head = repo.head().ok()?;
-    head.target().map(|oid| oid.to_string())
+    OpenRepo(repo).head_commit()
 }
 
 /// How many commits HEAD is ahead of `commit` (`None` when either is unknown).
@@ -197,34 +215,52 @@ pub fn staged_memory_files(ctx: &Context) -> Result<Staged, GitError> {
     Ok((files, previous))
 }
 
-/// Whether the subtree at `prefix` differs between the commits Git hook `name` names (its
-/// `args` for post-checkout). When the commits are unknown (post-rewrite, a failed lookup) it
-/// answers yes, and the rebuild, which only writes a changed index, decides.
-pub(crate) fn subtree_changed(
-    repo: &git2::Repository,
-    prefix: &Path,
-    name: &str,
-    args: &[String],
-) -> bool {
-    let (old, new) = match name {
-        "post-checkout" => match args {
-            [old, new, ..] => (old.clone(), new.clone()),
-            _ => return true,
-        },
-        "post-merge" => ("ORIG_HEAD".to_string(), "HEAD".to_string()),
-        "post-commit" => ("HEAD~1".to_string(), "HEAD".to_string()),
-        _ => return true,
-    };
-    let subtree = |rev: &str| -> Option<git2::Oid> {
-        let tree = repo.revparse_single(rev).ok()?.peel_to_tree().ok()?;
-        Some(
+/// What the commits a Git hook names say about the memory subtrees, looked up once per hook:
+/// their two trees, or that nothing can have changed, or (unknown) that everything may have.
+pub(crate) enum HookTrees<'r> {
+    /// Both sides are the same commit (a checkout that stays on it): no subtree changed.
+    Same,
+    /// The trees before and after.
+    Trees(git2::Tree<'r>, git2::Tree<'r>),
+    /// The commits are unknown (post-rewrite, a failed lookup): every subtree counts as changed,
+    /// and the rebuild, which only writes a changed index, decides.
+    Unknown,
+}
+
+impl<'r> HookTrees<'r> {
+    /// The trees of the commits Git hook `name` names (its `args` for post-checkout).
+    pub(crate) fn of(repo: &'r git2::Repository, name: &str, args: &[String]) -> HookTrees<'r> {
+        let (old, new) = match name {
+            "post-checkout" => match args {
+                [old, new, ..] => (old.as_str(), new.as_str()),
+                _ => return HookTrees::Unknown,
+            },
+            "post-merge" => ("ORIG_HEAD", "HEAD"),
+            "post-commit" => ("HEAD~1", "HEAD"),
+            _ => return HookTrees::Unknown,
+        };
+        if old == new {
+            return HookTrees::Same;
+        }
+        let tree = |rev: &str| repo.revparse_single(rev).ok()?.peel_to_tree().ok();
+        match (tree(old), tree(new)) {
+            (Some(a), Some(b)) if a.id() == b.id() => HookTrees::Same,
+            (Some(a), Some(b)) => HookTrees::Trees(a, b),
+            _ => HookTrees::Unknown,
+        }
+    }
+
+    /// Whether the subtree at `prefix` differs between the two commits.
+    pub(crate) fn changed(&self, prefix: &Path) -> bool {
+        let subtree = |tree: &git2::Tree| {
             tree.get_path(prefix)
                 .map(|e| e.id())
-                .unwrap_or_else(|_| git2::Oid::zero()),
-        )
-    };
-    match (subtree(&old), subtree(&new)) {
-        (Some(a), Some(b)) => a != b,
-        _ => true,
+                .unwrap_or_else(|_| git2::Oid::zero())
+        };
+        match self {
+            HookTrees::Same => false,
+            HookTrees::Trees(a, b) => subtree(a) != subtree(b),
+            HookTrees::Unknown => true,
+        }
     }
 }

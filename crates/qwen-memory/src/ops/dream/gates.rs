@@ -12,6 +12,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::integrations::git::repo::OpenRepo;
+use crate::ops::trigger::Trigger;
 use crate::storage::context::Context;
 use crate::storage::project::Root;
 use crate::storage::root_writer::{RootError, RootWriter};
@@ -26,11 +28,6 @@ pub const SCAN_THROTTLE_MS: f64 = 10.0 * 60.0 * 1000.0;
 pub const DEFAULT_MIN_HOURS: f64 = 24.0;
 /// Default `dream.minSessions`.
 pub const DEFAULT_MIN_SESSIONS: u64 = 5;
-/// The trigger of a dream started by hand.
-pub const MANUAL_TRIGGER: &str = "manual";
-/// The trigger of the dream the Git post-commit hook starts.
-pub const HOOK_TRIGGER: &str = "post-commit";
-
 /// Why a dream was not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -71,7 +68,7 @@ pub struct GateStatus {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GateReport {
-    pub trigger: String,
+    pub trigger: Trigger,
     pub current_session: String,
     pub gates: Vec<GateStatus>,
     /// The first failing gate, `None` when a dream is due.
@@ -96,18 +93,20 @@ pub enum Mode {
 }
 
 /// The session a dream triggered now belongs to: the last extracted session, else
-/// `git:<HEAD>` (`git:unborn` in a repository without commits, `git:none` outside Git).
-pub fn current_session(ctx: &Context, meta: &JsonState) -> String {
+/// `git:<HEAD>` (`git:unborn` in a repository without commits, `git:none` outside Git). HEAD is
+/// read through `repo` when the caller has the repository open.
+pub fn current_session(ctx: &Context, repo: Option<&OpenRepo>, meta: &JsonState) -> String {
     if let Some(s) = meta
         .str("lastExtractionSessionId")
         .filter(|s| !s.is_empty())
     {
         return s.to_string();
     }
-    match (
-        crate::integrations::git::repo::head_commit(ctx),
-        &ctx.project.git_dir,
-    ) {
+    let head = match repo {
+        Some(repo) => repo.head_commit(),
+        None => crate::integrations::git::repo::head_commit(ctx),
+    };
+    match (head, &ctx.project.git_dir) {
         (Some(head), _) => format!("git:{head}"),
         (None, Some(_)) => "git:unborn".to_string(),
         (None, None) => "git:none".to_string(),
@@ -115,10 +114,12 @@ pub fn current_session(ctx: &Context, meta: &JsonState) -> String {
 }
 
 /// Evaluates the gates for `trigger` at `now_ms`. In [`Mode::Run`] the lock gate only looks at
-/// the lock file; taking it is the caller's job (losing that race is also `locked`).
+/// the lock file; taking it is the caller's job (losing that race is also `locked`). `repo`: the
+/// context's repository when the caller has it open (else it is opened when needed).
 pub fn evaluate(
     ctx: &Context,
-    trigger: &str,
+    repo: Option<&OpenRepo>,
+    trigger: &Trigger,
     now_ms: f64,
     mode: Mode,
 ) -> Result<GateReport, RootError> {
@@ -132,10 +133,10 @@ pub fn evaluate(
         .settings
         .count(Key::DreamMinSessions)
         .unwrap_or(DEFAULT_MIN_SESSIONS);
-    let session = current_session(ctx, &meta);
+    let session = current_session(ctx, repo, &meta);
     let last_dream_at = meta.str("lastDreamAt").map(str::to_string);
     let mut report = GateReport {
-        trigger: trigger.to_string(),
+        trigger: trigger.clone(),
         current_session: session.clone(),
         gates: Vec::with_capacity(6),
         blocked_by: None,
@@ -155,7 +156,7 @@ pub fn evaluate(
 
     // disabled: hooks switched off stops hook-triggered dreams; a dream by hand always runs.
     let hooks_enabled = ctx.settings.bool(Key::HooksEnabled);
-    let disabled = trigger != MANUAL_TRIGGER && !hooks_enabled;
+    let disabled = !trigger.is_manual() && !hooks_enabled;
     report.gates.push(GateStatus {
         name: "disabled",
         passes: Some(!disabled),

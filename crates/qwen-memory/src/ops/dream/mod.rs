@@ -31,6 +31,7 @@ use crate::formats::secrets::{self, Origin, SecretError};
 use crate::integrations::git::commit::{auto_commit_report, AutoCommit};
 use crate::integrations::model::ModelClient;
 use crate::integrations::telemetry::{self, Telemetry};
+use crate::ops::trigger::Trigger;
 use crate::ops::undo::Undone;
 use crate::storage::backup::{self, BackupError, PlannedChange, RunKind};
 use crate::storage::context::Context;
@@ -229,7 +230,7 @@ pub struct DreamOptions {
     /// `None`: the `dream.strategy` setting.
     pub strategy: Option<StrategyChoice>,
     /// `manual`, or the hook that started it (e.g. `post-commit`).
-    pub trigger: String,
+    pub trigger: Trigger,
 }
 
 impl Default for DreamOptions {
@@ -238,7 +239,7 @@ impl Default for DreamOptions {
             force: false,
             dry_run: false,
             strategy: None,
-            trigger: gates::MANUAL_TRIGGER.to_string(),
+            trigger: Trigger::Manual,
         }
     }
 }
@@ -275,7 +276,7 @@ pub struct DreamOutcome {
     pub status: DreamStatus,
     /// The gate that stopped the run.
     pub reason: Option<SkipReason>,
-    pub trigger: String,
+    pub trigger: Trigger,
     pub strategy: Option<Strategy>,
     /// Why the model plan was not used, when one was asked for.
     pub fallback_reason: Option<String>,
@@ -300,11 +301,16 @@ pub struct DreamOutcome {
 }
 
 impl DreamOutcome {
-    fn skipped(trigger: &str, reason: SkipReason, gates: Option<GateReport>, t0: Instant) -> Self {
+    fn skipped(
+        trigger: &Trigger,
+        reason: SkipReason,
+        gates: Option<GateReport>,
+        t0: Instant,
+    ) -> Self {
         DreamOutcome {
             status: DreamStatus::Skipped,
             reason: Some(reason),
-            trigger: trigger.to_string(),
+            trigger: trigger.clone(),
             strategy: None,
             fallback_reason: None,
             run_id: None,
@@ -347,7 +353,8 @@ pub enum DreamError {
 pub fn gate_report(ctx: &Context) -> Result<GateReport, RootError> {
     gates::evaluate(
         ctx,
-        gates::HOOK_TRIGGER,
+        None,
+        &Trigger::PostCommit,
         store::now_ms(),
         gates::Mode::Report,
     )
@@ -378,7 +385,7 @@ pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamErro
     }
     let mut report = None;
     if !opts.force {
-        let r = gates::evaluate(ctx, &opts.trigger, store::now_ms(), gates::Mode::Run)?;
+        let r = gates::evaluate(ctx, None, &opts.trigger, store::now_ms(), gates::Mode::Run)?;
         if let Some(reason) = r.blocked_by {
             return Ok(DreamOutcome::skipped(&opts.trigger, reason, Some(r), t0));
         }
@@ -418,7 +425,7 @@ pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamErro
         }
         Err(e) => {
             telemetry.record(&telemetry::DreamEvent {
-                trigger: &opts.trigger,
+                trigger: opts.trigger.as_str(),
                 status: telemetry::RunStatus::Failed,
                 strategy: None,
                 deduped_entries: 0,
@@ -434,7 +441,7 @@ pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamErro
 
 fn emit(telemetry: &Telemetry, opts: &DreamOptions, o: &DreamOutcome) {
     telemetry.record(&telemetry::DreamEvent {
-        trigger: &opts.trigger,
+        trigger: opts.trigger.as_str(),
         status: o.status.into(),
         strategy: o.strategy.map(|s| s.as_str()),
         deduped_entries: o.deduped_entries,
@@ -516,7 +523,7 @@ fn consolidate(
             // the failure is reported and `index` can retry.
             index_error = w.rebuild_index().err().map(|e| e.to_string());
         }
-        let session = gates::current_session(ctx, &store::read_meta(&root.state_dir));
+        let session = gates::current_session(ctx, None, &store::read_meta(&root.state_dir));
         let status = if plan.changes.is_empty() {
             DreamStatus::Noop
         } else {

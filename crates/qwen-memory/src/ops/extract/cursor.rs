@@ -24,6 +24,7 @@ use sha2::{Digest, Sha256};
 
 use crate::formats::text::hex;
 use crate::integrations::transcript::{Format, HEAD_HASH_BYTES};
+use crate::ops::trigger::Trigger;
 use crate::storage::settings::ExtractStrategy;
 use crate::storage::store::{self, JsonState, StoreError};
 
@@ -68,8 +69,10 @@ pub struct Failure {
     pub format: Format,
     #[serde(default)]
     pub strategy: ExtractStrategy,
-    #[serde(default)]
-    pub trigger: String,
+    /// Who started the failed run; a file from before this field gives
+    /// [`Trigger::unrecorded`].
+    #[serde(default = "Trigger::unrecorded")]
+    pub trigger: Trigger,
     /// The error message (paths and rule ids, never memory content).
     pub error: String,
     /// Failed runs of this transcript in a row.
@@ -476,7 +479,7 @@ mod tests {
             session_id: Some("s".into()),
             format: Format::Auto,
             strategy: ExtractStrategy::Auto,
-            trigger: "hook".into(),
+            trigger: Trigger::Hook,
             error: "boom".into(),
             attempts: 0,
             retried_at: None,
@@ -496,6 +499,28 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_keeps_its_trigger_byte_for_byte_known_unknown_or_missing() {
+        let read = |trigger: &str| -> Failure {
+            serde_json::from_str(&format!(
+                r#"{{"at":"t","transcriptPath":"/t.jsonl",{trigger}"error":"e"}}"#
+            ))
+            .unwrap()
+        };
+        let hook = read(r#""trigger":"hook","#);
+        assert_eq!(hook.trigger, Trigger::Hook);
+        let foreign = read(r#""trigger":"codex-hook","#);
+        assert_eq!(foreign.trigger, Trigger::Other("codex-hook".into()));
+        // A failure from before the field: unknown (written back as the "" it was), not manual.
+        let old = read("");
+        assert_eq!(old.trigger, Trigger::unrecorded());
+        assert!(!old.trigger.is_manual());
+        for (f, text) in [(hook, "hook"), (foreign, "codex-hook"), (old, "")] {
+            let json = serde_json::to_value(&f).unwrap();
+            assert_eq!(json["trigger"], text);
+        }
+    }
+
+    #[test]
     fn retries_stop_after_the_limit() {
         let mut c = Cursors::default();
         let dir = tempfile::tempdir().unwrap();
@@ -508,7 +533,7 @@ mod tests {
                 session_id: None,
                 format: Format::Auto,
                 strategy: ExtractStrategy::Auto,
-                trigger: String::new(),
+                trigger: Trigger::unrecorded(),
                 error: "e".into(),
                 attempts: 0,
                 retried_at: None,

@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
 use crate::integrations::transcript::Format;
+use crate::ops::trigger::Trigger;
 use crate::storage::safe_fs::{self, FileLock};
 use crate::storage::settings::ExtractStrategy;
 use crate::storage::store::{self, StoreError};
@@ -51,8 +52,9 @@ pub struct QueuedRequest {
     pub session_id: Option<String>,
     pub format: Format,
     pub strategy: ExtractStrategy,
-    /// Who asked (`manual`, `hook`, `retry`, …): reported, never interpreted.
-    pub trigger: String,
+    /// Who asked (`manual`, `hook`, `retry`, …): reported, never interpreted (a value this
+    /// version does not know is carried as it was).
+    pub trigger: Trigger,
     pub queued_at: String,
 }
 
@@ -424,7 +426,7 @@ mod tests {
             session_id: Some(name.into()),
             format: Format::Auto,
             strategy: ExtractStrategy::Auto,
-            trigger: "manual".into(),
+            trigger: Trigger::Manual,
             queued_at: format!("t-{name}"),
         }
     }
@@ -465,7 +467,7 @@ mod tests {
         }
         // A later request for c replaces c's, and only c's.
         let mut c2 = req("c");
-        c2.trigger = "hook".into();
+        c2.trigger = Trigger::Hook;
         c2.queued_at = "t-z".into();
         schedule(dir.path(), c2, true, no_retries, |_, _| {
             panic!("must not run")
@@ -485,9 +487,9 @@ mod tests {
         assert_eq!(
             names,
             vec![
-                ("b".to_string(), "manual".to_string()),
-                ("e".to_string(), "manual".to_string()),
-                ("c".to_string(), "hook".to_string())
+                ("b".to_string(), Trigger::Manual),
+                ("e".to_string(), Trigger::Manual),
+                ("c".to_string(), Trigger::Hook)
             ]
         );
         drop(guard);
@@ -528,9 +530,9 @@ mod tests {
             || {
                 handed += 1;
                 let mut retry_b = req("b");
-                retry_b.trigger = "retry".into();
+                retry_b.trigger = Trigger::Retry;
                 let mut retry_x = req("x");
-                retry_x.trigger = "retry".into();
+                retry_x.trigger = Trigger::Retry;
                 vec![retry_b, retry_x]
             },
             |r, _| seen.push((r.session_id.unwrap(), r.trigger)),
@@ -540,9 +542,9 @@ mod tests {
         assert_eq!(
             seen,
             vec![
-                ("a".to_string(), "manual".to_string()),
-                ("b".to_string(), "manual".to_string()),
-                ("x".to_string(), "retry".to_string())
+                ("a".to_string(), Trigger::Manual),
+                ("b".to_string(), Trigger::Manual),
+                ("x".to_string(), Trigger::Retry)
             ]
         );
     }

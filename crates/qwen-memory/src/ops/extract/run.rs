@@ -20,6 +20,7 @@ use crate::formats::secrets::{self, Origin};
 use crate::integrations::model::{ModelClient, ModelConfig};
 use crate::integrations::telemetry::{ExtractEvent, Telemetry};
 use crate::integrations::transcript::{self, Format, Message, Role, TranscriptError};
+use crate::ops::trigger::Trigger;
 use crate::storage::context::Context;
 use crate::storage::entries::{
     self as remember, Change, ChangeKind, EntryWriteError, NewEntry, Provenance,
@@ -46,7 +47,7 @@ pub struct ExtractRequest {
     /// Plan and report, write nothing.
     pub dry_run: bool,
     /// Who asked: `manual` (default), `hook`, …; reported in telemetry.
-    pub trigger: String,
+    pub trigger: Trigger,
 }
 
 /// The result of one run (a queued request that failed is `Failed`; the caller's own failure
@@ -85,7 +86,7 @@ impl SkipReason {
 pub struct RunOutcome {
     pub status: RunStatus,
     pub skipped_reason: Option<SkipReason>,
-    pub trigger: String,
+    pub trigger: Trigger,
     pub dry_run: bool,
     /// Absolute transcript path.
     pub transcript: String,
@@ -234,11 +235,7 @@ pub enum ExtractError {
 pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, ExtractError> {
     let root = ctx.layout.writable();
     let telemetry = (!req.dry_run).then(|| Telemetry::new(&root.state_dir));
-    let trigger = if req.trigger.is_empty() {
-        "manual".to_string()
-    } else {
-        req.trigger.clone()
-    };
+    let trigger = req.trigger.clone();
     let started = Instant::now();
     let path = match resolve_transcript(ctx, req) {
         Ok(p) => p,
@@ -290,7 +287,7 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
                 session_id: f.session_id.clone(),
                 format: f.format,
                 strategy: f.strategy,
-                trigger: RETRY_TRIGGER.to_string(),
+                trigger: Trigger::Retry,
                 queued_at: now.clone(),
             })
             .collect()
@@ -390,9 +387,6 @@ pub fn extract(ctx: &Context, req: &ExtractRequest) -> Result<ExtractReport, Ext
     }
 }
 
-/// The trigger of a run that retries an earlier failure.
-pub const RETRY_TRIGGER: &str = "retry";
-
 /// Keeps a failed run in the cursor file, so `status` shows it and the next run retries it.
 /// The caller holds the run lock. Best effort: when even the state dir cannot be written, the
 /// failure is still returned to the caller, and the transcript's unread bytes stay unread.
@@ -414,7 +408,7 @@ fn record_failure(state_dir: &Path, r: &QueuedRequest, e: &ExtractError) {
 
 fn emit(
     t: &Telemetry,
-    trigger: &str,
+    trigger: &Trigger,
     status: RunStatus,
     reason: Option<SkipReason>,
     patches: usize,
@@ -422,7 +416,7 @@ fn emit(
     duration_ms: u64,
 ) {
     t.record(&ExtractEvent {
-        trigger,
+        trigger: trigger.as_str(),
         status,
         skipped_reason: reason.map(|r| r.as_str()),
         patches_count: patches,

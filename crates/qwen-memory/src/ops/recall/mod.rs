@@ -41,6 +41,7 @@ use crate::formats::secrets::{self, Origin};
 use crate::integrations::git::{provenance, trust};
 use crate::integrations::model::{ModelClient, ModelConfig};
 use crate::integrations::telemetry::{self, Telemetry};
+use crate::ops::trigger::Trigger;
 use crate::storage::context::Context;
 use crate::storage::scan::{DocFields, ScannedDoc, Scope};
 use crate::storage::scan_cache;
@@ -97,8 +98,9 @@ pub struct RecallRequest {
     /// Longest prompt block wanted (characters): documents are dropped from the end until it
     /// fits, and a single document is cut (agent hooks bound what they inject).
     pub max_prompt_chars: Option<usize>,
-    /// What started the recall (`manual`, `hook`), for telemetry.
-    pub trigger: &'static str,
+    /// What started the recall (`manual`, `hook`, `mcp`), for telemetry; `hook` also bounds
+    /// the time spent on Git provenance.
+    pub trigger: Trigger,
     /// Longest time model and embeddings calls may take together; on expiry recall falls back
     /// to the offline ranking. Agent hooks set it below the agent's hook timeout.
     pub network_budget: Option<Duration>,
@@ -168,7 +170,7 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
     // The trust policy: shared memories only as it allows (fails closed). In a hook, history
     // walks for files not in the provenance cache are bounded; `check` and `status` warm it.
     if let Some(mut policy) = trust_policy(ctx) {
-        if req.trigger == "hook" {
+        if req.trigger == Trigger::Hook {
             policy = policy.with_deadline(Instant::now() + HOOK_WALK_BUDGET);
         }
         docs.retain(|d| {
@@ -202,7 +204,7 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
     };
     let shown: Vec<ScannedDoc> = chosen.iter().map(|(i, _)| docs[*i].to_doc()).collect();
     let mut selected: Vec<&ScannedDoc> = shown.iter().collect();
-    let provenance = provenance_of(ctx, &shown, req.trigger);
+    let provenance = provenance_of(ctx, &shown, &req.trigger);
     out.prompt = render_prompt_with(&selected, &provenance, req.now_ms);
     if let Some(max) = req.max_prompt_chars {
         while out.prompt.chars().count() > max && selected.len() > 1 {
@@ -376,7 +378,11 @@ const HOOK_WALK_BUDGET: Duration = Duration::from_millis(300);
 
 /// Git provenance of the shown documents of shared roots (repository, team), through the cache
 /// in the repository state dir; `None` for personal roots and files not committed as they are.
-fn provenance_of(ctx: &Context, shown: &[ScannedDoc], trigger: &str) -> Vec<Option<Provenance>> {
+fn provenance_of(
+    ctx: &Context,
+    shown: &[ScannedDoc],
+    trigger: &Trigger,
+) -> Vec<Option<Provenance>> {
     let shared = |d: &ScannedDoc| matches!(d.scope, Scope::Repository | Scope::Team);
     if !shown.iter().any(shared) {
         return Vec::new();
@@ -390,7 +396,7 @@ fn provenance_of(ctx: &Context, shown: &[ScannedDoc], trigger: &str) -> Vec<Opti
         .iter()
         .map(|d| shared(d).then_some(d.path.as_path()))
         .collect();
-    let deadline = (trigger == "hook").then(|| Instant::now() + HOOK_WALK_BUDGET);
+    let deadline = (*trigger == Trigger::Hook).then(|| Instant::now() + HOOK_WALK_BUDGET);
     let out =
         crate::integrations::git::repo::provenance_of_files(ctx, &mut cache, &paths, deadline);
     cache.save(state_dir);
@@ -549,7 +555,7 @@ fn emit(ctx: &Context, req: &RecallRequest, out: &RecallOutput, started: Instant
         docs_selected: out.documents.len(),
         strategy: out.strategy,
         semantic: out.semantic,
-        trigger: req.trigger,
+        trigger: req.trigger.as_str(),
         duration_ms: started.elapsed().as_millis() as u64,
     });
 }
