@@ -404,11 +404,12 @@ mod tests {
         ];
         let p = pairs(&cands, 1.0);
         assert_eq!(p.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(), [(1, 2)]);
-        // A tie with a third entry: no pair at all.
+        // An entry exactly as near to two others (0.71 each, far over the background): no pair
+        // at all, though each of the two has it as its nearest.
         let tie = [
-            cand(&[1.0, 0.0], 0.0, "x nextest"),
-            cand(&[0.0, 1.0], 0.0, "nextest y"),
-            cand(&[0.0, 1.0], 0.0, "nextest y"),
+            cand(&[1.0, 1.0], 0.0, "nextest everywhere"),
+            cand(&[1.0, 0.0], 0.0, "nextest for units"),
+            cand(&[0.0, 1.0], 0.0, "nextest in CI"),
         ];
         assert!(pairs(&tie, 1.0).is_empty());
     }
