@@ -159,7 +159,11 @@ fn render_similar(out: &DreamOutcome) {
         );
         println!(
             "  {} {}: {} (similarity {:.2})",
-            if p.applied { "merged" } else { "merge " },
+            if p.applied && !would {
+                "merged"
+            } else {
+                "merge "
+            },
             escape_for_terminal(&p.merge.path),
             escape_for_terminal(&p.merge.entry),
             p.similarity
