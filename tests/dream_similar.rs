@@ -447,3 +447,22 @@ fn a_private_fact_and_its_paraphrase_in_team_memory_are_never_paired() {
     let sent: Vec<String> = server.requests().into_iter().flatten().collect();
     assert!(sent.iter().any(|t| t.contains(NEW_PNPM)), "{sent:?}");
 }
+
+#[test]
+fn a_document_with_hidden_characters_is_never_proposed_or_merged() {
+    let sb = Sandbox::new();
+    write_facts(&sb);
+    let root = sb.private_root();
+    let hidden = "project/we-install-packages-with-pnpm.md";
+    // A right-to-left override in its reason: the document takes no part.
+    let text = fs::read_to_string(root.join(hidden))
+        .unwrap()
+        .replace("disk space on CI", "disk space \u{202e}on CI");
+    fs::write(root.join(hidden), &text).unwrap();
+    let server = EmbeddingsServer::start(vector, Duration::ZERO);
+    let env = env_of(&server);
+    let v = dream(&sb, &["--force", "--apply-similar"], &env);
+    assert!(v.get("similar").is_none(), "{v:#}");
+    assert_eq!(fs::read_to_string(root.join(hidden)).unwrap(), text);
+    assert!(root.join("feedback/use-pnpm.md").is_file());
+}
