@@ -423,4 +423,6 @@ impl Candidate {
 }
 
 #[cfg(test)]
+mod endings_tests;
+#[cfg(test)]
 mod tests;
