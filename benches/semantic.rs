@@ -2,7 +2,7 @@
 //! size of multilingual-e5-small): centre every document vector, compare it with the centred
 //! query, admit against the calibration. Cache loading, hashing and the query's round trip to
 //! the embeddings server are not in it (scripts/bench-semantic-recall.sh times the whole
-//! process).
+//! process). Also dream's near-duplicate pairing of 1,000 candidates (every pair compared).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use qwen_memory::ops::recall::embed::{background_texts, Calibration};
@@ -55,5 +55,24 @@ fn bench_semantic(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_semantic);
+fn bench_near_duplicates(c: &mut Criterion) {
+    use qwen_memory::ops::dream::similar::{pairs, terms, Candidate};
+    let cands: Vec<Candidate> = vectors(1000, 17)
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            Candidate {
+                vector: v.iter().map(|x| x / n).collect(),
+                floor: 0.1,
+                terms: terms(&format!("deploy notes {i}")),
+            }
+        })
+        .collect();
+    c.bench_function("dream near-duplicate pairs of 1000 candidates", |b| {
+        b.iter(|| black_box(pairs(black_box(&cands), 1.0)))
+    });
+}
+
+criterion_group!(benches, bench_semantic, bench_near_duplicates);
 criterion_main!(benches);

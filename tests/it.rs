@@ -33,6 +33,7 @@ mod agent_setup;
 mod cli;
 mod completions_man;
 mod dream;
+mod dream_similar;
 mod extract;
 mod extract_corpus;
 mod extract_explain;

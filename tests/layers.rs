@@ -13,7 +13,7 @@
 //! The same holds file by file in every crate: no two files depend on each other (directly or
 //! through others), reading `crate::…` and `super::…` paths down to the file they name. A file
 //! using its own folder's `mod.rs` (`super::Type`) or a file below it is not counted: a module and
-//! its parts belong together. The one exemption is listed in [`FILE_CYCLES_EXEMPT`].
+//! its parts belong together. There is no exemption.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -502,24 +502,6 @@ fn no_comment_points_to_a_document_outside_the_repository() {
     assert!(hits.is_empty(), "point these at docs/DESIGN.md: {hits:#?}");
 }
 
-/// Cycles between files that are known and accepted, each by its files' modules. All are inside
-/// the extractor's crate (`crates/extract/`): there the filter and the heuristic call each other
-/// (the heuristic filters its patches; the filter asks the heuristic whether a text is a
-/// lead-in), and the rules of each language and the shared CJK and segmentation helpers call
-/// each other. Nothing outside that crate may be added here. A cycle among some of the files of
-/// one entry is exempt too.
-const FILE_CYCLES_EXEMPT: &[&[&str]] = &[
-    &["extract::filter", "extract::heuristic"],
-    &[
-        "extract::heuristic::cjk",
-        "extract::heuristic::en",
-        "extract::heuristic::ja",
-        "extract::heuristic::ko",
-        "extract::heuristic::segment",
-        "extract::heuristic::zh",
-    ],
-];
-
 /// The module path of a file inside its crate: `ops/recall/lexical.rs` is `ops::recall::lexical`,
 /// `ops/recall/mod.rs` is `ops::recall`. `None` for the crate roots (`lib.rs`, `main.rs`) and
 /// unit-test files (`tests.rs`, compiled only for the crate's own tests).
@@ -690,21 +672,8 @@ fn cycles(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 
 #[test]
 fn no_dependency_cycle_between_files() {
-    for entry in FILE_CYCLES_EXEMPT {
-        assert!(
-            entry.iter().all(|m| m.starts_with("extract::")),
-            "only the extractor's cycles are exempt: {entry:?}"
-        );
-    }
-    let found = cycles(&file_graph());
-    let (exempt, cycles): (Vec<_>, Vec<_>) = found.into_iter().partition(|c| {
-        FILE_CYCLES_EXEMPT
-            .iter()
-            .any(|entry| c.iter().all(|m| entry.contains(&m.as_str())))
-    });
+    let cycles = cycles(&file_graph());
     assert!(cycles.is_empty(), "file cycles: {cycles:#?}");
-    // Printed so the exemption is seen to shrink; when nothing is printed it can go.
-    eprintln!("exempt file cycles (FILE_CYCLES_EXEMPT): {exempt:#?}");
 }
 
 #[test]
@@ -741,6 +710,7 @@ fn the_file_graph_sees_super_paths_and_a_cycle() {
     assert!(real["storage::root_writer"].contains("storage::safe_fs"));
     assert!(real["ops::recall::relevance"].contains("ops::recall::lexical"));
     assert!(real["extract::heuristic::cjk"].contains("extract::filter"));
+    assert!(real["extract::filter"].contains("extract::heuristic::sent"));
     // The binary's files are read too.
     assert!(real.keys().any(|m| m.starts_with("cli::")));
     // Nothing crosses into another crate's names.

@@ -25,6 +25,11 @@ pub struct DreamArgs {
     /// Restore every file the last dream changed or deleted.
     #[arg(long, conflicts_with_all = ["force", "strategy"])]
     pub undo: bool,
+    /// Also merge the near-duplicate pairs the embedder finds (recall.embeddings.* set): keep
+    /// the older entry, join both entries' Why: and How to apply:, remove the other entry.
+    /// Without this flag they are only reported.
+    #[arg(long, conflicts_with = "undo")]
+    pub apply_similar: bool,
     /// How to plan: the model when configured (auto), mechanical, or model.
     #[arg(long, value_enum)]
     pub strategy: Option<StrategyChoice>,
@@ -53,6 +58,7 @@ pub fn run(cli: &Cli, ctx: &Context, args: &DreamArgs) -> Result<ExitCode> {
         // `--strategy` reaches the run through the settings flag layer (see `main`).
         strategy: None,
         trigger: args.trigger.clone(),
+        apply_similar: args.apply_similar,
     };
     let out = dream::run(ctx, &opts)?;
     if cli.json {
@@ -137,6 +143,62 @@ fn render(cli: &Cli, out: &DreamOutcome) {
             }
             println!("undo with `git qwen-memory dream --undo`");
         }
+    }
+    render_similar(out);
+}
+
+/// The near-duplicate pairs the embedder found, each with both texts and files.
+fn render_similar(out: &DreamOutcome) {
+    let proposed: Vec<_> = out.similar.iter().filter(|p| !p.applied).collect();
+    let merged: Vec<_> = out.similar.iter().filter(|p| p.applied).collect();
+    let would = out.status == DreamStatus::DryRun;
+    let line = |p: &dream::similar::SimilarPair| {
+        println!(
+            "  keep   {}: {}",
+            escape_for_terminal(&p.keep.path),
+            escape_for_terminal(&p.keep.entry)
+        );
+        println!(
+            "  {} {}: {} (similarity {:.2})",
+            if p.applied && !would {
+                "merged"
+            } else {
+                "merge "
+            },
+            escape_for_terminal(&p.merge.path),
+            escape_for_terminal(&p.merge.entry),
+            p.similarity
+        );
+    };
+    if !merged.is_empty() {
+        println!(
+            "near-duplicates {} ({}): the older entry kept, every reason joined",
+            if would {
+                "that would be merged"
+            } else {
+                "merged"
+            },
+            merged.len()
+        );
+        merged.iter().for_each(|p| line(p));
+    }
+    if !proposed.is_empty() {
+        println!(
+            "near-duplicates proposed ({}); merge them with `git qwen-memory dream --force --apply-similar`",
+            proposed.len()
+        );
+        proposed.iter().for_each(|p| line(p));
+    }
+    if out.similar_not_embedded > 0 {
+        println!(
+            "near-duplicates: {} memor{} not embedded yet, left out",
+            out.similar_not_embedded,
+            if out.similar_not_embedded == 1 {
+                "y"
+            } else {
+                "ies"
+            }
+        );
     }
 }
 

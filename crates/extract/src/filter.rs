@@ -212,7 +212,7 @@ pub fn title_for(summary: &str) -> String {
         if (4..=24).contains(&hw)
             && tw >= 8
             && !tail.starts_with("//")
-            && !crate::heuristic::is_lead_in(head)
+            && !crate::heuristic::sent::is_lead_in(head)
         {
             s = head;
         }

@@ -7,7 +7,8 @@
 //! Noise: requests about an object marked with を and no standing cue ("変数名を userId に変えて
 //! ください"), "この…", "今回", "今日", questions, thanks, opinions ("…と思います"), past tense.
 
-use super::cjk::{is_han, is_kana, Lead, Sent, EN_MOMENT, EN_STANDING};
+use super::script::{is_han, is_kana};
+use super::sent::{Lead, Sent, EN_MOMENT, EN_STANDING};
 use crate::formats::doc::MemoryType;
 
 const MOMENT: &[&str] = &[

@@ -41,7 +41,7 @@
 //! any tense; a place — a host name, somewhere "…에 … 있어요", a name in quotes and the kind of
 //! place it is — makes a pointer.
 
-use super::cjk::{has_path, Lead, Sent, EN_MOMENT, EN_STANDING};
+use super::sent::{has_path, Lead, Sent, EN_MOMENT, EN_STANDING};
 use crate::formats::doc::MemoryType;
 
 const MOMENT: &[&str] = &[

@@ -159,8 +159,8 @@ pub(super) fn re(pattern: &str) -> Regex {
 }
 
 /// Rewrites a pattern for the `regex` crate (Unicode mode) so that it means what it means to
-/// `regex-lite`: `\b`, `\w`, `\d`, `\s` and their negations ASCII, inside and outside classes.
-/// A negated Perl class inside a bracketed class (`[^e\W]`) is not supported (panics in tests).
+/// `regex-lite`: `\b`, `\w`, `\d`, `\s` and their negations ASCII, inside and outside classes
+/// (a negated one inside a class as a nested class).
 pub(super) fn ascii_classes(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 32);
     let mut in_class = false;
@@ -178,9 +178,11 @@ pub(super) fn ascii_classes(pattern: &str) -> String {
                 (Some('s'), true) => out.push_str("\\t\\n\\x0B\\x0C\\r "),
                 (Some('s'), false) => out.push_str("[\\t\\n\\x0B\\x0C\\r ]"),
                 (Some('S'), false) => out.push_str("[^\\t\\n\\x0B\\x0C\\r ]"),
-                (Some(other @ ('W' | 'D' | 'S')), true) => {
-                    panic!("`\\{other}` inside a class has no ASCII rewrite")
-                }
+                // A negated class inside a class is a nested class (`[^e\W]` is
+                // `[^e[^A-Za-z0-9_]]`: a word character other than `e`).
+                (Some('W'), true) => out.push_str("[^A-Za-z0-9_]"),
+                (Some('D'), true) => out.push_str("[^0-9]"),
+                (Some('S'), true) => out.push_str("[^\\t\\n\\x0B\\x0C\\r ]"),
                 (Some(other), _) => {
                     out.push('\\');
                     out.push(other);

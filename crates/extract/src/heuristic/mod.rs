@@ -30,7 +30,9 @@ mod ja;
 mod ko;
 pub mod learned;
 mod mask;
+mod script;
 mod segment;
+pub(crate) mod sent;
 pub mod standing;
 mod zh;
 
@@ -65,7 +67,7 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
         // A request to record a rule, "no —", "also,": the rule is what follows.
         let stripped = cues::strip_lead_in(sentence);
         let sentence = stripped.as_ref().unwrap_or(sentence);
-        let c = if sentence.chars().any(cjk::is_cjk) {
+        let c = if sentence.chars().any(script::is_cjk) {
             cjk::classify_sentence(sentence)
         } else {
             en::classify_sentence(sentence)
@@ -228,7 +230,7 @@ pub fn explain(text: &str) -> Explanation {
         .map(|s| {
             let stripped = cues::strip_lead_in(s);
             let s = stripped.as_ref().unwrap_or(s);
-            let cjk_family = s.chars().any(cjk::is_cjk);
+            let cjk_family = s.chars().any(script::is_cjk);
             let c = if cjk_family {
                 cjk::classify_sentence(s)
             } else {
@@ -384,7 +386,7 @@ fn rescue_with(
 /// on its own, "…，因为…", "因为…，所以…", "…ので、…", "…때문에 …" are.
 pub fn split_reason(text: &str) -> (String, Option<String>) {
     let text = crate::formats::text::collapse_whitespace(text);
-    if text.chars().any(cjk::is_cjk) {
+    if text.chars().any(script::is_cjk) {
         return cjk::split_why(&text);
     }
     let (main, why) = en::split_why(&mask::Masked::new(&text));
@@ -397,7 +399,7 @@ pub fn split_reason(text: &str) -> (String, Option<String>) {
 /// Whether `text` (the part of a sentence before a colon) is a lead-in such as "我们团队规定",
 /// "记住" or "Remember" rather than a label.
 pub fn is_lead_in(text: &str) -> bool {
-    cjk::is_lead_in(text)
+    sent::is_lead_in(text)
 }
 
 /// What one sentence yields.
@@ -420,5 +422,7 @@ impl Candidate {
     }
 }
 
+#[cfg(test)]
+mod endings_tests;
 #[cfg(test)]
 mod tests;

@@ -2,8 +2,8 @@
 
 use std::sync::LazyLock;
 
-use super::cjk::is_cjk;
 use super::mask::{is_non_prose_line, re, Regex};
+use super::script::is_cjk;
 use crate::formats::text::collapse_whitespace;
 
 /// Longest sentence considered (UTF-16 units); longer text is prose dumps, logs or pasted docs.

@@ -38,6 +38,18 @@ mod unit {
         );
         assert_eq!(ascii_classes(r"[]\w]\w"), r"[]A-Za-z0-9_][A-Za-z0-9_]");
         assert_eq!(ascii_classes(r"\\w"), r"\\w");
+        // A negated Perl class inside a class becomes a nested class, meaning the same.
+        assert_eq!(ascii_classes(r"[^e\W]"), r"[^e[^A-Za-z0-9_]]");
+        for (p, text) in [
+            (r"^[^e\W]+$", "abc"),
+            (r"^[^e\W]+$", "abe"),
+            (r"^[^e\W]+$", "ab\u{e9}"),
+            (r"^[x\D]+$", "x\u{e9}y"),
+            (r"^[x\S]+$", "a\u{3000}b"),
+        ] {
+            let full = regex::Regex::new(&ascii_classes(p)).unwrap();
+            assert_eq!(full.is_match(text), re(p).is_match(text), "{p} on {text:?}");
+        }
     }
 
     /// Long lines are judged by the `regex` crate: each line pattern must mean the same there.

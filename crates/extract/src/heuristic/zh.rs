@@ -6,7 +6,7 @@
 //! Noise: requests about the work at hand ("帮我…", "把…改成…", "…一下"), the moment ("这次",
 //! "今天", "刚才"), questions, thanks, opinions about a choice ("我觉得…更好"), acknowledgements.
 
-use super::cjk::{Lead, Sent, EN_MOMENT, EN_STANDING};
+use super::sent::{Lead, Sent, EN_MOMENT, EN_STANDING};
 use crate::formats::doc::MemoryType;
 
 /// Always noise: the moment, thanks, opinions, questions words, requests for help, reports.
@@ -1515,7 +1515,7 @@ fn statement(m: &str) -> bool {
     if past(m) {
         return false;
     }
-    let han = m.chars().filter(|&c| super::cjk::is_han(c)).count();
+    let han = m.chars().filter(|&c| super::script::is_han(c)).count();
     han >= 2
         && settles(m)
         && PREDICATE
@@ -1715,12 +1715,12 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
         // "我是实习生 刚学python不久": a fast typist's space between two CJK characters is a
         // comma.
         let bare_space = c == ' '
-            && text[..i].ends_with(super::cjk::is_cjk)
-            && rest[1..].starts_with(super::cjk::is_cjk);
+            && text[..i].ends_with(super::script::is_cjk)
+            && rest[1..].starts_with(super::script::is_cjk);
         let comma = c == '，'
             || bare_space
             || (c == ','
-                && (rest[1..].starts_with(' ') || rest[1..].starts_with(super::cjk::is_cjk)));
+                && (rest[1..].starts_with(' ') || rest[1..].starts_with(super::script::is_cjk)));
         if cut_before || comma {
             let clause = text[start..i].trim().trim_end_matches([',', '，']);
             if !clause.is_empty() {
@@ -2204,7 +2204,7 @@ pub(super) fn names_channel(m: &str) -> bool {
         let before_ok = i == 0 || m[..i].ends_with([' ', '「', '“', '"', '(', '（']);
         // "Slackの#dev-spec", "发到#ops": right after CJK text, a letter must follow (not an
         // issue number).
-        let after_cjk = m[..i].chars().last().is_some_and(super::cjk::is_cjk);
+        let after_cjk = m[..i].chars().last().is_some_and(super::script::is_cjk);
         let next = m[i + 1..].chars().next();
         (before_ok && next.is_some_and(|c| c.is_ascii_alphanumeric()))
             || (after_cjk && next.is_some_and(|c| c.is_ascii_alphabetic()))

@@ -17,6 +17,7 @@ pub mod gates;
 pub mod lock;
 pub mod mechanical;
 pub mod plan;
+pub mod similar;
 
 use std::io::Write;
 use std::path::Path;
@@ -28,6 +29,7 @@ use serde_json::json;
 use crate::formats::diff;
 use crate::formats::doc::{self, Entry, MemoryType};
 use crate::formats::secrets::{self, Origin, SecretError};
+use crate::integrations::embeddings::EmbeddingsConfig;
 use crate::integrations::git::commit::{auto_commit_report, AutoCommit};
 use crate::integrations::model::ModelClient;
 use crate::integrations::telemetry::{self, Telemetry};
@@ -231,6 +233,8 @@ pub struct DreamOptions {
     pub strategy: Option<StrategyChoice>,
     /// `manual`, or the hook that started it (e.g. `post-commit`).
     pub trigger: Trigger,
+    /// Merge the near-duplicate pairs the embedder finds (`--apply-similar`).
+    pub apply_similar: bool,
 }
 
 impl Default for DreamOptions {
@@ -240,6 +244,7 @@ impl Default for DreamOptions {
             dry_run: false,
             strategy: None,
             trigger: Trigger::Manual,
+            apply_similar: false,
         }
     }
 }
@@ -298,6 +303,17 @@ pub struct DreamOutcome {
     /// The auto-commit that followed an update (local mode with `autoCommit` on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auto_commit: Option<AutoCommit>,
+    /// Near-duplicate pairs the embedder found (absent without one, when it failed, and in
+    /// hook-started dreams); `applied` with `--apply-similar`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub similar: Vec<similar::SimilarPair>,
+    /// Memories left out of the near-duplicate check because they are not embedded yet.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub similar_not_embedded: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl DreamOutcome {
@@ -324,6 +340,8 @@ impl DreamOutcome {
             index_error: None,
             duration_ms: t0.elapsed().as_millis() as u64,
             auto_commit: None,
+            similar: Vec::new(),
+            similar_not_embedded: 0,
         }
     }
 }
@@ -411,7 +429,8 @@ pub fn run(ctx: &Context, opts: &DreamOptions) -> Result<DreamOutcome, DreamErro
     }
     safe_fs::test_checkpoint(CHECKPOINT_LOCKED);
     let telemetry = Telemetry::new(&root.state_dir);
-    match consolidate(ctx, opts, root, t0) {
+    let embedder = similarity_embedder(ctx, opts);
+    match consolidate(ctx, opts, root, embedder.as_ref(), t0) {
         Ok(mut outcome) => {
             outcome.gates = report;
             emit(&telemetry, opts, &outcome);
@@ -495,26 +514,70 @@ fn unchanged_since(w: &RootWriter, p: &Plan) -> Result<(), String> {
     Ok(())
 }
 
+/// The embedder for the near-duplicate check (docs/DESIGN.md, "Near-duplicates"): only in a
+/// dream a person started (a hook-started dream never waits on an embedder, and nobody reads its
+/// report), only when `recall.embeddings.*` is set, and only when the embedding job, run here in
+/// process first, could bring the cache up to date (a job already running elsewhere leaves the
+/// cache as it is). Any failure: `None`, and the dream says nothing about similarity.
+fn similarity_embedder(ctx: &Context, opts: &DreamOptions) -> Option<EmbeddingsConfig> {
+    if !opts.trigger.is_manual() {
+        return None;
+    }
+    let cfg = EmbeddingsConfig::from_settings(&ctx.settings)?;
+    crate::ops::recall::job::run(ctx).ok().map(|_| cfg)
+}
+
+/// The near-duplicate pairs of `snap` that `plan` does not touch yet, merged into `plan` when
+/// `apply`; and how many candidates were not embedded yet.
+fn near_duplicates(
+    embedder: Option<&EmbeddingsConfig>,
+    root: &Root,
+    snap: &Snapshot,
+    plan: &mut Plan,
+    apply: bool,
+) -> (Vec<similar::SimilarPair>, usize) {
+    let Some(cfg) = embedder else {
+        return (Vec::new(), 0);
+    };
+    let exclude: std::collections::HashSet<&str> = plan
+        .changes
+        .iter()
+        .map(|c| c.relative_path.as_str())
+        .collect();
+    let Some(found) = similar::propose(cfg, root, snap, &exclude) else {
+        return (Vec::new(), 0);
+    };
+    let mut report = similar::report(snap, &found);
+    if apply {
+        similar::extend_plan(plan, snap, &found, &mut report);
+    }
+    (report, found.not_embedded)
+}
+
 fn consolidate(
     ctx: &Context,
     opts: &DreamOptions,
     root: &Root,
+    embedder: Option<&EmbeddingsConfig>,
     t0: Instant,
 ) -> Result<DreamOutcome, DreamError> {
     let (model, mut fallback) = model_plan(ctx, opts, root);
     {
         let w = RootWriter::lock(root)?;
         w.ensure_scaffold()?;
-        let plan = match model {
+        let snap = snapshot(root)?;
+        let mut plan = match model {
             Some((p, _)) => match unchanged_since(&w, &p) {
                 Ok(()) => p,
                 Err(path) => {
                     fallback = Some(plan::PlanError::Changed(path).to_string());
-                    mechanical::plan(&snapshot(root)?)
+                    mechanical::plan(&snap)
                 }
             },
-            None => mechanical::plan(&snapshot(root)?),
+            None => mechanical::plan(&snap),
         };
+        let (similar, similar_not_embedded) =
+            near_duplicates(embedder, root, &snap, &mut plan, opts.apply_similar);
         let run_id = backup::new_run_id();
         let mut index_error = None;
         if !plan.changes.is_empty() {
@@ -564,6 +627,8 @@ fn consolidate(
             index_error,
             duration_ms: t0.elapsed().as_millis() as u64,
             auto_commit: None,
+            similar,
+            similar_not_embedded,
         };
         if status == DreamStatus::Updated {
             append_log(&root.state_dir, &outcome);
@@ -645,6 +710,7 @@ fn append_log(state_dir: &Path, o: &DreamOutcome) {
         "merged": o.merged,
         "changes": o.changes,
         "dropped": o.dropped,
+        "similar": o.similar,
     });
     if let Ok(mut f) = store::open_append(&state_dir.join(LOG_FILE)) {
         let _ = writeln!(f, "{line}");
@@ -654,10 +720,19 @@ fn append_log(state_dir: &Path, o: &DreamOutcome) {
 fn dry_run(ctx: &Context, opts: &DreamOptions, t0: Instant) -> Result<DreamOutcome, DreamError> {
     let root = ctx.layout.writable();
     let (model, fallback) = model_plan(ctx, opts, root);
-    let plan = match model {
+    let embedder = similarity_embedder(ctx, opts);
+    let snap = snapshot(root)?;
+    let mut plan = match model {
         Some((p, _)) => p,
-        None => mechanical::plan(&snapshot(root)?),
+        None => mechanical::plan(&snap),
     };
+    let (similar, similar_not_embedded) = near_duplicates(
+        embedder.as_ref(),
+        root,
+        &snap,
+        &mut plan,
+        opts.apply_similar,
+    );
     Ok(DreamOutcome {
         status: DreamStatus::DryRun,
         reason: None,
@@ -675,6 +750,8 @@ fn dry_run(ctx: &Context, opts: &DreamOptions, t0: Instant) -> Result<DreamOutco
         index_error: None,
         duration_ms: t0.elapsed().as_millis() as u64,
         auto_commit: None,
+        similar,
+        similar_not_embedded,
     })
 }
 

@@ -1,0 +1,255 @@
+//! A CJK sentence as the rules of each language see it ([`Sent`]), the lead-in before it
+//! ("记住：", "我们团队规定:", "覚えておいて：", "기억해:", "Remember:") and the English words
+//! the rules look for inside CJK text. Shared by [`super::cjk`], which reads the sentence, and
+//! by the rules of each language ([`super::zh`], [`super::ja`], [`super::ko`]) and the patch
+//! filter, which judge it; it depends on none of them (docs/DESIGN.md, "Extract").
+
+use super::script::is_cjk;
+
+/// What a lead-in says about the sentence after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lead {
+    None,
+    /// "记住", "覚えて", "기억해", "Remember": store what follows; the cue is not kept.
+    Remember,
+    /// "我们团队规定", "チームのルール": a rule of the team; the cue is kept in the summary.
+    TeamRule,
+    /// "From now on", "Going forward" before CJK text: what follows is a standing instruction.
+    /// The cue is not kept (its "now" would trip the filter).
+    Standing,
+}
+
+const STANDING_CUES: &[&str] = &[
+    "from now on",
+    "going forward",
+    "moving forward",
+    "from here on",
+    "henceforth",
+    "in the future",
+    "in future",
+];
+
+const REMEMBER_CUES: &[&str] = &[
+    "请记住",
+    "請記住",
+    "记住",
+    "記住",
+    "记一下",
+    "記一下",
+    "备注",
+    "備註",
+    "覚えておいてください",
+    "覚えておいて",
+    "覚えといて",
+    "覚えて",
+    "忘れないで",
+    "기억해 주세요",
+    "기억해 두세요",
+    "기억해 둬",
+    "기억해둬",
+    "기억해 줘",
+    "기억해",
+    "기억하세요",
+    "잊지 마세요",
+    "잊지 마",
+    "참고로",
+    "remember that",
+    "remember",
+    "note that",
+    "fyi",
+];
+
+const TEAM_RULE_CUES: &[&str] = &[
+    "我们团队规定",
+    "我們團隊規定",
+    "我们团队的规定",
+    "我們團隊的規定",
+    "团队规定",
+    "團隊規定",
+    "公司规定",
+    "公司規定",
+    "我们的规定",
+    "我們的規定",
+    "项目规定",
+    "專案規定",
+    "我们约定",
+    "我們約定",
+    "团队规范",
+    "團隊規範",
+    "チームのルール",
+    "うちのルール",
+    "팀 규칙",
+    "우리 팀 규칙",
+    "team rule",
+    "our rule",
+];
+
+/// The sentence as the rules see it: the masked text (code spans and URLs hidden) without its
+/// lead-in, plus the facts every language asks about.
+pub(super) struct Sent {
+    /// Masked text, trimmed, lead-in removed.
+    pub m: String,
+    /// `m` with ASCII lowercased, for English words inside CJK text.
+    pub lower: String,
+    pub url: bool,
+    pub path: bool,
+    pub lead: Lead,
+}
+
+impl Sent {
+    pub fn has(&self, cues: &[&str]) -> bool {
+        cues.iter().any(|c| self.m.contains(c))
+    }
+
+    /// An ASCII word or phrase (lowercase) at ASCII word boundaries.
+    pub fn word(&self, w: &str) -> bool {
+        let b = self.lower.as_bytes();
+        self.lower.match_indices(w).any(|(i, _)| {
+            let before = i == 0 || !b[i - 1].is_ascii_alphanumeric();
+            let j = i + w.len();
+            let after = j >= b.len() || !b[j].is_ascii_alphanumeric();
+            before && after
+        })
+    }
+
+    pub fn any_word(&self, ws: &[&str]) -> bool {
+        ws.iter().any(|w| self.word(w))
+    }
+
+    /// The text without its closing punctuation.
+    pub fn core(&self) -> &str {
+        self.m
+            .trim_end_matches(['。', '！', '？', '；', '.', '!', '?', ';', '｡', '．', ' '])
+    }
+
+    /// The last character before the closing punctuation.
+    pub fn last(&self) -> Option<char> {
+        self.core().chars().last()
+    }
+
+    /// A question: a question mark at the end, or a full-width one anywhere (an ASCII `?`
+    /// inside the text can be Rust's `?` operator).
+    pub fn question(&self) -> bool {
+        self.m.contains('？') || self.m.trim_end().ends_with('?')
+    }
+}
+
+/// English words that make a CJK sentence about the moment, whatever else it says.
+pub(super) const EN_MOMENT: &[&str] = &[
+    "today",
+    "tonight",
+    "tomorrow",
+    "yesterday",
+    "this time",
+    "for now",
+    "right now",
+    "thanks",
+    "thank you",
+    "asap",
+    "this session",
+    "for this task",
+];
+
+/// English words that mark a standing rule inside a CJK sentence.
+pub(super) const EN_STANDING: &[&str] = &[
+    "always",
+    "never",
+    "every time",
+    "by default",
+    "from now on",
+    "going forward",
+    "don't",
+    "do not",
+];
+
+/// Whether the whole of `text` is a known lead-in cue.
+pub(crate) fn is_lead_in(text: &str) -> bool {
+    let lower = text.trim().to_ascii_lowercase();
+    TEAM_RULE_CUES.contains(&lower.as_str()) || REMEMBER_CUES.contains(&lower.as_str())
+}
+
+/// The lead-in of a sentence and the byte offset where the rest begins. A lead-in is a known
+/// cue followed by a colon, a comma or a space, or any short text before a colon.
+pub(super) fn lead_in(mask: &str) -> (Lead, usize) {
+    let lower = mask.to_ascii_lowercase();
+    let after_cue = |cue: &str| -> Option<usize> {
+        if !lower.starts_with(cue) {
+            return None;
+        }
+        let rest = &mask[cue.len()..];
+        let skipped = rest.trim_start_matches([':', '：', ',', '，', '、', ' ', '-', '—']);
+        // A cue glued to the text ("记住我们…") still counts in CJK; in English a word must end.
+        let glued = skipped.len() == rest.len();
+        if glued && !rest.starts_with(is_cjk) && cue.is_ascii() {
+            return None;
+        }
+        Some(mask.len() - skipped.len())
+    };
+    for cue in TEAM_RULE_CUES {
+        if let Some(at) = after_cue(cue) {
+            return (Lead::TeamRule, at);
+        }
+    }
+    for cue in REMEMBER_CUES {
+        if let Some(at) = after_cue(cue) {
+            return (Lead::Remember, at);
+        }
+    }
+    for cue in STANDING_CUES {
+        if let Some(at) = after_cue(cue) {
+            return (Lead::Standing, at);
+        }
+    }
+    (Lead::None, 0)
+}
+
+/// A file path or file name: a token with a `/` between letters, or ending in a known extension.
+pub(super) fn has_path(mask: &str) -> bool {
+    const EXT: &[&str] = &[
+        ".md", ".sh", ".yaml", ".yml", ".json", ".toml", ".py", ".rs", ".ts", ".js", ".go", ".txt",
+        ".ini", ".cfg", ".conf", ".env", ".sql", ".xml", ".lock", ".mk", ".graphql", ".proto",
+        ".gradle", ".tf", ".csv", ".pdf",
+    ];
+    mask.split(|c: char| c.is_whitespace() || (is_cjk(c) && c != '／'))
+        .map(|t| t.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '`')))
+        .any(|t| {
+            let lower = t.to_ascii_lowercase();
+            // "Next.js", "Node.js": a framework's name, not a file.
+            let framework =
+                lower.ends_with(".js") && t.starts_with(|c: char| c.is_ascii_uppercase());
+            (t.contains('/') && t.chars().filter(|c| c.is_ascii_alphabetic()).count() >= 2)
+                || (!framework
+                    && EXT
+                        .iter()
+                        .any(|e| lower.ends_with(e) && lower.len() > e.len()))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lead_ins_are_recognized_and_skipped() {
+        let (l, at) = lead_in("我们团队规定: never push to main.");
+        assert_eq!(
+            (l, &"我们团队规定: never push to main."[at..]),
+            (Lead::TeamRule, "never push to main.")
+        );
+        let (l, at) = lead_in("记住，我们用 pnpm。");
+        assert_eq!(
+            (l, &"记住，我们用 pnpm。"[at..]),
+            (Lead::Remember, "我们用 pnpm。")
+        );
+        assert_eq!(lead_in("Remembering things is hard").0, Lead::None);
+        assert_eq!(lead_in("我们用 pnpm。").0, Lead::None);
+    }
+
+    #[test]
+    fn paths_are_found() {
+        assert!(has_path("部署脚本在 scripts/deploy.sh。"));
+        assert!(has_path("配置在 .gitlab-ci.yml 里"));
+        assert!(!has_path("我们用 pnpm 和 Node 20。"));
+        assert!(!has_path("不要用 unwrap()，用 ? 或者 expect。"));
+    }
+}
