@@ -235,8 +235,12 @@ fn settings() -> Vec<Setting> {
     );
     let mut out = vec![(0.0, f32::INFINITY, f32::INFINITY, 0.0, 0.0, 0.0)];
     out.push((b.0, b.1, b.2, b.3, 0.0, 0.0));
-    for strict in [0.6, 0.7, 0.8, 0.9] {
-        for trust_strict in [0.5, 0.6, 0.7, 0.8, f32::INFINITY] {
+    // A drop-only gate: it may veto, never rescue.
+    for keep in [0.25, 0.3, 0.4] {
+        out.push((keep, f32::INFINITY, b.2, b.3, 0.0, 0.0));
+    }
+    for strict in [0.7, 0.8] {
+        for trust_strict in [0.5, 0.8] {
             out.push((b.0, b.1, b.2, b.3, strict, trust_strict));
         }
     }
