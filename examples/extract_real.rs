@@ -284,6 +284,7 @@ fn cv(turns: &[Turn], model: &Model) {
             t.ty.as_deref(),
         )
     };
+    let per_lang: std::cell::RefCell<BTreeMap<String, Score>> = Default::default();
     let run = |bytes: &[u8], test: &[(&Turn, &Ruled)], scores: &mut [Score]| {
         for (k, setting) in grid.iter().enumerate() {
             let Some(mut g) = gate::Gate::from_bytes(bytes) else {
@@ -296,7 +297,21 @@ fn cv(turns: &[Turn], model: &Model) {
                     text: &t.text,
                 };
                 let got = apply_gate(&m, rules.clone(), sentences, model, &g);
-                scores[k].add(t, got.first().map(|p| p.topic.as_str()));
+                let got = got.first().map(|p| p.topic.as_str());
+                scores[k].add(t, got);
+                if k == 1 {
+                    // The built-in setting, per language (ja and ko pooled).
+                    let lang = if t.lang == "ja" || t.lang == "ko" {
+                        "ja+ko"
+                    } else {
+                        t.lang.as_str()
+                    };
+                    per_lang
+                        .borrow_mut()
+                        .entry(format!("{}:{lang}", t.split))
+                        .or_default()
+                        .add(t, got);
+                }
             }
         }
     };
@@ -369,6 +384,11 @@ fn cv(turns: &[Turn], model: &Model) {
     let mut dev_scores = vec![Score::default(); grid.len()];
     let dev_pairs: Vec<_> = dev.iter().copied().zip(dev_rules.iter()).collect();
     run(&bytes, &dev_pairs, &mut dev_scores);
+    println!("built-in setting per language (train = 5-fold CV by repository):\n{HEADER}");
+    for (key, score) in per_lang.borrow().iter() {
+        let (split, lang) = key.split_once(':').unwrap_or((key, ""));
+        println!("{split:<7} {lang:<5} {}", score.row());
+    }
     println!(
         "keep rescue retype trust strict trust-strict | train-cv: {HEADER} | dev: same | synthetic val"
     );
