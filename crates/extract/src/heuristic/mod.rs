@@ -255,6 +255,8 @@ pub fn explain(text: &str) -> Explanation {
             } else {
                 en::classify_sentence(s)
             };
+            // A sentence of the one-off drop list is not kept, whatever the rules said.
+            let c = c.filter(|_| standing::drops(s).is_none());
             SentenceExplanation {
                 text: s.clone(),
                 rules: if cjk_family { "cjk" } else { "en" },
@@ -326,6 +328,12 @@ pub fn explain(text: &str) -> Explanation {
             .map(|c| c.id.clone())
             .chain(strict.keep.iter().map(|c| c.id.clone()))
             .chain(strict.vetoes.iter().map(|c| c.id.clone()))
+            .chain(
+                sentences
+                    .iter()
+                    .filter_map(|s| standing::drops(&cues::strip_lead_in(s).unwrap_or(s.clone())))
+                    .map(|c| c.id.clone()),
+            )
             .collect(),
         gate: verdict.map(|v| v.durable),
         keep_threshold: gate.keep,
