@@ -193,12 +193,23 @@ fn gate_example(t: &Turn, model: &Model) -> train::Example {
 }
 
 /// The synthetic validation corpora (`tests/corpus/extract/val/`): `(text, type)`.
-fn synthetic_val() -> Vec<(String, Option<usize>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/extract/val");
+fn synthetic_val() -> Vec<(&'static str, String, Option<usize>)> {
+    synthetic("val")
+}
+
+/// A synthetic tuning corpus (`tests/corpus/extract/{val,dev}/`): `(lang, text, type)`.
+fn synthetic(set: &str) -> Vec<(&'static str, String, Option<usize>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/extract")
+        .join(set);
     let mut out = Vec::new();
     for lang in ["en", "zh", "mixed", "ja", "ko"] {
         let text = std::fs::read_to_string(dir.join(format!("{lang}.jsonl"))).unwrap_or_default();
-        out.extend(text.lines().filter_map(train::parse_corpus_line));
+        out.extend(
+            text.lines()
+                .filter_map(train::parse_corpus_line)
+                .map(|(text, topic)| (lang, text, topic)),
+        );
     }
     out
 }
@@ -213,15 +224,39 @@ fn fold_of(repo: &str) -> usize {
     (h % 5) as usize
 }
 
-/// (keep, rescue, retype, trust) settings compared by `--cv`.
-fn settings() -> Vec<(f32, f32, f32, f32)> {
-    let mut out = vec![(0.0, f32::INFINITY, f32::INFINITY, 0.0)];
-    for keep in [0.3, 0.4, 0.5, 0.6] {
-        for trust in [0.8, 0.9, 0.95, f32::INFINITY] {
-            out.push((keep, 0.7, 0.6, trust));
+/// (keep, rescue, retype, trust, strict, trust-strict) settings compared by `--cv`: the
+/// built-in thresholds with the strict keep rule off and on, over its two thresholds.
+fn settings() -> Vec<Setting> {
+    let b = (
+        gate::KEEP_THRESHOLD,
+        gate::RESCUE_THRESHOLD,
+        gate::TYPE_THRESHOLD,
+        gate::TRUST_THRESHOLD,
+    );
+    let mut out = vec![(0.0, f32::INFINITY, f32::INFINITY, 0.0, 0.0, 0.0)];
+    out.push((b.0, b.1, b.2, b.3, 0.0, 0.0));
+    // A drop-only gate: it may veto, never rescue.
+    for keep in [0.25, 0.3, 0.4] {
+        out.push((keep, f32::INFINITY, b.2, b.3, 0.0, 0.0));
+    }
+    for strict in [0.7, 0.8] {
+        for trust_strict in [0.5, 0.8] {
+            out.push((b.0, b.1, b.2, b.3, strict, trust_strict));
         }
     }
     out
+}
+
+/// One row of [`settings`].
+type Setting = (f32, f32, f32, f32, f32, f32);
+
+fn configure(g: &mut gate::Gate, &(keep, rescue, retype, trust, strict, trust_strict): &Setting) {
+    g.keep = keep;
+    g.rescue = rescue;
+    g.retype = retype;
+    g.trust = trust;
+    g.strict = strict;
+    g.trust_strict = trust_strict;
 }
 
 /// Chooses the gate's thresholds: 5-fold cross-validation by repository over `train`, and a
@@ -249,22 +284,34 @@ fn cv(turns: &[Turn], model: &Model) {
             t.ty.as_deref(),
         )
     };
+    let per_lang: std::cell::RefCell<BTreeMap<String, Score>> = Default::default();
     let run = |bytes: &[u8], test: &[(&Turn, &Ruled)], scores: &mut [Score]| {
-        for (k, &(keep, rescue, retype, trust)) in grid.iter().enumerate() {
+        for (k, setting) in grid.iter().enumerate() {
             let Some(mut g) = gate::Gate::from_bytes(bytes) else {
                 panic!("fresh weights decode")
             };
-            g.keep = keep;
-            g.rescue = rescue;
-            g.retype = retype;
-            g.trust = trust;
+            configure(&mut g, setting);
             for (t, (rules, sentences)) in test {
                 let m = UserText {
                     offset: 0,
                     text: &t.text,
                 };
                 let got = apply_gate(&m, rules.clone(), sentences, model, &g);
-                scores[k].add(t, got.first().map(|p| p.topic.as_str()));
+                let got = got.first().map(|p| p.topic.as_str());
+                scores[k].add(t, got);
+                if k == 1 {
+                    // The built-in setting, per language (ja and ko pooled).
+                    let lang = if t.lang == "ja" || t.lang == "ko" {
+                        "ja+ko"
+                    } else {
+                        t.lang.as_str()
+                    };
+                    per_lang
+                        .borrow_mut()
+                        .entry(format!("{}:{lang}", t.split))
+                        .or_default()
+                        .add(t, got);
+                }
             }
         }
     };
@@ -290,9 +337,9 @@ fn cv(turns: &[Turn], model: &Model) {
         .map(|(t, r)| example(t, r))
         .collect();
     let bytes = train::encode(&train::train(&ex));
-    let val: Vec<(String, Option<usize>, Ruled)> = synthetic_val()
+    let val: Vec<(&str, String, Option<usize>, Ruled)> = synthetic_val()
         .into_iter()
-        .map(|(text, topic)| {
+        .map(|(lang, text, topic)| {
             let r = plan_rules(
                 &UserText {
                     offset: 0,
@@ -300,42 +347,54 @@ fn cv(turns: &[Turn], model: &Model) {
                 },
                 model,
             );
-            (text, topic, r)
+            (lang, text, topic, r)
         })
         .collect();
     let mut val_rows = Vec::new();
-    for &(keep, rescue, retype, trust) in &grid {
+    for setting in &grid {
         let Some(mut g) = gate::Gate::from_bytes(&bytes) else {
             panic!("fresh weights decode")
         };
-        g.keep = keep;
-        g.rescue = rescue;
-        g.retype = retype;
-        g.trust = trust;
-        let (mut tp, mut fp, mut durable) = (0u32, 0u32, 0u32);
-        for (text, topic, (rules, sentences)) in &val {
+        configure(&mut g, setting);
+        // Per language: the synthetic bar holds per set and language.
+        let mut per: BTreeMap<&str, (u32, u32, u32)> = BTreeMap::new();
+        for (lang, text, topic, (rules, sentences)) in &val {
             let m = UserText { offset: 0, text };
             let got = apply_gate(&m, rules.clone(), sentences, model, &g);
-            durable += u32::from(topic.is_some());
+            let (tp, fp, durable) = per.entry(lang).or_default();
+            *durable += u32::from(topic.is_some());
             match (topic.is_some(), got.is_empty()) {
-                (true, false) => tp += 1,
-                (false, false) => fp += 1,
+                (true, false) => *tp += 1,
+                (false, false) => *fp += 1,
                 _ => {}
             }
         }
-        val_rows.push(format!(
-            "synthetic val P {:.3} R {:.3}",
-            f64::from(tp) / f64::from((tp + fp).max(1)),
-            f64::from(tp) / f64::from(durable.max(1))
-        ));
+        let cells: Vec<String> = per
+            .iter()
+            .map(|(lang, (tp, fp, durable))| {
+                format!(
+                    "{lang} {:.2}/{:.2}",
+                    f64::from(*tp) / f64::from((tp + fp).max(1)),
+                    f64::from(*tp) / f64::from((*durable).max(1))
+                )
+            })
+            .collect();
+        val_rows.push(format!("synthetic val P/R {}", cells.join(" ")));
     }
     let mut dev_scores = vec![Score::default(); grid.len()];
     let dev_pairs: Vec<_> = dev.iter().copied().zip(dev_rules.iter()).collect();
     run(&bytes, &dev_pairs, &mut dev_scores);
-    println!("keep rescue retype trust | train-cv: {HEADER} | dev: same | synthetic val");
-    for (k, (keep, rescue, retype, trust)) in grid.iter().enumerate() {
+    println!("built-in setting per language (train = 5-fold CV by repository):\n{HEADER}");
+    for (key, score) in per_lang.borrow().iter() {
+        let (split, lang) = key.split_once(':').unwrap_or((key, ""));
+        println!("{split:<7} {lang:<5} {}", score.row());
+    }
+    println!(
+        "keep rescue retype trust strict trust-strict | train-cv: {HEADER} | dev: same | synthetic val"
+    );
+    for (k, (keep, rescue, retype, trust, strict, trust_strict)) in grid.iter().enumerate() {
         println!(
-            "{keep:.2} {rescue:.2} {retype:.2} {trust:.2} | {} | {} | {}",
+            "{keep:.2} {rescue:.2} {retype:.2} {trust:.2} {strict:.2} {trust_strict:.2} | {} | {} | {}",
             cv_scores[k].row(),
             dev_scores[k].row(),
             val_rows[k]
@@ -407,6 +466,9 @@ fn main() {
             let g = gate::Gate::builtin();
             let gate_score = g.score(&t.text, &rules, sentences.len()).map(|v| v.durable);
             let scorer = builtin.score(&t.text).map(|v| v.durable);
+            let standing = qwen_memory::ops::extract::heuristic::standing::judge(&t.text);
+            let keep_id = standing.keep.map(|c| c.id.as_str());
+            let vetoes: Vec<&str> = standing.vetoes.iter().map(|c| c.id.as_str()).collect();
             let kept: Vec<String> = plan_with_gate(&[m], &builtin, &g)
                 .iter()
                 .map(|p| format!("{}|{}", p.topic.as_str(), p.summary))
@@ -416,8 +478,43 @@ fn main() {
                 serde_json::json!({"id": t.id, "split": t.split, "lang": t.lang, "durable": t.durable,
                     "type": t.ty, "why": t.why_not, "rules": types, "sentences": sentences.len(),
                     "cues": cues, "chars": t.text.chars().count(), "random": t.random,
-                    "gate": gate_score, "scorer": scorer, "kept": kept})
+                    "gate": gate_score, "scorer": scorer, "kept": kept,
+                    "standing": keep_id, "vetoes": vetoes})
             );
+        }
+        return;
+    }
+    if args.iter().any(|a| a == "--synthetic") {
+        // The built-in pipeline on the synthetic tuning sets (val, dev; never a held-out set):
+        // message precision and recall per language, and dev's lost durable messages.
+        let g = gate::Gate::builtin();
+        for set in ["val", "dev"] {
+            let mut per: BTreeMap<&str, (u32, u32, u32)> = BTreeMap::new();
+            for (lang, text, topic) in synthetic(set) {
+                let got = plan_with_gate(
+                    &[UserText {
+                        offset: 0,
+                        text: &text,
+                    }],
+                    &builtin,
+                    &g,
+                );
+                let (tp, fp, durable) = per.entry(lang).or_default();
+                *durable += u32::from(topic.is_some());
+                match (topic.is_some(), got.is_empty()) {
+                    (true, false) => *tp += 1,
+                    (false, false) => *fp += 1,
+                    (true, true) if set == "dev" => println!("lost {lang}: {text}"),
+                    _ => {}
+                }
+            }
+            for (lang, (tp, fp, durable)) in per {
+                println!(
+                    "{set} {lang}: P {:.3} R {:.3}",
+                    f64::from(tp) / f64::from((tp + fp).max(1)),
+                    f64::from(tp) / f64::from(durable.max(1))
+                );
+            }
         }
         return;
     }

@@ -199,15 +199,18 @@ fn measure(sb: &Sandbox, turns: &[&Turn], split: &str) -> BTreeMap<String, Score
 fn floor(split: &str, lang: &str) -> Option<(f64, f64, f64, f64)> {
     Some(match (split, lang) {
         // Baseline before the gate (rules + scorer): 0.503 / 0.652 / 0.288 / 0.579.
-        // With it: 0.634 / 0.936 / 0.242 / 0.743.
-        ("train", "all") => (0.61, 0.91, 0.26, 0.72),
-        // Baseline 0.365 / 0.622 / 0.227 / 0.609; with the gate 0.393 / 0.649 / 0.210 / 0.583.
-        ("dev", "all") => (0.37, 0.62, 0.23, 0.56),
-        ("dev", "zh") => (0.65, 0.85, 0.09, 0.70), // 0.700 / 0.875 / 0.067 / 0.714
+        // With it: 0.634 / 0.936 / 0.242 / 0.743; with the one-off drop list (round 3) 0.669 /
+        // 0.936 / 0.207 / 0.743 (a fit: the list was written from train).
+        ("train", "all") => (0.64, 0.91, 0.23, 0.72),
+        // Baseline 0.365 / 0.622 / 0.227 / 0.609; with the gate 0.393 / 0.649 / 0.210 / 0.583;
+        // with the one-off drop list (round 3) 0.500 / 0.649 / 0.136 / 0.583.
+        ("dev", "all") => (0.47, 0.62, 0.16, 0.56),
+        ("dev", "zh") => (0.72, 0.85, 0.07, 0.70), // 0.778 / 0.875 / 0.044 / 0.714
         // Measured once, at the end of the round (issue 21): baseline 0.400 / 0.694 / 0.304 /
-        // 0.588; with the gate 0.424 / 0.796 / 0.315 / 0.667.
+        // 0.588; with the gate 0.424 / 0.796 / 0.315 / 0.667; with the one-off drop list (round
+        // 3, measured once on 2026-12-02) 0.418 / 0.776 / 0.315 / 0.658: the dev gain did not hold.
         ("heldout", "all") => (0.40, 0.77, 0.33, 0.64),
-        ("heldout", "en") => (0.55, 0.75, 0.22, 0.55), // 0.578 / 0.788 / 0.202 / 0.577
+        ("heldout", "en") => (0.55, 0.74, 0.22, 0.54), // round 3: 0.568 / 0.758 / 0.202 / 0.560
         _ => return None,
     })
 }
@@ -215,9 +218,9 @@ fn floor(split: &str, lang: &str) -> Option<(f64, f64, f64, f64)> {
 /// Floor of the English `random` selection's precision per split.
 fn random_floor(split: &str) -> f64 {
     match split {
-        "train" => 0.28,   // measured 0.308 (baseline 0.182)
-        "dev" => 0.13,     // measured 0.158 (baseline 0.150)
-        "heldout" => 0.25, // measured 0.280 (baseline 0.286)
+        "train" => 0.30,   // measured 0.333 (baseline 0.182; 0.308 before the drop list)
+        "dev" => 0.15,     // measured 0.176 (baseline 0.150; 0.158 before the drop list)
+        "heldout" => 0.24, // measured 0.250 in round 3 (0.280 in round 2, baseline 0.286)
         _ => 0.0,
     }
 }

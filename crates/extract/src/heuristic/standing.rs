@@ -64,6 +64,28 @@ pub fn judge(text: &str) -> Verdict {
     out
 }
 
+/// Whether the rules must not keep `sentence` (one sentence of a message, as the rules read it):
+/// the one-off drop list, on by default (docs/DESIGN.md, "Extract"). A `drop-` rule (a one-off
+/// request about the work at hand: "implement …", "…추가해줘", "对比一下 …", a status or bug
+/// report) drops it unless a `keep-` rule fires in the same sentence, so a standing rule inside
+/// a one-off message is still kept. The `veto-` rules of the strict rule are not used here:
+/// words such as 报错, 에러 or エラー also open standing rules ("에러 메시지는 영어로").
+/// The rule that dropped it, if any.
+pub fn drops(sentence: &str) -> Option<&'static Cue> {
+    let norm = cues::normalize(sentence);
+    let parts: Vec<&str> = cues::split_normalized(&norm)
+        .into_iter()
+        .map(|s| s.trim_start_matches(['>', ' ']))
+        .collect();
+    let fires = |prefix: &str| {
+        rules()
+            .iter()
+            .find(|c| c.class.starts_with(prefix) && parts.iter().any(|s| cues::matches(c, s)))
+    };
+    let d = fires("drop-")?;
+    fires("keep-").is_none().then_some(d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,7 +107,8 @@ mod tests {
                         "keep-reference"
                     ]
                     .contains(&r.class.as_str())
-                        || r.class.starts_with("veto-"),
+                        || r.class.starts_with("veto-")
+                        || r.class.starts_with("drop-"),
                     "{}: class {}",
                     r.id,
                     r.class
@@ -142,5 +165,63 @@ mod tests {
         ] {
             assert!(plan(one_off).is_empty(), "{one_off}: {:?}", plan(one_off));
         }
+    }
+
+    #[test]
+    fn a_one_off_request_sentence_is_dropped_unless_it_states_a_standing_rule() {
+        let dropped = |s: &str| drops(s).map(|c| c.id.as_str());
+        assert_eq!(dropped("README.md를 작성해주세요."), Some("ko.drop.write2"));
+        assert_eq!(dropped("해당 부분은 제거해줘."), Some("ko.drop.remove"));
+        assert_eq!(
+            dropped("Implement the data generation script in scripts/gen.py"),
+            Some("en.drop.implement")
+        );
+        assert_eq!(dropped("对比一下这两个文件"), Some("zh.drop.compare-once"));
+        assert_eq!(
+            dropped("PHP Code Modernization is done"),
+            Some("en.drop.is-done")
+        );
+        // A standing-rule signal in the same sentence keeps it; rules that merely share a
+        // verb or a word with a report are not touched.
+        assert_eq!(dropped("앞으로 테스트 코드도 같이 추가해줘"), None);
+        assert_eq!(dropped("코드 리뷰할 때는 보안 이슈부터 확인해줘"), None);
+        assert_eq!(dropped("From now on implement the tests first."), None);
+        assert_eq!(dropped("에러 메시지는 영어로 써 주세요."), None);
+        assert_eq!(dropped("测试失败就不要合并"), None);
+        assert_eq!(dropped("We deploy only from release branches."), None);
+    }
+
+    #[test]
+    fn the_built_in_pipeline_drops_one_off_sentences_and_long_specs_but_keeps_a_rule_in_them() {
+        use super::super::{plan_heuristic, UserText};
+        let plan = |text: &str| plan_heuristic(&[UserText { offset: 0, text }]);
+        for one_off in [
+            "다른 사람이 로컬에서 수행해볼 수 있도록 README.md를 작성해주세요.",
+            "스펙문서에 해당 경로들을 반영해.",
+        ] {
+            assert!(plan(one_off).is_empty(), "{one_off}: {:?}", plan(one_off));
+        }
+        // Four sentences of the shape of a fact in a long message and no standing-rule
+        // signal: a spec. The same four facts alone are kept.
+        let facts = "We deploy only from release branches. Commits must be signed. Our CI runs \
+                     on GitHub Actions. The staging database is reset every Sunday night.";
+        let rules_only = super::super::learned::Model::rules_only();
+        let m = UserText {
+            offset: 0,
+            text: facts,
+        };
+        let (kept, _) = super::super::plan_rules(&m, &rules_only);
+        assert_eq!(kept.len(), 4, "{kept:?}");
+        let spec = format!("{facts} Set up the page. Add the header. Add the footer. Wire it up.");
+        let m = UserText {
+            offset: 0,
+            text: &spec,
+        };
+        let (kept, sentences) = super::super::plan_rules(&m, &rules_only);
+        assert_eq!(sentences.len(), 8, "{sentences:?}");
+        assert!(kept.is_empty(), "{kept:?}");
+        let kept = plan("README.md를 작성해주세요. 앞으로 커밋 메시지는 영어로 써 줘.");
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert!(kept[0].summary.contains("커밋"), "{kept:?}");
     }
 }
