@@ -10,9 +10,9 @@ use serde::Serialize;
 
 use crate::formats::doc::{self, Entry, MemoryType};
 use crate::formats::secrets::{self, Origin, SecretError};
-use crate::storage::root_writer::{self, RootError, RootWriter};
-use crate::storage::scan::{self, ScannedDoc};
-use crate::storage::store::{self, StoreError};
+use crate::root_writer::{self, RootError, RootWriter};
+use crate::scan::{self, ScannedDoc};
+use crate::store::{self, StoreError};
 
 /// One entry of a document with its merge key ([`doc::entry_key`]).
 #[derive(Debug, Clone, PartialEq)]
