@@ -242,7 +242,10 @@ fn a_document_changed_behind_the_server_is_seen_by_the_next_call() {
         .iter()
         .filter_map(|m| m["id"].as_str())
         .collect();
-    assert!(ids.contains(&rel.as_str()) && ids.contains(&other.as_str()), "{listed}");
+    assert!(
+        ids.contains(&rel.as_str()) && ids.contains(&other.as_str()),
+        "{listed}"
+    );
     let r = s.call("forget", json!({"ids": [rel]}));
     assert!(text_of(&r).starts_with("forgot 1 entry"), "{r}");
     assert!(!path.exists());
