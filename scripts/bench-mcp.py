@@ -45,15 +45,27 @@ def main():
         "show": ("show", {"id": first}),
         "forget (dry run)": ("forget", {"query": "billing service", "dry_run": True}),
         "list": ("list", {}),
+        # Each call removes a one-entry memory saved (untimed) just before it.
+        "forget (one entry)": ("forget", None),
     }
+    facts = iter(range(10**9))
+
+    def arguments_of(arguments):
+        if arguments is not None:
+            return arguments
+        saved = request("tools/call", {"name": "remember", "arguments": {
+            "text": f"The bench forget fact number {next(facts)} is removed again"}})["result"]
+        return {"ids": [saved["structuredContent"]["change"]["relativePath"]]}
+
     out = {}
     for label, (tool, arguments) in calls.items():
         for _ in range(3):
-            request("tools/call", {"name": tool, "arguments": arguments})
+            request("tools/call", {"name": tool, "arguments": arguments_of(arguments)})
         times = []
         for _ in range(runs):
+            args = arguments_of(arguments)
             t0 = time.perf_counter()
-            r = request("tools/call", {"name": tool, "arguments": arguments})
+            r = request("tools/call", {"name": tool, "arguments": args})
             times.append((time.perf_counter() - t0) * 1000)
             if r.get("result", {}).get("isError"):
                 sys.exit(f"{tool} failed: {r}")

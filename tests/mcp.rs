@@ -201,6 +201,62 @@ fn raw_json_rpc_tools_provenance_and_closed_stdin() {
     assert!(ok, "exit status after stdin closed; stderr: {stderr}");
 }
 
+/// The server keeps each document's parsed entries between calls; a document another process
+/// changed between two calls is seen by the next one: `remember` merges into what the file
+/// says now, `forget` matches what it says now, and a real forget of one entry removes it.
+#[test]
+fn a_document_changed_behind_the_server_is_seen_by_the_next_call() {
+    let sb = Sandbox::new();
+    let mut s = Raw::start(&sb, &sb.repo, "raw-client");
+    let r = s.call("remember", json!({"text": "Deploys go out on Tuesdays"}));
+    assert_eq!(r["structuredContent"]["change"]["kind"], "created", "{r}");
+    let rel = r["structuredContent"]["change"]["relativePath"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = s.call("remember", json!({"text": "Deploys go out on Tuesdays"}));
+    assert_eq!(r["structuredContent"]["change"]["kind"], "unchanged", "{r}");
+    // Another process rewrites the entry (same size, so only the content tells).
+    let path = sb.private_root().join(&rel);
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(text.contains("Deploys go out on Tuesdays"), "{text}");
+    fs::write(&path, text.replace("on Tuesdays", "on Fridays!")).unwrap();
+    let r = s.call("remember", json!({"text": "Deploys go out on Fridays!"}));
+    assert_eq!(r["structuredContent"]["change"]["kind"], "unchanged", "{r}");
+    assert_eq!(r["structuredContent"]["change"]["relativePath"], rel, "{r}");
+    let r = s.call("remember", json!({"text": "Deploys go out on Tuesdays"}));
+    assert_eq!(r["structuredContent"]["change"]["kind"], "created", "{r}");
+    let other = r["structuredContent"]["change"]["relativePath"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(other, rel);
+    let r = s.call("forget", json!({"query": "on fridays", "dry_run": true}));
+    assert_eq!(r["structuredContent"]["removed"][0]["id"], rel, "{r}");
+    assert_eq!(r["structuredContent"]["removedEntries"], 1, "{r}");
+    assert!(path.exists(), "a dry run writes nothing");
+    let listed = s.call("list", json!({}));
+    let ids: Vec<&str> = listed["structuredContent"]["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["id"].as_str())
+        .collect();
+    assert!(
+        ids.contains(&rel.as_str()) && ids.contains(&other.as_str()),
+        "{listed}"
+    );
+    let r = s.call("forget", json!({"ids": [rel]}));
+    assert!(text_of(&r).starts_with("forgot 1 entry"), "{r}");
+    assert!(!path.exists());
+    let r = s.call("forget", json!({"query": "on fridays", "dry_run": true}));
+    assert_eq!(r["structuredContent"]["removedEntries"], 0, "{r}");
+    let r = s.call("forget", json!({"query": "on tuesdays", "dry_run": true}));
+    assert_eq!(r["structuredContent"]["removed"][0]["id"], other, "{r}");
+    let (ok, stderr) = s.close();
+    assert!(ok, "{stderr}");
+}
+
 /// `-C <dir>` serves that project's memory, as git's `-C` would.
 #[test]
 fn dash_c_serves_another_directory() {

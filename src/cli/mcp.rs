@@ -461,20 +461,25 @@ impl MemoryServer {
         a: RememberArgs,
         client: Option<String>,
         meta_session: Option<String>,
-    ) -> CallToolResult {
+    ) -> (CallToolResult, bool) {
         let ctx = &*self.ctx;
         if let Err(e) = ctx.project.require_repository() {
-            return failure(e);
+            return (failure(e), false);
         }
         let memory_type = match parse_type(a.memory_type.as_deref()) {
             Ok(t) => t,
-            Err(m) => return failure(m),
+            Err(m) => return (failure(m), false),
         };
         let scope = match a.scope.as_deref() {
             None | Some("project") => ctx.layout.writable().scope,
             Some("team") => Scope::Team,
             Some("user") => Scope::User,
-            Some(s) => return failure(format!("invalid scope {s:?}: one of project, team, user")),
+            Some(s) => {
+                return (
+                    failure(format!("invalid scope {s:?}: one of project, team, user")),
+                    false,
+                )
+            }
         };
         let session = a.session_id.or(meta_session);
         let req = RememberRequest {
@@ -499,27 +504,28 @@ impl MemoryServer {
                 };
                 let text = format!("{verb} {} ({} memory)", change.relative_path, outcome.scope);
                 let structured = serde_json::to_value(&outcome).unwrap_or(Value::Null);
-                success(outbound(&text), outbound_json(structured))
+                let changed = change.kind != remember::ChangeKind::Unchanged;
+                (success(outbound(&text), outbound_json(structured)), changed)
             }
-            Err(e) => failure(e),
+            Err(e) => (failure(e), false),
         }
     }
 
-    fn forget(&self, a: ForgetArgs) -> CallToolResult {
+    fn forget(&self, a: ForgetArgs) -> (CallToolResult, bool) {
         let ctx = &*self.ctx;
         let scope = match parse_scope(a.scope.as_deref()) {
             Ok(s) => s,
-            Err(m) => return failure(m),
+            Err(m) => return (failure(m), false),
         };
         if !a.dry_run {
             if let Err(e) = ctx.project.require_repository() {
-                return failure(e);
+                return (failure(e), false);
             }
         }
         let sel = match forget::select(ctx, scope, a.query.as_deref(), &a.ids, StrategyChoice::Auto)
         {
             Ok(s) => s,
-            Err(e) => return failure(forget_message(e)),
+            Err(e) => return (failure(forget_message(e)), false),
         };
         let out = if a.dry_run || sel.matches.is_empty() {
             forget::preview(ctx, &sel)
@@ -528,7 +534,7 @@ impl MemoryServer {
         };
         let out = match out {
             Ok(o) => o,
-            Err(e) => return failure(forget_message(e)),
+            Err(e) => return (failure(forget_message(e)), false),
         };
         let mut text = if sel.matches.is_empty() {
             "nothing matches; nothing forgotten".to_string()
@@ -549,7 +555,8 @@ impl MemoryServer {
             text.push_str(&format!("\n  - {}  {}", r.id, r.summary));
         }
         let structured = serde_json::to_value(&out).unwrap_or(Value::Null);
-        success(outbound(&text), outbound_json(structured))
+        let changed = !out.dry_run && out.removed_entries > 0;
+        (success(outbound(&text), outbound_json(structured)), changed)
     }
 
     fn list(&self, a: ListArgs) -> CallToolResult {
@@ -632,7 +639,18 @@ impl MemoryServer {
                     "{:<10} {:<9} {}  {}\n",
                     l.scope, l.memory_type, l.id, l.title
                 );
-                let json = serde_json::to_value(&l).unwrap_or(Value::Null);
+                // What a model browsing needs: the CLI's `list --json` also has the absolute
+                // path, mtime and commit, a third of the answer on 1,000 memories.
+                let json = json!({
+                    "scope": l.scope,
+                    "type": l.memory_type,
+                    "id": l.id,
+                    "title": l.title,
+                    "description": l.description,
+                    "entries": l.entries,
+                    "created": l.created,
+                    "masked": l.masked,
+                });
                 (outbound_json(json), outbound(&line))
             })
             .collect();
@@ -857,11 +875,11 @@ impl ServerHandler for MemoryServer {
             .or_else(|| context.meta.client_info().as_ref().and_then(clean_client));
         let args = request.arguments;
         let result = match request.name.as_ref() {
-            "recall" => parse_args(args).map(|a| self.recall(a, session)),
+            "recall" => parse_args(args).map(|a| (self.recall(a, session), false)),
             "remember" => parse_args(args).map(|a| self.remember(a, client, session)),
             "forget" => parse_args(args).map(|a| self.forget(a)),
-            "list" => parse_args(args).map(|a| self.list(a)),
-            "show" => parse_args(args).map(|a| self.show(a)),
+            "list" => parse_args(args).map(|a| (self.list(a), false)),
+            "show" => parse_args(args).map(|a| (self.show(a), false)),
             other => {
                 return Err(McpError::invalid_params(
                     format!("unknown tool {other:?}"),
@@ -869,9 +887,8 @@ impl ServerHandler for MemoryServer {
                 ))
             }
         };
-        let result = result.unwrap_or_else(failure);
-        let changed =
-            matches!(request.name.as_ref(), "remember" | "forget") && result.is_error != Some(true);
+        let (result, changed) = result.unwrap_or_else(|m| (failure(m), false));
+        // A fact already known, a dry run or a forget that matched nothing wrote nothing.
         if changed {
             // Memory was written: embed it in the background, as the CLI's remember/forget do.
             qwen_memory::ops::recall::job::kick(&self.ctx);

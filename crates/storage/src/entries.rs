@@ -2,12 +2,65 @@
 //! summary (existing why/how are never overwritten); otherwise it becomes a new
 //! `<type>/<slug>.md` with provenance keys.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
 use serde::Serialize;
 
 use crate::formats::doc::{self, Entry, MemoryType};
 use crate::formats::secrets::{self, Origin, SecretError};
 use crate::root_writer::{self, RootError, RootWriter};
+use crate::scan::{self, ScannedDoc};
 use crate::store::{self, StoreError};
+
+/// One entry of a document with its merge key ([`doc::entry_key`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyedEntry {
+    pub entry: Entry,
+    pub key: String,
+}
+
+/// Per document path, the body last parsed and its entries.
+type KeyedMemo = Mutex<HashMap<PathBuf, (String, Arc<[KeyedEntry]>)>>;
+
+static KEYED: OnceLock<KeyedMemo> = OnceLock::new();
+
+/// Most documents [`keyed_entries`] keeps; past that it starts again (a memo, not a store).
+const KEYED_MAX: usize = 50_000;
+
+/// The entries of `d` ([`doc::parse_entries`]) with their keys: a pure function of the body.
+/// A long-lived process ([`scan::keep_parsed_in_process`]) keeps the result per file and
+/// reuses it while the body is byte for byte the same, so a `remember` or `forget` through the
+/// tool server does not parse and normalize (NFKC) every entry of every document on each call
+/// (docs/DESIGN.md, "Agent integration").
+pub fn keyed_entries(d: &ScannedDoc) -> Arc<[KeyedEntry]> {
+    let parse = || -> Arc<[KeyedEntry]> {
+        doc::parse_entries(&d.body)
+            .into_iter()
+            .map(|entry| KeyedEntry {
+                key: doc::entry_key(&entry.summary),
+                entry,
+            })
+            .collect()
+    };
+    if !scan::parsed_in_process() {
+        return parse();
+    }
+    let memo = KEYED.get_or_init(KeyedMemo::default);
+    if let Some((body, entries)) = memo.lock().unwrap_or_else(|p| p.into_inner()).get(&d.path) {
+        if *body == d.body {
+            return entries.clone();
+        }
+    }
+    let entries = parse();
+    let mut kept = memo.lock().unwrap_or_else(|p| p.into_inner());
+    if kept.len() >= KEYED_MAX {
+        kept.clear();
+    }
+    kept.insert(d.path.clone(), (d.body.clone(), entries.clone()));
+    entries
+}
 
 /// An entry to write.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,12 +180,11 @@ pub fn apply_locked(
     let mut known: Vec<(MemoryType, String, String)> = Vec::new();
     let mut all_keys: Vec<(MemoryType, String, String)> = Vec::new();
     for d in &existing {
-        for (i, e) in doc::parse_entries(&d.body).into_iter().enumerate() {
-            let key = doc::entry_key(&e.summary);
+        for (i, e) in keyed_entries(d).iter().enumerate() {
             if i == 0 {
-                known.push((d.memory_type, key.clone(), d.relative_path.clone()));
+                known.push((d.memory_type, e.key.clone(), d.relative_path.clone()));
             }
-            all_keys.push((d.memory_type, key, d.relative_path.clone()));
+            all_keys.push((d.memory_type, e.key.clone(), d.relative_path.clone()));
         }
     }
     let mut changes = Vec::new();

@@ -286,6 +286,12 @@ pub fn keep_parsed_in_process() {
     MEMO.get_or_init(Memo::default);
 }
 
+/// Whether [`keep_parsed_in_process`] was called: other pure per-document work (entry keys,
+/// `storage::entries::keyed_entries`) is then kept too.
+pub fn parsed_in_process() -> bool {
+    MEMO.get().is_some()
+}
+
 /// [`read_all`] through the memo: an unchanged, settled file reuses its parsed document.
 fn read_all_remembered(
     memo: &Memo,

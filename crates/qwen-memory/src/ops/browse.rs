@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::formats::doc::{self, MemoryType};
+use crate::formats::doc::MemoryType;
 use crate::formats::secrets::{self, Origin};
 use crate::storage::context::Context;
 use crate::storage::scan::{self, ScanError, ScannedDoc, Scope};
@@ -66,7 +66,7 @@ impl Listed {
             path: d.path.clone(),
             title: d.title.clone(),
             description: d.description.clone(),
-            entries: doc::parse_entries(&d.body).len(),
+            entries: crate::storage::entries::keyed_entries(d).len(),
             mtime_ms: d.mtime_ms,
             created: extra("created"),
             commit: extra("commit"),

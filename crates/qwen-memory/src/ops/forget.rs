@@ -155,11 +155,11 @@ pub fn candidates(root: &Root) -> Result<Vec<Candidate>, ForgetError> {
     let outcome = root_writer::scan_strict(root)?;
     let mut out = Vec::new();
     for d in outcome.docs {
-        let entries = doc::parse_entries(&d.body);
+        let entries = crate::storage::entries::keyed_entries(&d);
         let single = entries.len() == 1;
         let pinned =
             d.relative_path.contains('/') && d.relative_path.split('/').next() == Some(PINNED_DIR);
-        for (i, e) in entries.into_iter().enumerate() {
+        for (i, e) in entries.iter().map(|k| k.entry.clone()).enumerate() {
             out.push(Candidate {
                 id: if single {
                     d.relative_path.clone()
