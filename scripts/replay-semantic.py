@@ -29,7 +29,8 @@ BIN = os.environ.get("BIN", os.path.join(ROOT, "target/debug/git-qwen-memory"))
 
 # The constants of crates/qwen-memory/src/ops/recall/embed.rs.
 MARGIN_OF_SPREAD = 0.145
-STRONG_OF_SPREAD = float(os.environ.get("STRONG", "0.32"))
+STRONG_OF_SPREAD = float(os.environ.get("STRONG", "0.28"))
+GAP_OF_SPREAD = float(os.environ.get("GAP", "0.06"))
 TAIL_OF_SPREAD = 0.078
 TAIL_OF_BEST = 0.65
 MAX_ADMITTED = 3
@@ -102,10 +103,20 @@ class Cal:
             return []
         tail = max(best - TAIL_OF_SPREAD * self.spread, bgs + TAIL_OF_BEST * lead)
         strong = bgs + STRONG_OF_SPREAD * self.spread
-        kept = [s for s in sims if s[1] >= tail]
-        kept = kept[:MAX_ADMITTED]
-        # Lexical agreement unless the document's own margin is large.
-        kept = [s for s in kept if s[0] in lexical or s[1] >= strong]
+        gap = GAP_OF_SPREAD * self.spread
+        # Lexical agreement unless the document's own margin is large and it stands out from
+        # the next one; once one without agreement is refused, no lower one comes in without.
+        kept, ok = [], True
+        for k, (d, x) in enumerate(sims[:MAX_ADMITTED]):
+            if x < tail:
+                break
+            nxt = sims[k + 1][1] if k + 1 < len(sims) else bgs
+            if d in lexical:
+                kept.append((d, x))
+            elif ok and x >= strong and x - nxt >= gap:
+                kept.append((d, x))
+            else:
+                ok = False
         return kept
 
 
