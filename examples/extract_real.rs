@@ -343,14 +343,33 @@ fn cv(turns: &[Turn], model: &Model) {
     }
 }
 
+/// Every `*.jsonl` corpus in `dir`, by file name, each with its path for messages: what
+/// `--train` trains the scorer on (the extractor's crate does no I/O of its own).
+fn read_corpus_dir(dir: &Path) -> Result<Vec<(String, String)>, String> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+            Ok((f.display().to_string(), text))
+        })
+        .collect()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let turns = load();
     let builtin = Model::builtin();
     if args.iter().any(|a| a == "--train") {
         let dev = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/extract/dev");
+        let corpora = read_corpus_dir(&dev).unwrap_or_else(|e| panic!("{e}"));
         let synthetic = train::encode(&train::train(
-            &train::load_corpus_dir(&dev).unwrap_or_else(|e| panic!("{e}")),
+            &train::corpus_examples(&corpora).unwrap_or_else(|e| panic!("{e}")),
         ));
         let out = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("crates/extract/src/heuristic/learned/weights.bin");

@@ -13,10 +13,18 @@ mod common;
 mod anthropic;
 #[path = "interop/claude.rs"]
 mod claude;
+#[path = "interop/codex.rs"]
+mod codex;
+#[path = "interop/gemini.rs"]
+mod gemini;
+#[path = "interop/gemini_api.rs"]
+mod gemini_api;
 #[path = "interop/process.rs"]
 mod process;
 #[path = "interop/qwen.rs"]
 mod qwen;
+#[path = "interop/responses.rs"]
+mod responses;
 #[path = "interop/server.rs"]
 mod server;
 

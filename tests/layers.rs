@@ -31,8 +31,8 @@ struct Crate {
     src: &'static str,
     /// The name its modules carry here: `storage::scan` for `crates/storage/src/scan.rs`; empty
     /// for the library and the binary, whose first folder is already the layer
-    /// (`ops::recall`, `cli::mcp`). Inside the crate `crate::<prefix>::…` (the transitional alias,
-    /// see the crate's lib.rs) names the same module as `crate::…`.
+    /// (`ops::recall`, `cli::mcp`). Inside the crate its modules are `crate::…` (no crate
+    /// aliases itself).
     prefix: &'static str,
     /// The workspace crates it may depend on (by package name).
     may_use: &'static [&'static str],
@@ -293,13 +293,10 @@ fn all_files() -> Vec<PathBuf> {
 }
 
 /// `path` (from the root of `krate`, without `crate::`) as a module name of this check, or `None`
-/// when it leads into another crate: in `qwen-memory-storage`, `scan::X` and `storage::scan::X`
-/// (the alias) are `storage::scan::X` and `formats::doc` is `None`.
+/// when it leads into another crate: in `qwen-memory-storage`, `scan::X` is `storage::scan::X`
+/// and `formats::doc` is `None`.
 fn normalize(krate: &Crate, path: &str) -> Option<String> {
     let first = path.split("::").next().unwrap_or("");
-    if !krate.prefix.is_empty() && first == krate.prefix {
-        return Some(path.to_string());
-    }
     if krate.other_crates.contains(&first) {
         return None;
     }
@@ -740,7 +737,7 @@ fn the_file_graph_sees_super_paths_and_a_cycle() {
     assert_eq!(cycles(&g), [vec!["a", "b", "c"]]);
     // And the real graph holds known edges between files.
     let real = file_graph();
-    // Inside storage through its transitional alias (`crate::storage::safe_fs`).
+    // Inside storage (`crate::safe_fs`).
     assert!(real["storage::root_writer"].contains("storage::safe_fs"));
     assert!(real["ops::recall::relevance"].contains("ops::recall::lexical"));
     assert!(real["extract::heuristic::cjk"].contains("extract::filter"));
@@ -795,11 +792,114 @@ fn git_is_reached_only_through_integrations_git() {
 }
 
 #[test]
-fn platform_calls_are_made_only_in_storage_sys_and_safe_fs() {
-    let hits = users_outside("libc::", &["storage/sys.rs", "storage/safe_fs.rs"]);
+fn platform_calls_are_made_only_in_storage_sys() {
+    let hits = users_outside("libc::", &["storage/sys.rs"]);
+    assert!(hits.is_empty(), "libc used outside storage::sys: {hits:?}");
+    assert!(!users_outside("libc::", &[]).is_empty());
+}
+
+/// The standard library's I/O modules named in `code`: `std::fs`, `std::net`, `std::process`
+/// and `std::env` as paths or inside a `use std::{…}` group. Compile-time macros (`env!`,
+/// `include_bytes!`) are not I/O and are not seen.
+fn std_io_named(code: &str) -> BTreeSet<&'static str> {
+    const IO: [&str; 4] = ["fs", "net", "process", "env"];
+    let mut out = BTreeSet::new();
+    for (i, _) in code.match_indices("std::") {
+        if !starts_a_path(code, i) {
+            continue;
+        }
+        let rest = &code[i + "std::".len()..];
+        let names: Vec<&str> = match rest.strip_prefix('{') {
+            Some(group) => {
+                // The group's top-level items, up to its closing brace.
+                let (mut depth, mut start, mut items) = (0usize, 0, Vec::new());
+                for (j, c) in group.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => {
+                            items.push(&group[start..j]);
+                            break;
+                        }
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            items.push(&group[start..j]);
+                            start = j + 1;
+                        }
+                        _ => {}
+                    }
+                }
+                items
+                    .into_iter()
+                    .map(|item| item.trim().split("::").next().unwrap_or("").trim())
+                    .collect()
+            }
+            None => vec![rest
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("")],
+        };
+        for name in names {
+            if let Some(io) = IO.iter().find(|m| **m == name) {
+                out.insert(*io);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_formats_and_extract_crates_do_no_io() {
+    // Text in, text out (docs/development.md, "Crates"): their callers read and write. Their
+    // unit tests (`mod tests` and `tests.rs`) may read fixtures.
+    let mut hits = Vec::new();
+    for krate in CRATES
+        .iter()
+        .filter(|c| ["formats", "extract"].contains(&c.prefix))
+    {
+        let mut files = Vec::new();
+        rust_files(&src_of(krate), &mut files);
+        for file in files {
+            if file.file_name().is_some_and(|n| n == "tests.rs") {
+                continue;
+            }
+            let named = std_io_named(&code_only(&fs::read_to_string(&file).unwrap()));
+            if !named.is_empty() {
+                hits.push(format!("{}: {named:?}", file.display()));
+            }
+        }
+    }
+    assert!(hits.is_empty(), "I/O in a pure crate: {hits:#?}");
+    // The reader must be able to fail.
+    let seen = std_io_named(
+        "use std::{collections::{BTreeMap, BTreeSet}, fs::File, io};\nlet a = std::env::var(\"X\");\nlet b = my_std::fs::x; let c = env!(\"HOME\");",
+    );
+    assert_eq!(seen, ["env", "fs"].into_iter().collect());
+    assert_eq!(
+        std_io_named("std::process::Command::new(\"git\"); std::net::TcpStream::connect(a)"),
+        ["net", "process"].into_iter().collect()
+    );
+}
+
+#[test]
+fn http_is_reached_only_through_integrations_http() {
+    let hits = users_outside("ureq::", &["integrations/http.rs"]);
     assert!(
         hits.is_empty(),
-        "libc used outside storage::sys and safe_fs: {hits:?}"
+        "ureq used outside integrations::http: {hits:?}"
     );
-    assert!(!users_outside("libc::", &[]).is_empty());
+    assert!(!users_outside("ureq::", &[]).is_empty());
+}
+
+#[test]
+fn programs_are_spawned_only_from_integrations_git_and_detached() {
+    // The `git` program is run by integrations::git only; the one other spawn is detached work
+    // running this tool itself (integrations::detached). A new spawn anywhere else fails here.
+    let owners = ["integrations/git/", "integrations/detached.rs"];
+    let hits = users_outside("Command::new", &owners);
+    assert!(
+        hits.is_empty(),
+        "a program spawned outside integrations::git and integrations::detached: {hits:?}"
+    );
+    assert!(!users_outside("Command::new", &["integrations/detached.rs"]).is_empty());
+    assert!(!users_outside("Command::new", &["integrations/git/"]).is_empty());
 }

@@ -205,7 +205,10 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
         report.insert("local".into(), serde_json::to_value(&out)?);
     }
     if args.team {
-        let changed = qwen_memory::storage::qwen_settings::enable_team_memory(&ctx.project.root)?;
+        let changed = qwen_memory::storage::qwen_settings::enable_team_memory(
+            &ctx.project.root,
+            &backup_dir(ctx),
+        )?;
         if !cli.json && !cli.quiet {
             println!(
                 "Qwen Code team memory {} in {}",

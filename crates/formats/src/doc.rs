@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use crate::formats::text::{collapse_whitespace, is_js_whitespace};
-use crate::formats::yaml::{self, Value};
+use crate::text::{collapse_whitespace, is_js_whitespace};
+use crate::yaml::{self, Value};
 
 /// The four memory types. Case-sensitive on disk: `Project` is not a type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -1796,8 +1796,8 @@ mod tests {
 
         #[test]
         fn prop_parse_document_never_panics_on_cjk(
-            text in crate::formats::text::FUZZ_CJK,
-            fm in crate::formats::text::FUZZ_CJK,
+            text in crate::text::FUZZ_CJK,
+            fm in crate::text::FUZZ_CJK,
         ) {
             let _ = parse_document(&text);
             let _ = parse_entries(&text);

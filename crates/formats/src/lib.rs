@@ -7,8 +7,3 @@ pub mod sanitize;
 pub mod secrets;
 pub mod text;
 pub mod yaml;
-
-// Code inside this crate keeps its one-crate paths (`crate::formats::…`) while the round's branches
-// merge (docs/development.md, "Crates"); a later sed turns them into `crate::…`.
-#[allow(unused_imports)]
-use crate as formats;

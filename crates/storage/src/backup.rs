@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::storage::project::Root;
-use crate::storage::root_writer::{self, RootError, RootWriter};
-use crate::storage::safe_fs::{self, FsError};
-use crate::storage::store::{self, StoreError};
+use crate::project::Root;
+use crate::root_writer::{self, RootError, RootWriter};
+use crate::safe_fs::{self, FsError};
+use crate::store::{self, StoreError};
 
 /// The directory under a state dir holding every run's backup.
 pub const BACKUP_DIR: &str = "backups";
@@ -382,7 +382,7 @@ fn undo_last_locked(w: &RootWriter, kind: RunKind) -> Result<UndoOutcome, Backup
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::scan::Scope;
+    use crate::scan::Scope;
 
     fn test_root(dir: &Path) -> Root {
         let state = dir.join("state");

@@ -2,11 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::storage::project::{self, Layout, Project, ProjectError};
-use crate::storage::qwen_env::QwenDirs;
-use crate::storage::settings::{
-    self, Flags, GitConfigLayer, Key, Settings, SettingsError, SystemSource,
-};
+use crate::project::{self, Layout, Project, ProjectError};
+use crate::qwen_env::QwenDirs;
+use crate::settings::{self, Flags, GitConfigLayer, Key, Settings, SettingsError, SystemSource};
 
 /// Failures opening a context.
 #[derive(Debug, thiserror::Error)]

@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use crate::formats::doc::{self, Entry, MemoryType};
 use crate::formats::secrets::{self, Origin, SecretError};
-use crate::storage::root_writer::{self, RootError, RootWriter};
-use crate::storage::store::{self, StoreError};
+use crate::root_writer::{self, RootError, RootWriter};
+use crate::store::{self, StoreError};
 
 /// An entry to write.
 #[derive(Debug, Clone, PartialEq)]

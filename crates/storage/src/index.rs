@@ -17,8 +17,8 @@ use std::fmt::Write as _;
 use crate::formats::doc::MemoryType;
 use crate::formats::secrets;
 use crate::formats::text::{is_js_whitespace, utf16_len};
-pub use crate::storage::scan::{cmp_utf16, locale_compare, IndexOrder};
-use crate::storage::scan::{sort_docs, ScannedDoc};
+pub use crate::scan::{cmp_utf16, locale_compare, IndexOrder};
+use crate::scan::{sort_docs, ScannedDoc};
 
 /// Longest line, in UTF-16 units; a longer one is cut (even through its link).
 pub const MAX_LINE_UNITS: usize = 150;
@@ -293,7 +293,7 @@ pub fn build_team_index(docs: &[ScannedDoc]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::scan::Scope;
+    use crate::scan::Scope;
     use proptest::prelude::*;
     use std::path::PathBuf;
 

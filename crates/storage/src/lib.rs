@@ -2,6 +2,7 @@
 //! Code's folders and settings, safe file-system primitives, locks and state files, scanning, the
 //! MEMORY.md index, entry writes, backups and this tool's settings (docs/DESIGN.md, "Layers").
 
+pub mod agent_settings;
 pub mod backup;
 pub mod context;
 pub mod entries;
@@ -17,8 +18,4 @@ pub mod settings;
 pub mod store;
 pub mod sys;
 
-// Code inside this crate keeps its one-crate paths (`crate::storage::…`) while the round's branches
-// merge (docs/development.md, "Crates"); a later sed turns them into `crate::…`.
-#[allow(unused_imports)]
-use crate as storage;
 use qwen_memory_formats as formats;

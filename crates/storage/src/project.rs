@@ -8,7 +8,7 @@
 use std::env;
 use std::path::{Component, Path, PathBuf};
 
-use crate::storage::scan::Scope;
+use crate::scan::Scope;
 
 /// Environment variable naming the memory base directory (default: Qwen Code's runtime base).
 pub const ENV_BASE_DIR: &str = "QWEN_CODE_MEMORY_BASE_DIR";
@@ -250,7 +250,7 @@ impl Root {
             scope,
             anchor,
             path,
-            lock_path: state_dir.join(crate::storage::store::ROOT_LOCK_FILE),
+            lock_path: state_dir.join(crate::store::ROOT_LOCK_FILE),
             state_dir,
         }
     }
@@ -291,7 +291,7 @@ impl Layout {
             scope: Scope::Private,
             anchor: private_state.clone(),
             path: private_state.join("memory"),
-            lock_path: private_state.join(crate::storage::store::ROOT_LOCK_FILE),
+            lock_path: private_state.join(crate::store::ROOT_LOCK_FILE),
             state_dir: private_state.clone(),
         };
         let repo_state = repo_state_for(project, &private_state);
@@ -299,7 +299,7 @@ impl Layout {
             scope: Scope::Repository,
             anchor: project.root.clone(),
             path: project.root.join(REPOSITORY_MEMORY_DIR),
-            lock_path: repo_state.join(crate::storage::store::ROOT_LOCK_FILE),
+            lock_path: repo_state.join(crate::store::ROOT_LOCK_FILE),
             state_dir: repo_state,
         };
         let user = Root {
@@ -316,7 +316,7 @@ impl Layout {
             scope: Scope::Team,
             anchor: project.root.clone(),
             path: project.root.join(TEAM_MEMORY_DIR),
-            lock_path: team_state.join(crate::storage::store::ROOT_LOCK_FILE),
+            lock_path: team_state.join(crate::store::ROOT_LOCK_FILE),
             state_dir: team_state,
         };
         Layout {

@@ -11,21 +11,21 @@
 //!
 //! An empty variable counts as unset; `~` and `~/…` are expanded; relative values resolve
 //! against the current directory. Settings are Qwen Code's merged settings
-//! ([`crate::storage::qwen_settings`]) for a session started in the current directory.
+//! ([`crate::qwen_settings`]) for a session started in the current directory.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::storage::project::{normalize_lexically, ProjectError};
-use crate::storage::qwen_settings::QwenSettings;
+use crate::project::{normalize_lexically, ProjectError};
+use crate::qwen_settings::QwenSettings;
 
 /// Moves the memory base only.
 pub const ENV_MEMORY_BASE_DIR: &str = "QWEN_CODE_MEMORY_BASE_DIR";
 /// Moves Qwen Code's runtime output (chats, temp files) and, with it, the memory base.
 pub const ENV_RUNTIME_DIR: &str = "QWEN_RUNTIME_DIR";
 /// Moves Qwen Code's global dir (settings) and, unless overridden, everything else.
-pub const ENV_QWEN_HOME: &str = crate::storage::qwen_settings::ENV_QWEN_HOME;
+pub const ENV_QWEN_HOME: &str = crate::qwen_settings::ENV_QWEN_HOME;
 
 /// Where Qwen Code keeps things for one current directory.
 #[derive(Debug, Clone, PartialEq, Eq)]

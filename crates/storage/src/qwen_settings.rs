@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::agent_settings::{self, strip_comments, Edit, SettingsFileError};
+
 /// Environment variable naming Qwen Code's global directory (default `~/.qwen`).
 pub const ENV_QWEN_HOME: &str = "QWEN_HOME";
 /// Environment override of team memory: `0` forces it off, `1` on.
@@ -22,7 +24,7 @@ pub const ENV_QWEN_TEAM: &str = "QWEN_CODE_MEMORY_TEAM";
 /// Qwen Code's global directory: `QWEN_HOME` (tilde expanded, relative to `cwd`), else `~/.qwen`.
 pub fn global_dir(qwen_home: Option<&str>, cwd: &Path) -> Option<PathBuf> {
     match qwen_home {
-        Some(v) if !v.trim().is_empty() => Some(crate::storage::project::expand_path(v, cwd)),
+        Some(v) if !v.trim().is_empty() => Some(crate::project::expand_path(v, cwd)),
         _ => dirs::home_dir().map(|h| h.join(".qwen")),
     }
 }
@@ -108,7 +110,7 @@ fn read_text(path: &Path) -> std::io::Result<Option<String>> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = match std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(crate::storage::sys::O_NONBLOCK)
+        .custom_flags(crate::sys::O_NONBLOCK)
         .open(path)
     {
         Ok(f) => f,
@@ -121,54 +123,6 @@ fn read_text(path: &Path) -> std::io::Result<Option<String>> {
     let mut bytes = Vec::new();
     file.take(4 << 20).read_to_end(&mut bytes)?;
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
-}
-
-/// Removes comments outside strings, keeping everything else byte for byte.
-pub fn strip_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            match c {
-                '\\' => {
-                    if let Some(n) = chars.next() {
-                        out.push(n);
-                    }
-                }
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match (c, chars.peek()) {
-            ('"', _) => {
-                in_string = true;
-                out.push(c);
-            }
-            ('/', Some('/')) => {
-                for n in chars.by_ref() {
-                    if n == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut prev = '\0';
-                for n in chars.by_ref() {
-                    if prev == '*' && n == '/' {
-                        break;
-                    }
-                    prev = n;
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 fn deep_merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
@@ -185,14 +139,6 @@ fn deep_merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn comments_are_stripped_outside_strings() {
-        let text = "{ // c\n \"a\": \"x // y\", /* b */ \"b\": 1 }";
-        let v: Value = serde_json::from_str(&strip_comments(text)).unwrap();
-        assert_eq!(v["a"], "x // y");
-        assert_eq!(v["b"], 1);
-    }
 
     #[test]
     fn project_overrides_user_key_by_key() {
@@ -230,43 +176,46 @@ pub enum QwenSettingsError {
     #[error("{0}: holds comments, which a rewrite would drop; set \"memory\": {{\"enableTeamMemory\": true}} by hand")]
     HasComments(PathBuf),
     #[error(transparent)]
-    Store(#[from] crate::storage::store::StoreError),
+    Store(#[from] crate::store::StoreError),
+}
+
+impl From<SettingsFileError> for QwenSettingsError {
+    fn from(e: SettingsFileError) -> QwenSettingsError {
+        match e {
+            SettingsFileError::Unparsable {
+                path,
+                has_comments: true,
+                ..
+            } => QwenSettingsError::HasComments(path),
+            SettingsFileError::Unparsable { path, .. } => QwenSettingsError::NotAnObject(path),
+            SettingsFileError::Store(e) => QwenSettingsError::Store(e),
+        }
+    }
 }
 
 /// Turns on Qwen Code's team memory (`memory.enableTeamMemory: true`) in the project's
-/// `.qwen/settings.json`, keeping every other key. Returns whether the file changed.
-pub fn enable_team_memory(project_root: &Path) -> Result<bool, QwenSettingsError> {
+/// `.qwen/settings.json`, keeping every other key (through [`agent_settings::edit`], under its
+/// lock in `lock_dir`). Returns whether the file changed.
+pub fn enable_team_memory(project_root: &Path, lock_dir: &Path) -> Result<bool, QwenSettingsError> {
     let path = project_root.join(".qwen").join("settings.json");
-    let existing = read_text(&path).map_err(|source| crate::storage::store::StoreError::Io {
-        path: path.clone(),
-        source,
-    })?;
-    let mut root = match &existing {
-        None => Value::Object(Map::new()),
-        Some(text) if text.trim().is_empty() => Value::Object(Map::new()),
-        Some(text) => {
-            if strip_comments(text) != *text {
-                return Err(QwenSettingsError::HasComments(path));
-            }
-            serde_json::from_str(text).map_err(|_| QwenSettingsError::NotAnObject(path.clone()))?
-        }
-    };
-    let obj = root
-        .as_object_mut()
-        .ok_or_else(|| QwenSettingsError::NotAnObject(path.clone()))?;
-    let memory = obj
-        .entry("memory")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let memory = memory
-        .as_object_mut()
-        .ok_or_else(|| QwenSettingsError::NotAnObject(path.clone()))?;
-    if memory.get("enableTeamMemory") == Some(&Value::Bool(true)) {
-        return Ok(false);
-    }
-    memory.insert("enableTeamMemory".into(), Value::Bool(true));
-    crate::storage::store::atomic_write(
+    let not_an_object = || QwenSettingsError::NotAnObject(path.clone());
+    agent_settings::edit(
         &path,
-        crate::storage::store::to_pretty_json(&root).as_bytes(),
-    )?;
-    Ok(true)
+        lock_dir,
+        |root, _| {
+            let memory = root
+                .as_object_mut()
+                .ok_or_else(not_an_object)?
+                .entry("memory")
+                .or_insert_with(|| Value::Object(Map::new()))
+                .as_object_mut()
+                .ok_or_else(not_an_object)?;
+            if memory.get("enableTeamMemory") == Some(&Value::Bool(true)) {
+                return Ok((Edit::Keep, false));
+            }
+            memory.insert("enableTeamMemory".into(), Value::Bool(true));
+            Ok((Edit::Write, true))
+        },
+        |_| Ok(()),
+    )
 }

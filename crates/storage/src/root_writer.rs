@@ -6,16 +6,16 @@
 //! the lock file in the state dir). So no code can write a root without holding its lock. A
 //! writer opens every directory from the root's trusted anchor down without following a
 //! symlink and refuses one with an error naming it, and writes every file atomically; see
-//! [`crate::storage::safe_fs`] and docs/DESIGN.md, "Writes".
+//! [`crate::safe_fs`] and docs/DESIGN.md, "Writes".
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use crate::storage::index::{self, IndexKind};
-use crate::storage::project::Root;
-use crate::storage::safe_fs::{self, Dir, FileLock, FsError};
-use crate::storage::scan::{self, ScanError, ScanOutcome, ScannedDoc, Scope};
-use crate::storage::store::{self, JsonState, StoreError};
+use crate::index::{self, IndexKind};
+use crate::project::Root;
+use crate::safe_fs::{self, Dir, FileLock, FsError};
+use crate::scan::{self, ScanError, ScanOutcome, ScannedDoc, Scope};
+use crate::store::{self, JsonState, StoreError};
 
 /// The ignore file of a shared root.
 pub const GITIGNORE_FILE: &str = ".gitignore";

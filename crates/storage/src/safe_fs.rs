@@ -9,15 +9,21 @@
 //! error rather than a hang. Writes are atomic: a temporary file in the same directory (named
 //! `.<name>.<pid>-<n>.tmp`, never `*.md`, so a scan never sees it), fsync, then `renameat`
 //! relative to the directory already opened. See docs/DESIGN.md, "Writes".
+//!
+//! The raw calls themselves are in [`crate::sys`]; nothing here is `unsafe`.
+
+#![forbid(unsafe_code)]
 
 use std::ffi::{CString, OsStr};
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::sys::{self, FileType, Open, OsError};
 
 /// Failures of the primitives, each naming the path involved.
 #[derive(Debug, thiserror::Error)]
@@ -63,16 +69,16 @@ pub enum Kind {
     Special(&'static str),
 }
 
-fn kind_of_mode(mode: libc::mode_t) -> Kind {
-    match mode & libc::S_IFMT {
-        libc::S_IFREG => Kind::File,
-        libc::S_IFDIR => Kind::Dir,
-        libc::S_IFLNK => Kind::Symlink,
-        libc::S_IFIFO => Kind::Special("a FIFO"),
-        libc::S_IFSOCK => Kind::Special("a socket"),
-        libc::S_IFCHR => Kind::Special("a character device"),
-        libc::S_IFBLK => Kind::Special("a block device"),
-        _ => Kind::Special("an unknown file type"),
+fn kind_of(file_type: FileType) -> Kind {
+    match file_type {
+        FileType::Regular => Kind::File,
+        FileType::Directory => Kind::Dir,
+        FileType::Symlink => Kind::Symlink,
+        FileType::Fifo => Kind::Special("a FIFO"),
+        FileType::Socket => Kind::Special("a socket"),
+        FileType::CharDevice => Kind::Special("a character device"),
+        FileType::BlockDevice => Kind::Special("a block device"),
+        FileType::Unknown => Kind::Special("an unknown file type"),
     }
 }
 
@@ -83,10 +89,6 @@ fn kind_name(kind: Kind) -> &'static str {
         Kind::Symlink => "a symlink",
         Kind::Special(k) => k,
     }
-}
-
-fn last_os_error() -> io::Error {
-    io::Error::last_os_error()
 }
 
 fn c_name(name: &OsStr, path: &Path) -> Result<CString, FsError> {
@@ -115,22 +117,11 @@ fn c_path(path: &Path) -> Result<CString, FsError> {
     })
 }
 
-/// `fstat` on an open descriptor.
-fn fstat(fd: RawFd, path: &Path) -> Result<libc::stat, FsError> {
-    // SAFETY: `st` is plain old data fully written by a successful fstat.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: `fd` is an open descriptor owned by the caller.
-    if unsafe { libc::fstat(fd, &mut st) } != 0 {
-        return Err(FsError::io(path, last_os_error()));
-    }
-    Ok(st)
-}
-
 /// Checks that an opened file is regular, then clears `O_NONBLOCK` (it only mattered for the
 /// open itself, so a FIFO could not block there).
 fn regular_file(fd: OwnedFd, path: &Path) -> Result<File, FsError> {
-    let st = fstat(fd.as_raw_fd(), path)?;
-    match kind_of_mode(st.st_mode) {
+    let st = sys::fstat(fd.as_fd()).map_err(|e| FsError::io(path, e))?;
+    match kind_of(st.file_type) {
         Kind::File => {}
         other => {
             return Err(FsError::NotRegular {
@@ -139,30 +130,15 @@ fn regular_file(fd: OwnedFd, path: &Path) -> Result<File, FsError> {
             })
         }
     }
-    // SAFETY: F_GETFL/F_SETFL on an open descriptor.
-    unsafe {
-        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
-        if flags >= 0 {
-            libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
-        }
-    }
+    sys::clear_nonblock(fd.as_fd());
     Ok(File::from(fd))
 }
 
-/// Wraps a raw descriptor returned by a successful open.
-fn owned(fd: RawFd) -> OwnedFd {
-    // SAFETY: the caller checked `fd >= 0`; nobody else owns it.
-    unsafe { OwnedFd::from_raw_fd(fd) }
-}
-
-const READ_FLAGS: libc::c_int =
-    libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
-
 /// Maps a failed open of a file to an error naming a symlink when that is what is there.
 fn open_error(err: io::Error, path: &Path) -> FsError {
-    match err.raw_os_error() {
-        Some(libc::ELOOP) => FsError::Symlink(path.to_path_buf()),
-        Some(libc::ENXIO) => FsError::NotRegular {
+    match sys::os_error(&err) {
+        Some(OsError::SymlinkLoop) => FsError::Symlink(path.to_path_buf()),
+        Some(OsError::NoSuchDeviceOrAddress) => FsError::NotRegular {
             path: path.to_path_buf(),
             kind: "a FIFO",
         },
@@ -174,12 +150,8 @@ fn open_error(err: io::Error, path: &Path) -> FsError {
 /// special file is refused without blocking. The directories above are trusted as given.
 pub fn open_regular(path: &Path) -> Result<File, FsError> {
     let c = c_path(path)?;
-    // SAFETY: `c` is a valid NUL-terminated path.
-    let fd = unsafe { libc::open(c.as_ptr(), READ_FLAGS) };
-    if fd < 0 {
-        return Err(open_error(last_os_error(), path));
-    }
-    regular_file(owned(fd), path)
+    let fd = sys::open(&c, Open::ReadNoFollow).map_err(|e| open_error(e, path))?;
+    regular_file(fd, path)
 }
 
 /// Reads a whole regular file (see [`open_regular`]); a missing file is `Ok(None)`.
@@ -226,22 +198,12 @@ impl Dir {
             std::fs::create_dir_all(path).map_err(|e| FsError::io(path, e))?;
         }
         let c = c_path(path)?;
-        // SAFETY: `c` is a valid NUL-terminated path.
-        let fd = unsafe {
-            libc::open(
-                c.as_ptr(),
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            )
-        };
-        if fd < 0 {
-            let err = last_os_error();
-            return Err(match err.raw_os_error() {
-                Some(libc::ENOTDIR) => FsError::NotDirectory(path.to_path_buf()),
-                _ => FsError::io(path, err),
-            });
-        }
+        let fd = sys::open(&c, Open::Directory).map_err(|err| match sys::os_error(&err) {
+            Some(OsError::NotADirectory) => FsError::NotDirectory(path.to_path_buf()),
+            _ => FsError::io(path, err),
+        })?;
         Ok(Dir {
-            fd: owned(fd),
+            fd,
             path: path.to_path_buf(),
         })
     }
@@ -256,7 +218,7 @@ impl Dir {
         let path = self.path.join(name);
         let c = c_name(name, &path)?;
         match self.stat_nofollow(&c, &path) {
-            Ok(st) => Ok(Some(kind_of_mode(st.st_mode))),
+            Ok(st) => Ok(Some(kind_of(st.file_type))),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),
         }
@@ -268,38 +230,28 @@ impl Dir {
         let path = self.path.join(name);
         let c = c_name(name, &path)?;
         if create {
-            // SAFETY: valid descriptor and NUL-terminated name.
-            let rc = unsafe { libc::mkdirat(self.fd.as_raw_fd(), c.as_ptr(), 0o777) };
-            if rc != 0 {
-                let err = last_os_error();
+            if let Err(err) = sys::mkdir_at(self.fd.as_fd(), &c, 0o777) {
                 if err.kind() != io::ErrorKind::AlreadyExists {
                     return Err(FsError::io(&path, err));
                 }
             }
         }
-        // SAFETY: valid descriptor and NUL-terminated name.
-        let fd = unsafe {
-            libc::openat(
-                self.fd.as_raw_fd(),
-                c.as_ptr(),
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            )
+        let fd = match sys::open_at(self.fd.as_fd(), &c, Open::DirectoryNoFollow) {
+            Ok(fd) => fd,
+            Err(err) if err.kind() == io::ErrorKind::NotFound && !create => return Ok(None),
+            Err(err) => {
+                return match sys::os_error(&err) {
+                    Some(OsError::SymlinkLoop) | Some(OsError::NotADirectory) => {
+                        Err(match self.kind(name)? {
+                            Some(Kind::Symlink) => FsError::Symlink(path),
+                            _ => FsError::NotDirectory(path),
+                        })
+                    }
+                    _ => Err(FsError::io(&path, err)),
+                }
+            }
         };
-        if fd < 0 {
-            let err = last_os_error();
-            return match err.raw_os_error() {
-                Some(libc::ENOENT) if !create => Ok(None),
-                Some(libc::ELOOP) | Some(libc::ENOTDIR) => Err(match self.kind(name)? {
-                    Some(Kind::Symlink) => FsError::Symlink(path),
-                    _ => FsError::NotDirectory(path),
-                }),
-                _ => Err(FsError::io(&path, err)),
-            };
-        }
-        Ok(Some(Dir {
-            fd: owned(fd),
-            path,
-        }))
+        Ok(Some(Dir { fd, path }))
     }
 
     /// Walks `relative` (plain components only) down from this directory, never following a
@@ -345,16 +297,12 @@ impl Dir {
     pub fn open_read(&self, name: &OsStr) -> Result<Option<File>, FsError> {
         let path = self.path.join(name);
         let c = c_name(name, &path)?;
-        // SAFETY: valid descriptor and NUL-terminated name.
-        let fd = unsafe { libc::openat(self.fd.as_raw_fd(), c.as_ptr(), READ_FLAGS) };
-        if fd < 0 {
-            let err = last_os_error();
-            if err.kind() == io::ErrorKind::NotFound {
-                return Ok(None);
-            }
-            return Err(open_error(err, &path));
-        }
-        regular_file(owned(fd), &path).map(Some)
+        let fd = match sys::open_at(self.fd.as_fd(), &c, Open::ReadNoFollow) {
+            Ok(fd) => fd,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(open_error(err, &path)),
+        };
+        regular_file(fd, &path).map(Some)
     }
 
     /// Removes the permission bits in `mask` from this directory (through its descriptor, so
@@ -393,31 +341,19 @@ impl Dir {
 
     /// Opens (creating) `name` for appending, refusing a symlink or special file.
     pub fn open_append(&self, name: &OsStr) -> Result<File, FsError> {
-        self.open_rw(name, libc::O_WRONLY | libc::O_APPEND)
+        self.open_rw(name, Open::AppendCreate)
     }
 
     /// Opens (creating) `name` read-write without truncating, e.g. as a lock file.
     pub fn open_lock_file(&self, name: &OsStr) -> Result<File, FsError> {
-        self.open_rw(name, libc::O_RDWR)
+        self.open_rw(name, Open::ReadWriteCreate)
     }
 
-    fn open_rw(&self, name: &OsStr, access: libc::c_int) -> Result<File, FsError> {
+    fn open_rw(&self, name: &OsStr, how: Open) -> Result<File, FsError> {
         let path = self.path.join(name);
         let c = c_name(name, &path)?;
-        let flags = access | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
-        // SAFETY: valid descriptor and NUL-terminated name.
-        let fd = unsafe {
-            libc::openat(
-                self.fd.as_raw_fd(),
-                c.as_ptr(),
-                flags,
-                0o666 as libc::c_uint,
-            )
-        };
-        if fd < 0 {
-            return Err(open_error(last_os_error(), &path));
-        }
-        regular_file(owned(fd), &path)
+        let fd = sys::open_at(self.fd.as_fd(), &c, how).map_err(|e| open_error(e, &path))?;
+        regular_file(fd, &path)
     }
 
     /// Creates `name` holding `contents` only when nothing is there (exclusive create, never
@@ -425,25 +361,12 @@ impl Dir {
     pub fn create_new(&self, name: &OsStr, contents: &[u8]) -> Result<bool, FsError> {
         let path = self.path.join(name);
         let c = c_name(name, &path)?;
-        let flags =
-            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-        // SAFETY: valid descriptor and NUL-terminated name.
-        let fd = unsafe {
-            libc::openat(
-                self.fd.as_raw_fd(),
-                c.as_ptr(),
-                flags,
-                0o666 as libc::c_uint,
-            )
+        let fd = match sys::open_at(self.fd.as_fd(), &c, Open::CreateNew { mode: 0o666 }) {
+            Ok(fd) => fd,
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
+            Err(err) => return Err(open_error(err, &path)),
         };
-        if fd < 0 {
-            let err = last_os_error();
-            if err.kind() == io::ErrorKind::AlreadyExists {
-                return Ok(false);
-            }
-            return Err(open_error(err, &path));
-        }
-        let mut file = File::from(owned(fd));
+        let mut file = File::from(fd);
         file.write_all(contents)
             .and_then(|_| file.sync_all())
             .map_err(|e| FsError::io(&path, e))?;
@@ -467,7 +390,7 @@ impl Dir {
             None => None,
             Some(Kind::File) => {
                 let st = self.stat_nofollow(&target, &path)?;
-                Some(st.st_mode & 0o7777)
+                Some(st.permissions)
             }
             Some(Kind::Symlink) => return Err(FsError::Symlink(path)),
             Some(other) => {
@@ -487,9 +410,6 @@ impl Dir {
             done: false,
         };
         if let Some(mode) = mode {
-            // `mode_t` is narrower than u32 on some Unixes.
-            #[allow(clippy::unnecessary_cast)]
-            let mode = mode as u32;
             // Ignore failures: the content matters more than the mode.
             let _ = staged
                 .file
@@ -501,22 +421,8 @@ impl Dir {
         Ok(staged)
     }
 
-    fn stat_nofollow(&self, c: &CString, path: &Path) -> Result<libc::stat, FsError> {
-        // SAFETY: `st` is plain old data fully written by a successful fstatat.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: valid descriptor and NUL-terminated name.
-        let rc = unsafe {
-            libc::fstatat(
-                self.fd.as_raw_fd(),
-                c.as_ptr(),
-                &mut st,
-                libc::AT_SYMLINK_NOFOLLOW,
-            )
-        };
-        if rc != 0 {
-            return Err(FsError::io(path, last_os_error()));
-        }
-        Ok(st)
+    fn stat_nofollow(&self, c: &CString, path: &Path) -> Result<sys::Stat, FsError> {
+        sys::stat_at_nofollow(self.fd.as_fd(), c).map_err(|e| FsError::io(path, e))
     }
 
     fn create_temp(&self, name: &OsStr) -> Result<(CString, File), FsError> {
@@ -532,23 +438,10 @@ impl Dir {
             let tmp_name = format!(".{stem}.{}-{n}-{nanos:x}.tmp", std::process::id());
             let path = self.path.join(&tmp_name);
             let c = c_name(OsStr::new(&tmp_name), &path)?;
-            let flags =
-                libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-            // SAFETY: valid descriptor and NUL-terminated name.
-            let fd = unsafe {
-                libc::openat(
-                    self.fd.as_raw_fd(),
-                    c.as_ptr(),
-                    flags,
-                    0o600 as libc::c_uint,
-                )
-            };
-            if fd >= 0 {
-                return Ok((c, File::from(owned(fd))));
-            }
-            let err = last_os_error();
-            if err.kind() != io::ErrorKind::AlreadyExists {
-                return Err(FsError::io(&path, err));
+            match sys::open_at(self.fd.as_fd(), &c, Open::CreateNew { mode: 0o600 }) {
+                Ok(fd) => return Ok((c, File::from(fd))),
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(err) => return Err(FsError::io(&path, err)),
             }
         }
         Err(FsError::io(
@@ -572,15 +465,11 @@ impl Dir {
             }
             Some(_) => {}
         }
-        // SAFETY: valid descriptor and NUL-terminated name.
-        if unsafe { libc::unlinkat(self.fd.as_raw_fd(), c.as_ptr(), 0) } != 0 {
-            let err = last_os_error();
-            if err.kind() == io::ErrorKind::NotFound {
-                return Ok(false);
-            }
-            return Err(FsError::io(&path, err));
+        match sys::unlink_at(self.fd.as_fd(), &c) {
+            Ok(()) => Ok(true),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(err) => Err(FsError::io(&path, err)),
         }
-        Ok(true)
     }
 }
 
@@ -609,12 +498,8 @@ impl Staged<'_> {
 
     /// Renames the temporary file over the destination, relative to the opened directory.
     pub fn commit(mut self) -> Result<(), FsError> {
-        let fd = self.dir.fd.as_raw_fd();
-        // SAFETY: valid descriptor and NUL-terminated names.
-        let rc = unsafe { libc::renameat(fd, self.tmp.as_ptr(), fd, self.target.as_ptr()) };
-        if rc != 0 {
-            return Err(FsError::io(&self.path, last_os_error()));
-        }
+        sys::rename_at(self.dir.fd.as_fd(), &self.tmp, &self.target)
+            .map_err(|e| FsError::io(&self.path, e))?;
         self.done = true;
         Ok(())
     }
@@ -623,8 +508,7 @@ impl Staged<'_> {
 impl Drop for Staged<'_> {
     fn drop(&mut self) {
         if !self.done {
-            // SAFETY: valid descriptor and NUL-terminated name.
-            unsafe { libc::unlinkat(self.dir.fd.as_raw_fd(), self.tmp.as_ptr(), 0) };
+            let _ = sys::unlink_at(self.dir.fd.as_fd(), &self.tmp);
         }
     }
 }
@@ -655,7 +539,7 @@ impl FileLock {
         let Ok(file) = open_regular(path) else {
             return false;
         };
-        match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
+        match sys::flock_exclusive(file.as_fd(), false) {
             Ok(true) => false,
             Ok(false) => true,
             Err(_) => false,
@@ -668,7 +552,7 @@ impl FileLock {
         let file = dir.open_lock_file(name)?;
         let barrier = lock_barrier::from_env();
         // Try without blocking first, so a wait can be told apart from an uncontended take.
-        let free = flock(&file, libc::LOCK_EX | libc::LOCK_NB).map_err(|e| FsError::io(path, e))?;
+        let free = sys::flock_exclusive(file.as_fd(), false).map_err(|e| FsError::io(path, e))?;
         if !free {
             if let Some(b) = &barrier {
                 b.record("busy", path);
@@ -676,7 +560,7 @@ impl FileLock {
             if !wait {
                 return Ok(None);
             }
-            flock(&file, libc::LOCK_EX).map_err(|e| FsError::io(path, e))?;
+            sys::flock_exclusive(file.as_fd(), true).map_err(|e| FsError::io(path, e))?;
         }
         if let Some(b) = &barrier {
             b.record("held", path);
@@ -759,22 +643,6 @@ mod lock_barrier {
     }
 }
 
-/// `flock` retried on EINTR; `Ok(false)` when a non-blocking attempt found the lock taken.
-fn flock(file: &File, op: libc::c_int) -> io::Result<bool> {
-    loop {
-        // SAFETY: flock on an open descriptor.
-        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
-            return Ok(true);
-        }
-        let err = last_os_error();
-        match err.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::EWOULDBLOCK) => return Ok(false),
-            _ => return Err(err),
-        }
-    }
-}
-
 /// Splits a file path into its directory (`.` when none) and its last component.
 pub fn split(path: &Path) -> Result<(&Path, &OsStr), FsError> {
     let name = path.file_name().ok_or_else(|| {
@@ -820,9 +688,7 @@ mod tests {
     use std::os::unix::fs::symlink;
 
     fn mkfifo(path: &Path) {
-        let c = CString::new(path.as_os_str().as_bytes()).unwrap();
-        // SAFETY: valid path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        crate::sys::mkfifo(path).unwrap();
     }
 
     #[test]

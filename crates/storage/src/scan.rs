@@ -497,7 +497,7 @@ pub fn refused_file(path: &Path) -> Option<String> {
 /// Why a memory file's metadata makes it untrustworthy: owned by neither this user nor root.
 fn foreign_owner(meta: &fs::Metadata) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    let me = crate::storage::sys::effective_uid();
+    let me = crate::sys::effective_uid();
     (meta.uid() != me && meta.uid() != 0)
         .then(|| format!("owned by another user (uid {})", meta.uid()))
 }
@@ -540,7 +540,7 @@ fn group_is_private(gid: u32) -> bool {
     let read = |p: &str| fs::read_to_string(p).unwrap_or_default();
     let v = private_group(
         gid,
-        crate::storage::sys::effective_uid(),
+        crate::sys::effective_uid(),
         &read("/etc/passwd"),
         &read("/etc/group"),
     );
@@ -714,9 +714,9 @@ fn read_document_inner(
     key: &mut Option<FileKey>,
 ) -> Result<ScannedDoc, SkipReason> {
     // Never follows a symlink and never blocks on a FIFO swapped in after the directory walk.
-    let mut file = crate::storage::safe_fs::open_regular(fs_path).map_err(|e| match e {
-        crate::storage::safe_fs::FsError::Symlink(_) => SkipReason::Symlink,
-        crate::storage::safe_fs::FsError::NotRegular { kind, .. } => {
+    let mut file = crate::safe_fs::open_regular(fs_path).map_err(|e| match e {
+        crate::safe_fs::FsError::Symlink(_) => SkipReason::Symlink,
+        crate::safe_fs::FsError::NotRegular { kind, .. } => {
             SkipReason::Unreadable(format!("not a regular file ({kind})"))
         }
         other => SkipReason::Unreadable(other.to_string()),

@@ -15,8 +15,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::formats::doc::MemoryType;
-use crate::storage::safe_fs::Dir;
-use crate::storage::scan::{self, DocFields, FileKey, ScanError, ScannedDoc, Scope};
+use crate::safe_fs::Dir;
+use crate::scan::{self, DocFields, FileKey, ScanError, ScannedDoc, Scope};
 
 /// The cache file in the state dir.
 pub const CACHE_FILE: &str = "recall-scan.bin";
@@ -638,7 +638,7 @@ fn encode(loaded: &Loaded, fresh_keys: &[(u32, Option<FileKey>)]) -> Option<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::scan::scan_roots;
+    use crate::scan::scan_roots;
     use std::fs;
 
     fn doc(name: &str, body: &str) -> String {

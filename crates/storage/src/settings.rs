@@ -693,11 +693,11 @@ mod tests {
             }
         }
         for var in [
-            crate::storage::project::ENV_BASE_DIR,
-            crate::storage::project::ENV_PROJECT_SCOPE,
-            crate::storage::qwen_settings::ENV_QWEN_HOME,
-            crate::storage::qwen_settings::ENV_QWEN_TEAM,
-            crate::storage::safe_fs::ENV_TEST_LOCK_BARRIER,
+            crate::project::ENV_BASE_DIR,
+            crate::project::ENV_PROJECT_SCOPE,
+            crate::qwen_settings::ENV_QWEN_HOME,
+            crate::qwen_settings::ENV_QWEN_TEAM,
+            crate::safe_fs::ENV_TEST_LOCK_BARRIER,
         ] {
             assert!(ENV_VARS.contains(&var), "{var} missing from ENV_VARS");
         }

@@ -1,10 +1,10 @@
 //! The store: atomic writes, locks, and the state files (`meta.json`; Qwen Code's
 //! `extract-cursor.json` is only read) (see docs/DESIGN.md, "Writes" and "State files").
 //!
-//! Files of a memory root are written only through [`crate::storage::root_writer::RootWriter`], which holds the
+//! Files of a memory root are written only through [`crate::root_writer::RootWriter`], which holds the
 //! root's lock. The functions here write files whose directory is trusted as given (state
 //! files, backups, agent settings): still atomic (temporary file in the same directory, fsync,
-//! rename; see [`crate::storage::safe_fs`]), never through a symlink at the destination and never into a
+//! rename; see [`crate::safe_fs`]), never through a symlink at the destination and never into a
 //! FIFO or device, which are refused with an error naming them.
 
 use std::fs::File;
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::storage::safe_fs::{self, FileLock, FsError};
+use crate::safe_fs::{self, FileLock, FsError};
 
 /// Store errors, each naming the path involved.
 #[derive(Debug, thiserror::Error)]
@@ -44,7 +44,7 @@ impl StoreError {
 /// Writes `contents` to `path` atomically in a trusted directory (created when missing). A
 /// symlink, FIFO or device at `path` is refused, never followed or opened. The mode of an
 /// existing regular file is kept. Never use this for a file inside a memory root: that goes
-/// through [`crate::storage::root_writer::RootWriter`].
+/// through [`crate::root_writer::RootWriter`].
 pub fn atomic_write(path: &Path, contents: &[u8]) -> Result<(), StoreError> {
     Ok(safe_fs::write_atomic(path, contents)?)
 }
@@ -57,7 +57,7 @@ pub fn create_new(path: &Path, contents: &[u8]) -> Result<bool, StoreError> {
 }
 
 /// Runs `f` while holding the exclusive lock at `lock_path` (see [`FileLock`]). For a memory
-/// root take [`crate::storage::root_writer::RootWriter::lock`] instead, which holds the same lock and is the
+/// root take [`crate::root_writer::RootWriter::lock`] instead, which holds the same lock and is the
 /// only way to write the root.
 pub fn with_lock<T>(lock_path: &Path, f: impl FnOnce() -> T) -> Result<T, StoreError> {
     let _lock = FileLock::exclusive(lock_path)?;
@@ -132,7 +132,7 @@ impl JsonState {
     }
 
     /// Writes atomically as 2-space JSON plus newline, in a trusted directory. A root's own
-    /// state files go through [`crate::storage::root_writer::RootWriter::write_state`] instead.
+    /// state files go through [`crate::root_writer::RootWriter::write_state`] instead.
     pub fn write(&self, path: &Path) -> Result<(), StoreError> {
         atomic_write(path, self.to_text().as_bytes())
     }

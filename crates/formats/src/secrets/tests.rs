@@ -430,7 +430,7 @@ proptest! {
     /// The rules slice by byte offsets: text dense in Han, kana, Hangul and full-width forms
     /// (which arbitrary Unicode rarely produces) must never split a character.
     #[test]
-    fn scan_never_panics_on_cjk_text(s in crate::formats::text::FUZZ_CJK) {
+    fn scan_never_panics_on_cjk_text(s in crate::text::FUZZ_CJK) {
         let found = scan(&s);
         let lines = s.split('\n').count();
         for f in &found {

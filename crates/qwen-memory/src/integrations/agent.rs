@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use crate::storage::agent_settings::{self, Edit, SettingsFileError};
 use crate::storage::qwen_env::QwenDirs;
 use crate::storage::safe_fs;
-use crate::storage::store::StoreError;
 
 /// A supported agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -71,10 +71,14 @@ pub enum AgentError {
     Store(#[from] crate::storage::store::StoreError),
 }
 
-fn io_err(path: &Path, source: io::Error) -> AgentError {
-    AgentError::Io {
-        path: path.to_path_buf(),
-        source,
+impl From<SettingsFileError> for AgentError {
+    fn from(e: SettingsFileError) -> AgentError {
+        match e {
+            SettingsFileError::Unparsable { path, message, .. } => {
+                AgentError::InvalidJson { path, message }
+            }
+            SettingsFileError::Store(e) => AgentError::Store(e),
+        }
     }
 }
 
@@ -323,44 +327,9 @@ pub struct AgentReport {
     pub warnings: Vec<String>,
 }
 
+/// The settings file at `path`, parsed (see [`agent_settings::read`]); `None` when missing.
 pub(crate) fn read_settings(path: &Path) -> Result<Option<(Vec<u8>, Value)>, AgentError> {
-    // A project's settings file comes with the repository: a FIFO there must not hang install,
-    // and a symlink is refused like the write would refuse it.
-    let Some(bytes) = safe_fs::read_regular(path).map_err(StoreError::from)? else {
-        return Ok(None);
-    };
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Some((bytes, Value::Object(Map::new()))));
-    }
-    let value = serde_json::from_slice(&bytes).map_err(|e| AgentError::InvalidJson {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    Ok(Some((bytes, value)))
-}
-
-/// The indentation of an existing JSON file (the first indented line), default two spaces.
-fn detect_indent(bytes: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8_lossy(bytes);
-    text.lines()
-        .skip(1)
-        .find_map(|l| {
-            let ws: String = l.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
-            (!ws.is_empty()).then(|| ws.into_bytes())
-        })
-        .unwrap_or_else(|| b"  ".to_vec())
-}
-
-pub(crate) fn serialize(value: &Value, like: Option<&[u8]>) -> Vec<u8> {
-    use serde::Serialize as _;
-    let indent = like.map(detect_indent).unwrap_or_else(|| b"  ".to_vec());
-    let mut out = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(&indent);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
-    // Serializing a Value into memory cannot fail.
-    let _ = value.serialize(&mut ser);
-    out.push(b'\n');
-    out
+    Ok(agent_settings::read(path)?)
 }
 
 /// Where the original bytes of a settings file are kept while our hooks are installed.
@@ -373,44 +342,54 @@ fn backup_path(backup_dir: &Path, settings: &Path) -> PathBuf {
 
 const ABSENT_MARKER: &[u8] = b"\0qwen-memory: file did not exist\0";
 
-/// Installs our hooks for `agent` into the settings file at `path`. `backup_dir` keeps the
-/// original bytes for a byte-exact uninstall.
+/// Installs our hooks for `agent` into the settings file at `path` (through
+/// [`agent_settings::edit`]). `backup_dir` keeps the original bytes for a byte-exact uninstall.
 pub fn install(
     agent: Agent,
     scope: SettingsScope,
     path: &Path,
     backup_dir: &Path,
 ) -> Result<AgentReport, AgentError> {
-    let existing = read_settings(path)?;
-    let mut value = existing
-        .as_ref()
-        .map(|(_, v)| v.clone())
-        .unwrap_or_else(|| Value::Object(Map::new()));
-    let changed =
-        merge_settings(&mut value, agent).map_err(|what| AgentError::UnexpectedShape {
-            path: path.to_path_buf(),
-            what,
-        })?;
-    if changed {
-        let backup = backup_path(backup_dir, path);
-        if !backup.exists() {
-            let original = existing
-                .as_ref()
-                .map(|(b, _)| b.as_slice())
-                .unwrap_or(ABSENT_MARKER);
-            crate::storage::store::atomic_write(&backup, original)?;
-        }
-        let bytes = serialize(&value, existing.as_ref().map(|(b, _)| b.as_slice()));
-        crate::storage::store::atomic_write(path, &bytes)?;
-    }
+    let (changed, created) = agent_settings::edit::<_, AgentError>(
+        path,
+        // The edit's lock sits beside the backups (the MCP registration uses the same folder).
+        backup_dir,
+        |value, original| {
+            let changed =
+                merge_settings(value, agent).map_err(|what| AgentError::UnexpectedShape {
+                    path: path.to_path_buf(),
+                    what,
+                })?;
+            if !changed {
+                return Ok((Edit::Keep, (false, false)));
+            }
+            let backup = backup_path(backup_dir, path);
+            if !backup.exists() {
+                crate::storage::store::atomic_write(&backup, original.unwrap_or(ABSENT_MARKER))?;
+            }
+            Ok((Edit::Write, (true, original.is_none())))
+        },
+        |_| Ok(()),
+    )?;
     Ok(AgentReport {
         agent,
         scope,
         path: path.display().to_string(),
         changed,
-        file_created_or_deleted: changed && existing.is_none(),
+        file_created_or_deleted: created,
         warnings: Vec::new(),
     })
+}
+
+/// What uninstall did to the file, and whether the backup has served.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Undone {
+    /// Nothing of ours was there.
+    Nothing,
+    /// Our hooks were removed and the rest serialized; the backup stays.
+    Removed,
+    /// The original bytes were written back, or the file install created was deleted.
+    Restored { deleted: bool },
 }
 
 /// Removes our hooks for `agent` from the settings file at `path`, restoring the original
@@ -421,49 +400,50 @@ pub fn uninstall(
     path: &Path,
     backup_dir: &Path,
 ) -> Result<AgentReport, AgentError> {
-    let mut report = AgentReport {
+    let backup = backup_path(backup_dir, path);
+    let undone = agent_settings::edit::<_, AgentError>(
+        path,
+        // The edit's lock sits beside the backups (the MCP registration uses the same folder).
+        backup_dir,
+        |value, bytes| {
+            if bytes.is_none() || !unmerge_settings(value, agent) {
+                return Ok((Edit::Keep, Undone::Nothing));
+            }
+            let original = safe_fs::read_regular(&backup).ok().flatten();
+            // Another agent's hooks may still be installed in the same file (or be installed
+            // later): restore the original only when the data is exactly what it was.
+            Ok(match original {
+                Some(b) if b == ABSENT_MARKER => {
+                    if without_empty_hooks(value) == Value::Object(Map::new()) {
+                        (Edit::Remove, Undone::Restored { deleted: true })
+                    } else {
+                        (Edit::Write, Undone::Removed)
+                    }
+                }
+                Some(b)
+                    if serde_json::from_slice::<Value>(&b)
+                        .is_ok_and(|v| without_empty_hooks(&v) == without_empty_hooks(value)) =>
+                {
+                    (Edit::WriteBytes(b), Undone::Restored { deleted: false })
+                }
+                _ => (Edit::Write, Undone::Removed),
+            })
+        },
+        |undone| {
+            if matches!(undone, Undone::Restored { .. }) {
+                let _ = fs::remove_file(&backup);
+            }
+            Ok(())
+        },
+    )?;
+    Ok(AgentReport {
         agent,
         scope,
         path: path.display().to_string(),
-        changed: false,
-        file_created_or_deleted: false,
+        changed: undone != Undone::Nothing,
+        file_created_or_deleted: undone == Undone::Restored { deleted: true },
         warnings: Vec::new(),
-    };
-    let Some((bytes, mut value)) = read_settings(path)? else {
-        return Ok(report);
-    };
-    if !unmerge_settings(&mut value, agent) {
-        return Ok(report);
-    }
-    report.changed = true;
-    let backup = backup_path(backup_dir, path);
-    let original = safe_fs::read_regular(&backup).ok().flatten();
-    // Another agent's hooks may still be installed in the same file (or be installed later):
-    // restore the original only when the data is exactly what it was.
-    let restore = match &original {
-        Some(b) if b == ABSENT_MARKER => {
-            if without_empty_hooks(&value) == Value::Object(Map::new()) {
-                fs::remove_file(path).map_err(|e| io_err(path, e))?;
-                report.file_created_or_deleted = true;
-                let _ = fs::remove_file(&backup);
-                return Ok(report);
-            }
-            None
-        }
-        Some(b) => serde_json::from_slice::<Value>(b)
-            .ok()
-            .filter(|v| without_empty_hooks(v) == without_empty_hooks(&value))
-            .map(|_| b.clone()),
-        None => None,
-    };
-    match restore {
-        Some(original) => {
-            crate::storage::store::atomic_write(path, &original)?;
-            let _ = fs::remove_file(&backup);
-        }
-        None => crate::storage::store::atomic_write(path, &serialize(&value, Some(&bytes)))?,
-    }
-    Ok(report)
+    })
 }
 
 /// The value without empty event lists and an empty `hooks` object: the containers install
@@ -491,7 +471,7 @@ pub fn manual_snippet(agent: Agent) -> String {
     let mut value = Value::Object(Map::new());
     // Merging into an empty object cannot fail.
     let _ = merge_settings(&mut value, agent);
-    String::from_utf8_lossy(&serialize(&value, None)).into_owned()
+    String::from_utf8_lossy(&agent_settings::to_bytes(&value, None)).into_owned()
 }
 
 // ---------------------------------------------------------------------------------------------

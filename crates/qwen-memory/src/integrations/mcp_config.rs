@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::integrations::agent::{read_settings, serialize, AgentError};
+use crate::integrations::agent::{read_settings, AgentError};
+use crate::storage::agent_settings::{self, Edit};
 use crate::storage::safe_fs;
 use crate::storage::store::{self, StoreError};
 
@@ -232,38 +233,46 @@ pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpRepor
         report.changed = true;
         return Ok(report);
     }
-    let existing = read_settings(path)?;
-    let mut value = existing
-        .as_ref()
-        .map(|(_, v)| v.clone())
-        .unwrap_or_else(|| Value::Object(Map::new()));
-    let shape = |what: &str| AgentError::UnexpectedShape {
-        path: path.to_path_buf(),
-        what: what.to_string(),
-    };
-    let root = value.as_object_mut().ok_or_else(|| shape("the file"))?;
-    let servers = root
-        .entry("mcpServers")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or_else(|| shape("mcpServers"))?;
-    let want = entry(client);
-    match servers.get(SERVER_NAME) {
-        Some(v) if *v == want => return Ok(report),
-        Some(_) => {
-            report.warnings.push(format!(
-                "{}: mcpServers.{SERVER_NAME} exists and differs from ours; left as it is",
-                path.display()
-            ));
-            return Ok(report);
-        }
-        None => {
-            servers.insert(SERVER_NAME.to_string(), want);
-        }
-    }
-    let bytes = serialize(&value, existing.as_ref().map(|(b, _)| b.as_slice()));
-    write_new(path, &bytes, existing.is_none(), state_dir)?;
-    report.changed = true;
+    // Every JSON client's file goes through the one settings edit, under its lock in
+    // `state_dir`.
+    let (changed, _) = agent_settings::edit::<_, AgentError>(
+        path,
+        state_dir,
+        |value, original| {
+            let shape = |what: &str| AgentError::UnexpectedShape {
+                path: path.to_path_buf(),
+                what: what.to_string(),
+            };
+            let root = value.as_object_mut().ok_or_else(|| shape("the file"))?;
+            let servers = root
+                .entry("mcpServers")
+                .or_insert_with(|| Value::Object(Map::new()))
+                .as_object_mut()
+                .ok_or_else(|| shape("mcpServers"))?;
+            let want = entry(client);
+            match servers.get(SERVER_NAME) {
+                Some(v) if *v == want => Ok((Edit::Keep, (false, false))),
+                Some(_) => {
+                    report.warnings.push(format!(
+                        "{}: mcpServers.{SERVER_NAME} exists and differs from ours; left as it is",
+                        path.display()
+                    ));
+                    Ok((Edit::Keep, (false, false)))
+                }
+                None => {
+                    servers.insert(SERVER_NAME.to_string(), want);
+                    Ok((Edit::Write, (true, original.is_none())))
+                }
+            }
+        },
+        |&(_, created)| {
+            if created {
+                store::atomic_write(&created_marker(state_dir, path), b"")?;
+            }
+            Ok(())
+        },
+    )?;
+    report.changed = changed;
     Ok(report)
 }
 
@@ -312,34 +321,48 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
         report.changed = true;
         return Ok(report);
     }
-    let Some((bytes, mut value)) = read_settings(path)? else {
-        return Ok(report);
-    };
-    let Some(root) = value.as_object_mut() else {
-        return Ok(report);
-    };
-    let Some(servers) = root.get_mut("mcpServers").and_then(Value::as_object_mut) else {
-        return Ok(report);
-    };
-    match servers.get(SERVER_NAME) {
-        Some(v) if *v == entry(client) => {
-            servers.shift_remove(SERVER_NAME);
-        }
-        Some(_) => {
-            report.warnings.push(format!(
-                "{}: mcpServers.{SERVER_NAME} was changed by hand; left as it is",
-                path.display()
-            ));
-            return Ok(report);
-        }
-        None => return Ok(report),
-    }
-    if servers.is_empty() {
-        root.shift_remove("mcpServers");
-    }
-    let empty = root.is_empty();
-    finish(path, empty, &serialize(&value, Some(&bytes)), &marker)?;
-    report.changed = true;
+    // (changed, deleted)
+    let (changed, _) = agent_settings::edit::<_, AgentError>(
+        path,
+        state_dir,
+        |value, bytes| {
+            let Some(root) = value.as_object_mut().filter(|_| bytes.is_some()) else {
+                return Ok((Edit::Keep, (false, false)));
+            };
+            let Some(servers) = root.get_mut("mcpServers").and_then(Value::as_object_mut) else {
+                return Ok((Edit::Keep, (false, false)));
+            };
+            match servers.get(SERVER_NAME) {
+                Some(v) if *v == entry(client) => {
+                    servers.shift_remove(SERVER_NAME);
+                }
+                Some(_) => {
+                    report.warnings.push(format!(
+                        "{}: mcpServers.{SERVER_NAME} was changed by hand; left as it is",
+                        path.display()
+                    ));
+                    return Ok((Edit::Keep, (false, false)));
+                }
+                None => return Ok((Edit::Keep, (false, false))),
+            }
+            if servers.is_empty() {
+                root.shift_remove("mcpServers");
+            }
+            // A file install created goes when nothing else was put into it since.
+            if root.is_empty() && marker.exists() {
+                Ok((Edit::Remove, (true, true)))
+            } else {
+                Ok((Edit::Write, (true, false)))
+            }
+        },
+        |&(_, deleted)| {
+            if deleted {
+                let _ = fs::remove_file(&marker);
+            }
+            Ok(())
+        },
+    )?;
+    report.changed = changed;
     Ok(report)
 }
 

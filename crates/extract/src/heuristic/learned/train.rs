@@ -144,24 +144,21 @@ pub fn encode(weights: &[(u64, [f32; OUTPUTS])]) -> Vec<u8> {
     out
 }
 
-/// Every labelled message of every `*.jsonl` corpus in `dir`, in file-name then line order:
-/// what the training command trains the scorer on. An error names the file and line that could not be read.
-pub fn load_corpus_dir(dir: &std::path::Path) -> Result<Vec<Example>, String> {
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
+/// Every labelled message of the given corpora, each a name for messages (its path) and its
+/// text, in the order given, then line order: what the training command trains the scorer on.
+/// The caller reads the files (this crate does no I/O: see `examples/extract_real.rs`). An
+/// error names the corpus and line that could not be read.
+pub fn corpus_examples<N: std::fmt::Display>(
+    corpora: &[(N, String)],
+) -> Result<Vec<Example>, String> {
     let mut out = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+    for (name, text) in corpora {
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
             let (message, topic) = parse_corpus_line(line)
-                .ok_or_else(|| format!("{}:{}: not a corpus record", f.display(), n + 1))?;
+                .ok_or_else(|| format!("{name}:{}: not a corpus record", n + 1))?;
             out.push(Example {
                 features: super::features::features(&message),
                 topic,

@@ -1,0 +1,297 @@
+//! Agents' JSON configuration files — Qwen Code's and Claude Code's `settings.json`, Claude
+//! Code's `.mcp.json` and `.claude.json`, Gemini CLI's `settings.json` — and the one routine
+//! that changes them, [`edit`]: under one lock it reads the file (never through a symlink,
+//! never blocking on a FIFO), parses it keeping the order of its keys, refuses a file it cannot
+//! parse (such a file is never overwritten), lets the caller change the value, and writes the
+//! result through [`crate::store::atomic_write`], indented as the file was. Qwen Code's team
+//! memory switch (`qwen_settings`), our hooks (`integrations::agent`) and the MCP server's
+//! entry (`integrations::mcp_config`) all go through it (docs/development.md, "Who owns which
+//! I/O").
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::safe_fs::{self, FileLock};
+use crate::store::{self, StoreError};
+
+/// The lock every edit of an agent's configuration holds, in the caller's state directory.
+pub const LOCK_FILE: &str = "agent-settings.lock";
+
+/// Failures reading or changing an agent's configuration file.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsFileError {
+    /// The file is not JSON (comments included: Qwen Code accepts them, a rewrite would drop
+    /// them). It is left exactly as it is; each caller words its own advice.
+    #[error("{path}: not valid JSON ({message})")]
+    Unparsable {
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+        /// Whether the file holds `//` or `/* */` comments outside strings.
+        has_comments: bool,
+    },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Reads and parses the file at `path`: `Ok(None)` when it is missing, an empty object when it
+/// holds only whitespace, else its bytes and value (keys in file order).
+pub fn read(path: &Path) -> Result<Option<(Vec<u8>, Value)>, SettingsFileError> {
+    let Some(bytes) = safe_fs::read_regular(path).map_err(StoreError::from)? else {
+        return Ok(None);
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Some((bytes, Value::Object(Map::new()))));
+    }
+    match serde_json::from_slice(&bytes) {
+        Ok(value) => Ok(Some((bytes, value))),
+        Err(e) => {
+            let text = String::from_utf8_lossy(&bytes);
+            Err(SettingsFileError::Unparsable {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+                has_comments: strip_comments(&text) != text,
+            })
+        }
+    }
+}
+
+/// What [`edit`] does with the file once the caller has seen (and maybe changed) its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// Nothing: the file stays as it is (or absent).
+    Keep,
+    /// Writes the changed value, indented like the file was (two spaces for a new file).
+    Write,
+    /// Writes these bytes instead (an original being restored byte for byte).
+    WriteBytes(Vec<u8>),
+    /// Deletes the file.
+    Remove,
+}
+
+/// Changes the JSON file at `path` while holding the lock [`LOCK_FILE`] in `lock_dir`.
+///
+/// `change` gets the parsed value (an empty object when the file is missing or blank) and the
+/// file's bytes (`None` when missing); it returns what to do with the file and a result for the
+/// caller. `after` runs once that is done, still under the lock, for the caller's own state
+/// files (a backup, a marker). A file that does not parse is refused before `change` runs.
+pub fn edit<T, E>(
+    path: &Path,
+    lock_dir: &Path,
+    change: impl FnOnce(&mut Value, Option<&[u8]>) -> Result<(Edit, T), E>,
+    after: impl FnOnce(&T) -> Result<(), E>,
+) -> Result<T, E>
+where
+    E: From<SettingsFileError>,
+{
+    let _lock = FileLock::exclusive(&lock_dir.join(LOCK_FILE))
+        .map_err(|e| SettingsFileError::Store(e.into()))?;
+    let existing = read(path)?;
+    let (bytes, mut value) = match existing {
+        Some((bytes, value)) => (Some(bytes), value),
+        None => (None, Value::Object(Map::new())),
+    };
+    let (what, out) = change(&mut value, bytes.as_deref())?;
+    match what {
+        Edit::Keep => {}
+        Edit::Write => write(path, &to_bytes(&value, bytes.as_deref()))?,
+        Edit::WriteBytes(b) => write(path, &b)?,
+        Edit::Remove => remove(path)?,
+    }
+    after(&out)?;
+    Ok(out)
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), SettingsFileError> {
+    Ok(store::atomic_write(path, bytes)?)
+}
+
+fn remove(path: &Path) -> Result<(), SettingsFileError> {
+    let (dir, name) = safe_fs::split(path).map_err(StoreError::from)?;
+    safe_fs::Dir::open_trusted(dir, false)
+        .and_then(|d| d.remove(name))
+        .map_err(StoreError::from)?;
+    Ok(())
+}
+
+/// The indentation of an existing JSON file (the first indented line), default two spaces.
+fn detect_indent(bytes: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(bytes);
+    text.lines()
+        .skip(1)
+        .find_map(|l| {
+            let ws: String = l.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+            (!ws.is_empty()).then(|| ws.into_bytes())
+        })
+        .unwrap_or_else(|| b"  ".to_vec())
+}
+
+/// `value` as pretty JSON plus a final newline, indented like `like` (two spaces without it).
+pub fn to_bytes(value: &Value, like: Option<&[u8]>) -> Vec<u8> {
+    use serde::Serialize as _;
+    let indent = like.map(detect_indent).unwrap_or_else(|| b"  ".to_vec());
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(&indent);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    // Serializing a Value into memory cannot fail.
+    let _ = value.serialize(&mut ser);
+    out.push(b'\n');
+    out
+}
+
+/// Removes comments outside strings, keeping everything else byte for byte.
+pub fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => {
+                    if let Some(n) = chars.next() {
+                        out.push(n);
+                    }
+                }
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut prev = '\0';
+                for n in chars.by_ref() {
+                    if prev == '*' && n == '/' {
+                        break;
+                    }
+                    prev = n;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[derive(Debug)]
+    struct Refused(SettingsFileError);
+    impl From<SettingsFileError> for Refused {
+        fn from(e: SettingsFileError) -> Refused {
+            Refused(e)
+        }
+    }
+
+    fn set_x(v: &mut Value, _: Option<&[u8]>) -> Result<(Edit, ()), Refused> {
+        v.as_object_mut()
+            .unwrap()
+            .insert("x".into(), Value::from(1));
+        Ok((Edit::Write, ()))
+    }
+
+    #[test]
+    fn an_edit_keeps_key_order_and_indent_and_creates_a_missing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("state");
+        let path = dir.path().join("settings.json");
+        fs::write(&path, "{\n    \"z\": true,\n    \"a\": [1]\n}\n").unwrap();
+        edit(&path, &lock, set_x, |_| Ok(())).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "{\n    \"z\": true,\n    \"a\": [\n        1\n    ],\n    \"x\": 1\n}\n"
+        );
+        let new = dir.path().join("new/settings.json");
+        edit(&new, &lock, set_x, |_| Ok(())).unwrap();
+        assert_eq!(fs::read_to_string(&new).unwrap(), "{\n  \"x\": 1\n}\n");
+        assert!(lock.join(LOCK_FILE).is_file());
+        // Remove deletes; Keep leaves a missing file missing.
+        edit(
+            &new,
+            &lock,
+            |_, _| Ok::<_, Refused>((Edit::Remove, ())),
+            |_| Ok(()),
+        )
+        .unwrap();
+        assert!(!new.exists());
+        edit(
+            &new,
+            &lock,
+            |_, _| Ok::<_, Refused>((Edit::Keep, ())),
+            |_| Ok(()),
+        )
+        .unwrap();
+        assert!(!new.exists());
+    }
+
+    #[test]
+    fn a_file_that_does_not_parse_is_refused_and_left_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("state");
+        for (text, comments) in [
+            ("{\"a\": 1,", false),
+            ("// mine\n{\"a\": 1}", true),
+            ("{\"a\": \"x // y\" /* c */}", true),
+        ] {
+            let path = dir.path().join("settings.json");
+            fs::write(&path, text).unwrap();
+            let mut ran = false;
+            let err = edit(
+                &path,
+                &lock,
+                |v, b| {
+                    ran = true;
+                    set_x(v, b)
+                },
+                |_| Ok(()),
+            )
+            .unwrap_err();
+            assert!(!ran, "the caller never sees an unparsable file");
+            match err.0 {
+                SettingsFileError::Unparsable { has_comments, .. } => {
+                    assert_eq!(has_comments, comments, "{text}")
+                }
+                other => panic!("{other}"),
+            }
+            assert_eq!(fs::read_to_string(&path).unwrap(), text);
+        }
+    }
+
+    #[test]
+    fn a_symlink_is_refused_and_its_target_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("elsewhere.json");
+        fs::write(&target, "{}").unwrap();
+        let path = dir.path().join("settings.json");
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        let err = edit(&path, &dir.path().join("state"), set_x, |_| Ok(())).unwrap_err();
+        assert!(err.0.to_string().contains("symlink"), "{}", err.0);
+        assert_eq!(fs::read_to_string(&target).unwrap(), "{}");
+    }
+
+    #[test]
+    fn comments_are_stripped_outside_strings() {
+        let text = "{ // c\n \"a\": \"x // y\", /* b */ \"b\": 1 }";
+        let v: Value = serde_json::from_str(&strip_comments(text)).unwrap();
+        assert_eq!(v["a"], "x // y");
+        assert_eq!(v["b"], 1);
+    }
+}
