@@ -413,9 +413,7 @@ impl Calibration {
             }
             // Without lexical agreement: a strong margin, and standing out from the next one.
             let next = sims.get(k + 1).map_or(background, |s| s.1);
-            if lexical(i) {
-                kept.push((i, sim));
-            } else if unagreed_ok && sim >= strong && sim - next >= gap {
+            if lexical(i) || (unagreed_ok && sim >= strong && sim - next >= gap) {
                 kept.push((i, sim));
             } else {
                 unagreed_ok = false;
