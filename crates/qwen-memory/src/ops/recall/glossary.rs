@@ -14,7 +14,6 @@
 use std::sync::OnceLock;
 
 use super::lexical::normalize;
-use super::relevance::stem;
 use crate::formats::text::is_cjk;
 
 /// The glossary's data: one concept a line, `en | zh | ja | ko`, variants separated by `,`;
@@ -105,15 +104,19 @@ fn words(s: &str) -> Vec<String> {
         .collect()
 }
 
-fn stems(ws: &[String]) -> Vec<&str> {
+/// The stemmer recall applies to query words (`relevance::stem`, passed in so this module does
+/// not depend on the one that uses it).
+pub type Stemmer = fn(&str) -> &str;
+
+fn stems(ws: &[String], stem: Stemmer) -> Vec<&str> {
     ws.iter().map(|w| stem(w)).collect()
 }
 
-fn found(form: &Form, query: &str, query_stems: &[&str]) -> bool {
+fn found(form: &Form, query: &str, query_stems: &[&str], stem: Stemmer) -> bool {
     match form {
         Form::Cjk(run) => query.contains(run.as_str()),
         Form::Words(ws) => {
-            let want = stems(ws);
+            let want = stems(ws, stem);
             !want.is_empty()
                 && query_stems
                     .windows(want.len())
@@ -126,16 +129,21 @@ fn found(form: &Form, query: &str, query_stems: &[&str]) -> bool {
 pub const MAX_EXPANSIONS: usize = 64;
 
 /// The terms the glossary adds to `normalized` (a query after [`normalize`]): for each concept
-/// found in it, the forms of its other columns, at most [`MAX_EXPANSIONS`].
-pub fn expand(normalized: &str) -> Vec<Expansion> {
+/// found in it, the forms of its other columns, at most [`MAX_EXPANSIONS`]; English words are
+/// compared by `stem`.
+pub fn expand(normalized: &str, stem: Stemmer) -> Vec<Expansion> {
     let query_words = words(normalized);
-    let query_stems = stems(&query_words);
+    let query_stems = stems(&query_words, stem);
     let mut out: Vec<Expansion> = Vec::new();
     for (id, concept) in concepts().iter().enumerate() {
         let matched: Vec<bool> = concept
             .columns
             .iter()
-            .map(|forms| forms.iter().any(|f| found(f, normalized, &query_stems)))
+            .map(|forms| {
+                forms
+                    .iter()
+                    .any(|f| found(f, normalized, &query_stems, stem))
+            })
             .collect();
         if !matched.contains(&true) {
             continue;
@@ -149,7 +157,7 @@ pub fn expand(normalized: &str) -> Vec<Expansion> {
                     }
                     Form::Words(ws) => (ws.join(" "), false, false),
                 };
-                if found(f, normalized, &query_stems)
+                if found(f, normalized, &query_stems, stem)
                     || out.iter().any(|e| e.text == text && e.concept == id)
                 {
                     continue;
@@ -173,9 +181,13 @@ pub fn expand(normalized: &str) -> Vec<Expansion> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::recall::relevance::stem;
 
     fn texts(q: &str) -> Vec<String> {
-        expand(&normalize(q)).into_iter().map(|e| e.text).collect()
+        expand(&normalize(q), stem)
+            .into_iter()
+            .map(|e| e.text)
+            .collect()
     }
 
     #[test]
@@ -229,9 +241,9 @@ mod tests {
 
     #[test]
     fn generic_concepts_are_marked() {
-        let e = expand(&normalize("run the tests"));
+        let e = expand(&normalize("run the tests"), stem);
         assert!(e.iter().any(|e| e.text == "测试" && e.generic), "{e:?}");
-        let e = expand(&normalize("rotate the password"));
+        let e = expand(&normalize("rotate the password"), stem);
         assert!(e.iter().any(|e| e.text == "密码" && !e.generic), "{e:?}");
     }
 }

@@ -131,7 +131,7 @@ impl RelevanceQuery {
                 concept: None,
             })
             .collect();
-        for e in glossary::expand(&normalized) {
+        for e in glossary::expand(&normalized, stem) {
             if terms.iter().any(|t| t.text == e.text) {
                 continue;
             }
