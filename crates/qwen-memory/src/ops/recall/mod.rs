@@ -6,6 +6,7 @@
 //! "## Relevant memory" block. See docs/DESIGN.md, "Recall".
 
 pub mod embed;
+pub mod glossary;
 pub mod job;
 pub mod lexical;
 pub mod prompt;

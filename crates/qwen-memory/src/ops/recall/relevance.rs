@@ -24,6 +24,7 @@ use std::sync::OnceLock;
 
 use memchr::memmem::Finder;
 
+use super::glossary;
 use super::lexical::{body_window, normalize, normalize_in, type_keywords, type_slot};
 use crate::formats::doc::MemoryType;
 use crate::formats::text::is_cjk;
@@ -68,6 +69,9 @@ pub const MIN_SHARE_OF_BEST: f64 = 0.35;
 /// two, as upstream; only to a document already relevant, so it reorders but never admits.
 const TYPE_BOOST: f64 = 0.2;
 
+/// What a glossary match counts for, against a match of the query's own word.
+const GLOSSARY_WEIGHT: f64 = 1.0;
+
 /// Most query terms used (as upstream's token cap).
 const MAX_TERMS: usize = 64;
 
@@ -85,6 +89,9 @@ struct Term {
     text: String,
     kind: TermKind,
     finder: Finder<'static>,
+    /// For a term the glossary added (another language's word for a query term): its concept
+    /// and whether that concept is generic (see [`super::glossary`]).
+    concept: Option<(usize, bool)>,
 }
 
 /// A query prepared for relevance ranking.
@@ -115,20 +122,50 @@ impl RelevanceQuery {
                 .count();
             type_boost[type_slot(t)] = hits.min(2) as f64 * TYPE_BOOST;
         }
-        let terms = query_terms(query)
+        let mut terms: Vec<Term> = query_terms(query)
             .into_iter()
             .map(|(text, kind)| Term {
                 finder: Finder::new(text.as_bytes()).into_owned(),
                 text,
                 kind,
+                concept: None,
             })
             .collect();
+        for e in glossary::expand(&normalized, stem) {
+            if terms.iter().any(|t| t.text == e.text) {
+                continue;
+            }
+            let kind = if e.cjk {
+                TermKind::Cjk
+            } else {
+                TermKind::Word { stemmed: e.stemmed }
+            };
+            terms.push(Term {
+                finder: Finder::new(e.text.as_bytes()).into_owned(),
+                text: e.text,
+                kind,
+                concept: Some((e.concept, e.generic)),
+            });
+        }
         RelevanceQuery { terms, type_boost }
     }
 
-    /// The terms kept after stop words and stemming, in query order.
+    /// The terms kept after stop words and stemming, in query order (not the glossary's).
     pub fn terms(&self) -> Vec<&str> {
-        self.terms.iter().map(|t| t.text.as_str()).collect()
+        self.terms
+            .iter()
+            .filter(|t| t.concept.is_none())
+            .map(|t| t.text.as_str())
+            .collect()
+    }
+
+    /// The terms the glossary added (other languages' words for the query's terms).
+    pub fn glossary_terms(&self) -> Vec<&str> {
+        self.terms
+            .iter()
+            .filter(|t| t.concept.is_some())
+            .map(|t| t.text.as_str())
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -161,10 +198,12 @@ impl RelevanceQuery {
         let (avg_t, avg_d, avg_b) = (avg(0), avg(1), avg(2));
         let title_saturation = TITLE_WEIGHT / (K1 + TITLE_WEIGHT);
         // Overlapping CJK bigrams count half: a run of n characters holds about n/2 words.
+        // The query's own terms only: a glossary term stands in for one of them.
         let best_possible: f64 = self
             .terms
             .iter()
             .zip(&idf)
+            .filter(|(t, _)| t.concept.is_none())
             .map(|(t, idf)| {
                 if t.kind == TermKind::Cjk {
                     idf * CJK_TERM_SHARE
@@ -177,13 +216,30 @@ impl RelevanceQuery {
         let mut scored: Vec<(Scored, f64)> = Vec::new();
         for hit in &stats.hits {
             let mut score = 0.0;
+            // Glossary matches: the best term of each concept, and whether one is specific.
+            let mut concepts: Vec<(usize, f64)> = Vec::new();
+            let mut specific = false;
             for m in &hit.matches {
                 let norm = |b: f64, len: f64, avg: f64| 1.0 - b + b * (len / avg);
                 let wtf = TITLE_WEIGHT * f64::from(m.tf[0]) / norm(B_TITLE, hit.len[0], avg_t)
                     + DESCRIPTION_WEIGHT * f64::from(m.tf[1])
                         / norm(B_DESCRIPTION, hit.len[1], avg_d)
                     + BODY_WEIGHT * f64::from(m.tf[2]) / norm(B_BODY, hit.len[2], avg_b);
-                score += idf[m.term] * wtf / (K1 + wtf);
+                let s = idf[m.term] * wtf / (K1 + wtf);
+                match self.terms[m.term].concept {
+                    None => score += s,
+                    Some((c, generic)) => {
+                        specific |= !generic;
+                        match concepts.iter_mut().find(|(id, _)| *id == c) {
+                            Some((_, best)) => *best = best.max(s),
+                            None => concepts.push((c, s)),
+                        }
+                    }
+                }
+            }
+            // A generic concept alone (no word of the query, no specific concept) says nothing.
+            if score > 0.0 || specific {
+                score += GLOSSARY_WEIGHT * concepts.iter().map(|(_, s)| s).sum::<f64>();
             }
             let relevant = score >= MIN_SCORE
                 && (score >= STRONG_SCORE || score >= MIN_QUERY_SHARE * best_possible);
@@ -457,6 +513,10 @@ fn is_hiragana(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x309F)
 }
 
+fn is_katakana(c: char) -> bool {
+    matches!(c as u32, 0x30A0..=0x30FF | 0x31F0..=0x31FF)
+}
+
 /// The query's terms: normalized, split into word and CJK runs, stop words dropped, words
 /// stemmed, CJK runs turned into bigrams; deduplicated, at most [`MAX_TERMS`].
 fn query_terms(query: &str) -> Vec<(String, TermKind)> {
@@ -521,10 +581,17 @@ fn cjk_bigrams(run: &[char]) -> Vec<String> {
         }
     }
     let all_hiragana = run.iter().all(|c| is_hiragana(*c));
+    // Japanese with kanji or katakana: hiragana is grammar (particles, okurigana, auxiliaries:
+    // "書けばいい", "使っていい"), and a bigram holding some says nothing about a topic but
+    // weighs on the share of the query a document must match.
+    let japanese = !all_hiragana && run.iter().any(|c| is_hiragana(*c) || is_katakana(*c));
     let mut out = Vec::new();
     for pair in run.windows(2) {
         let bigram: String = pair.iter().collect();
         if ZH_STOP_BIGRAMS.contains(&bigram.as_str()) {
+            continue;
+        }
+        if japanese && pair.iter().any(|c| is_hiragana(*c)) {
             continue;
         }
         if !all_hiragana && pair.iter().any(|c| PARTICLES.contains(c)) {
@@ -798,6 +865,69 @@ mod tests {
             .into_iter()
             .map(|s| docs[s.index].title.clone())
             .collect()
+    }
+
+    #[test]
+    fn the_glossary_finds_memories_written_in_another_language() {
+        let docs = vec![
+            doc("数据库备份", "生产数据库每天全量备份，保留三十天", ""),
+            doc("発表資料", "スライドは共有フォルダに置く", ""),
+            doc("Lunch", "The team eats at noon", ""),
+        ];
+        assert_eq!(
+            ranked("how often is the production database backed up", &docs),
+            ["数据库备份"]
+        );
+        let docs = vec![doc(
+            "Database migrations",
+            "Schema migrations run before the app starts",
+            "",
+        )];
+        assert_eq!(ranked("数据库迁移怎么执行", &docs), ["Database migrations"]);
+        let q = RelevanceQuery::new("where should secrets be kept");
+        assert!(
+            q.glossary_terms().contains(&"密钥"),
+            "{:?}",
+            q.glossary_terms()
+        );
+        assert!(!q.terms().contains(&"密钥"));
+    }
+
+    #[test]
+    fn a_generic_glossary_concept_alone_finds_nothing() {
+        // "test" → 测试 is generic: it never admits a document on its own ...
+        let docs = vec![doc("测试环境", "测试用的数据每周清空", "")];
+        assert!(ranked("how do I write a test", &docs).is_empty());
+        // ... while a specific concept does ("coverage" → 覆盖率).
+        let docs = vec![doc("测试覆盖率", "单元测试覆盖率不得低于百分之八十", "")];
+        assert_eq!(
+            ranked("what is the coverage threshold", &docs),
+            ["测试覆盖率"]
+        );
+    }
+
+    #[test]
+    fn japanese_grammar_in_hiragana_does_not_dilute_the_query() {
+        // Before: "どん", "けば", "いい" … counted in the query's best score, so the one content
+        // word (README) was too small a share of it.
+        let docs = vec![doc(
+            "README の書き方",
+            "README は丁寧語で書き、手順にはコマンド例を付ける",
+            "",
+        )];
+        assert_eq!(
+            ranked("README はどんな調子で書けばいい", &docs),
+            ["README の書き方"]
+        );
+        let terms = RelevanceQuery::new("TypeScriptでanyって使っていいんだっけ")
+            .terms()
+            .join(" ");
+        assert!(
+            !terms.contains("いい") && !terms.contains("って"),
+            "{terms}"
+        );
+        // All-hiragana queries keep their bigrams.
+        assert!(!RelevanceQuery::new("よくあるしつもん").terms().is_empty());
     }
 
     #[test]

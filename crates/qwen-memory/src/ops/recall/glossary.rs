@@ -1,0 +1,249 @@
+//! The cross-language glossary of `auto` recall (docs/DESIGN.md, "Recall", glossary): software
+//! terms in English, Chinese, Japanese and Korean (`glossary.txt`, data written for this
+//! project, parsed once per process), so that a prompt's terms also look for the other
+//! languages' words: an English question finds the Chinese memory that answers it without an
+//! embedder, and the lexical agreement that admits a semantic candidate holds across languages.
+//!
+//! A concept is found in the query when one of its forms is: an English (or other Latin-script)
+//! form when its words, stemmed as recall stems query words, stand in the query in that order;
+//! a CJK form when it is a substring of the normalized query. The forms of the concept's other
+//! columns then become extra query terms. Forms of a single CJK character are left out (far
+//! too many words contain one). A concept marked generic ("test", "deploy", "database") never
+//! makes a document relevant alone (see `relevance`).
+
+use std::sync::OnceLock;
+
+use super::lexical::normalize;
+use crate::formats::text::is_cjk;
+
+/// The glossary's data: one concept a line, `en | zh | ja | ko`, variants separated by `,`;
+/// `*` first marks a generic concept; `#` starts a comment line.
+pub const GLOSSARY: &str = include_str!("glossary.txt");
+
+/// One way to write a concept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Form {
+    /// Latin-script words, lowercase; matched in the query by their stems, in order.
+    Words(Vec<String>),
+    /// A run of CJK text (at least two characters), normalized; matched as a substring.
+    Cjk(String),
+}
+
+#[derive(Debug, Clone)]
+struct Concept {
+    generic: bool,
+    /// Per column (en, zh, ja, ko), its forms.
+    columns: Vec<Vec<Form>>,
+}
+
+/// A term the glossary adds to a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expansion {
+    /// The normalized text to look for in documents: a CJK run, one word (stemmed when
+    /// `stemmed`) or a phrase of words.
+    pub text: String,
+    /// A CJK run (substring match) rather than a word or phrase (whole-word match).
+    pub cjk: bool,
+    /// A single ASCII word that was stemmed: matches the words that stem to it.
+    pub stemmed: bool,
+    /// Index of its concept: the terms of one concept count once.
+    pub concept: usize,
+    /// The concept is generic (see the module doc).
+    pub generic: bool,
+}
+
+fn concepts() -> &'static [Concept] {
+    static CONCEPTS: OnceLock<Vec<Concept>> = OnceLock::new();
+    CONCEPTS.get_or_init(|| parse(GLOSSARY))
+}
+
+fn parse(data: &str) -> Vec<Concept> {
+    let mut out = Vec::new();
+    for line in data.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (generic, line) = match line.strip_prefix('*') {
+            Some(rest) => (true, rest),
+            None => (false, line),
+        };
+        let columns: Vec<Vec<Form>> = line
+            .split('|')
+            .map(|col| col.split(',').filter_map(form).collect())
+            .collect();
+        if columns.iter().filter(|c| !c.is_empty()).count() >= 2 {
+            out.push(Concept { generic, columns });
+        }
+    }
+    out
+}
+
+fn form(raw: &str) -> Option<Form> {
+    let n = normalize(raw.trim()).into_owned();
+    if n.is_empty() {
+        return None;
+    }
+    if n.chars().all(|c| is_cjk(c) || c.is_whitespace()) {
+        let run: String = n.chars().filter(|c| !c.is_whitespace()).collect();
+        return (run.chars().count() >= 2).then_some(Form::Cjk(run));
+    }
+    if n.chars().any(is_cjk) {
+        // Mixed forms ("alt 属性") are matched as written, as one CJK-style substring.
+        return Some(Form::Cjk(n));
+    }
+    let words = words(&n);
+    (!words.is_empty()).then_some(Form::Words(words))
+}
+
+/// The Latin-script words of normalized text (letters and digits; anything else separates).
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric() || is_cjk(c))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The stemmer recall applies to query words (`relevance::stem`, passed in so this module does
+/// not depend on the one that uses it).
+pub type Stemmer = fn(&str) -> &str;
+
+fn stems(ws: &[String], stem: Stemmer) -> Vec<&str> {
+    ws.iter().map(|w| stem(w)).collect()
+}
+
+fn found(form: &Form, query: &str, query_stems: &[&str], stem: Stemmer) -> bool {
+    match form {
+        Form::Cjk(run) => query.contains(run.as_str()),
+        Form::Words(ws) => {
+            let want = stems(ws, stem);
+            !want.is_empty()
+                && query_stems
+                    .windows(want.len())
+                    .any(|w| w == want.as_slice())
+        }
+    }
+}
+
+/// Most terms the glossary adds to one query.
+pub const MAX_EXPANSIONS: usize = 64;
+
+/// The terms the glossary adds to `normalized` (a query after [`normalize`]): for each concept
+/// found in it, the forms of its other columns, at most [`MAX_EXPANSIONS`]; English words are
+/// compared by `stem`.
+pub fn expand(normalized: &str, stem: Stemmer) -> Vec<Expansion> {
+    let query_words = words(normalized);
+    let query_stems = stems(&query_words, stem);
+    let mut out: Vec<Expansion> = Vec::new();
+    for (id, concept) in concepts().iter().enumerate() {
+        let matched: Vec<bool> = concept
+            .columns
+            .iter()
+            .map(|forms| {
+                forms
+                    .iter()
+                    .any(|f| found(f, normalized, &query_stems, stem))
+            })
+            .collect();
+        if !matched.contains(&true) {
+            continue;
+        }
+        for (forms, _) in concept.columns.iter().zip(&matched).filter(|(_, m)| !**m) {
+            for f in forms {
+                let (text, cjk, stemmed) = match f {
+                    Form::Cjk(run) => (run.clone(), true, false),
+                    Form::Words(ws) if ws.len() == 1 && ws[0].is_ascii() => {
+                        (stem(&ws[0]).to_string(), false, true)
+                    }
+                    Form::Words(ws) => (ws.join(" "), false, false),
+                };
+                if found(f, normalized, &query_stems, stem)
+                    || out.iter().any(|e| e.text == text && e.concept == id)
+                {
+                    continue;
+                }
+                if out.len() >= MAX_EXPANSIONS {
+                    return out;
+                }
+                out.push(Expansion {
+                    text,
+                    cjk,
+                    stemmed,
+                    concept: id,
+                    generic: concept.generic,
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::recall::relevance::stem;
+
+    fn texts(q: &str) -> Vec<String> {
+        expand(&normalize(q), stem)
+            .into_iter()
+            .map(|e| e.text)
+            .collect()
+    }
+
+    #[test]
+    fn the_glossary_parses_into_hundreds_of_concepts() {
+        let all = concepts();
+        assert!(all.len() >= 250, "{}", all.len());
+        for c in all {
+            assert_eq!(c.columns.len(), 4, "{:?}", c.columns);
+            for f in c.columns.iter().flatten() {
+                if let Form::Cjk(run) = f {
+                    assert!(run.chars().count() >= 2, "{run}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn english_terms_find_the_other_languages_words() {
+        let t = texts("how often is the production database backed up");
+        for w in [
+            "数据库",
+            "データベース",
+            "데이터베이스",
+            "备份",
+            "バックアップ",
+            "生产",
+        ] {
+            assert!(t.contains(&w.to_string()), "{w} in {t:?}");
+        }
+        // Nothing of English itself is added back.
+        assert!(!t.contains(&"databas".to_string()), "{t:?}");
+    }
+
+    #[test]
+    fn cjk_terms_find_english_and_each_other() {
+        let t = texts("数据库迁移怎么执行");
+        assert!(t.contains(&"migrat".to_string()), "{t:?}");
+        assert!(t.contains(&"マイグレーション".to_string()), "{t:?}");
+        let t = texts("비밀번호는 어떤 알고리즘으로 해시해");
+        assert!(t.contains(&"パスワード".to_string()), "{t:?}");
+        assert!(t.contains(&"password".to_string()), "{t:?}");
+    }
+
+    #[test]
+    fn phrases_match_words_in_order_and_single_cjk_characters_never_count() {
+        assert!(texts("which primary keys do new tables use").contains(&"主键".to_string()));
+        assert!(!texts("the key is primary").contains(&"主键".to_string()));
+        assert!(texts("天").is_empty());
+        assert!(texts("a recipe for pancakes").is_empty());
+    }
+
+    #[test]
+    fn generic_concepts_are_marked() {
+        let e = expand(&normalize("run the tests"), stem);
+        assert!(e.iter().any(|e| e.text == "测试" && e.generic), "{e:?}");
+        let e = expand(&normalize("rotate the password"), stem);
+        assert!(e.iter().any(|e| e.text == "密码" && !e.generic), "{e:?}");
+    }
+}
