@@ -10,7 +10,8 @@
 use std::io::{BufRead, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread;
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 /// Largest body read; a confused client cannot make a test allocate without limit.
@@ -36,6 +37,55 @@ pub fn bind_loopback() -> (TcpListener, SocketAddr) {
         .set_nonblocking(true)
         .expect("nonblocking listener");
     (listener, addr)
+}
+
+/// A loopback server on a thread of its own: every accepted connection is served by `serve` on
+/// a thread of its own (given the stop flag, for servers that hold a connection open); dropping
+/// it stops accepting and waits for every connection. The interop suites' model servers keep
+/// only their requests and answers beside it.
+pub struct Loopback {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Loopback {
+    pub fn start(serve: impl Fn(TcpStream, &AtomicBool) + Send + Sync + 'static) -> Loopback {
+        let (listener, addr) = bind_loopback();
+        let stop = Arc::new(AtomicBool::new(false));
+        let serve = Arc::new(serve);
+        let handle = {
+            let stop = Arc::clone(&stop);
+            thread::spawn(move || {
+                let mut workers = Vec::new();
+                accept_until_stopped(&listener, &stop, None, |stream| {
+                    let (serve, stop) = (Arc::clone(&serve), Arc::clone(&stop));
+                    workers.push(thread::spawn(move || serve(stream, &stop)));
+                });
+                for w in workers {
+                    let _ = w.join();
+                }
+            })
+        };
+        Loopback {
+            addr,
+            stop,
+            handle: Some(handle),
+        }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Drop for Loopback {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
 }
 
 /// Hands each accepted connection to `on_connection` until `stop` is set, `max` connections

@@ -8,10 +8,9 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use crate::common::http;
@@ -52,10 +51,8 @@ type Script = dyn Fn(&Request) -> Reply + Send + Sync;
 
 /// The running server; dropping it stops it.
 pub struct AnthropicServer {
-    addr: SocketAddr,
+    server: http::Loopback,
     requests: Arc<Mutex<Vec<Request>>>,
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
 }
 
 impl AnthropicServer {
@@ -67,61 +64,24 @@ impl AnthropicServer {
 
     /// Answers every message request with what `script` decides from it.
     pub fn start(script: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> AnthropicServer {
-        let (listener, addr) = http::bind_loopback();
         let requests = Arc::new(Mutex::new(Vec::new()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let script: Arc<Script> = Arc::new(script);
-        let handle = {
-            let (requests, stop) = (Arc::clone(&requests), Arc::clone(&stop));
-            thread::spawn(move || serve(listener, script, requests, stop))
+        let server = {
+            let requests = Arc::clone(&requests);
+            http::Loopback::start(move |stream, stop| {
+                let _ = handle(stream, &script, &requests, stop);
+            })
         };
-        AnthropicServer {
-            addr,
-            requests,
-            stop,
-            handle: Some(handle),
-        }
+        AnthropicServer { server, requests }
     }
 
     /// `http://127.0.0.1:<port>` (Claude Code appends `/v1/messages`).
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.server.addr())
     }
 
     /// Every request so far, oldest first.
     pub fn requests(&self) -> Vec<Request> {
         self.requests.lock().map(|r| r.clone()).unwrap_or_default()
-    }
-}
-
-impl Drop for AnthropicServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-    }
-}
-
-fn serve(
-    listener: TcpListener,
-    script: Arc<Script>,
-    requests: Arc<Mutex<Vec<Request>>>,
-    stop: Arc<AtomicBool>,
-) {
-    let mut workers = Vec::new();
-    http::accept_until_stopped(&listener, &stop, None, |stream| {
-        let (requests, script, stop) = (
-            Arc::clone(&requests),
-            Arc::clone(&script),
-            Arc::clone(&stop),
-        );
-        workers.push(thread::spawn(move || {
-            let _ = handle(stream, &*script, &requests, &stop);
-        }));
-    });
-    for w in workers {
-        let _ = w.join();
     }
 }
 

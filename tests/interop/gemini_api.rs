@@ -9,10 +9,8 @@
 #![allow(dead_code)]
 
 use std::io::BufReader;
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
-use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use crate::common::http;
@@ -94,64 +92,29 @@ type Script = dyn Fn(&Request) -> Reply + Send + Sync;
 
 /// The running server; dropping it stops it.
 pub struct GeminiServer {
-    addr: SocketAddr,
+    server: http::Loopback,
     requests: Arc<Mutex<Vec<Request>>>,
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
 }
 
 impl GeminiServer {
     pub fn start(script: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> GeminiServer {
-        let (listener, addr) = http::bind_loopback();
         let requests = Arc::new(Mutex::new(Vec::new()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let script: Arc<Script> = Arc::new(script);
-        let handle = {
-            let (requests, stop) = (Arc::clone(&requests), Arc::clone(&stop));
-            thread::spawn(move || serve(listener, script, requests, stop))
+        let server = {
+            let requests = Arc::clone(&requests);
+            http::Loopback::start(move |stream, _stop| {
+                let _ = handle(stream, &script, &requests);
+            })
         };
-        GeminiServer {
-            addr,
-            requests,
-            stop,
-            handle: Some(handle),
-        }
+        GeminiServer { server, requests }
     }
 
     /// `http://127.0.0.1:<port>` (Gemini CLI appends `/v1beta/models/…`).
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.server.addr())
     }
 
     pub fn requests(&self) -> Vec<Request> {
         self.requests.lock().map(|r| r.clone()).unwrap_or_default()
-    }
-}
-
-impl Drop for GeminiServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-    }
-}
-
-fn serve(
-    listener: TcpListener,
-    script: Arc<Script>,
-    requests: Arc<Mutex<Vec<Request>>>,
-    stop: Arc<AtomicBool>,
-) {
-    let mut workers = Vec::new();
-    http::accept_until_stopped(&listener, &stop, None, |stream| {
-        let (requests, script) = (Arc::clone(&requests), Arc::clone(&script));
-        workers.push(thread::spawn(move || {
-            let _ = handle(stream, &*script, &requests);
-        }));
-    });
-    for w in workers {
-        let _ = w.join();
     }
 }
 

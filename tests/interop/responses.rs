@@ -9,10 +9,9 @@
 #![allow(dead_code)]
 
 use std::io::BufReader;
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use crate::common::http;
@@ -139,34 +138,26 @@ type Script = dyn Fn(&Request) -> Reply + Send + Sync;
 
 /// The running server; dropping it stops it.
 pub struct ResponsesServer {
-    addr: SocketAddr,
+    server: http::Loopback,
     requests: Arc<Mutex<Vec<Request>>>,
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
 }
 
 impl ResponsesServer {
     /// Answers every model turn with what `script` decides from it.
     pub fn start(script: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> ResponsesServer {
-        let (listener, addr) = http::bind_loopback();
         let requests = Arc::new(Mutex::new(Vec::new()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let script: Arc<Script> = Arc::new(script);
-        let handle = {
-            let (requests, stop) = (Arc::clone(&requests), Arc::clone(&stop));
-            thread::spawn(move || serve(listener, script, requests, stop))
+        let server = {
+            let requests = Arc::clone(&requests);
+            http::Loopback::start(move |stream, _stop| {
+                let _ = handle(stream, &script, &requests);
+            })
         };
-        ResponsesServer {
-            addr,
-            requests,
-            stop,
-            handle: Some(handle),
-        }
+        ResponsesServer { server, requests }
     }
 
     /// `http://127.0.0.1:<port>/v1` (Codex appends `/responses`).
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        format!("http://{}/v1", self.server.addr())
     }
 
     /// Every request so far, oldest first.
@@ -180,33 +171,6 @@ impl ResponsesServer {
             .into_iter()
             .filter(Request::is_response)
             .collect()
-    }
-}
-
-impl Drop for ResponsesServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-    }
-}
-
-fn serve(
-    listener: TcpListener,
-    script: Arc<Script>,
-    requests: Arc<Mutex<Vec<Request>>>,
-    stop: Arc<AtomicBool>,
-) {
-    let mut workers = Vec::new();
-    http::accept_until_stopped(&listener, &stop, None, |stream| {
-        let (requests, script) = (Arc::clone(&requests), Arc::clone(&script));
-        workers.push(thread::spawn(move || {
-            let _ = handle(stream, &*script, &requests);
-        }));
-    });
-    for w in workers {
-        let _ = w.join();
     }
 }
 

@@ -8,10 +8,8 @@
 #![allow(dead_code)]
 
 use std::io::BufReader;
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
-use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use crate::common::http;
@@ -115,30 +113,21 @@ type Script = dyn Fn(&Request) -> Answer + Send + Sync;
 
 /// The running server; dropping it stops it.
 pub struct ModelServer {
-    addr: SocketAddr,
+    server: http::Loopback,
     requests: Arc<Mutex<Vec<Request>>>,
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
 }
 
 impl ModelServer {
     /// Serves answers decided by `script` on a fresh loopback port.
     pub fn start(script: impl Fn(&Request) -> Answer + Send + Sync + 'static) -> ModelServer {
-        let (listener, addr) = http::bind_loopback();
         let requests = Arc::new(Mutex::new(Vec::new()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let script: Arc<Script> = Arc::new(script);
-        let handle = {
+        let server = {
             let requests = Arc::clone(&requests);
-            let stop = Arc::clone(&stop);
-            thread::spawn(move || serve(listener, script, requests, stop))
+            http::Loopback::start(move |stream, _stop| {
+                let _ = handle(stream, &script, &requests);
+            })
         };
-        ModelServer {
-            addr,
-            requests,
-            stop,
-            handle: Some(handle),
-        }
+        ModelServer { server, requests }
     }
 
     /// A server that always answers with this text.
@@ -149,7 +138,7 @@ impl ModelServer {
 
     /// `http://127.0.0.1:<port>/v1`.
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        format!("http://{}/v1", self.server.addr())
     }
 
     /// Every request so far, oldest first.
@@ -163,34 +152,6 @@ impl ModelServer {
             .into_iter()
             .filter(|r| !r.is_extraction_agent())
             .collect()
-    }
-}
-
-impl Drop for ModelServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-    }
-}
-
-fn serve(
-    listener: TcpListener,
-    script: Arc<Script>,
-    requests: Arc<Mutex<Vec<Request>>>,
-    stop: Arc<AtomicBool>,
-) {
-    let mut workers = Vec::new();
-    http::accept_until_stopped(&listener, &stop, None, |stream| {
-        let script = Arc::clone(&script);
-        let requests = Arc::clone(&requests);
-        workers.push(thread::spawn(move || {
-            let _ = handle(stream, &*script, &requests);
-        }));
-    });
-    for w in workers {
-        let _ = w.join();
     }
 }
 
