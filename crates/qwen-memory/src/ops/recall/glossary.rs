@@ -128,10 +128,28 @@ fn found(form: &Form, query: &str, query_stems: &[&str], stem: Stemmer) -> bool 
 /// Most terms the glossary adds to one query.
 pub const MAX_EXPANSIONS: usize = 64;
 
+/// Most bytes of a query the glossary reads. Its scan is every form of every concept over the
+/// text (about 1,850 forms), so a pasted megabyte in a prompt hook would cost seconds; a prompt
+/// that long is a paste, and the terms that say what it is about come first.
+pub const MAX_SCANNED: usize = 4096;
+
+/// The first `max` bytes of `s`, cut back to a character boundary.
+fn head(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
 /// The terms the glossary adds to `normalized` (a query after [`normalize`]): for each concept
 /// found in it, the forms of its other columns, at most [`MAX_EXPANSIONS`]; English words are
 /// compared by `stem`.
 pub fn expand(normalized: &str, stem: Stemmer) -> Vec<Expansion> {
+    let normalized = head(normalized, MAX_SCANNED);
     let query_words = words(normalized);
     let query_stems = stems(&query_words, stem);
     let mut out: Vec<Expansion> = Vec::new();
@@ -237,6 +255,16 @@ mod tests {
         assert!(!texts("the key is primary").contains(&"主键".to_string()));
         assert!(texts("天").is_empty());
         assert!(texts("a recipe for pancakes").is_empty());
+    }
+
+    #[test]
+    fn only_the_head_of_a_long_query_is_scanned() {
+        // Multi-byte filler puts the cut inside a character: it must move back, not panic.
+        let filler = "漢".repeat(MAX_SCANNED / 3 + 7);
+        assert!(texts(&format!("{filler} database backup")).is_empty());
+        assert!(texts(&format!("database backup {filler}")).contains(&"备份".to_string()));
+        assert_eq!(head("ab漢", 3), "ab");
+        assert_eq!(head("ab", 3), "ab");
     }
 
     #[test]
