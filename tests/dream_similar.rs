@@ -327,9 +327,19 @@ fn a_document_with_a_secret_is_never_proposed_or_merged() {
 fn a_near_duplicate_with_frontmatter_a_person_wrote_is_proposed_but_never_merged_away() {
     let newer = "project/we-install-packages-with-pnpm.md";
     type Edit = fn(&str) -> String;
-    let edits: [(&str, Edit); 2] = [
+    let edits: [(&str, Edit); 4] = [
         ("an added key", |t| {
             t.replacen("type: project\n", "type: project\ntags: [build, ci]\n", 1)
+        }),
+        ("a key left empty", |t| {
+            t.replacen("type: project\n", "type: project\nowner:\n", 1)
+        }),
+        ("a comment", |t| {
+            t.replacen(
+                "type: project\n",
+                "type: project\n# agreed in the March retro\n",
+                1,
+            )
         }),
         ("a reworded description", |t| {
             t.replacen(
@@ -364,6 +374,39 @@ fn a_near_duplicate_with_frontmatter_a_person_wrote_is_proposed_but_never_merged
             "{what}: the kept entry took reasons from a merge that did not happen"
         );
     }
+}
+
+/// A document exactly as `remember` writes it is merged away even when its summary holds what
+/// a YAML field cannot (": " becomes " — " in the description).
+#[test]
+fn a_near_duplicate_as_remember_wrote_it_is_merged_whatever_its_summary_holds() {
+    let sb = Sandbox::new();
+    write_facts(&sb);
+    let root = sb.private_root();
+    let newer = "project/we-install-packages-with-pnpm.md";
+    let summary = "Installs: pnpm, never npm";
+    let description = qwen_memory::formats::doc::plain_field(summary);
+    assert_ne!(
+        description, summary,
+        "the case needs a summary the field changes"
+    );
+    let text = fact(
+        "project",
+        "Installs",
+        summary,
+        "disk space on CI",
+        "2026-11-27T10:00:00.000Z",
+    )
+    .replacen(
+        &format!("description: {summary}"),
+        &format!("description: {description}"),
+        1,
+    );
+    fs::write(root.join(newer), &text).unwrap();
+    let server = EmbeddingsServer::start(vector, Duration::ZERO);
+    let v = dream(&sb, &["--force", "--apply-similar"], &env_of(&server));
+    assert_eq!(v["similar"][0]["applied"], true, "{v:#}");
+    assert!(!root.join(newer).exists());
 }
 
 /// With the real multilingual model: two facts kept twice in other words (one pair in English,

@@ -99,19 +99,19 @@ where
         Some((bytes, value)) => (Some(bytes), value),
         None => (None, Value::Object(Map::new())),
     };
+    // Refused before the caller sees it (as an unparsable file), so no caller's side effect (a
+    // backup of the bytes, a marker) is left behind for a file nothing was written to.
+    if let Some(what) = bytes.as_deref().and_then(changed_by_rewrite) {
+        return Err(SettingsFileError::WouldChange {
+            path: path.to_path_buf(),
+            what,
+        }
+        .into());
+    }
     let (what, out) = change(&mut value, bytes.as_deref())?;
     match what {
         Edit::Keep => {}
-        Edit::Write => {
-            if let Some(what) = bytes.as_deref().and_then(changed_by_rewrite) {
-                return Err(SettingsFileError::WouldChange {
-                    path: path.to_path_buf(),
-                    what,
-                }
-                .into());
-            }
-            write(path, &to_bytes(&value, bytes.as_deref()))?
-        }
+        Edit::Write => write(path, &to_bytes(&value, bytes.as_deref()))?,
         Edit::WriteBytes(b) => write(path, &b)?,
         Edit::Remove => remove(path)?,
     }
@@ -206,24 +206,23 @@ fn tokens(text: &str) -> Option<Vec<Token>> {
     Some(out)
 }
 
-/// Whether two spellings of a number are one value: the same text, or (when the original is
-/// not an integer, which the parser keeps exactly up to 64 bits and beyond that only
-/// approximately) the same floating-point value as the JSON parser reads both (`1.50` and
-/// `1.5`; the parser's own reading, so a last-digit difference in how it rounds a long
-/// fraction is not taken for a change).
+/// Whether two spellings of a number are one value: the same text, or the same floating-point
+/// value as the JSON parser reads both (`1.50` and `1.5`, `-0` and `-0.0`; the parser's own
+/// reading, so a last-digit difference in how it rounds a long fraction is not taken for a
+/// change) — except for an integer beyond 2^53 written differently, which the parser kept only
+/// approximately.
 fn same_number(original: &str, rewritten: &str) -> bool {
     if original == rewritten {
         return true;
     }
     let integer = !original.contains(['.', 'e', 'E']);
-    !integer
-        && matches!(
-            (
-                serde_json::from_str::<f64>(original),
-                serde_json::from_str::<f64>(rewritten)
-            ),
-            (Ok(a), Ok(b)) if a == b
-        )
+    match (
+        serde_json::from_str::<f64>(original),
+        serde_json::from_str::<f64>(rewritten),
+    ) {
+        (Ok(a), Ok(b)) => a == b && !(integer && a.abs() > 9_007_199_254_740_992.0),
+        _ => false,
+    }
 }
 
 /// What rewriting `original` would change besides layout and the caller's edit, if anything:
@@ -414,19 +413,24 @@ mod tests {
                 other => panic!("{text}: {other}"),
             }
             assert_eq!(fs::read_to_string(&path).unwrap(), text);
-            // Keeping the file as it is needs no rewrite, so nothing is refused.
-            edit(
+            // Refused before the caller runs, so it leaves no side effect of its own.
+            let mut ran = false;
+            let refused = edit(
                 &path,
                 &lock,
-                |_, _| Ok::<_, Refused>((Edit::Keep, ())),
+                |_, _| {
+                    ran = true;
+                    Ok::<_, Refused>((Edit::Keep, ()))
+                },
                 |_| Ok(()),
-            )
-            .unwrap();
+            );
+            assert!(refused.is_err() && !ran, "{text}");
         }
         // What only layout, escapes or the spelling of a fraction tell apart is rewritten.
         for text in [
             "{\"a\":1,\"b\":[true,false],\"c\":\"\\u00e9\\n\"}",
             "{\"cost\": 0.12345678901234566, \"t\": [0.1, 0.30000000000000004, 2.2250738585072014e-308, 1.7976931348623157e308, 5e-324, 123456.78901234567]}",
+            "{\"zero\": -0, \"n\": [-0.0, 0]}",
             "{\r\n  \"f\": 1.50, \"g\": -2.5e3, \"big\": 18446744073709551615, \"neg\": -9007199254740993\r\n}",
         ] {
             fs::write(&path, text).unwrap();

@@ -65,7 +65,7 @@ pub enum AgentError {
     },
     #[error("{path}: not valid JSON ({message}); add the hooks by hand (git qwen-memory install --manual --agent …)")]
     InvalidJson { path: PathBuf, message: String },
-    #[error("{path}: holds {what}, which rewriting the file would change; add the hooks by hand (git qwen-memory install --manual --agent …)")]
+    #[error("{path}: holds {what}, which rewriting the file would change; left as it is: make the change by hand (git qwen-memory install --manual --agent … prints the hooks)")]
     WouldChange { path: PathBuf, what: String },
     #[error("{path}: {what} is not a JSON object/array as expected; add the hooks by hand")]
     UnexpectedShape { path: PathBuf, what: String },

@@ -331,6 +331,8 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
             out.remove(at - 1);
         }
         finish(path, out.trim().is_empty(), out.as_bytes(), &marker)?;
+        // Our block is gone: the marker has served either way.
+        let _ = fs::remove_file(&marker);
         report.changed = true;
         return Ok(report);
     }
@@ -370,16 +372,14 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
                 Ok((Edit::Write, (true, false)))
             }
         },
-        |&(changed, deleted)| {
-            if deleted {
-                let _ = fs::remove_file(&marker);
-            }
-            if changed {
-                let _ = fs::remove_file(&key_marker);
-            }
-            Ok(())
-        },
+        |_| Ok(()),
     )?;
+    // Once our entry is gone the markers have served (or were stale): a later key or file of
+    // the person's is never taken for one install made.
+    if !installed(client, path) {
+        let _ = fs::remove_file(&marker);
+        let _ = fs::remove_file(&key_marker);
+    }
     report.changed = changed;
     Ok(report)
 }
@@ -450,6 +450,43 @@ mod tests {
         install(Client::Gemini, &path, &state).unwrap();
         uninstall(Client::Gemini, &path, &state).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn a_file_install_created_and_a_person_filled_is_theirs_after_uninstall() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let path = dir.path().join("settings.json");
+        install(Client::Gemini, &path, &state).unwrap();
+        let mut v: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        v["theme"] = json!("dark");
+        fs::write(&path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+        uninstall(Client::Gemini, &path, &state).unwrap();
+        assert!(path.exists());
+        // The person now writes their own empty key: a later round leaves it and the file.
+        let theirs = "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {}\n}\n";
+        fs::write(&path, theirs).unwrap();
+        install(Client::Gemini, &path, &state).unwrap();
+        uninstall(Client::Gemini, &path, &state).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), theirs);
+        // A stale marker (our entry removed by hand) is cleared by the next uninstall.
+        fs::write(&path, "{}\n").unwrap();
+        install(Client::Gemini, &path, &state).unwrap();
+        fs::write(&path, "{\"mcpServers\": {}}\n").unwrap();
+        uninstall(Client::Gemini, &path, &state).unwrap();
+        assert_eq!(
+            fs::read_dir(&state)
+                .unwrap()
+                .filter(|e| {
+                    e.as_ref().is_ok_and(|e| {
+                        e.file_name()
+                            .to_string_lossy()
+                            .contains("mcpservers-created")
+                    })
+                })
+                .count(),
+            0
+        );
     }
 
     #[test]

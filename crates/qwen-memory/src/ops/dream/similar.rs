@@ -273,9 +273,8 @@ pub fn propose(
 }
 
 /// Frontmatter keys `remember` and extract write: the document's own fields and provenance.
-const WRITTEN_KEYS: [&str; 9] = [
+const WRITTEN_KEYS: [&str; 8] = [
     "name",
-    "title",
     "description",
     "type",
     "created",
@@ -286,16 +285,24 @@ const WRITTEN_KEYS: [&str; 9] = [
 ];
 
 /// Whether deleting `d` once its entry is merged into another document loses nothing a person
-/// wrote: its frontmatter holds only the keys this tool writes (any other key, `tags` or an
-/// owner a person added, stays where it is) and its description is still its entry's summary
-/// as written, not a person's rewording.
+/// wrote: its frontmatter is one `key: value` line per key this tool writes (a comment, a key
+/// of a person's — even one left empty —, a nested value: it stays where it is) and its
+/// description is still its entry's summary as written, not a person's rewording.
 fn deletable(d: &SnapshotDoc) -> bool {
+    let ours = |line: &str| {
+        line.split_once(':').is_some_and(|(k, v)| {
+            WRITTEN_KEYS.contains(&k)
+                && (v.is_empty() || v.starts_with(' '))
+                && !v.trim().is_empty()
+        })
+    };
     let fm = yaml::parse_frontmatter(&d.frontmatter);
     if fm.lenient
-        || fm
-            .entries
-            .iter()
-            .any(|(k, _)| !WRITTEN_KEYS.contains(&k.as_str()))
+        || !d
+            .frontmatter
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .all(ours)
     {
         return false;
     }
@@ -306,8 +313,10 @@ fn deletable(d: &SnapshotDoc) -> bool {
         .get("description")
         .and_then(yaml::scalar_string)
         .unwrap_or_default();
+    // As `remember` writes it: the summary made a plain YAML field.
     description.is_empty()
-        || text::collapse_whitespace(&description) == text::collapse_whitespace(&entry.summary)
+        || text::collapse_whitespace(&description)
+            == doc::plain_field(&text::collapse_whitespace(&entry.summary))
 }
 
 /// The proposals as reported (`applied` false).
