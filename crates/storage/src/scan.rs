@@ -301,7 +301,7 @@ fn read_all_remembered(
     files: &[(PathBuf, PathBuf, String)],
 ) -> Vec<ReadResult> {
     let id = (scope, root.to_path_buf());
-    let known = memo
+    let mut known = memo
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .remove(&id)
@@ -310,18 +310,16 @@ fn read_all_remembered(
     let mut misses = Vec::new();
     let mut kept = HashMap::with_capacity(files.len());
     for (i, ((_, _, relative), key)) in files.iter().zip(keys).enumerate() {
-        let hit = key.and_then(|k| {
-            known
-                .get(relative)
-                .filter(|(cached, _)| *cached == k)
-                .map(|(_, d)| d.clone())
+        // Taken out of the old map (a changed file's entry is dropped with it): the kept
+        // document moves into the new map and only the caller's copy is made.
+        let hit = key.and_then(|k| match known.remove_entry(relative) {
+            Some((name, (cached, doc))) if cached == k => Some((name, k, doc)),
+            _ => None,
         });
         match hit {
-            Some(doc) => {
-                if let Some(k) = key {
-                    kept.insert(relative.clone(), (*k, doc.clone()));
-                }
-                results.push(Some((Ok(doc), *key)));
+            Some((name, k, doc)) => {
+                results.push(Some((Ok(doc.clone()), Some(k))));
+                kept.insert(name, (k, doc));
             }
             None => {
                 results.push(None);
