@@ -45,12 +45,16 @@ def main():
         "show": ("show", {"id": first}),
         "forget (dry run)": ("forget", {"query": "billing service", "dry_run": True}),
         "list": ("list", {}),
+        # Each call saves a fact not stored yet (a new document, MEMORY.md rewritten).
+        "remember (new fact)": ("remember", "new"),
         # Each call removes a one-entry memory saved (untimed) just before it.
         "forget (one entry)": ("forget", None),
     }
     facts = iter(range(10**9))
 
     def arguments_of(arguments):
+        if arguments == "new":
+            return {"text": f"The bench new fact number {next(facts)} is kept on disk"}
         if arguments is not None:
             return arguments
         saved = request("tools/call", {"name": "remember", "arguments": {
@@ -69,6 +73,8 @@ def main():
             times.append((time.perf_counter() - t0) * 1000)
             if r.get("result", {}).get("isError"):
                 sys.exit(f"{tool} failed: {r}")
+            if arguments == "new" and r["result"]["structuredContent"]["change"]["kind"] != "created":
+                sys.exit(f"remember did not create a new memory: {r}")
         times.sort()
         out[label] = {"median": round(statistics.median(times), 2),
                       "p10": round(times[len(times) // 10], 2),

@@ -2,9 +2,10 @@
 //!
 //! Before a run changes anything it records, for every file it is about to rewrite or delete,
 //! the file's current bytes and the SHA-256 of what the file will hold afterwards (or that it
-//! will be gone). The record lives under `<state dir>/backups/<run id>/` (a `manifest.json` plus
-//! one copy per file) and is written completely *before* the first memory file changes, so even a
-//! run killed half way can be undone.
+//! will be gone). The record is one file, `<state dir>/backups/<run id>/run.bin` (the manifest,
+//! then every previous content: one write, one fsync), written completely *before* the first
+//! memory file changes, so even a run killed half way can be undone. Runs recorded by earlier
+//! versions (`manifest.json` beside `previous.bin`) are still listed and undone.
 //!
 //! Undo restores the newest not-yet-undone run of a kind. It refuses when any file of the run
 //! holds something other than what the run left there or what it found there (someone changed it
@@ -24,10 +25,13 @@ use crate::store::{self, StoreError};
 
 /// The directory under a state dir holding every run's backup.
 pub const BACKUP_DIR: &str = "backups";
-/// The manifest file of one run.
+/// One run's record: its [`Manifest`] as one line of JSON, a newline, then the previous contents
+/// of its files concatenated ([`BackupFile::saved_at`] counts from the byte after that
+/// newline). One write and one fsync however many files the run touches.
+pub const RUN_FILE: &str = "run.bin";
+/// The manifest file of a run recorded by an earlier version (read, never written).
 pub const MANIFEST_FILE: &str = "manifest.json";
-/// The previous contents of every file of one run, concatenated (one write, one fsync, however
-/// many files the run touches).
+/// That run's previous contents, concatenated (read, never written).
 pub const ARCHIVE_FILE: &str = "previous.bin";
 /// How many runs are kept; older backups are pruned when a new run is recorded.
 pub const KEEP_RUNS: usize = 20;
@@ -132,6 +136,8 @@ pub struct Manifest {
 pub struct RecordedRun {
     pub dir: PathBuf,
     pub manifest: Manifest,
+    /// Recorded by an earlier version: `manifest.json` and `previous.bin`, not [`RUN_FILE`].
+    legacy: bool,
 }
 
 /// Hex SHA-256 of bytes.
@@ -163,7 +169,6 @@ pub fn record(
     let root_path = &w.root().path;
     let base = w.root().state_dir.join(BACKUP_DIR);
     let dir = base.join(run_id);
-    fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
     let mut files = Vec::with_capacity(changes.len());
     let mut archive = Vec::new();
     for change in changes {
@@ -187,7 +192,6 @@ pub fn record(
             after_sha256: change.after.as_deref().map(sha256_hex),
         });
     }
-    store::atomic_write(&dir.join(ARCHIVE_FILE), &archive)?;
     let manifest = Manifest {
         run_id: run_id.to_string(),
         kind,
@@ -196,12 +200,28 @@ pub fn record(
         files,
         undone_at: None,
     };
-    write_manifest(&dir, &manifest)?;
+    // The directory is created by the atomic write, which refuses a symlink or special file.
+    write_run(&dir, &manifest, &archive)?;
     prune(&base, KEEP_RUNS);
-    Ok(RecordedRun { dir, manifest })
+    Ok(RecordedRun {
+        dir,
+        manifest,
+        legacy: false,
+    })
 }
 
-fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), BackupError> {
+/// Writes a run's [`RUN_FILE`] atomically.
+fn write_run(dir: &Path, manifest: &Manifest, archive: &[u8]) -> Result<(), BackupError> {
+    let mut bytes = serde_json::to_vec(manifest)
+        .map_err(|e| BackupError::Damaged(manifest.run_id.clone(), e.to_string()))?;
+    bytes.push(b'\n');
+    bytes.extend_from_slice(archive);
+    store::atomic_write(&dir.join(RUN_FILE), &bytes)?;
+    Ok(())
+}
+
+/// Rewrites the manifest of an earlier version's run.
+fn write_legacy_manifest(dir: &Path, manifest: &Manifest) -> Result<(), BackupError> {
     let value = serde_json::to_value(manifest)
         .map_err(|e| BackupError::Damaged(manifest.run_id.clone(), e.to_string()))?;
     store::atomic_write(
@@ -209,6 +229,48 @@ fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), BackupError> {
         store::to_pretty_json(&value).as_bytes(),
     )?;
     Ok(())
+}
+
+/// The manifest line of a [`RUN_FILE`] (read up to the first newline, not the saved copies).
+fn read_run_manifest(path: &Path) -> Option<Manifest> {
+    use std::io::BufRead;
+    let file = safe_fs::open_regular(path).ok()?;
+    let mut line = Vec::new();
+    io::BufReader::new(file).read_until(b'\n', &mut line).ok()?;
+    serde_json::from_slice(line.strip_suffix(b"\n")?).ok()
+}
+
+/// A run's manifest and saved copies, from its [`RUN_FILE`] or an earlier version's two files.
+fn read_run(run: &RecordedRun) -> Result<(Manifest, Vec<u8>), BackupError> {
+    let missing = |path: &Path, what: &str| {
+        io_err(
+            path,
+            io::Error::new(io::ErrorKind::NotFound, what.to_string()),
+        )
+    };
+    if run.legacy {
+        let path = run.dir.join(ARCHIVE_FILE);
+        let archive = if run.manifest.files.iter().any(|f| f.saved_at.is_some()) {
+            safe_fs::read_regular(&path)
+                .map_err(StoreError::from)?
+                .ok_or_else(|| missing(&path, "backup archive missing"))?
+        } else {
+            Vec::new()
+        };
+        return Ok((run.manifest.clone(), archive));
+    }
+    let path = run.dir.join(RUN_FILE);
+    let bytes = safe_fs::read_regular(&path)
+        .map_err(StoreError::from)?
+        .ok_or_else(|| missing(&path, "backup missing"))?;
+    let damaged = |why: String| BackupError::Damaged(run.manifest.run_id.clone(), why);
+    let at = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .ok_or_else(|| damaged("no manifest line".into()))?;
+    let manifest: Manifest =
+        serde_json::from_slice(&bytes[..at]).map_err(|e| damaged(e.to_string()))?;
+    Ok((manifest, bytes[at + 1..].to_vec()))
 }
 
 /// Every recorded run under `state_dir`, newest first. Unreadable manifests are skipped.
@@ -221,9 +283,20 @@ pub fn runs(state_dir: &Path) -> Vec<RecordedRun> {
         .flatten()
         .filter_map(|e| {
             let dir = e.path();
+            if let Some(manifest) = read_run_manifest(&dir.join(RUN_FILE)) {
+                return Some(RecordedRun {
+                    dir,
+                    manifest,
+                    legacy: false,
+                });
+            }
             let text = safe_fs::read_regular_string(&dir.join(MANIFEST_FILE)).ok()??;
             let manifest: Manifest = serde_json::from_str(&text).ok()?;
-            Some(RecordedRun { dir, manifest })
+            Some(RecordedRun {
+                dir,
+                manifest,
+                legacy: true,
+            })
         })
         .collect();
     out.sort_by(|a, b| b.manifest.run_id.cmp(&a.manifest.run_id));
@@ -241,10 +314,11 @@ fn prune(base: &Path, keep: usize) {
     let Ok(entries) = fs::read_dir(base) else {
         return;
     };
+    // The kind from the directory listing: no stat per run.
     let mut dirs: Vec<PathBuf> = entries
         .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| e.path())
-        .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
     if dirs.len() > keep {
@@ -294,20 +368,8 @@ pub fn undo_last(root: &Root, kind: RunKind) -> Result<UndoOutcome, BackupError>
 fn undo_last_locked(w: &RootWriter, kind: RunKind) -> Result<UndoOutcome, BackupError> {
     let root = w.root();
     let run = last_run(&root.state_dir, kind).ok_or(BackupError::NothingToUndo(kind.as_str()))?;
-    let m = &run.manifest;
-    let archive_path = run.dir.join(ARCHIVE_FILE);
-    let archive = if m.files.iter().any(|f| f.saved_at.is_some()) {
-        safe_fs::read_regular(&archive_path)
-            .map_err(StoreError::from)?
-            .ok_or_else(|| {
-                io_err(
-                    &archive_path,
-                    io::Error::new(io::ErrorKind::NotFound, "backup archive missing"),
-                )
-            })?
-    } else {
-        Vec::new()
-    };
+    let (manifest, archive) = read_run(&run)?;
+    let m = &manifest;
     let mut changed = Vec::new();
     let mut restores: Vec<(&BackupFile, Option<Vec<u8>>)> = Vec::new();
     for f in &m.files {
@@ -373,7 +435,11 @@ fn undo_last_locked(w: &RootWriter, kind: RunKind) -> Result<UndoOutcome, Backup
     }
     let mut done = m.clone();
     done.undone_at = Some(store::now_iso());
-    write_manifest(&run.dir, &done)?;
+    if run.legacy {
+        write_legacy_manifest(&run.dir, &done)?;
+    } else {
+        write_run(&run.dir, &done, &archive)?;
+    }
     // The restore stands even when the index cannot be rebuilt.
     outcome.index_error = w.rebuild_index().err().map(|e| e.to_string());
     Ok(outcome)
@@ -500,6 +566,78 @@ mod tests {
         undo_last(&root, RunKind::Dream).unwrap();
         assert_eq!(fs::read_to_string(root.path.join("x.md")).unwrap(), "x0");
         assert_eq!(fs::read_to_string(root.path.join("y.md")).unwrap(), "y0");
+    }
+
+    #[test]
+    fn a_run_is_recorded_in_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = test_root(dir.path());
+        fs::create_dir_all(&root.path).unwrap();
+        fs::write(root.path.join("x.md"), "x0").unwrap();
+        fs::write(root.path.join("y.md"), "y0").unwrap();
+        let changes = vec![
+            change("x.md", Some("x0"), Some("x1")),
+            change("y.md", Some("y0"), None),
+        ];
+        let run = record(
+            &RootWriter::lock(&root).unwrap(),
+            RunKind::Forget,
+            "r1",
+            &changes,
+        )
+        .unwrap();
+        // One file (one fsync), however many files the run touches.
+        let names: Vec<String> = fs::read_dir(&run.dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [RUN_FILE]);
+        let bytes = fs::read(run.dir.join(RUN_FILE)).unwrap();
+        assert!(
+            bytes.ends_with(b"}\nx0y0"),
+            "{:?}",
+            String::from_utf8_lossy(&bytes)
+        );
+        apply(&root, &changes);
+        undo_last(&root, RunKind::Forget).unwrap();
+        assert_eq!(fs::read_to_string(root.path.join("x.md")).unwrap(), "x0");
+        assert_eq!(fs::read_to_string(root.path.join("y.md")).unwrap(), "y0");
+        // Marked undone in the same file, the saved copies kept.
+        let again = fs::read(run.dir.join(RUN_FILE)).unwrap();
+        assert!(again.ends_with(b"}\nx0y0"));
+        assert!(last_run(&root.state_dir, RunKind::Forget).is_none());
+    }
+
+    #[test]
+    fn a_run_an_earlier_version_recorded_is_undone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = test_root(dir.path());
+        fs::create_dir_all(&root.path).unwrap();
+        fs::write(root.path.join("x.md"), "x1").unwrap();
+        let run = root.state_dir.join(BACKUP_DIR).join("r0");
+        fs::create_dir_all(&run).unwrap();
+        fs::write(run.join(ARCHIVE_FILE), "x0").unwrap();
+        let manifest = Manifest {
+            run_id: "r0".into(),
+            kind: RunKind::Forget,
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            root: root.path.display().to_string(),
+            files: vec![BackupFile {
+                relative_path: "x.md".into(),
+                saved_at: Some((0, 2)),
+                before_sha256: Some(sha256_hex(b"x0")),
+                before_mtime_ns: None,
+                after_sha256: Some(sha256_hex(b"x1")),
+            }],
+            undone_at: None,
+        };
+        write_legacy_manifest(&run, &manifest).unwrap();
+        let out = undo_last(&root, RunKind::Forget).unwrap();
+        assert_eq!(out.restored, ["x.md"]);
+        assert_eq!(fs::read_to_string(root.path.join("x.md")).unwrap(), "x0");
+        let text = fs::read_to_string(run.join(MANIFEST_FILE)).unwrap();
+        assert!(text.contains("\"undoneAt\": \"2"), "{text}");
+        assert!(!run.join(RUN_FILE).exists());
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::formats::doc::MemoryType;
 use crate::formats::secrets;
 use crate::formats::text::{is_js_whitespace, utf16_len};
 pub use crate::scan::{cmp_utf16, locale_compare, IndexOrder};
-use crate::scan::{sort_docs, ScannedDoc};
+use crate::scan::{sort_doc_refs, ScannedDoc};
 
 /// Longest line, in UTF-16 units; a longer one is cut (even through its link).
 pub const MAX_LINE_UNITS: usize = 150;
@@ -208,22 +208,110 @@ pub fn build(docs: &[ScannedDoc], kind: IndexKind) -> String {
 /// the scan runs on the line as written, after sanitizing, so removing invisible characters
 /// cannot re-assemble a token. `check` reports such documents.
 pub fn build_index(docs: &[ScannedDoc], order: IndexOrder) -> String {
-    let mut sorted = without_secret_paths(docs);
-    sort_docs(&mut sorted, order);
-    sorted.truncate(MAX_LINES);
-    let lines: Vec<String> = sorted
-        .iter()
-        .map(|d| index_line(&d.title, &d.description, d.memory_type, &d.relative_path))
-        .filter(|line| !line_has_secret(line))
-        .collect();
+    let mut sorted: Vec<&ScannedDoc> = docs.iter().collect();
+    sort_doc_refs(&mut sorted, order);
+    let mut memo = crate::scan::parsed_in_process().then(|| {
+        LINES
+            .get_or_init(LineMemo::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    });
+    if let Some(m) = memo.as_mut().filter(|m| m.len() >= LINES_MAX) {
+        m.clear();
+    }
+    let mut lines = Vec::with_capacity(MAX_LINES);
+    let mut listed = 0;
+    for d in sorted {
+        if listed == MAX_LINES {
+            break;
+        }
+        let shown = match memo.as_mut() {
+            Some(memo) => {
+                let hit = memo.get(&d.path).filter(|l| l.is_of(d));
+                match hit {
+                    Some(l) => l.shown.clone(),
+                    None => {
+                        let l = MemoLine::of(d);
+                        let shown = l.shown.clone();
+                        memo.insert(d.path.clone(), l);
+                        shown
+                    }
+                }
+            }
+            None => shown_line(d),
+        };
+        // A path holding a secret takes no place in the index; a line holding one takes its
+        // place and is left out (as upstream cuts to 200 documents before it renders them).
+        let Some(line) = shown else {
+            continue;
+        };
+        listed += 1;
+        lines.extend(line);
+    }
     assemble(&lines)
 }
 
-fn without_secret_paths(docs: &[ScannedDoc]) -> Vec<ScannedDoc> {
-    docs.iter()
+/// What the index shows of one document: `None` when its path holds a secret (it is not
+/// listed at all), else its line, `None` when the line holds a secret.
+fn shown_line(d: &ScannedDoc) -> Option<Option<String>> {
+    if secrets::contains_secret(&d.relative_path) {
+        return None;
+    }
+    let line = index_line(&d.title, &d.description, d.memory_type, &d.relative_path);
+    Some((!line_has_secret(&line)).then_some(line))
+}
+
+/// One document's [`shown_line`], with the fields it is a pure function of.
+struct MemoLine {
+    title: String,
+    description: String,
+    memory_type: MemoryType,
+    relative_path: String,
+    shown: Option<Option<String>>,
+}
+
+impl MemoLine {
+    fn of(d: &ScannedDoc) -> MemoLine {
+        MemoLine {
+            title: d.title.clone(),
+            description: d.description.clone(),
+            memory_type: d.memory_type,
+            relative_path: d.relative_path.clone(),
+            shown: shown_line(d),
+        }
+    }
+
+    fn is_of(&self, d: &ScannedDoc) -> bool {
+        self.memory_type == d.memory_type
+            && self.relative_path == d.relative_path
+            && self.title == d.title
+            && self.description == d.description
+    }
+}
+
+/// In a long-lived process (`scan::keep_parsed_in_process`, the MCP server), each document's
+/// index line by absolute path, reused while its title, description, type and path are the
+/// ones it was rendered from: rebuilding `MEMORY.md` after one change then renders and
+/// secret-scans only the changed document's line, and writes the same bytes.
+type LineMemo = std::sync::Mutex<HashMap<std::path::PathBuf, MemoLine>>;
+
+static LINES: std::sync::OnceLock<LineMemo> = std::sync::OnceLock::new();
+
+/// More lines than this are forgotten at once (a process that saw many roots).
+const LINES_MAX: usize = 50_000;
+
+/// `docs` in `order` (borrowed, never copied), those whose path holds a secret left out.
+/// Lazy: the caller takes the first [`MAX_LINES`], so only those paths are scanned (the sort is
+/// stable, so filtering after it keeps the order filtering before it gives).
+fn without_secret_paths(
+    docs: &[ScannedDoc],
+    order: IndexOrder,
+) -> impl Iterator<Item = &ScannedDoc> {
+    let mut sorted: Vec<&ScannedDoc> = docs.iter().collect();
+    sort_doc_refs(&mut sorted, order);
+    sorted
+        .into_iter()
         .filter(|d| !secrets::contains_secret(&d.relative_path))
-        .cloned()
-        .collect()
 }
 
 /// Index lines come from files on disk, so a reviewed `qwen-memory:allow` still counts.
@@ -247,12 +335,9 @@ fn group_key(description: &str) -> String {
 /// line, the first by path as primary and the others listed in ` (also: …)`; each line cut to
 /// [`MAX_LINE_UNITS`].
 pub fn build_team_index(docs: &[ScannedDoc]) -> String {
-    let mut sorted = without_secret_paths(docs);
-    sort_docs(&mut sorted, IndexOrder::ByPath);
-    sorted.truncate(MAX_LINES);
     let mut groups: Vec<Vec<&ScannedDoc>> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
-    for doc in &sorted {
+    for doc in without_secret_paths(docs, IndexOrder::ByPath).take(MAX_LINES) {
         let key = group_key(&doc.description);
         match by_key.get(&key) {
             Some(&g) if !key.is_empty() => groups[g].push(doc),
@@ -293,7 +378,7 @@ pub fn build_team_index(docs: &[ScannedDoc]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::Scope;
+    use crate::scan::{sort_docs, Scope};
     use proptest::prelude::*;
     use std::path::PathBuf;
 
@@ -551,6 +636,59 @@ mod tests {
         assert_eq!(utf16_len(&out), 150);
         assert!(out.starts_with("- [A](a.md) \u{2014} same (also: bxxx"));
         assert!(out.ends_with('\u{2026}'));
+    }
+
+    /// The index without any memo: each document's line rendered and scanned now.
+    fn rendered_now(docs: &[ScannedDoc], order: IndexOrder) -> String {
+        let mut sorted = docs.to_vec();
+        sort_docs(&mut sorted, order);
+        let lines: Vec<String> = sorted
+            .iter()
+            .filter(|d| !secrets::contains_secret(&d.relative_path))
+            .take(MAX_LINES)
+            .map(|d| index_line(&d.title, &d.description, d.memory_type, &d.relative_path))
+            .filter(|line| !line_has_secret(line))
+            .collect();
+        assemble(&lines)
+    }
+
+    #[test]
+    fn kept_lines_follow_every_change_of_a_document() {
+        // As in the MCP server: lines are kept per document between builds.
+        crate::scan::keep_parsed_in_process();
+        let token = format!("ghp_{}", "Zq9Xw8Vu7Ts6Rp5On4Ml3Kj2Ih1Gf0EdCbAz");
+        let mut docs: Vec<ScannedDoc> = (0..250)
+            .map(|i| {
+                doc(
+                    &format!("kept/d{i:03}.md"),
+                    &format!("T{i}"),
+                    "d",
+                    f64::from(i),
+                )
+            })
+            .collect();
+        let check = |docs: &[ScannedDoc]| {
+            for order in [IndexOrder::NewestFirst, IndexOrder::ByPath] {
+                assert_eq!(build_index(docs, order), rendered_now(docs, order));
+            }
+            build_index(docs, IndexOrder::NewestFirst)
+        };
+        let first = check(&docs);
+        // Each field a line is made of, changed under the same path, changes the line.
+        docs[249].title = "Renamed".into();
+        docs[248].description = "described again".into();
+        docs[247].memory_type = MemoryType::Project;
+        let changed = check(&docs);
+        assert_ne!(changed, first);
+        assert!(changed.contains("[Renamed]") && changed.contains("described again"));
+        // A secret that appears in a kept line's description leaves the line out; in a path,
+        // the document gives up its place to the next one.
+        docs[246].description = format!("uses {token}");
+        let out = check(&docs);
+        assert!(!out.contains("ghp_") && !out.contains("[T246]") && !out.contains("[T49]"));
+        docs[245].relative_path = format!("kept/{token}.md");
+        let out = check(&docs);
+        assert!(!out.contains("ghp_") && out.contains("[T49]"), "{out}");
     }
 
     proptest! {

@@ -301,7 +301,7 @@ fn read_all_remembered(
     files: &[(PathBuf, PathBuf, String)],
 ) -> Vec<ReadResult> {
     let id = (scope, root.to_path_buf());
-    let known = memo
+    let mut known = memo
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .remove(&id)
@@ -310,18 +310,16 @@ fn read_all_remembered(
     let mut misses = Vec::new();
     let mut kept = HashMap::with_capacity(files.len());
     for (i, ((_, _, relative), key)) in files.iter().zip(keys).enumerate() {
-        let hit = key.and_then(|k| {
-            known
-                .get(relative)
-                .filter(|(cached, _)| *cached == k)
-                .map(|(_, d)| d.clone())
+        // Taken out of the old map (a changed file's entry is dropped with it): the kept
+        // document moves into the new map and only the caller's copy is made.
+        let hit = key.and_then(|k| match known.remove_entry(relative) {
+            Some((name, (cached, doc))) if cached == k => Some((name, k, doc)),
+            _ => None,
         });
         match hit {
-            Some(doc) => {
-                if let Some(k) = key {
-                    kept.insert(relative.clone(), (*k, doc.clone()));
-                }
-                results.push(Some((Ok(doc), *key)));
+            Some((name, k, doc)) => {
+                results.push(Some((Ok(doc.clone()), Some(k))));
+                kept.insert(name, (k, doc));
             }
             None => {
                 results.push(None);
@@ -375,8 +373,8 @@ pub(crate) struct Walk {
 const PARALLEL_STAT_MIN: usize = 256;
 
 /// Lists the candidate documents of `root` (`None`: the root does not exist). Symlink entries
-/// are reported, never followed. With `stat`, every candidate is stat'ed (relative to its
-/// directory, not following symlinks).
+/// are reported, never followed. Every candidate is stat'ed once (relative to its directory,
+/// not following symlinks): for the owner check, and with `stat` that stat is returned.
 pub(crate) fn walk_root(root: &Path, scope: Scope, stat: bool) -> Result<Option<Walk>, ScanError> {
     let meta = match fs::symlink_metadata(root) {
         Ok(m) => m,
@@ -420,7 +418,7 @@ pub(crate) fn walk_root(root: &Path, scope: Scope, stat: bool) -> Result<Option<
     while let Some((entries, prefix)) = pending.pop() {
         // This directory's documents, stat'ed together (on several threads when many) while
         // the directory is open.
-        let mut docs: Vec<(fs::DirEntry, String)> = Vec::new();
+        let mut docs: Vec<(fs::DirEntry, String, usize)> = Vec::new();
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             let relative = format!("{prefix}{name}");
@@ -449,40 +447,40 @@ pub(crate) fn walk_root(root: &Path, scope: Scope, stat: bool) -> Result<Option<
                     Err(_) => out.unreadable_dirs.push(root.join(&relative)),
                 }
             } else if file_type.is_file() && name.ends_with(".md") && name != INDEX_FILE_NAME {
-                if let Some(why) = entry.metadata().ok().and_then(|m| foreign_owner(&m)) {
-                    out.skipped.push(Skipped {
-                        path: root.join(&relative),
-                        relative_path: relative,
-                        reason: SkipReason::Unsafe(why),
-                    });
-                    continue;
-                }
-                docs.push((entry, relative));
+                // Where its skip would go, so skips keep the directory's order.
+                docs.push((entry, relative, out.skipped.len()));
             }
-        }
-        if !stat {
-            out.files
-                .extend(docs.into_iter().map(|(_, relative)| Found {
-                    relative,
-                    meta: None,
-                }));
-            continue;
         }
         let threads = if docs.len() < PARALLEL_STAT_MIN {
             1
         } else {
             available_threads(8)
         };
+        // One stat per document serves both the owner check and, when asked, the caller.
         // `DirEntry::metadata` does not follow symlinks (statx relative to the open directory
         // with AT_SYMLINK_NOFOLLOW).
         let metas = in_parallel(&docs, threads, |part, _| {
-            part.iter().map(|(e, _)| e.metadata().ok()).collect()
+            part.iter().map(|(e, _, _)| e.metadata().ok()).collect()
         });
-        out.files.extend(
-            docs.into_iter()
-                .zip(metas)
-                .map(|((_, relative), meta)| Found { relative, meta }),
-        );
+        let mut inserted = 0;
+        for ((_, relative, at), meta) in docs.into_iter().zip(metas) {
+            if let Some(why) = meta.as_ref().and_then(foreign_owner) {
+                out.skipped.insert(
+                    at + inserted,
+                    Skipped {
+                        path: root.join(&relative),
+                        relative_path: relative,
+                        reason: SkipReason::Unsafe(why),
+                    },
+                );
+                inserted += 1;
+                continue;
+            }
+            out.files.push(Found {
+                relative,
+                meta: meta.filter(|_| stat),
+            });
+        }
     }
     Ok(Some(out))
 }
@@ -503,7 +501,9 @@ pub fn refused_file(path: &Path) -> Option<String> {
 /// Why a memory file's metadata makes it untrustworthy: owned by neither this user nor root.
 fn foreign_owner(meta: &fs::Metadata) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    let me = crate::sys::effective_uid();
+    // Asked once per process (a scan asks for every document; this tool never changes it).
+    static ME: OnceLock<u32> = OnceLock::new();
+    let me = *ME.get_or_init(crate::sys::effective_uid);
     (meta.uid() != me && meta.uid() != 0)
         .then(|| format!("owned by another user (uid {})", meta.uid()))
 }
@@ -841,6 +841,11 @@ pub(crate) fn newest_first(a: (f64, &str), b: (f64, &str)) -> Ordering {
 /// Sorts documents in place by `order`. Scans and recall reuse this so every list of
 /// documents is ordered the same way.
 pub fn sort_docs(docs: &mut [ScannedDoc], order: IndexOrder) {
+    docs.sort_by(|a, b| compare_docs(a, b, order));
+}
+
+/// [`sort_docs`] over borrowed documents.
+pub fn sort_doc_refs(docs: &mut [&ScannedDoc], order: IndexOrder) {
     docs.sort_by(|a, b| compare_docs(a, b, order));
 }
 

@@ -152,9 +152,21 @@ pub enum ForgetError {
 
 /// Every entry of every document of `root`, in scan order (newest document first).
 pub fn candidates(root: &Root) -> Result<Vec<Candidate>, ForgetError> {
+    candidates_in(root, |_| true)
+}
+
+/// [`candidates`] of the documents whose relative path `wanted` accepts.
+fn candidates_in(
+    root: &Root,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Vec<Candidate>, ForgetError> {
     let outcome = root_writer::scan_strict(root)?;
     let mut out = Vec::new();
-    for d in outcome.docs {
+    for d in outcome
+        .docs
+        .into_iter()
+        .filter(|d| wanted(&d.relative_path))
+    {
         let entries = crate::storage::entries::keyed_entries(&d);
         let single = entries.len() == 1;
         let pinned =
@@ -339,12 +351,20 @@ pub fn select(
 ) -> Result<Selection, ForgetError> {
     let query = query.map(str::trim).filter(|q| !q.is_empty());
     let root = root_of(ctx, scope);
-    let cands = candidates(root)?;
     let (strategy, mut matches, fallback_reason) = match (query, ids.is_empty()) {
         (Some(_), false) => return Err(ForgetError::QueryAndIds),
         (None, true) => return Err(ForgetError::NothingRequested),
-        (None, false) => (ForgetStrategy::Id, select_ids(root, &cands, ids)?, None),
+        (None, false) => {
+            // Exact ids need only their own documents' entries (a bad id is refused below).
+            let paths: HashSet<String> = ids
+                .iter()
+                .filter_map(|id| parse_id(root, id).ok().map(|(path, _)| path))
+                .collect();
+            let cands = candidates_in(root, |rel| paths.contains(rel))?;
+            (ForgetStrategy::Id, select_ids(root, &cands, ids)?, None)
+        }
         (Some(q), true) => {
+            let cands = candidates(root)?;
             let client = match strategy {
                 StrategyChoice::Heuristic => None,
                 _ => ModelClient::from_settings(&ctx.settings, strategy == StrategyChoice::Model),
