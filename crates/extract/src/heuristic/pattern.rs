@@ -266,6 +266,14 @@ pub(crate) fn required_literals(pattern: &str) -> Option<Vec<String>> {
     Some(need)
 }
 
+/// A character that stands for itself outside a class.
+fn is_plain(c: char) -> bool {
+    !matches!(
+        c,
+        '(' | ')' | '[' | '\\' | '.' | '^' | '$' | '|' | '?' | '*' | '+' | '{'
+    )
+}
+
 struct Parser {
     chars: Vec<char>,
     at: usize,
@@ -310,6 +318,28 @@ impl Parser {
         while let Some(c) = self.peek() {
             if c == '|' || c == ')' {
                 break;
+            }
+            // Fast paths (no allocation): a plain character or an assertion, unquantified.
+            let quantifier = |at: usize| matches!(self.chars.get(at), Some('?' | '*' | '+' | '{'));
+            if let Some(r) = run
+                .as_mut()
+                .filter(|_| is_plain(c) && !quantifier(self.at + 1))
+            {
+                let lower = c.to_ascii_lowercase();
+                for s in r.iter_mut() {
+                    s.push(lower);
+                }
+                self.at += 1;
+                continue;
+            }
+            let assertion = match (c, self.chars.get(self.at + 1)) {
+                ('^' | '$', _) => 1,
+                ('\\', Some('b' | 'B' | 'A' | 'z')) => 2,
+                _ => 0,
+            };
+            if assertion > 0 && !quantifier(self.at + assertion) {
+                self.at += assertion;
+                continue;
             }
             let Info { exact, need } = self.quantified()?;
             if let Some(n) = need {
