@@ -3,9 +3,10 @@
 
 use std::sync::LazyLock;
 
-/// The engine every heuristic pattern is built with (see [`re`]). Rule modules name this type,
+/// The type every heuristic pattern is (see [`re`]): `regex-lite`, built only for a haystack
+/// that holds a literal every match needs ([`super::pattern`]). Rule modules name this type,
 /// not a crate's, so the engine can change in one place.
-pub(super) use regex_lite::Regex;
+pub(super) use super::pattern::Regex;
 
 /// Lines that are not user prose: code, logs, traces, prompts, quotes, markup.
 pub(super) const NON_PROSE_LINE: &[&str] = &[
@@ -155,7 +156,7 @@ static URL_TOKEN: LazyLock<Regex> = LazyLock::new(|| re(r"\bURLx+"));
 /// (literal prefilters, DFAs), ~30 ms per process in all, while `regex-lite` builds them all in
 /// ~4 ms. Its slower matching does not show on sentences of at most 240 characters.
 pub(super) fn re(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("static regex")
+    Regex::new(pattern)
 }
 
 /// Rewrites a pattern for the `regex` crate (Unicode mode) so that it means what it means to

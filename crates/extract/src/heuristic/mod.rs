@@ -30,6 +30,7 @@ mod ja;
 mod ko;
 pub mod learned;
 mod mask;
+pub(crate) mod pattern;
 mod script;
 mod segment;
 pub(crate) mod sent;

@@ -1,0 +1,651 @@
+//! The heuristic's pattern type: a `regex-lite` pattern that is built only when a haystack
+//! could match it (docs/DESIGN.md, "Extract", pattern engine).
+//!
+//! Building a pattern is most of what a short `extract` process pays for its rules, and most
+//! patterns a sentence reaches cannot match it: they need a word the sentence does not have.
+//! [`Regex::new`] reads from the pattern text the literals one of which every match must
+//! contain (ASCII case folded, so the answer holds with and without `(?i)`, whose folding in
+//! `regex-lite` is ASCII only) and a search first checks that one of them occurs in the
+//! haystack. Only then is the automaton built (once, on first need) and run. Where the
+//! reading finds no such literal, or meets syntax it does not model, the pattern is built on
+//! first use as before: the check only ever skips a search that could not match.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// A lazily built `regex-lite` pattern with a literal prefilter; the subset of
+/// `regex_lite::Regex`'s API the rules use, with the same results.
+pub(crate) struct Regex {
+    pattern: Box<str>,
+    /// Lowercase literals one of which every match contains; empty: no known requirement.
+    needs: Box<[Box<[u8]>]>,
+    built: OnceLock<regex_lite::Regex>,
+}
+
+impl std::fmt::Debug for Regex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Regex").field(&self.pattern).finish()
+    }
+}
+
+impl Regex {
+    /// A pattern of the rules (static text: an invalid one panics when first built, which the
+    /// crate's tests reach for every pattern they exercise).
+    pub(crate) fn new(pattern: &str) -> Regex {
+        let needs = required_literals(pattern)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| s.into_bytes().into_boxed_slice())
+            .collect();
+        Regex {
+            pattern: pattern.into(),
+            needs,
+            built: OnceLock::new(),
+        }
+    }
+
+    /// Whether the haystack holds one of the literals every match needs (always true when
+    /// none is known).
+    pub(crate) fn may_match(&self, haystack: &str) -> bool {
+        self.needs.is_empty() || Grams::with(haystack, |g| self.needs.iter().any(|n| g.holds(n)))
+    }
+
+    fn engine(&self) -> &regex_lite::Regex {
+        self.built
+            .get_or_init(|| regex_lite::Regex::new(&self.pattern).expect("static regex"))
+    }
+
+    /// The engine, when the haystack may match.
+    fn for_haystack(&self, haystack: &str) -> Option<&regex_lite::Regex> {
+        self.may_match(haystack).then(|| self.engine())
+    }
+
+    pub(crate) fn is_match(&self, haystack: &str) -> bool {
+        self.for_haystack(haystack)
+            .is_some_and(|r| r.is_match(haystack))
+    }
+
+    pub(crate) fn find<'h>(&self, haystack: &'h str) -> Option<regex_lite::Match<'h>> {
+        self.for_haystack(haystack)?.find(haystack)
+    }
+
+    pub(crate) fn find_iter<'r, 'h>(
+        &'r self,
+        haystack: &'h str,
+    ) -> impl Iterator<Item = regex_lite::Match<'h>> + use<'r, 'h> {
+        self.for_haystack(haystack)
+            .into_iter()
+            .flat_map(move |r| r.find_iter(haystack))
+    }
+
+    pub(crate) fn captures<'h>(&self, haystack: &'h str) -> Option<regex_lite::Captures<'h>> {
+        self.for_haystack(haystack)?.captures(haystack)
+    }
+
+    pub(crate) fn captures_iter<'r, 'h>(
+        &'r self,
+        haystack: &'h str,
+    ) -> impl Iterator<Item = regex_lite::Captures<'h>> + use<'r, 'h> {
+        self.for_haystack(haystack)
+            .into_iter()
+            .flat_map(move |r| r.captures_iter(haystack))
+    }
+
+    pub(crate) fn replace<'h, R: regex_lite::Replacer>(
+        &self,
+        haystack: &'h str,
+        rep: R,
+    ) -> Cow<'h, str> {
+        match self.for_haystack(haystack) {
+            Some(r) => r.replace(haystack, rep),
+            None => Cow::Borrowed(haystack),
+        }
+    }
+
+    pub(crate) fn replace_all<'h, R: regex_lite::Replacer>(
+        &self,
+        haystack: &'h str,
+        rep: R,
+    ) -> Cow<'h, str> {
+        match self.for_haystack(haystack) {
+            Some(r) => r.replace_all(haystack, rep),
+            None => Cow::Borrowed(haystack),
+        }
+    }
+
+    /// Whether the automaton has been built (tests and measurements).
+    #[cfg(test)]
+    pub(crate) fn is_built(&self) -> bool {
+        self.built.get().is_some()
+    }
+}
+
+/// The byte pairs of the last haystack looked at (ASCII folded, hashed to 4,096 bits) and its
+/// bytes: most literals are ruled out by one pair missing, without a search. The rules ask
+/// many patterns about one sentence in a row, so the table is kept for the next question.
+struct Grams {
+    text: Vec<u8>,
+    single: [u64; 4],
+    pairs: [u64; 64],
+}
+
+impl Grams {
+    fn with<T>(haystack: &str, f: impl FnOnce(&Grams) -> T) -> T {
+        thread_local! {
+            static LAST: std::cell::RefCell<Grams> = const {
+                std::cell::RefCell::new(Grams { text: Vec::new(), single: [0; 4], pairs: [0; 64] })
+            };
+        }
+        LAST.with(|cell| {
+            let mut g = cell.borrow_mut();
+            if g.text != haystack.as_bytes() {
+                g.fill(haystack.as_bytes());
+            }
+            f(&g)
+        })
+    }
+
+    fn fill(&mut self, text: &[u8]) {
+        self.text.clear();
+        self.text.extend_from_slice(text);
+        self.single = [0; 4];
+        self.pairs = [0; 64];
+        let mut prev: Option<u8> = None;
+        for &b in text {
+            let b = b.to_ascii_lowercase();
+            self.single[usize::from(b >> 6)] |= 1 << (b & 63);
+            if let Some(a) = prev {
+                let h = pair_hash(a, b);
+                self.pairs[h >> 6] |= 1 << (h & 63);
+            }
+            prev = Some(b);
+        }
+    }
+
+    /// Whether the text holds `needle` (lowercase), ASCII case folded.
+    fn holds(&self, needle: &[u8]) -> bool {
+        match needle {
+            [] => true,
+            [b] => self.single[usize::from(b >> 6)] & (1 << (b & 63)) != 0,
+            _ => {
+                needle.windows(2).all(|w| {
+                    let h = pair_hash(w[0], w[1]);
+                    self.pairs[h >> 6] & (1 << (h & 63)) != 0
+                }) && contains_ignore_ascii_case(&self.text, needle)
+            }
+        }
+    }
+}
+
+fn pair_hash(a: u8, b: u8) -> usize {
+    (usize::from(a) * 31 + usize::from(b) * 7 + (usize::from(a) << 4)) & 4095
+}
+
+fn contains_ignore_ascii_case(haystack: &[u8], needle: &[u8]) -> bool {
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    if haystack.len() < needle.len() {
+        return false;
+    }
+    let upper = first.to_ascii_uppercase();
+    (0..=haystack.len() - needle.len()).any(|i| {
+        let b = haystack[i];
+        (b == first || b == upper) && haystack[i + 1..i + needle.len()].eq_ignore_ascii_case(rest)
+    })
+}
+
+/// At most this many strings in one set the reading keeps (alternations, products of them).
+const MAX_SET: usize = 64;
+
+/// What a piece of a pattern can match, as far as the reading knows.
+#[derive(Debug, Clone, Default)]
+struct Info {
+    /// Every string the piece can match, lowercased (`None`: not a small finite set).
+    exact: Option<Vec<String>>,
+    /// Literals one of which every match of the piece contains (`None`: none known).
+    need: Option<Vec<String>>,
+}
+
+impl Info {
+    fn exactly(s: Vec<String>) -> Info {
+        Info {
+            exact: Some(s),
+            need: None,
+        }
+    }
+
+    fn empty() -> Info {
+        Info::exactly(vec![String::new()])
+    }
+
+    fn unknown() -> Info {
+        Info::default()
+    }
+
+    /// The better requirement this piece gives on its own.
+    fn requirement(&self) -> Option<&Vec<String>> {
+        let e = self.exact.as_ref().filter(|c| score(c).is_some());
+        let n = self.need.as_ref().filter(|c| score(c).is_some());
+        match (e, n) {
+            (Some(e), Some(n)) => Some(if score(n) > score(e) { n } else { e }),
+            (e, n) => e.or(n),
+        }
+    }
+}
+
+/// How selective a requirement is: the longest shortest literal (up to 8 bytes), then the
+/// fewest literals; `None` when it is no requirement (empty, or an empty literal).
+fn score(c: &[String]) -> Option<(usize, std::cmp::Reverse<usize>)> {
+    let shortest = c.iter().map(String::len).min()?;
+    (shortest > 0).then_some((shortest.min(8), std::cmp::Reverse(c.len())))
+}
+
+/// Keeps the more selective of `best` and `candidate`.
+fn offer(best: &mut Option<Vec<String>>, candidate: Vec<String>) {
+    let Some(new) = score(&candidate) else {
+        return;
+    };
+    if best.as_deref().and_then(score).is_none_or(|old| new > old) {
+        *best = Some(candidate);
+    }
+}
+
+/// The literals one of which every match of `pattern` contains, lowercased; `None` when the
+/// reading finds none or meets syntax it does not model.
+pub(crate) fn required_literals(pattern: &str) -> Option<Vec<String>> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut p = Parser { chars, at: 0 };
+    let info = p.alternation()?;
+    if p.at != p.chars.len() {
+        return None;
+    }
+    let mut need = info.requirement()?.clone();
+    need.sort();
+    need.dedup();
+    Some(need)
+}
+
+/// A character that stands for itself outside a class.
+fn is_plain(c: char) -> bool {
+    !matches!(
+        c,
+        '(' | ')' | '[' | '\\' | '.' | '^' | '$' | '|' | '?' | '*' | '+' | '{'
+    )
+}
+
+struct Parser {
+    chars: Vec<char>,
+    at: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.at).copied()
+    }
+
+    fn alternation(&mut self) -> Option<Info> {
+        let first = self.concat()?;
+        if self.peek() != Some('|') {
+            return Some(first);
+        }
+        let mut exact = Some(Vec::new());
+        let mut need = Some(Vec::new());
+        let mut branch = first;
+        loop {
+            match (need.as_mut(), branch.requirement()) {
+                (Some(n), Some(r)) => n.extend_from_slice(r),
+                _ => need = None,
+            }
+            match (exact.as_mut(), branch.exact) {
+                (Some(e), Some(b)) if e.len() + b.len() <= MAX_SET => e.extend(b),
+                _ => exact = None,
+            }
+            if self.peek() != Some('|') {
+                break;
+            }
+            self.at += 1;
+            branch = self.concat()?;
+        }
+        Some(Info { exact, need })
+    }
+
+    fn concat(&mut self) -> Option<Info> {
+        let mut best: Option<Vec<String>> = None;
+        // The product of the exact sets of the items read since the last break.
+        let mut run: Option<Vec<String>> = Some(vec![String::new()]);
+        let mut whole_exact = true;
+        while let Some(c) = self.peek() {
+            if c == '|' || c == ')' {
+                break;
+            }
+            // Fast paths (no allocation): a plain character or an assertion, unquantified.
+            let quantifier = |at: usize| matches!(self.chars.get(at), Some('?' | '*' | '+' | '{'));
+            if let Some(r) = run
+                .as_mut()
+                .filter(|_| is_plain(c) && !quantifier(self.at + 1))
+            {
+                let lower = c.to_ascii_lowercase();
+                for s in r.iter_mut() {
+                    s.push(lower);
+                }
+                self.at += 1;
+                continue;
+            }
+            let assertion = match (c, self.chars.get(self.at + 1)) {
+                ('^' | '$', _) => 1,
+                ('\\', Some('b' | 'B' | 'A' | 'z')) => 2,
+                _ => 0,
+            };
+            if assertion > 0 && !quantifier(self.at + assertion) {
+                self.at += assertion;
+                continue;
+            }
+            let Info { exact, need } = self.quantified()?;
+            if let Some(n) = need {
+                offer(&mut best, n);
+            }
+            match (run.as_mut(), exact) {
+                (Some(r), Some(e)) if e.len() == 1 => {
+                    for s in r.iter_mut() {
+                        s.push_str(&e[0]);
+                    }
+                }
+                (Some(r), Some(e)) if r.len() * e.len() <= MAX_SET => {
+                    let mut next = Vec::with_capacity(r.len() * e.len());
+                    for a in r.iter() {
+                        for b in &e {
+                            let mut s = String::with_capacity(a.len() + b.len());
+                            s.push_str(a);
+                            s.push_str(b);
+                            next.push(s);
+                        }
+                    }
+                    run = Some(next);
+                }
+                (_, e) => {
+                    whole_exact = false;
+                    if let Some(r) = run.take() {
+                        offer(&mut best, r);
+                    }
+                    run = e;
+                }
+            }
+        }
+        if whole_exact {
+            return Some(Info::exactly(run.unwrap_or_default()));
+        }
+        if let Some(r) = run {
+            offer(&mut best, r);
+        }
+        Some(Info {
+            exact: None,
+            need: best,
+        })
+    }
+
+    fn quantified(&mut self) -> Option<Info> {
+        let atom = self.atom()?;
+        let (min, max) = match self.peek() {
+            Some('?') => {
+                self.at += 1;
+                (0, Some(1))
+            }
+            Some('*') => {
+                self.at += 1;
+                (0, None)
+            }
+            Some('+') => {
+                self.at += 1;
+                (1, None)
+            }
+            Some('{') => self.counted()?,
+            _ => return Some(atom),
+        };
+        // A lazy quantifier matches the same strings.
+        if self.peek() == Some('?') {
+            self.at += 1;
+        }
+        if matches!(self.peek(), Some('?' | '*' | '+' | '{')) {
+            return None;
+        }
+        Some(match (min, max) {
+            (1, Some(1)) => atom,
+            (0, Some(1)) => match atom.exact {
+                Some(mut e) if e.len() < MAX_SET => {
+                    e.push(String::new());
+                    Info::exactly(e)
+                }
+                _ => Info::unknown(),
+            },
+            (0, _) => Info::unknown(),
+            _ => Info {
+                exact: None,
+                need: atom.requirement().cloned(),
+            },
+        })
+    }
+
+    /// `{n}`, `{n,}`, `{n,m}`.
+    fn counted(&mut self) -> Option<(u32, Option<u32>)> {
+        let close = self.chars[self.at..].iter().position(|&c| c == '}')? + self.at;
+        let body: String = self.chars[self.at + 1..close].iter().collect();
+        self.at = close + 1;
+        let (lo, hi) = match body.split_once(',') {
+            None => {
+                let n = body.trim().parse().ok()?;
+                (n, Some(n))
+            }
+            Some((lo, hi)) => {
+                let lo = lo.trim().parse().ok()?;
+                let hi = if hi.trim().is_empty() {
+                    None
+                } else {
+                    Some(hi.trim().parse().ok()?)
+                };
+                (lo, hi)
+            }
+        };
+        Some((lo, hi))
+    }
+
+    fn atom(&mut self) -> Option<Info> {
+        let c = self.peek()?;
+        self.at += 1;
+        match c {
+            '(' => self.group(),
+            '[' => self.class(),
+            '\\' => self.escape(),
+            '.' => Some(Info::unknown()),
+            '^' | '$' => Some(Info::empty()),
+            '?' | '*' | '+' | '{' | ')' => None,
+            c => Some(Info::exactly(vec![c.to_ascii_lowercase().to_string()])),
+        }
+    }
+
+    fn group(&mut self) -> Option<Info> {
+        if self.peek() == Some('?') {
+            self.at += 1;
+            match self.peek()? {
+                'P' | '<' => {
+                    // `(?P<name>…)` or `(?<name>…)`.
+                    if self.peek() == Some('P') {
+                        self.at += 1;
+                    }
+                    if self.peek() != Some('<') {
+                        return None;
+                    }
+                    let close = self.chars[self.at..].iter().position(|&c| c == '>')? + self.at;
+                    self.at = close + 1;
+                }
+                ':' => self.at += 1,
+                _ => {
+                    // Flags: `(?i)` (applies to the rest of the enclosing group) or `(?i:…)`.
+                    // Case flags change nothing for a case-folded reading; `x` would change
+                    // what whitespace means, so it is not modelled.
+                    loop {
+                        match self.peek()? {
+                            'i' | 'm' | 's' | 'U' | 'R' | '-' => self.at += 1,
+                            ')' => {
+                                self.at += 1;
+                                return Some(Info::empty());
+                            }
+                            ':' => {
+                                self.at += 1;
+                                break;
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+            }
+        }
+        let inner = self.alternation()?;
+        if self.peek() != Some(')') {
+            return None;
+        }
+        self.at += 1;
+        Some(inner)
+    }
+
+    /// A bracketed class: a small set of plain characters is exact (ASCII folded; `regex-lite`
+    /// folds nothing else), anything else is one unknown character.
+    fn class(&mut self) -> Option<Info> {
+        let start = self.at;
+        let mut members: Option<Vec<String>> = Some(Vec::new());
+        if self.peek() == Some('^') {
+            self.at += 1;
+            members = None;
+        }
+        if self.peek() == Some(']') {
+            self.at += 1;
+            if let Some(m) = members.as_mut() {
+                m.push("]".into());
+            }
+        }
+        let mut depth = 1;
+        while depth > 0 {
+            let c = self.peek()?;
+            self.at += 1;
+            match c {
+                '\\' => {
+                    let e = self.peek()?;
+                    self.at += 1;
+                    match members.as_mut() {
+                        Some(m) if e.is_ascii_punctuation() => m.push(e.to_string()),
+                        _ => members = None,
+                    }
+                }
+                '[' => {
+                    depth += 1;
+                    members = None;
+                }
+                ']' => depth -= 1,
+                '-' if self.at - 1 > start && self.peek() != Some(']') => members = None,
+                '&' | '~' if self.peek() == Some(c) => members = None,
+                c if !c.is_control() => {
+                    if let Some(m) = members.as_mut() {
+                        m.push(c.to_ascii_lowercase().to_string());
+                    }
+                }
+                _ => members = None,
+            }
+        }
+        Some(match members {
+            Some(mut m) if !m.is_empty() && m.len() <= 8 => {
+                m.sort();
+                m.dedup();
+                Info::exactly(m)
+            }
+            _ => Info::unknown(),
+        })
+    }
+
+    fn escape(&mut self) -> Option<Info> {
+        let c = self.peek()?;
+        self.at += 1;
+        let lit = |s: &str| Some(Info::exactly(vec![s.to_string()]));
+        match c {
+            'b' | 'B' | 'A' | 'z' => Some(Info::empty()),
+            'w' | 'W' | 'd' | 'D' | 's' | 'S' => Some(Info::unknown()),
+            't' => lit("\t"),
+            'n' => lit("\n"),
+            'r' => lit("\r"),
+            c if c.is_ascii_punctuation() || c == ' ' => lit(&c.to_string()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn needs(p: &str) -> Option<Vec<String>> {
+        required_literals(p)
+    }
+
+    fn v(s: &[&str]) -> Option<Vec<String>> {
+        Some(s.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn reads_the_literals_every_match_needs() {
+        assert_eq!(
+            needs(r"(?i)\bstuck (?:on|at) v?\d"),
+            v(&["stuck at ", "stuck at v", "stuck on ", "stuck on v"])
+        );
+        assert_eq!(
+            needs(r"^\s*Traceback \(most recent"),
+            v(&["traceback (most recent"])
+        );
+        assert_eq!(needs(r"\b(?:always|never)\b"), v(&["always", "never"]));
+        // An optional word: the product keeps both spellings.
+        assert_eq!(
+            needs(r"(?i)\bplease (?:do )?not\b"),
+            v(&["please do not", "please not"])
+        );
+        // A word after an unknown part still counts.
+        assert_eq!(needs(r"^\w+ is at \S+"), v(&[" is at "]));
+        // A repeated group needs its body once.
+        assert_eq!(needs(r"(?:ab)+c"), v(&["ab"]));
+        // Small classes are exact.
+        assert_eq!(needs(r"don[’']t"), v(&["don't", "don’t"]));
+    }
+
+    #[test]
+    fn knows_when_it_knows_nothing() {
+        assert_eq!(needs(r"^\s*\d+\s*\|?"), None);
+        assert_eq!(needs(r"(?:foo|\w+)"), None);
+        assert_eq!(needs(r"a*"), None);
+        assert_eq!(needs(r"(?x) a b"), None, "verbose mode is not modelled");
+        assert_eq!(needs(r"\p{L}x"), None, "unknown escapes end the reading");
+        assert_eq!(needs(r"(?:a|b"), None, "unbalanced");
+    }
+
+    #[test]
+    fn skips_only_what_cannot_match() {
+        let cases = [
+            (r"(?i)\bnever push\b", "NEVER PUSH to main", true),
+            (r"(?i)\bnever push\b", "never pull", false),
+            (r"(?i)^let(?:'s|s| us) always", "Let us always", true),
+            (r"[^,]+, (?:which|who) ", "a, which b", true),
+            (r"x{2,3}y", "xxy", true),
+            (r"x{2,3}y", "xx", false),
+        ];
+        for (p, h, want) in cases {
+            let r = Regex::new(p);
+            let full = regex_lite::Regex::new(p).unwrap();
+            assert_eq!(full.is_match(h), want, "{p} on {h}");
+            assert_eq!(r.is_match(h), want, "{p} on {h}");
+        }
+        let r = Regex::new(r"(?i)\bnever push\b");
+        assert!(!r.is_match("nothing here"));
+        assert!(
+            !r.is_built(),
+            "a haystack without the literal builds nothing"
+        );
+        assert!(r.is_match("Never push"));
+        assert!(r.is_built());
+    }
+}
