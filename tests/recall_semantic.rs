@@ -335,6 +335,96 @@ fn warm_cache_sends_only_the_query_and_changed_documents() {
         .all(|t| !t.contains("AKIAIOSFODNN7EXAMPLE")));
 }
 
+/// A damaged cache (a value overwritten with NaN without fixing its record's check) or one of
+/// an older format version never answers: the vectors from the damage on count as not embedded
+/// (recall ranks them lexically and says so), the background job embeds them again, and recall
+/// then answers every query as before the damage.
+#[test]
+fn a_damaged_or_old_cache_is_rebuilt_and_never_answers() {
+    let set = heldout();
+    let sb = Sandbox::new();
+    write_memories(&sb, &set);
+    let server = EmbeddingsServer::start(vector_fn(labelled(&set)), Duration::ZERO);
+    let env = embeddings_env(&server);
+    embed_job(&sb, &env);
+    let memories = set["memories"].as_array().unwrap().len();
+    let queries: Vec<&str> = set["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["q"].as_str().unwrap())
+        .take(12)
+        .collect();
+    let answers = |what: &str| -> Vec<(Vec<String>, Value)> {
+        queries
+            .iter()
+            .map(|q| {
+                let v = recall_json(&sb, &env, q);
+                (selected(&v), v)
+            })
+            .inspect(|(_, v)| {
+                assert!(
+                    v["semantic"] == true || v["fallback"].is_string(),
+                    "{what}: {v}"
+                )
+            })
+            .collect()
+    };
+    let before: Vec<Vec<String>> = answers("warm")
+        .into_iter()
+        .map(|(s, v)| {
+            assert_eq!(v["semantic"], true, "{v}");
+            assert!(v["fallback"].is_null(), "{v}");
+            s
+        })
+        .collect();
+    let cache = sb.private_state().join("recall-embeddings.bin");
+    let good = std::fs::read(&cache).unwrap();
+    let sent = |server: &EmbeddingsServer| server.requests().iter().map(Vec::len).sum::<usize>();
+
+    // The last record's last value becomes NaN; its check is left as it was.
+    let mut bad = good.clone();
+    let at = bad.len() - 8 - 4;
+    bad[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    std::fs::write(&cache, &bad).unwrap();
+    for (_, v) in answers("damaged") {
+        assert!(
+            v["fallback"]
+                .as_str()
+                .is_some_and(|f| f.contains("1 memories not embedded")),
+            "the damaged vector is not used: {v}"
+        );
+    }
+    let was = sent(&server);
+    embed_job(&sb, &env);
+    assert_eq!(
+        sent(&server) - was,
+        1,
+        "only the damaged vector is embedded again"
+    );
+    let after: Vec<Vec<String>> = answers("repaired")
+        .into_iter()
+        .map(|(s, v)| {
+            assert!(v["fallback"].is_null(), "{v}");
+            s
+        })
+        .collect();
+    assert_eq!(after, before);
+
+    // A cache of format version 1: not read; the job embeds everything again.
+    let mut old = std::fs::read(&cache).unwrap();
+    old[..8].copy_from_slice(b"QMEMB01\n");
+    std::fs::write(&cache, &old).unwrap();
+    for (_, v) in answers("old version") {
+        assert_ne!(v["semantic"], true, "{v}");
+    }
+    let was = sent(&server);
+    embed_job(&sb, &env);
+    assert_eq!(sent(&server) - was, memories + background_count());
+    let rebuilt: Vec<Vec<String>> = answers("rebuilt").into_iter().map(|(s, _)| s).collect();
+    assert_eq!(rebuilt, before);
+}
+
 fn hook(
     sb: &Sandbox,
     name: &str,

@@ -8,9 +8,12 @@
 //! the background job (`ops::recall::job`) that embeds them in batches.
 //!
 //! Document vectors are cached in the state dir, keyed by a hash of the vector space (model and
-//! input mode) and the exact text embedded. The cache file is append-only (one record per
-//! document, a truncated tail from an interrupted write is ignored), written through
+//! input mode) and the exact text embedded. The cache file is append-only (one checked record
+//! per document; reading stops at a damaged or cut record, see [`Cache`]), written through
 //! `storage::safe_fs`, and compacted when it holds far more records than documents.
+//!
+//! A recall sends the query first ([`Pending::start`]) and compares only once its own work is
+//! done ([`semantic_rank`]): the server computes the query's vector meanwhile.
 //!
 //! Calibration per model: real embedders put almost any two texts at cosine 0.7-0.9, so a
 //! fixed threshold admits everything. The cache also holds the vectors of a fixed background
@@ -24,7 +27,8 @@ use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
@@ -33,14 +37,16 @@ pub use crate::integrations::embeddings::{EmbedError, EmbeddingsConfig, InputMod
 
 use super::lexical::body_window;
 use crate::storage::safe_fs;
-use crate::storage::scan::ScannedDoc;
+use crate::storage::scan::{DocFields, ScannedDoc};
 
 /// The cache file in the state dir.
 pub const CACHE_FILE: &str = "recall-embeddings.bin";
 /// Keys (32 bytes each) of document texts the background job refused to send (they fail the
 /// secret scan): not counted as missing, so recall does not start the job for them again.
 pub const REFUSED_FILE: &str = "recall-embeddings-refused.bin";
-const MAGIC: &[u8; 8] = b"QMEMB01\n";
+/// The cache file's first bytes: the format and its version. Version 1 had no check per
+/// record; such a file is read as empty and rebuilt by the background job.
+const MAGIC: &[u8; 8] = b"QMEMB02\n";
 
 /// Documents per embeddings request of the background job (the cache is saved after each).
 pub const BATCH: usize = 16;
@@ -95,12 +101,12 @@ pub fn background_texts() -> Vec<&'static str> {
 }
 
 /// The text embedded for a document: title, description and the body window recall scores.
-pub fn document_text(doc: &ScannedDoc) -> String {
+pub fn document_text<D: DocFields + ?Sized>(doc: &D) -> String {
     format!(
         "{}\n{}\n{}",
-        doc.title,
-        doc.description,
-        body_window(&doc.body)
+        doc.title(),
+        doc.description(),
+        body_window(doc.body())
     )
 }
 
@@ -114,17 +120,27 @@ pub fn content_key(model: &str, text: &str) -> [u8; 32] {
 }
 
 /// Cached document vectors.
+///
+/// The file (see [`MAGIC`]) is the format's name and version, then one record per vector:
+/// the 32-byte key, the length `n` (u32), `n` finite little-endian f32 and a check (u64, see
+/// [`check`]) of those bytes. Reading stops at the first record that is cut short, has a bad
+/// length, a non-finite value or a wrong check (an interrupted write, a damaged disk): what
+/// follows is unreliable. A file of another version is read as empty. Either way the lost
+/// vectors count as missing and the background job embeds them again, rewriting the file
+/// from its good records first (never appending after a bad one, which no reader would reach).
 #[derive(Debug, Default)]
 pub struct Cache {
     path: PathBuf,
     vectors: HashMap<[u8; 32], Vec<f32>>,
     records: usize,
+    /// Bytes of the file read as good records (with the header); 0 when none.
+    good_len: u64,
     refused: std::collections::HashSet<[u8; 32]>,
 }
 
 impl Cache {
-    /// Loads the cache in `state_dir`; a missing or unreadable file is an empty cache, and a
-    /// truncated tail is ignored.
+    /// Loads the cache in `state_dir`; a missing, unreadable or foreign file is an empty cache,
+    /// and reading stops at a damaged record.
     pub fn load(state_dir: &Path) -> Cache {
         let path = state_dir.join(CACHE_FILE);
         let mut cache = Cache {
@@ -140,26 +156,15 @@ impl Cache {
         let Ok(bytes) = fs::read(&cache.path) else {
             return cache;
         };
-        if !bytes.starts_with(MAGIC) {
+        let Some(mut rest) = bytes.strip_prefix(MAGIC.as_slice()) else {
             return cache;
-        }
-        let mut rest = &bytes[MAGIC.len()..];
-        while rest.len() >= 36 {
-            let mut key = [0u8; 32];
-            key.copy_from_slice(&rest[..32]);
-            let dim = u32::from_le_bytes([rest[32], rest[33], rest[34], rest[35]]) as usize;
-            let end = 36 + dim * 4;
-            if dim == 0 || dim > MAX_DIM || rest.len() < end {
-                break;
-            }
-            let vector = rest[36..end]
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
+        };
+        while let Some((key, vector, len)) = read_record(rest) {
             cache.vectors.insert(key, vector);
             cache.records += 1;
-            rest = &rest[end..];
+            rest = &rest[len..];
         }
+        cache.good_len = (bytes.len() - rest.len()) as u64;
         cache
     }
 
@@ -191,24 +196,33 @@ impl Cache {
         self.vectors.is_empty()
     }
 
-    /// Appends new vectors to the file (creating it), and keeps them in memory.
+    /// Appends new vectors to the file (creating it), and keeps them in memory. When the file
+    /// is not exactly the good records read (a damaged or cut tail, another version, changed
+    /// since), it is rewritten with the vectors in memory first.
     pub fn append(&mut self, entries: Vec<([u8; 32], Vec<f32>)>) -> io::Result<()> {
         if entries.is_empty() {
             return Ok(());
         }
-        let mut buf = Vec::new();
-        if fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0) < MAGIC.len() as u64 {
+        let on_disk = fs::metadata(&self.path).map(|m| m.len()).ok();
+        if self.good_len == 0 || on_disk != Some(self.good_len) {
             if let Some(dir) = self.path.parent() {
                 fs::create_dir_all(dir)?;
             }
-            // A fresh (or foreign) file starts over.
-            safe_fs::write_atomic(&self.path, MAGIC).map_err(io::Error::other)?;
+            let mut buf = MAGIC.to_vec();
+            for (key, vector) in &self.vectors {
+                write_record(&mut buf, key, vector);
+            }
+            safe_fs::write_atomic(&self.path, &buf).map_err(io::Error::other)?;
+            self.records = self.vectors.len();
+            self.good_len = buf.len() as u64;
         }
+        let mut buf = Vec::new();
         for (key, vector) in &entries {
             write_record(&mut buf, key, vector);
         }
         let mut file = safe_fs::open_append(&self.path).map_err(io::Error::other)?;
         file.write_all(&buf)?;
+        self.good_len += buf.len() as u64;
         for (key, vector) in entries {
             self.vectors.insert(key, vector);
             self.records += 1;
@@ -233,16 +247,61 @@ impl Cache {
         safe_fs::write_atomic(&self.path, &buf).map_err(io::Error::other)?;
         self.records = kept.len();
         self.vectors = kept;
+        self.good_len = buf.len() as u64;
         Ok(())
     }
 }
 
+/// The first record of `bytes`: key, vector and the record's length in bytes; `None` when it
+/// is cut short, its length is 0 or above [`MAX_DIM`], a value is not finite or the check fails.
+fn read_record(bytes: &[u8]) -> Option<([u8; 32], Vec<f32>, usize)> {
+    let key: [u8; 32] = bytes.get(..32)?.try_into().ok()?;
+    let dim = u32::from_le_bytes(bytes.get(32..36)?.try_into().ok()?) as usize;
+    if dim == 0 || dim > MAX_DIM {
+        return None;
+    }
+    let end = 36 + dim * 4;
+    let stored = u64::from_le_bytes(bytes.get(end..end + 8)?.try_into().ok()?);
+    if check(&bytes[..end]) != stored {
+        return None;
+    }
+    let vector: Vec<f32> = bytes[36..end]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if !vector.iter().all(|x| x.is_finite()) {
+        return None;
+    }
+    Some((key, vector, end + 8))
+}
+
 fn write_record(buf: &mut Vec<u8>, key: &[u8; 32], vector: &[f32]) {
+    let start = buf.len();
     buf.extend_from_slice(key);
     buf.extend_from_slice(&(vector.len() as u32).to_le_bytes());
     for x in vector {
         buf.extend_from_slice(&x.to_le_bytes());
     }
+    let sum = check(&buf[start..]);
+    buf.extend_from_slice(&sum.to_le_bytes());
+}
+
+/// A record's check: a 64-bit multiply-rotate hash of its bytes, eight at a time (it catches
+/// damage, not forgery: whoever can write the state dir can write a good record). Fixed here,
+/// as part of the format: a change of it is a new [`MAGIC`].
+pub fn check(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = (bytes.len() as u64).wrapping_mul(K);
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let mut x = [0u8; 8];
+        x.copy_from_slice(w);
+        h = (h ^ u64::from_le_bytes(x)).wrapping_mul(K).rotate_left(31);
+    }
+    let mut tail = [0u8; 8];
+    tail[..words.remainder().len()].copy_from_slice(words.remainder());
+    h = (h ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+    h ^ (h >> 32)
 }
 
 /// The languages whose script tells them apart: Latin (and anything else), Han, kana, Hangul.
@@ -470,20 +529,90 @@ pub struct Semantic {
     pub error: Option<String>,
 }
 
-/// Ranks the cached `docs` by similarity to `query`, embedding only the query within `budget`.
-/// `eligible[i]` false keeps a document out (it failed the secret scan); `lexical` holds the
-/// documents lexical ranking matched (see [`Calibration::admit`]).
-pub fn semantic_rank(
-    cfg: &EmbeddingsConfig,
-    state_dir: &Path,
-    query: &str,
-    docs: &[ScannedDoc],
+/// A query's embedding on its way, with the cache and calibration it will be compared with.
+///
+/// Started first thing in a recall ([`Pending::start`]): the cache is loaded and, when it can
+/// be used (calibrated, with document vectors), the query is sent on a helper thread at once,
+/// so the server computes its vector while recall scans the roots and ranks lexically; the
+/// answer is awaited only in [`semantic_rank`] (docs/DESIGN.md, "Recall").
+pub struct Pending {
+    space: String,
+    cache: Cache,
+    calibration: Option<Calibration>,
+    query: String,
+    answer: Option<mpsc::Receiver<Result<Vec<Vec<f32>>, EmbedError>>>,
+    deadline: Instant,
+}
+
+impl Pending {
+    /// Loads the cache in `state_dir` and, when it holds the calibration and any vector besides
+    /// it, sends `query` to the endpoint; the answer is waited for until `budget` from now.
+    pub fn start(
+        cfg: &EmbeddingsConfig,
+        state_dir: &Path,
+        query: &str,
+        budget: Duration,
+    ) -> Pending {
+        let deadline = Instant::now() + budget;
+        let space = cfg.vector_space();
+        let cache = Cache::load(state_dir);
+        let calibration = Calibration::from_cache(&space, &cache);
+        // Every distinct calibration text is in a calibrated cache: anything more is a
+        // document's vector (perhaps a stale one, which only costs this request).
+        let background: std::collections::HashSet<[u8; 32]> = background_texts()
+            .into_iter()
+            .map(|t| content_key(&space, t))
+            .collect();
+        let answer = (calibration.is_some() && cache.len() > background.len()).then(|| {
+            // The query goes on a helper thread: the budget holds even if the server stalls
+            // (the thread is abandoned then).
+            let (tx, rx) = mpsc::channel();
+            let (cfg, q) = (cfg.clone(), query.to_string());
+            std::thread::spawn(move || {
+                let _ = tx.send(embeddings::embed(&cfg, &[q], Purpose::Query, budget, false));
+            });
+            rx
+        });
+        Pending {
+            space,
+            cache,
+            calibration,
+            query: query.to_string(),
+            answer,
+            deadline,
+        }
+    }
+
+    /// The query's vector, waiting for it until the deadline; `None` when it was not sent.
+    fn wait(&self) -> Option<Result<Vec<f32>, EmbedError>> {
+        let rx = self.answer.as_ref()?;
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        Some(match rx.recv_timeout(left) {
+            Ok(Ok(mut v)) => Ok(v.pop().unwrap_or_default()),
+            Ok(Err(e)) => Err(e),
+            // Timed out, or the helper thread died without answering.
+            Err(_) => Err(EmbedError::Timeout),
+        })
+    }
+}
+
+/// Ranks the cached `docs` by similarity to the query of `pending` (whose embedding was
+/// requested when recall started). `eligible[i]` false keeps a document out (it failed the
+/// secret scan); `lexical` holds the documents lexical ranking matched (see
+/// [`Calibration::admit`]).
+pub fn semantic_rank<D: DocFields>(
+    pending: Pending,
+    docs: &[D],
     eligible: &[bool],
     lexical: &[usize],
-    budget: Duration,
 ) -> Semantic {
-    let space = cfg.vector_space();
-    let cache = Cache::load(state_dir);
+    let Pending {
+        ref space,
+        ref cache,
+        ref calibration,
+        ref query,
+        ..
+    } = pending;
     // Each document's key once (hashing every document is most of a warm recall's cost).
     let texts: Vec<Option<String>> = docs
         .iter()
@@ -492,9 +621,8 @@ pub fn semantic_rank(
         .collect();
     let keys: Vec<Option<[u8; 32]>> = texts
         .iter()
-        .map(|t| t.as_ref().map(|t| content_key(&space, t)))
+        .map(|t| t.as_ref().map(|t| content_key(space, t)))
         .collect();
-    let calibration = Calibration::from_cache(&space, &cache);
     let mut uncached: std::collections::HashSet<[u8; 32]> = keys
         .iter()
         .flatten()
@@ -505,7 +633,7 @@ pub fn semantic_rank(
         uncached.extend(
             background_texts()
                 .into_iter()
-                .map(|t| content_key(&space, t))
+                .map(|t| content_key(space, t))
                 .filter(|k| cache.get(k).is_none()),
         );
     }
@@ -514,41 +642,35 @@ pub fn semantic_rank(
         calibrated: calibration.is_some(),
         ..Semantic::default()
     };
-    let cached: Vec<(usize, &Vec<f32>)> = keys
-        .iter()
-        .enumerate()
-        .filter_map(|(i, k)| Some((i, cache.get(k.as_ref()?)?)))
-        .collect();
     let Some(calibration) = calibration else {
         return out;
     };
-    if cached.is_empty() {
+    // The documents' centred vectors, while the query's embedding may still be on its way.
+    let centred: Vec<(usize, Vec<f32>)> = keys
+        .iter()
+        .zip(&texts)
+        .enumerate()
+        .filter_map(|(i, (k, t))| {
+            let v = cache.get(k.as_ref()?)?;
+            Some((i, calibration.center(v, t.as_deref().unwrap_or_default())))
+        })
+        .collect();
+    if centred.is_empty() {
         return out;
     }
-    // The query goes on a helper thread: the budget holds even if the server stalls.
-    let deadline = std::time::Instant::now() + budget;
-    let (cfg2, q) = (cfg.clone(), query.to_string());
-    let answer = super::within_deadline(deadline, move || {
-        embeddings::embed(&cfg2, &[q], Purpose::Query, budget, false)
-    });
-    let query_vec = match answer {
-        None => {
-            out.error = Some(EmbedError::Timeout.to_string());
-            return out;
-        }
+    let query_vec = match pending.wait() {
+        // Not sent: the cache held no document vector when recall started.
+        None => return out,
         Some(Err(e)) => {
             out.error = Some(e.to_string());
             return out;
         }
-        Some(Ok(mut v)) => v.pop().unwrap_or_default(),
+        Some(Ok(v)) => v,
     };
     let query_vec = calibration.center(&query_vec, query);
-    let sims: Vec<(usize, f32)> = cached
+    let sims: Vec<(usize, f32)> = centred
         .iter()
-        .map(|(i, v)| {
-            let text = texts[*i].as_deref().unwrap_or_default();
-            (*i, dot(&query_vec, &calibration.center(v, text)))
-        })
+        .map(|(i, d)| (*i, dot(&query_vec, d)))
         .collect();
     let lexical: std::collections::HashSet<usize> = lexical.iter().copied().collect();
     out.ranked = calibration.admit(&query_vec, sims, |i| lexical.contains(&i));
@@ -576,12 +698,18 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 /// Ties keep the order of first appearance (lexical first).
 pub fn fuse(lists: &[&[usize]]) -> Vec<(usize, f64)> {
     let mut scores: Vec<(usize, f64)> = Vec::new();
+    // Where each document is in `scores` (a lexical list holds every match: a linear search
+    // per entry was quadratic in it).
+    let mut at: HashMap<usize, usize> = HashMap::new();
     for list in lists {
         for (rank, &doc) in list.iter().enumerate() {
             let add = 1.0 / (RRF_K + rank as f64 + 1.0);
-            match scores.iter_mut().find(|(d, _)| *d == doc) {
-                Some((_, s)) => *s += add,
-                None => scores.push((doc, add)),
+            match at.get(&doc) {
+                Some(&k) => scores[k].1 += add,
+                None => {
+                    at.insert(doc, scores.len());
+                    scores.push((doc, add));
+                }
             }
         }
     }
@@ -703,11 +831,93 @@ mod tests {
         let mut c = Cache::load(dir.path());
         assert_eq!(c.len(), 2);
         assert_eq!(c.get(&a), Some(&vec![1.0, 2.0]));
+        // What is appended next is not lost behind the torn bytes.
+        let d = content_key("m", "d");
+        c.append(vec![(d, vec![4.0, 5.0])]).unwrap();
+        let mut c = Cache::load(dir.path());
+        assert_eq!(c.len(), 3, "the record after a torn tail is read");
+        assert_eq!(c.get(&d), Some(&vec![4.0, 5.0]));
         // Many dead records: compaction keeps only the live ones.
         c.records = 1000;
         c.compact_if_bloated(&[b]).unwrap();
         let c = Cache::load(dir.path());
         assert_eq!(c.len(), 1);
         assert!(c.get(&a).is_none());
+    }
+
+    /// A damaged record, a non-finite value or another version is never read as a vector: the
+    /// vectors from there on count as missing, and the next append keeps the good ones.
+    #[test]
+    fn damaged_or_foreign_cache_files_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CACHE_FILE);
+        let keys: Vec<[u8; 32]> = (0..3).map(|i| content_key("m", &i.to_string())).collect();
+        let mut c = Cache::load(dir.path());
+        c.append(keys.iter().map(|k| (*k, vec![0.5, -0.25, 1.0])).collect())
+            .unwrap();
+        let good = fs::read(&path).unwrap();
+        let record = 32 + 4 + 3 * 4 + 8;
+        assert_eq!(good.len(), MAGIC.len() + 3 * record);
+        assert_eq!(Cache::load(dir.path()).len(), 3);
+
+        // One flipped bit in the second record's values: only the first record is read.
+        let mut bad = good.clone();
+        bad[MAGIC.len() + record + 40] ^= 0x01;
+        fs::write(&path, &bad).unwrap();
+        let mut c = Cache::load(dir.path());
+        assert_eq!(c.len(), 1);
+        assert!(c.get(&keys[0]).is_some() && c.get(&keys[1]).is_none());
+        // Re-embedding the lost vectors rewrites the file from the good record.
+        c.append(vec![(keys[1], vec![9.0]), (keys[2], vec![8.0])])
+            .unwrap();
+        let c = Cache::load(dir.path());
+        assert_eq!(c.len(), 3);
+        assert_eq!(c.get(&keys[2]), Some(&vec![8.0]));
+
+        // A NaN with a matching check (written by a faulty embedder or another tool).
+        let mut nan = MAGIC.to_vec();
+        write_record(&mut nan, &keys[0], &[1.0, 2.0]);
+        write_record(&mut nan, &keys[1], &[f32::NAN, 2.0]);
+        fs::write(&path, &nan).unwrap();
+        assert_eq!(Cache::load(dir.path()).len(), 1);
+
+        // Version 1 (no checks): read as empty; the first append starts the file over.
+        let mut old = b"QMEMB01\n".to_vec();
+        old.extend_from_slice(&keys[0]);
+        old.extend_from_slice(&1u32.to_le_bytes());
+        old.extend_from_slice(&1.0f32.to_le_bytes());
+        fs::write(&path, &old).unwrap();
+        let mut c = Cache::load(dir.path());
+        assert!(c.is_empty());
+        c.append(vec![(keys[2], vec![3.0])]).unwrap();
+        assert!(fs::read(&path).unwrap().starts_with(MAGIC));
+        let c = Cache::load(dir.path());
+        assert_eq!(c.len(), 1);
+        assert_eq!(c.get(&keys[2]), Some(&vec![3.0]));
+    }
+
+    #[test]
+    fn the_check_sees_every_byte() {
+        let bytes: Vec<u8> = (0..=255u8).chain(0..7).collect();
+        let sum = check(&bytes);
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x80;
+            assert_ne!(check(&b), sum, "byte {i}");
+        }
+        assert_ne!(check(&bytes[..bytes.len() - 1]), sum);
+        assert_ne!(check(&[0]), check(&[0, 0]), "the length counts");
+    }
+
+    #[test]
+    fn fusion_of_long_lists_keeps_first_appearance_order() {
+        let lex: Vec<usize> = (0..500).collect();
+        let fused = fuse(&[&lex, &[499, 3]]);
+        assert_eq!(fused.len(), 500);
+        assert_eq!(fused[0].0, 3, "in both lists, high in the first");
+        assert_eq!(fused[1].0, 499);
+        assert_eq!(fused[2].0, 0);
+        // Equal scores keep lexical order.
+        assert!(fused[2..].windows(2).all(|w| w[0].0 < w[1].0));
     }
 }

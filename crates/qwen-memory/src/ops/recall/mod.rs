@@ -159,6 +159,12 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
         emit(ctx, req, &out, started);
         return out;
     }
+    // The query's embedding is requested before anything else, so the embeddings server
+    // computes it while the roots are scanned and ranked lexically (docs/DESIGN.md, "Recall").
+    let pending = match req.strategy {
+        Strategy::Auto => start_semantic(ctx, req, started + network_budget(req)),
+        Strategy::Model | Strategy::Upstream => None,
+    };
     // Documents are borrowed from the parse cache; only the ones shown are copied.
     let roots = ctx.layout.recall_roots();
     let loaded = scan_cache::scan_roots_cached(&roots, ctx.state_dir());
@@ -180,7 +186,7 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
         });
     }
     out.docs_scanned = docs.len();
-    let deadline = Instant::now() + req.network_budget.unwrap_or(embed::DEFAULT_BUDGET);
+    let deadline = Instant::now() + network_budget(req);
 
     let mut chosen: Vec<(usize, u32)> = match req.strategy {
         Strategy::Model => match choose_by_model(ctx, req, &docs, deadline) {
@@ -190,10 +196,11 @@ pub fn run(ctx: &Context, req: &RecallRequest) -> RecallOutput {
             }
             Err(reason) => {
                 out.fallback = Some(reason);
-                auto(ctx, req, &docs, deadline, &mut out)
+                let pending = start_semantic(ctx, req, deadline);
+                auto(ctx, req, &docs, pending, &mut out)
             }
         },
-        Strategy::Auto => auto(ctx, req, &docs, deadline, &mut out),
+        Strategy::Auto => auto(ctx, req, &docs, pending, &mut out),
         Strategy::Upstream => {
             let query = LexicalQuery::new(&req.query);
             let chosen = upstream(&query, &docs, req.limit);
@@ -252,19 +259,34 @@ fn upstream<D: DocFields + Sync>(
         .collect()
 }
 
+fn network_budget(req: &RecallRequest) -> Duration {
+    req.network_budget.unwrap_or(embed::DEFAULT_BUDGET)
+}
+
+/// The semantic pass of an auto recall, when an embeddings endpoint is configured: the cache
+/// loaded and the (redacted) query's embedding requested, to be answered by `deadline`.
+fn start_semantic(ctx: &Context, req: &RecallRequest, deadline: Instant) -> Option<embed::Pending> {
+    let cfg = embed::EmbeddingsConfig::from_settings(&ctx.settings)?;
+    Some(embed::Pending::start(
+        &cfg,
+        ctx.state_dir(),
+        &secrets::redact(&req.query),
+        deadline.saturating_duration_since(Instant::now()),
+    ))
+}
+
 /// The auto choice: relevance ranking, fused with semantic similarity when an embeddings
-/// endpoint is configured and answers before `deadline`.
+/// endpoint is configured (`pending`) and answers within the budget.
 fn auto<D: DocFields + Sync>(
     ctx: &Context,
     req: &RecallRequest,
     docs: &[D],
-    deadline: Instant,
+    pending: Option<embed::Pending>,
     out: &mut RecallOutput,
 ) -> Vec<(usize, u32)> {
-    let embeddings = embed::EmbeddingsConfig::from_settings(&ctx.settings);
     // Secret-scanning a document costs far more than ranking it: without embeddings to fuse
     // with, only the best `limit` documents that pass are needed, so the scan stops there.
-    let wanted = if embeddings.is_some() {
+    let wanted = if pending.is_some() {
         usize::MAX
     } else {
         req.limit
@@ -291,22 +313,13 @@ fn auto<D: DocFields + Sync>(
             wanted,
         )
     };
-    let semantic = embeddings.map(|cfg| {
-        let docs: Vec<ScannedDoc> = docs.iter().map(DocFields::to_doc).collect();
+    let semantic = pending.map(|pending| {
         // No document is sent from here: only cached vectors are used, and the background job
         // embeds a text only when it passes the strict scan (a reviewed allow marker does not
         // count there), so a cached vector's text passed it.
         let eligible = vec![true; docs.len()];
         let matched: Vec<usize> = lexical.iter().map(|(i, _)| *i).collect();
-        embed::semantic_rank(
-            &cfg,
-            ctx.state_dir(),
-            &secrets::redact(&req.query),
-            &docs,
-            &eligible,
-            &matched,
-            deadline.saturating_duration_since(Instant::now()),
-        )
+        embed::semantic_rank(pending, docs, &eligible, &matched)
     });
     if semantic.as_ref().is_some_and(|sem| sem.missing > 0) {
         // Documents (or the model's calibration) not embedded yet: the background job embeds
