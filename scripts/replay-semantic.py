@@ -14,8 +14,9 @@ Without arguments: the five development sets (dev, heldout, heldout2, heldout3, 
 The rule's constants can be overridden from the environment (MARGIN, ALONE, WEIGHT, NEXT) to
 try others; VERBOSE=1 lists the unrelated prompts that inject and the queries that miss.
 
-Reads only the named sets of tests/fixtures/semantic-eval/ and
-crates/qwen-memory/src/ops/recall/background.txt (or $BACKGROUND). Vectors and lexical answers
+Reads only the named sets of tests/fixtures/semantic-eval/ and the calibration texts
+crates/qwen-memory/src/ops/recall/background.txt and background-programming.txt (or the files
+listed in $BACKGROUND). Vectors and lexical answers
 are cached under target/tmp/replay/ (or $REPLAY_CACHE; delete it after changing the fixtures).
 """
 import hashlib
@@ -195,11 +196,15 @@ def main():
         "heldout3.json",
         "heldout4.json",
     ]
-    bg_path = os.environ.get("BACKGROUND") or os.path.join(
-        ROOT, "crates/qwen-memory/src/ops/recall/background.txt"
-    )
-    with open(bg_path) as f:
-        bg_texts = [l.strip() for l in f if l.strip()]
+    # Recall's calibration texts: the everyday background, then the programming one.
+    bg_paths = os.environ.get("BACKGROUND", "").split(os.pathsep) if os.environ.get("BACKGROUND") else [
+        os.path.join(ROOT, "crates/qwen-memory/src/ops/recall", f)
+        for f in ("background.txt", "background-programming.txt")
+    ]
+    bg_texts = []
+    for path in bg_paths:
+        with open(path) as f:
+            bg_texts += [l.strip() for l in f if l.strip()]
     bg = cached("background-" + hashlib.sha256("\n".join(bg_texts).encode()).hexdigest()[:12], lambda: embed(bg_texts, False))
     cal = Cal(bg_texts, bg)
     pooled = {}

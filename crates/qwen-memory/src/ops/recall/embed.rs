@@ -81,13 +81,27 @@ pub const DEFAULT_BUDGET: Duration = Duration::from_secs(10);
 /// Japanese and Korean (written for this project), one a line.
 pub const BACKGROUND: &str = include_str!("background.txt");
 
-/// The calibration texts, non-empty lines.
+/// More calibration texts for recall: generic programming facts and how-to questions in the
+/// same four languages (written for this project), saying nothing about how a project works.
+/// Against them an unrelated technical prompt no longer stands out (see [`ALONE_OF_SPREAD`]).
+pub const BACKGROUND_PROGRAMMING: &str = include_str!("background-programming.txt");
+
+fn lines(text: &'static str) -> impl Iterator<Item = &'static str> {
+    text.lines().map(str::trim).filter(|l| !l.is_empty())
+}
+
+/// Every calibration text (everyday, then programming), non-empty lines: what the background
+/// job embeds and recall calibrates on.
 pub fn background_texts() -> Vec<&'static str> {
-    BACKGROUND
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
+    lines(BACKGROUND)
+        .chain(lines(BACKGROUND_PROGRAMMING))
         .collect()
+}
+
+/// The everyday calibration texts only: dream's near-duplicate rule was chosen on them
+/// (`ops::dream::similar`, docs/DESIGN.md "Near-duplicates").
+pub fn everyday_background_texts() -> Vec<&'static str> {
+    lines(BACKGROUND).collect()
 }
 
 /// The text embedded for a document: title, description and the body window recall scores.
@@ -300,9 +314,23 @@ pub struct Calibration {
 }
 
 impl Calibration {
-    /// From the cache, when every background text of this vector space is in it.
+    /// Recall's calibration, from the cache, when every background text of this vector space
+    /// is in it.
     pub fn from_cache(space: &str, cache: &Cache) -> Option<Calibration> {
-        let texts = background_texts();
+        Calibration::from_cached_texts(space, cache, background_texts())
+    }
+
+    /// The calibration on the everyday background only (dream's near-duplicates), from the
+    /// cache, when those texts are in it.
+    pub fn everyday_from_cache(space: &str, cache: &Cache) -> Option<Calibration> {
+        Calibration::from_cached_texts(space, cache, everyday_background_texts())
+    }
+
+    fn from_cached_texts(
+        space: &str,
+        cache: &Cache,
+        texts: Vec<&'static str>,
+    ) -> Option<Calibration> {
         let raw: Vec<Vec<f32>> = texts
             .iter()
             .map(|t| cache.get(&content_key(space, t)).map(|v| normalized(v)))
@@ -345,13 +373,18 @@ impl Calibration {
             .zip(raw)
             .map(|(t, v)| cal.center(v, t))
             .collect();
-        let mut sum = 0.0f32;
-        for i in 0..n {
-            for j in (i + 1)..n {
-                sum += dot(&cal.background[i], &cal.background[j]);
+        // The sum over pairs without comparing every pair (each recall builds the calibration):
+        // |Σ b|² = Σ |b|² + 2 Σ_{i<j} b_i·b_j.
+        let mut total = vec![0.0f64; dim];
+        let mut own = 0.0f64;
+        for b in &cal.background {
+            for (t, x) in total.iter_mut().zip(b) {
+                *t += f64::from(*x);
             }
+            own += f64::from(dot(b, b));
         }
-        let mean = sum / (n * (n - 1) / 2) as f32;
+        let sum = (total.iter().map(|t| t * t).sum::<f64>() - own) / 2.0;
+        let mean = (sum / (n * (n - 1) / 2) as f64) as f32;
         cal.spread = (1.0 - mean).clamp(0.01, 2.0);
         cal.margin = MARGIN_OF_SPREAD * cal.spread;
         Some(cal)
@@ -694,6 +727,46 @@ mod tests {
             "below the margin"
         );
         assert!(c.admit(&q, Vec::new(), |_| true).is_empty());
+    }
+
+    #[test]
+    fn recall_calibrates_on_both_backgrounds_and_dream_on_the_everyday_one() {
+        let all = background_texts();
+        let everyday = everyday_background_texts();
+        assert!(everyday.len() >= 30, "{}", everyday.len());
+        assert_eq!(&all[..everyday.len()], everyday.as_slice());
+        let programming = &all[everyday.len()..];
+        assert!(programming.len() >= 40, "{}", programming.len());
+        // Every language has its programming texts (the centring is per language).
+        for lang in 0..LANGS {
+            let n = programming
+                .iter()
+                .filter(|t| {
+                    let mix = script_mix(t);
+                    (0..LANGS).all(|o| mix[lang] >= mix[o])
+                })
+                .count();
+            assert!(n >= 5, "language {lang}: {n}");
+        }
+        let unique: std::collections::HashSet<_> = all.iter().collect();
+        assert_eq!(unique.len(), all.len(), "a background text twice");
+        // A cache holding only the everyday texts calibrates dream, not recall.
+        let dir = tempfile::tempdir().unwrap();
+        let mut cache = Cache::load(dir.path());
+        let vector = |i: usize| (0..4).map(|d| if d == i % 4 { 1.0 } else { 0.1 }).collect();
+        let entries = |texts: &[&str]| {
+            texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (content_key("m", t), vector(i)))
+                .collect::<Vec<_>>()
+        };
+        cache.append(entries(&everyday)).unwrap();
+        assert!(Calibration::everyday_from_cache("m", &cache).is_some());
+        assert!(Calibration::from_cache("m", &cache).is_none());
+        cache.append(entries(&all)).unwrap();
+        assert!(Calibration::from_cache("m", &cache).is_some());
+        assert!(Calibration::from_cache("other", &cache).is_none());
     }
 
     #[test]
