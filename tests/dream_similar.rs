@@ -320,6 +320,52 @@ fn a_document_with_a_secret_is_never_proposed_or_merged() {
         .all(|t| !t.contains("ghp_")));
 }
 
+/// A near-duplicate whose document holds frontmatter a person wrote (a key this tool never
+/// writes, or a description reworded) is proposed but never merged away: deleting it would
+/// lose what they wrote.
+#[test]
+fn a_near_duplicate_with_frontmatter_a_person_wrote_is_proposed_but_never_merged_away() {
+    let newer = "project/we-install-packages-with-pnpm.md";
+    type Edit = fn(&str) -> String;
+    let edits: [(&str, Edit); 2] = [
+        ("an added key", |t| {
+            t.replacen("type: project\n", "type: project\ntags: [build, ci]\n", 1)
+        }),
+        ("a reworded description", |t| {
+            t.replacen(
+                &format!("description: {NEW_PNPM}"),
+                "description: pnpm only, the CI runners have little disk",
+                1,
+            )
+        }),
+    ];
+    for (what, edit) in edits {
+        let sb = Sandbox::new();
+        write_facts(&sb);
+        let root = sb.private_root();
+        let text = edit(&fs::read_to_string(root.join(newer)).unwrap());
+        fs::write(root.join(newer), &text).unwrap();
+        let server = EmbeddingsServer::start(vector, Duration::ZERO);
+        let env = env_of(&server);
+        let v = dream(&sb, &["--force", "--apply-similar"], &env);
+        let similar = v["similar"].as_array().expect("still proposed");
+        assert_eq!(similar.len(), 1, "{what}: {v:#}");
+        assert_eq!(similar[0]["merge"]["path"], newer, "{what}");
+        assert_eq!(similar[0]["applied"], false, "{what}: {v:#}");
+        assert_eq!(
+            fs::read_to_string(root.join(newer)).unwrap(),
+            text,
+            "{what}: the person's document changed"
+        );
+        assert!(
+            fs::read_to_string(root.join("feedback/use-pnpm.md"))
+                .unwrap()
+                .contains("Why: the lockfile is pnpm's\n"),
+            "{what}: the kept entry took reasons from a merge that did not happen"
+        );
+    }
+}
+
 /// With the real multilingual model: two facts kept twice in other words (one pair in English,
 /// one in Chinese) are proposed, and two unrelated facts are not.
 #[test]

@@ -19,6 +19,8 @@ mod codex;
 mod gemini;
 #[path = "interop/gemini_api.rs"]
 mod gemini_api;
+#[path = "interop/npm.rs"]
+mod npm;
 #[path = "interop/process.rs"]
 mod process;
 #[path = "interop/qwen.rs"]

@@ -60,7 +60,10 @@ fn git_hook_invocation(
 ) -> Option<(Option<PathBuf>, HookArgs)> {
     let args: Vec<OsString> = args.into_iter().skip(1).collect();
     let (dir, rest) = match args.as_slice() {
-        [flag, dir, rest @ ..] if flag.to_str() == Some("-C") => (Some(PathBuf::from(dir)), rest),
+        // An empty `-C` is clap's to refuse, as for every other command.
+        [flag, dir, rest @ ..] if flag.to_str() == Some("-C") && !dir.is_empty() => {
+            (Some(PathBuf::from(dir)), rest)
+        }
         rest => (None, rest),
     };
     let [hook, name, git_args @ ..] = rest else {
@@ -156,6 +159,7 @@ mod tests {
             &["hook", "post-merge", ""],
             &["-q", "hook", "post-commit"],
             &["-Cdir", "hook", "post-commit"],
+            &["-C", "", "hook", "post-commit"],
             &["hooks", "post-commit"],
             &["hook"],
             &["list"],

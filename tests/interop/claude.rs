@@ -15,29 +15,14 @@ use serde_json::Value;
 
 use crate::anthropic::AnthropicServer;
 use crate::common::{bin_dir, clear_tool_env, wait_until, Sandbox};
+use crate::npm;
 use crate::process::wait_or_kill;
 
 /// The Claude Code release these checks pin.
 pub const CLAUDE_VERSION: &str = "2.1.332";
 /// True when the interop suite is switched on; otherwise prints why the check did nothing.
 pub fn enabled(check: &str) -> bool {
-    if std::env::var("QWEN_MEMORY_INTEROP").as_deref() == Ok("1") {
-        return true;
-    }
-    eprintln!(
-        "interop check `{check}` not run: set QWEN_MEMORY_INTEROP=1 (as .ci/run does) to run it \
-         against the real Claude Code {CLAUDE_VERSION}"
-    );
-    false
-}
-
-/// Where the npm package goes: `$QWEN_MEMORY_INTEROP_CACHE/claude-code-<v>`, else the target dir.
-fn cache_dir() -> PathBuf {
-    let name = format!("claude-code-{CLAUDE_VERSION}");
-    match std::env::var_os("QWEN_MEMORY_INTEROP_CACHE") {
-        Some(dir) => PathBuf::from(dir).join(name),
-        None => PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name),
-    }
+    npm::enabled(check, &format!("Claude Code {CLAUDE_VERSION}"))
 }
 
 fn claude_version(exe: &Path) -> Option<String> {
@@ -60,38 +45,23 @@ fn claude_version(exe: &Path) -> Option<String> {
 pub fn exe() -> PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
-        let dir = cache_dir();
-        fs::create_dir_all(&dir).expect("create interop cache dir");
-        let lock_file = fs::File::create(dir.join(".install.lock")).expect("install lock");
-        let mut lock = fd_lock::RwLock::new(lock_file);
-        let _guard = lock.write().expect("lock interop cache");
+        let dir = npm::cache_dir(&format!("claude-code-{CLAUDE_VERSION}"));
         let exe = dir.join("node_modules/@anthropic-ai/claude-code/bin/claude.exe");
         let wanted = format!("{CLAUDE_VERSION} (Claude Code)");
-        if claude_version(&exe).as_deref() != Some(wanted.as_str()) {
-            let out = Command::new("npm")
-                .args(["install", "--prefix"])
-                .arg(&dir)
-                .args([
-                    "--no-audit",
-                    "--no-fund",
-                    "--loglevel=error",
-                    "--include=optional",
-                    "--ignore-scripts=false",
-                    &format!("@anthropic-ai/claude-code@{CLAUDE_VERSION}"),
-                ])
-                .env_remove("npm_config_omit")
-                .env_remove("NPM_CONFIG_OMIT")
-                .output()
-                .unwrap_or_else(|e| {
-                    panic!("INTEROP SUITE CANNOT RUN: `npm` is not installed ({e}); install npm or unset QWEN_MEMORY_INTEROP")
-                });
-            assert!(
-                out.status.success(),
-                "INTEROP SUITE CANNOT RUN: npm install @anthropic-ai/claude-code@{CLAUDE_VERSION} failed:\n{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
+        npm::locked(&dir, || {
+            if claude_version(&exe).as_deref() == Some(wanted.as_str()) {
+                return Ok(());
+            }
+            npm::install(
+                &dir,
+                &format!("@anthropic-ai/claude-code@{CLAUDE_VERSION}"),
+                &["--ignore-scripts=false"],
+                true,
+            )
+        })
+        .unwrap_or_else(|e| {
+            panic!("INTEROP SUITE CANNOT RUN: {e} (install npm or unset QWEN_MEMORY_INTEROP)")
+        });
         let found = claude_version(&exe);
         assert_eq!(
             found.as_deref(),
@@ -108,7 +78,7 @@ pub fn exe() -> PathBuf {
 /// One Claude process at a time: the CI machine has two cores.
 fn one_at_a_time() -> MutexGuard<'static, ()> {
     static GATE: Mutex<()> = Mutex::new(());
-    GATE.lock().unwrap_or_else(|e| e.into_inner())
+    npm::one_at_a_time(&GATE)
 }
 
 /// Prefixes of variables Claude Code, its providers and the tools it shells out to read.

@@ -13,6 +13,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::common::{self, clear_tool_env, Sandbox};
+use crate::npm;
 use crate::process::wait_or_kill;
 use crate::responses::ResponsesServer;
 
@@ -24,23 +25,7 @@ const KEY_VAR: &str = "QWEN_MEMORY_INTEROP_CODEX_KEY";
 
 /// True when the interop suite is switched on; otherwise prints why the check did nothing.
 pub fn enabled(check: &str) -> bool {
-    if std::env::var("QWEN_MEMORY_INTEROP").as_deref() == Ok("1") {
-        return true;
-    }
-    eprintln!(
-        "interop check `{check}` not run: set QWEN_MEMORY_INTEROP=1 (as .ci/run does) to run it \
-         against the real Codex CLI {CODEX_VERSION}"
-    );
-    false
-}
-
-/// Where the npm package goes: `$QWEN_MEMORY_INTEROP_CACHE/codex-<v>`, else the target dir.
-fn cache_dir() -> PathBuf {
-    let name = format!("codex-{CODEX_VERSION}");
-    match std::env::var_os("QWEN_MEMORY_INTEROP_CACHE") {
-        Some(dir) => PathBuf::from(dir).join(name),
-        None => PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name),
-    }
+    npm::enabled(check, &format!("Codex CLI {CODEX_VERSION}"))
 }
 
 /// The platform package holding the native binary (an optional dependency of
@@ -92,44 +77,22 @@ fn install() -> Result<PathBuf, String> {
             std::env::consts::ARCH
         )
     })?;
-    let dir = cache_dir();
-    fs::create_dir_all(&dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-    let lock_file = fs::File::create(dir.join(".install.lock"))
-        .map_err(|e| format!("install lock in {}: {e}", dir.display()))?;
-    let mut lock = fd_lock::RwLock::new(lock_file);
-    let _guard = lock
-        .write()
-        .map_err(|e| format!("lock {}: {e}", dir.display()))?;
+    let dir = npm::cache_dir(&format!("codex-{CODEX_VERSION}"));
+    npm::locked(&dir, || install_locked(&dir, package))
+}
+
+/// [`install`] under the cache's install lock.
+fn install_locked(dir: &Path, package: &str) -> Result<PathBuf, String> {
     let wanted = format!("codex-cli {CODEX_VERSION}");
     let runs = |exe: &Option<PathBuf>| {
         exe.as_deref()
             .and_then(codex_version)
             .is_some_and(|v| v == wanted)
     };
-    let mut exe = native_binary(&dir, package);
+    let mut exe = native_binary(dir, package);
     if !runs(&exe) {
-        let out = Command::new("npm")
-            .args(["install", "--prefix"])
-            .arg(&dir)
-            .args([
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                "--include=optional",
-                &format!("@openai/codex@{CODEX_VERSION}"),
-            ])
-            .env_remove("npm_config_omit")
-            .env_remove("NPM_CONFIG_OMIT")
-            .output()
-            .map_err(|e| format!("`npm` is not installed ({e})"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "npm install @openai/codex@{CODEX_VERSION} failed:\n{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        exe = native_binary(&dir, package);
+        npm::install(dir, &format!("@openai/codex@{CODEX_VERSION}"), &[], true)?;
+        exe = native_binary(dir, package);
     }
     match exe {
         Some(exe) if runs(&Some(exe.clone())) => Ok(exe),
@@ -168,7 +131,7 @@ pub fn ready(check: &str) -> Option<PathBuf> {
 /// One Codex process at a time: the CI machine has two cores.
 fn one_at_a_time() -> MutexGuard<'static, ()> {
     static GATE: Mutex<()> = Mutex::new(());
-    GATE.lock().unwrap_or_else(|e| e.into_inner())
+    npm::one_at_a_time(&GATE)
 }
 
 /// A sandbox in which both tools run: HOME, `CODEX_HOME` (`<HOME>/.codex`), the memory base dir

@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::codex::capturing_ours;
 use crate::common::{self, clear_tool_env, Sandbox};
 use crate::gemini_api::GeminiServer;
+use crate::npm;
 use crate::process::wait_or_kill;
 
 /// The Gemini CLI release these checks pin (npm `@google/gemini-cli`).
@@ -23,14 +24,6 @@ pub const GEMINI_VERSION: &str = "0.61.0";
 
 /// The model named on the command line (`-m`), so no routing request picks one.
 const MODEL: &str = "gemini-2.5-flash";
-
-fn cache_dir() -> PathBuf {
-    let name = format!("gemini-cli-{GEMINI_VERSION}");
-    match std::env::var_os("QWEN_MEMORY_INTEROP_CACHE") {
-        Some(dir) => PathBuf::from(dir).join(name),
-        None => PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name),
-    }
-}
 
 fn gemini_version(cli: &Path) -> Option<String> {
     let out = Command::new("node")
@@ -50,39 +43,9 @@ fn gemini_version(cli: &Path) -> Option<String> {
 /// The package's `bundle/gemini.js`, installing the pinned release on first use (under a file
 /// lock), or why there is none.
 fn install() -> Result<PathBuf, String> {
-    let dir = cache_dir();
-    fs::create_dir_all(&dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-    let lock_file = fs::File::create(dir.join(".install.lock"))
-        .map_err(|e| format!("install lock in {}: {e}", dir.display()))?;
-    let mut lock = fd_lock::RwLock::new(lock_file);
-    let _guard = lock
-        .write()
-        .map_err(|e| format!("lock {}: {e}", dir.display()))?;
+    let dir = npm::cache_dir(&format!("gemini-cli-{GEMINI_VERSION}"));
     let pkg = dir.join("node_modules/@google/gemini-cli");
-    let installed = fs::read_to_string(pkg.join("package.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .and_then(|v| v["version"].as_str().map(str::to_string));
-    if installed.as_deref() != Some(GEMINI_VERSION) {
-        let out = Command::new("npm")
-            .args(["install", "--prefix"])
-            .arg(&dir)
-            .args([
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                &format!("@google/gemini-cli@{GEMINI_VERSION}"),
-            ])
-            .output()
-            .map_err(|e| format!("`npm` is not installed ({e})"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "npm install @google/gemini-cli@{GEMINI_VERSION} failed:\n{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-    }
+    npm::ensure(&dir, "@google/gemini-cli", GEMINI_VERSION)?;
     let cli = pkg.join("bundle/gemini.js");
     match gemini_version(&cli) {
         Some(v) if v == GEMINI_VERSION => Ok(cli),
@@ -96,11 +59,7 @@ fn install() -> Result<PathBuf, String> {
 /// Gemini CLI's `gemini.js` when `check` can run; otherwise prints why and gives `None`
 /// (under `CI`, a missing Gemini CLI fails instead).
 pub fn ready(check: &str) -> Option<PathBuf> {
-    if std::env::var("QWEN_MEMORY_INTEROP").as_deref() != Ok("1") {
-        eprintln!(
-            "interop check `{check}` not run: set QWEN_MEMORY_INTEROP=1 (as .ci/run does) to run \
-             it against the real Gemini CLI {GEMINI_VERSION}"
-        );
+    if !npm::enabled(check, &format!("Gemini CLI {GEMINI_VERSION}")) {
         return None;
     }
     static CLI: OnceLock<Result<PathBuf, String>> = OnceLock::new();
@@ -118,7 +77,7 @@ pub fn ready(check: &str) -> Option<PathBuf> {
 
 fn one_at_a_time() -> MutexGuard<'static, ()> {
     static GATE: Mutex<()> = Mutex::new(());
-    GATE.lock().unwrap_or_else(|e| e.into_inner())
+    npm::one_at_a_time(&GATE)
 }
 
 /// A sandbox: HOME (with `~/.gemini`), the memory base dir and a Git repository.

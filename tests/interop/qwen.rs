@@ -13,6 +13,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use serde_json::{json, Value};
 
 use crate::common::{clear_tool_env, path_with_bin, Sandbox};
+use crate::npm;
 use crate::process::wait_or_kill;
 use crate::server::ModelServer;
 
@@ -20,24 +21,7 @@ use crate::server::ModelServer;
 pub const QWEN_VERSION: &str = "0.24.4";
 /// True when the interop suite is switched on; otherwise prints why the check did nothing.
 pub fn enabled(check: &str) -> bool {
-    if std::env::var("QWEN_MEMORY_INTEROP").as_deref() == Ok("1") {
-        return true;
-    }
-    eprintln!(
-        "interop check `{check}` not run: set QWEN_MEMORY_INTEROP=1 (as .ci/run does) to run it \
-         against the real Qwen Code {QWEN_VERSION}"
-    );
-    false
-}
-
-/// Where the npm package is installed: `$QWEN_MEMORY_INTEROP_CACHE`, else under the target dir.
-fn cache_dir() -> PathBuf {
-    match std::env::var_os("QWEN_MEMORY_INTEROP_CACHE") {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("qwen-code-{QWEN_VERSION}"))
-        }
-    }
+    npm::enabled(check, &format!("Qwen Code {QWEN_VERSION}"))
 }
 
 fn tool_version(tool: &str) -> String {
@@ -67,37 +51,20 @@ pub fn cli() -> PathBuf {
             .next()
             .and_then(|m| m.parse().ok())
             .unwrap_or(0);
-        assert!(major >= 20, "INTEROP SUITE CANNOT RUN: Qwen Code needs node >= 20, found {node}");
-        let dir = cache_dir();
-        fs::create_dir_all(&dir).expect("create interop cache dir");
-        let lock_file = fs::File::create(dir.join(".install.lock")).expect("install lock");
-        let mut lock = fd_lock::RwLock::new(lock_file);
-        let _guard = lock.write().expect("lock interop cache");
+        assert!(
+            major >= 20,
+            "INTEROP SUITE CANNOT RUN: Qwen Code needs node >= 20, found {node}"
+        );
+        let dir = npm::cache_dir(&format!("qwen-code-{QWEN_VERSION}"));
         let pkg = dir.join("node_modules/@qwen-code/qwen-code");
-        let installed = fs::read_to_string(pkg.join("package.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .and_then(|v| v["version"].as_str().map(str::to_string));
-        if installed.as_deref() != Some(QWEN_VERSION) {
-            let out = Command::new("npm")
-                .args(["install", "--prefix"])
-                .arg(&dir)
-                .args([
-                    "--no-audit",
-                    "--no-fund",
-                    "--loglevel=error",
-                    &format!("@qwen-code/qwen-code@{QWEN_VERSION}"),
-                ])
-                .output()
-                .expect("run npm install");
-            assert!(
-                out.status.success(),
-                "INTEROP SUITE CANNOT RUN: npm install @qwen-code/qwen-code@{QWEN_VERSION} failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
+        npm::ensure(&dir, "@qwen-code/qwen-code", QWEN_VERSION)
+            .unwrap_or_else(|e| panic!("INTEROP SUITE CANNOT RUN: {e}"));
         let cli = pkg.join("cli.js");
-        assert!(cli.is_file(), "INTEROP SUITE CANNOT RUN: {} missing after install", cli.display());
+        assert!(
+            cli.is_file(),
+            "INTEROP SUITE CANNOT RUN: {} missing after install",
+            cli.display()
+        );
         cli
     })
     .clone()
@@ -118,7 +85,7 @@ const AGENT_ENV_PREFIXES: &[&str] = &[
 /// One Qwen Code process at a time: it is heavy and the CI machine has two cores.
 fn one_at_a_time() -> MutexGuard<'static, ()> {
     static GATE: Mutex<()> = Mutex::new(());
-    GATE.lock().unwrap_or_else(|e| e.into_inner())
+    npm::one_at_a_time(&GATE)
 }
 
 /// A sandbox in which both tools run: HOME, the Qwen global dir `<HOME>/.qwen`, the memory

@@ -178,6 +178,27 @@ mod tests {
         assert!(none.managed_auto_memory(), "Qwen's default is on");
         assert!(!none.team_memory(None));
     }
+
+    #[test]
+    fn enabling_team_memory_names_a_syntax_error_as_one_and_leaves_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let qwen = dir.path().join(".qwen");
+        std::fs::create_dir_all(&qwen).unwrap();
+        let path = qwen.join("settings.json");
+        for (text, invalid) in [("{\"memory\": {", true), ("[1, 2]", false)] {
+            std::fs::write(&path, text).unwrap();
+            let err = enable_team_memory(dir.path(), dir.path()).unwrap_err();
+            let said = err.to_string();
+            if invalid {
+                assert!(matches!(err, QwenSettingsError::Invalid { .. }), "{err:?}");
+                assert!(said.contains("not valid JSON ("), "{said}");
+            } else {
+                assert!(matches!(err, QwenSettingsError::NotAnObject(_)), "{err:?}");
+                assert!(said.contains("not a JSON object"), "{said}");
+            }
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        }
+    }
 }
 
 /// Failures changing Qwen Code's project settings.
@@ -185,6 +206,8 @@ mod tests {
 pub enum QwenSettingsError {
     #[error("{0}: not a JSON object; set \"memory\": {{\"enableTeamMemory\": true}} by hand")]
     NotAnObject(PathBuf),
+    #[error("{path}: not valid JSON ({message}); fix it, or set \"memory\": {{\"enableTeamMemory\": true}} by hand")]
+    Invalid { path: PathBuf, message: String },
     #[error("{0}: holds comments, which a rewrite would drop; set \"memory\": {{\"enableTeamMemory\": true}} by hand")]
     HasComments(PathBuf),
     #[error(transparent)]
@@ -199,7 +222,9 @@ impl From<SettingsFileError> for QwenSettingsError {
                 has_comments: true,
                 ..
             } => QwenSettingsError::HasComments(path),
-            SettingsFileError::Unparsable { path, .. } => QwenSettingsError::NotAnObject(path),
+            SettingsFileError::Unparsable { path, message, .. } => {
+                QwenSettingsError::Invalid { path, message }
+            }
             SettingsFileError::Store(e) => QwenSettingsError::Store(e),
         }
     }

@@ -189,6 +189,15 @@ fn created_marker(state_dir: &Path, path: &Path) -> PathBuf {
     ))
 }
 
+/// Remembers that install added the `mcpServers` key itself to a file that existed: uninstall
+/// removes the key (once empty) only then, never a person's own empty `mcpServers`.
+fn key_marker(state_dir: &Path, path: &Path) -> PathBuf {
+    state_dir.join(format!(
+        "{}.mcpservers-created",
+        crate::storage::project::sanitize_key(&path.display().to_string())
+    ))
+}
+
 fn read_text(path: &Path) -> Result<Option<String>, AgentError> {
     Ok(safe_fs::read_regular_string(path).map_err(StoreError::from)?)
 }
@@ -235,7 +244,7 @@ pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpRepor
     }
     // Every JSON client's file goes through the one settings edit, under its lock in
     // `state_dir`.
-    let (changed, _) = agent_settings::edit::<_, AgentError>(
+    let (changed, _, _) = agent_settings::edit::<_, AgentError>(
         path,
         state_dir,
         |value, original| {
@@ -244,6 +253,7 @@ pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpRepor
                 what: what.to_string(),
             };
             let root = value.as_object_mut().ok_or_else(|| shape("the file"))?;
+            let added_key = !root.contains_key("mcpServers");
             let servers = root
                 .entry("mcpServers")
                 .or_insert_with(|| Value::Object(Map::new()))
@@ -251,23 +261,25 @@ pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpRepor
                 .ok_or_else(|| shape("mcpServers"))?;
             let want = entry(client);
             match servers.get(SERVER_NAME) {
-                Some(v) if *v == want => Ok((Edit::Keep, (false, false))),
+                Some(v) if *v == want => Ok((Edit::Keep, (false, false, false))),
                 Some(_) => {
                     report.warnings.push(format!(
                         "{}: mcpServers.{SERVER_NAME} exists and differs from ours; left as it is",
                         path.display()
                     ));
-                    Ok((Edit::Keep, (false, false)))
+                    Ok((Edit::Keep, (false, false, false)))
                 }
                 None => {
                     servers.insert(SERVER_NAME.to_string(), want);
-                    Ok((Edit::Write, (true, original.is_none())))
+                    Ok((Edit::Write, (true, original.is_none(), added_key)))
                 }
             }
         },
-        |&(_, created)| {
+        |&(_, created, added_key)| {
             if created {
                 store::atomic_write(&created_marker(state_dir, path), b"")?;
+            } else if added_key {
+                store::atomic_write(&key_marker(state_dir, path), b"")?;
             }
             Ok(())
         },
@@ -299,6 +311,7 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
         warnings: Vec::new(),
     };
     let marker = created_marker(state_dir, path);
+    let key_marker = key_marker(state_dir, path);
     if client == Client::Codex {
         let Some(text) = read_text(path)? else {
             return Ok(report);
@@ -345,7 +358,9 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
                 }
                 None => return Ok((Edit::Keep, (false, false))),
             }
-            if servers.is_empty() {
+            // The key goes only when install put it there (a person's own empty
+            // `mcpServers` stays).
+            if servers.is_empty() && (marker.exists() || key_marker.exists()) {
                 root.shift_remove("mcpServers");
             }
             // A file install created goes when nothing else was put into it since.
@@ -355,9 +370,12 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
                 Ok((Edit::Write, (true, false)))
             }
         },
-        |&(_, deleted)| {
+        |&(changed, deleted)| {
             if deleted {
                 let _ = fs::remove_file(&marker);
+            }
+            if changed {
+                let _ = fs::remove_file(&key_marker);
             }
             Ok(())
         },
@@ -407,6 +425,31 @@ mod tests {
         assert!(uninstall(Client::Qwen, &path, &state).unwrap().changed);
         assert_eq!(fs::read(&path).unwrap(), before);
         assert!(!uninstall(Client::Qwen, &path, &state).unwrap().changed);
+    }
+
+    #[test]
+    fn a_persons_own_empty_mcp_servers_survives_uninstall() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let path = dir.path().join("settings.json");
+        let before = "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {}\n}\n";
+        fs::write(&path, before).unwrap();
+        assert!(install(Client::Gemini, &path, &state).unwrap().changed);
+        assert!(uninstall(Client::Gemini, &path, &state).unwrap().changed);
+        assert_eq!(fs::read_to_string(&path).unwrap(), before);
+        // Install adds the key to a file without one, uninstall takes it away again, and then
+        // leaves a person's empty key alone on the next round.
+        fs::write(&path, "{\n  \"theme\": \"dark\"\n}\n").unwrap();
+        install(Client::Gemini, &path, &state).unwrap();
+        uninstall(Client::Gemini, &path, &state).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "{\n  \"theme\": \"dark\"\n}\n"
+        );
+        fs::write(&path, before).unwrap();
+        install(Client::Gemini, &path, &state).unwrap();
+        uninstall(Client::Gemini, &path, &state).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), before);
     }
 
     #[test]

@@ -20,6 +20,9 @@
 //! structure a person wrote, not one failing the secret scan or holding hidden characters, and
 //! not one the dream's own plan already changes.
 //!
+//! The two may differ in type: the extractor often files one fact once as feedback and once as
+//! a project fact, and that is the duplicate worth merging.
+//!
 //! Merging keeps the entry of the older document (frontmatter `created` when both have one,
 //! else the earlier modification time), joins both entries' `Why:` and `How to apply:` into it
 //! on its own field lines (every other byte of that document kept), and deletes the other
@@ -30,7 +33,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use crate::formats::doc;
-use crate::formats::{sanitize, secrets};
+use crate::formats::{sanitize, secrets, text, yaml};
 use crate::integrations::embeddings::EmbeddingsConfig;
 use crate::ops::recall::embed::{self, Cache, Calibration};
 use crate::ops::recall::relevance::RelevanceQuery;
@@ -271,6 +274,44 @@ pub fn propose(
     Some(out)
 }
 
+/// Frontmatter keys `remember` and extract write: the document's own fields and provenance.
+const WRITTEN_KEYS: [&str; 9] = [
+    "name",
+    "title",
+    "description",
+    "type",
+    "created",
+    "session",
+    "commit",
+    "source",
+    "client",
+];
+
+/// Whether deleting `d` once its entry is merged into another document loses nothing a person
+/// wrote: its frontmatter holds only the keys this tool writes (any other key, `tags` or an
+/// owner a person added, stays where it is) and its description is still its entry's summary
+/// as written, not a person's rewording.
+fn deletable(d: &SnapshotDoc) -> bool {
+    let fm = yaml::parse_frontmatter(&d.frontmatter);
+    if fm.lenient
+        || fm
+            .entries
+            .iter()
+            .any(|(k, _)| !WRITTEN_KEYS.contains(&k.as_str()))
+    {
+        return false;
+    }
+    let Some(entry) = d.entries.first() else {
+        return false;
+    };
+    let description = fm
+        .get("description")
+        .and_then(yaml::scalar_string)
+        .unwrap_or_default();
+    description.is_empty()
+        || text::collapse_whitespace(&description) == text::collapse_whitespace(&entry.summary)
+}
+
 /// The proposals as reported (`applied` false).
 pub fn report(snap: &Snapshot, found: &Proposals) -> Vec<SimilarPair> {
     let side = |i: usize| SimilarEntry {
@@ -292,7 +333,8 @@ pub fn report(snap: &Snapshot, found: &Proposals) -> Vec<SimilarPair> {
 
 /// Adds the merge of every proposed pair to `plan` (rewrites before the plan's deletions, the
 /// deletions last) and marks the pairs merged in `report`. A pair whose kept entry cannot be
-/// edited in place is left as a proposal.
+/// edited in place, or whose merged document holds frontmatter a person wrote ([`deletable`]),
+/// is left as a proposal.
 pub fn extend_plan(
     plan: &mut Plan,
     snap: &Snapshot,
@@ -303,6 +345,9 @@ pub fn extend_plan(
     let mut deletes = Vec::new();
     for (&(k, m, similarity, lead), reported) in found.pairs.iter().zip(report.iter_mut()) {
         let (keep, merge) = (&snap.docs[k], &snap.docs[m]);
+        if !deletable(merge) {
+            continue;
+        }
         let (ke, me) = (&keep.entries[0], &merge.entries[0]);
         let why = doc::join_reasons(ke.why.as_deref(), me.why.as_deref());
         let how = doc::join_reasons(ke.how_to_apply.as_deref(), me.how_to_apply.as_deref());
