@@ -3,7 +3,9 @@
 //! that changes them, [`edit`]: under one lock it reads the file (never through a symlink,
 //! never blocking on a FIFO), parses it keeping the order of its keys, refuses a file it cannot
 //! parse (such a file is never overwritten), lets the caller change the value, and writes the
-//! result through [`crate::store::atomic_write`], indented as the file was. Qwen Code's team
+//! result through [`crate::store::atomic_write`], indented as the file was — unless the rewrite
+//! would change more than the caller's edit (a key given twice, an integer too large to keep),
+//! which is refused the same way. Qwen Code's team
 //! memory switch (`qwen_settings`), our hooks (`integrations::agent`) and the MCP server's
 //! entry (`integrations::mcp_config`) all go through it (docs/development.md, "Who owns which
 //! I/O").
@@ -31,6 +33,11 @@ pub enum SettingsFileError {
         /// Whether the file holds `//` or `/* */` comments outside strings.
         has_comments: bool,
     },
+    /// The file parses, but writing it back would change more than the caller's edit: a key
+    /// given twice (JSON keeps the last), an integer too large to keep exactly. It is left
+    /// exactly as it is.
+    #[error("{path}: holds {what}, which rewriting the file would change")]
+    WouldChange { path: PathBuf, what: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -95,7 +102,16 @@ where
     let (what, out) = change(&mut value, bytes.as_deref())?;
     match what {
         Edit::Keep => {}
-        Edit::Write => write(path, &to_bytes(&value, bytes.as_deref()))?,
+        Edit::Write => {
+            if let Some(what) = bytes.as_deref().and_then(changed_by_rewrite) {
+                return Err(SettingsFileError::WouldChange {
+                    path: path.to_path_buf(),
+                    what,
+                }
+                .into());
+            }
+            write(path, &to_bytes(&value, bytes.as_deref()))?
+        }
         Edit::WriteBytes(b) => write(path, &b)?,
         Edit::Remove => remove(path)?,
     }
@@ -138,6 +154,104 @@ pub fn to_bytes(value: &Value, like: Option<&[u8]>) -> Vec<u8> {
     let _ = value.serialize(&mut ser);
     out.push(b'\n');
     out
+}
+
+/// One token of a JSON text: layout (whitespace) is not a token, strings are compared decoded.
+#[derive(Debug, PartialEq)]
+enum Token {
+    Punct(u8),
+    Str(String),
+    /// A number as written.
+    Num(String),
+    Word(String),
+}
+
+/// The tokens of a JSON text, or `None` where it is not one this reader understands.
+fn tokens(text: &str) -> Option<Vec<Token>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'{' | b'}' | b'[' | b']' | b',' | b':' => {
+                out.push(Token::Punct(c));
+                i += 1;
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                let lit = text.get(start..=i)?;
+                out.push(Token::Str(serde_json::from_str(lit).ok()?));
+                i += 1;
+            }
+            _ => {
+                let start = i;
+                while i < b.len() && !b" \t\n\r{}[],:\"".contains(&b[i]) {
+                    i += 1;
+                }
+                let lit = text.get(start..i)?.to_string();
+                out.push(if c == b'-' || c.is_ascii_digit() {
+                    Token::Num(lit)
+                } else {
+                    Token::Word(lit)
+                });
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Whether two spellings of a number are one value: the same text, or (when the original is
+/// not an integer, which the parser keeps exactly up to 64 bits and beyond that only
+/// approximately) the same floating-point value as the JSON parser reads both (`1.50` and
+/// `1.5`; the parser's own reading, so a last-digit difference in how it rounds a long
+/// fraction is not taken for a change).
+fn same_number(original: &str, rewritten: &str) -> bool {
+    if original == rewritten {
+        return true;
+    }
+    let integer = !original.contains(['.', 'e', 'E']);
+    !integer
+        && matches!(
+            (
+                serde_json::from_str::<f64>(original),
+                serde_json::from_str::<f64>(rewritten)
+            ),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
+/// What rewriting `original` would change besides layout and the caller's edit, if anything:
+/// the file is parsed and serialised again as it was, and the two compared token by token.
+fn changed_by_rewrite(original: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(original).ok()?;
+    if text.trim().is_empty() {
+        return None;
+    }
+    let parsed: Value = serde_json::from_str(text).ok()?;
+    let again = String::from_utf8(to_bytes(&parsed, None)).ok()?;
+    let (Some(a), Some(b)) = (tokens(text), tokens(&again)) else {
+        return Some("text this tool cannot read back exactly".to_string());
+    };
+    if a.len() != b.len() {
+        return Some("a key given twice".to_string());
+    }
+    for (x, y) in a.iter().zip(&b) {
+        match (x, y) {
+            (Token::Num(o), Token::Num(r)) if !same_number(o, r) => {
+                return Some(format!("the number {o}, which it would write as {r}"));
+            }
+            (Token::Num(_), Token::Num(_)) => {}
+            _ if x != y => return Some("a value it would write differently".to_string()),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Removes comments outside strings, keeping everything else byte for byte.
@@ -273,6 +387,56 @@ mod tests {
             }
             assert_eq!(fs::read_to_string(&path).unwrap(), text);
         }
+    }
+
+    #[test]
+    fn a_file_a_rewrite_would_change_is_refused_and_left_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("state");
+        let path = dir.path().join("settings.json");
+        for (text, said) in [
+            ("{\"a\": 1, \"a\": 2}", "a key given twice"),
+            (
+                "{\"id\": 123456789012345678901234567890}",
+                "the number 123456789012345678901234567890",
+            ),
+            (
+                "{\"ok\": [1, {\"b\": null, \"b\": true}]}",
+                "a key given twice",
+            ),
+        ] {
+            fs::write(&path, text).unwrap();
+            let err = edit(&path, &lock, set_x, |_| Ok(())).unwrap_err();
+            match &err.0 {
+                SettingsFileError::WouldChange { what, .. } => {
+                    assert!(what.starts_with(said), "{text}: {what}")
+                }
+                other => panic!("{text}: {other}"),
+            }
+            assert_eq!(fs::read_to_string(&path).unwrap(), text);
+            // Keeping the file as it is needs no rewrite, so nothing is refused.
+            edit(
+                &path,
+                &lock,
+                |_, _| Ok::<_, Refused>((Edit::Keep, ())),
+                |_| Ok(()),
+            )
+            .unwrap();
+        }
+        // What only layout, escapes or the spelling of a fraction tell apart is rewritten.
+        for text in [
+            "{\"a\":1,\"b\":[true,false],\"c\":\"\\u00e9\\n\"}",
+            "{\"cost\": 0.12345678901234566, \"t\": [0.1, 0.30000000000000004, 2.2250738585072014e-308, 1.7976931348623157e308, 5e-324, 123456.78901234567]}",
+            "{\r\n  \"f\": 1.50, \"g\": -2.5e3, \"big\": 18446744073709551615, \"neg\": -9007199254740993\r\n}",
+        ] {
+            fs::write(&path, text).unwrap();
+            edit(&path, &lock, set_x, |_| Ok(())).unwrap();
+            let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+            assert_eq!(v["x"], 1, "{text}");
+        }
+        let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v["big"].as_u64(), Some(u64::MAX));
+        assert_eq!(v["neg"].as_i64(), Some(-9_007_199_254_740_993));
     }
 
     #[test]

@@ -208,6 +208,8 @@ pub enum QwenSettingsError {
     NotAnObject(PathBuf),
     #[error("{path}: not valid JSON ({message}); fix it, or set \"memory\": {{\"enableTeamMemory\": true}} by hand")]
     Invalid { path: PathBuf, message: String },
+    #[error("{path}: holds {what}, which rewriting the file would change; set \"memory\": {{\"enableTeamMemory\": true}} by hand")]
+    WouldChange { path: PathBuf, what: String },
     #[error("{0}: holds comments, which a rewrite would drop; set \"memory\": {{\"enableTeamMemory\": true}} by hand")]
     HasComments(PathBuf),
     #[error(transparent)]
@@ -224,6 +226,9 @@ impl From<SettingsFileError> for QwenSettingsError {
             } => QwenSettingsError::HasComments(path),
             SettingsFileError::Unparsable { path, message, .. } => {
                 QwenSettingsError::Invalid { path, message }
+            }
+            SettingsFileError::WouldChange { path, what } => {
+                QwenSettingsError::WouldChange { path, what }
             }
             SettingsFileError::Store(e) => QwenSettingsError::Store(e),
         }

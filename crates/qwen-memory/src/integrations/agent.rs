@@ -65,6 +65,8 @@ pub enum AgentError {
     },
     #[error("{path}: not valid JSON ({message}); add the hooks by hand (git qwen-memory install --manual --agent …)")]
     InvalidJson { path: PathBuf, message: String },
+    #[error("{path}: holds {what}, which rewriting the file would change; add the hooks by hand (git qwen-memory install --manual --agent …)")]
+    WouldChange { path: PathBuf, what: String },
     #[error("{path}: {what} is not a JSON object/array as expected; add the hooks by hand")]
     UnexpectedShape { path: PathBuf, what: String },
     #[error(transparent)]
@@ -77,6 +79,7 @@ impl From<SettingsFileError> for AgentError {
             SettingsFileError::Unparsable { path, message, .. } => {
                 AgentError::InvalidJson { path, message }
             }
+            SettingsFileError::WouldChange { path, what } => AgentError::WouldChange { path, what },
             SettingsFileError::Store(e) => AgentError::Store(e),
         }
     }
