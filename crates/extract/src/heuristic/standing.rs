@@ -192,6 +192,39 @@ mod tests {
     }
 
     #[test]
+    fn questions_without_a_mark_requests_and_reports_of_round_four_are_dropped() {
+        let dropped = |s: &str| drops(s).map(|c| c.id.as_str());
+        // Questions without a question mark, in each language.
+        assert_eq!(dropped("为什么这个接口返回空"), Some("zh.drop.why"));
+        assert_eq!(dropped("配置文件放在哪里比较好呢"), Some("zh.drop.ne"));
+        assert_eq!(
+            dropped("このテストはまだ必要ですか"),
+            Some("ja.drop.desuka")
+        );
+        assert_eq!(dropped("이 방식은 어때"), Some("ko.drop.eottae"));
+        // One-off requests and reports.
+        assert_eq!(
+            dropped("Give me a summary of the open issues"),
+            Some("en.drop.give-me")
+        );
+        assert_eq!(
+            dropped("I'm still seeing the old banner on the home page."),
+            Some("en.drop.still-seeing")
+        );
+        assert_eq!(dropped("把标题改为“项目简介”"), Some("zh.drop.change-to"));
+        assert_eq!(dropped("ログ出力がされていない"), Some("ja.drop.not-done"));
+        // A standing-rule signal in the same sentence still keeps it; a statement that merely
+        // ends like a question ("…차이 나요") is not one of these rules.
+        assert_eq!(dropped("以后标题都改为中文"), None);
+        assert_eq!(dropped("From now on give me short answers."), None);
+        assert_eq!(dropped("제 타임존은 PST라서 17시간 차이 나요"), None);
+        assert_eq!(
+            dropped("Could you stop wrapping every answer in a table? It's noise."),
+            None
+        );
+    }
+
+    #[test]
     fn the_built_in_pipeline_drops_one_off_sentences_and_long_specs_but_keeps_a_rule_in_them() {
         use super::super::{plan_heuristic, UserText};
         let plan = |text: &str| plan_heuristic(&[UserText { offset: 0, text }]);
