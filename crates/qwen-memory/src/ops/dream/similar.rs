@@ -5,7 +5,8 @@
 //! pair. The vectors are the ones semantic recall caches (`ops::recall::embed`, keyed by the
 //! vector space and the embedded text): nothing is embedded twice, and nothing is embedded here.
 //!
-//! **The rule** ([`pairs`], on language-centred vectors, as recall compares them). Real embedders
+//! **The rule** ([`pairs`], on language-centred vectors, as recall compares them, with the
+//! calibration on the everyday background only: the threshold was chosen there). Real embedders
 //! put unrelated texts at raw cosine 0.7–0.9, so no fixed cosine works. A pair is proposed when
 //! 1. its similarity beats the better of the two entries' best similarity to the calibration
 //!    background by at least [`NEAR_OF_SPREAD`] × the model's spread (recall's calibration);
@@ -224,7 +225,8 @@ pub fn propose(
 ) -> Option<Proposals> {
     let space = cfg.vector_space();
     let cache = Cache::load(&root.state_dir);
-    let calibration = Calibration::from_cache(&space, &cache)?;
+    // The everyday background its threshold was chosen on (recall's adds programming texts).
+    let calibration = Calibration::everyday_from_cache(&space, &cache)?;
     let scanned: HashMap<String, ScannedDoc> = root_writer::scan_strict(root)
         .ok()?
         .docs

@@ -274,4 +274,19 @@ mod tests {
         let e = expand(&normalize("rotate the password"), stem);
         assert!(e.iter().any(|e| e.text == "密码" && !e.generic), "{e:?}");
     }
+
+    #[test]
+    fn units_of_time_are_generic() {
+        // 時間 is "hours" as well as "time": alone it must not find a memory that says 小时.
+        for q in [
+            "東京から大阪まで何時間かかる",
+            "it takes two hours",
+            "每月一次",
+            "매달 한 번",
+        ] {
+            let e = expand(&normalize(q), stem);
+            assert!(!e.is_empty(), "{q}");
+            assert!(e.iter().all(|e| e.generic), "{q}: {e:?}");
+        }
+    }
 }
