@@ -149,6 +149,26 @@ pub struct Cache {
 }
 
 impl Cache {
+    /// Whether the cache file in `state_dir` is long enough for `records` vectors of its first
+    /// record's dimension: a cheap look (the header and the file's length, not its records)
+    /// before the file is read and checked.
+    pub fn may_hold(state_dir: &Path, records: usize) -> bool {
+        use std::io::Read as _;
+        let Ok(mut file) = fs::File::open(state_dir.join(CACHE_FILE)) else {
+            return false;
+        };
+        let Ok(len) = file.metadata().map(|m| m.len()) else {
+            return false;
+        };
+        let mut head = [0u8; 8 + 32 + 4];
+        if file.read_exact(&mut head).is_err() || head[..8] != MAGIC[..] {
+            return false;
+        }
+        let n = u64::from(u32::from_le_bytes([head[40], head[41], head[42], head[43]]));
+        let record = 32 + 4 + 4 * n + 8;
+        len >= 8 + record.saturating_mul(records as u64)
+    }
+
     /// Loads the cache in `state_dir`; a missing, unreadable or foreign file is an empty cache,
     /// and reading stops at a damaged record.
     pub fn load(state_dir: &Path) -> Cache {
@@ -592,6 +612,22 @@ impl Pending {
         budget: Duration,
     ) -> Pending {
         let deadline = Instant::now() + budget;
+        // The query goes on a helper thread: the budget holds even if the server stalls (the
+        // thread is abandoned then).
+        let send = || {
+            let (tx, rx) = mpsc::channel();
+            let (cfg, q) = (cfg.clone(), query.to_string());
+            std::thread::spawn(move || {
+                let _ = tx.send(embeddings::embed(&cfg, &[q], Purpose::Query, budget, false));
+            });
+            rx
+        };
+        // When the file is large enough to hold the calibration and a document, the query
+        // goes out before the cache is read: reading and checking it and calibrating take
+        // longer than the request, so the model computes meanwhile. A cache too small to use
+        // is never asked for (nothing is sent for a recall that could not use the answer).
+        let calibration_texts = background_texts().len();
+        let early = Cache::may_hold(state_dir, calibration_texts + 1).then(send);
         let space = cfg.vector_space();
         let cache = Cache::load(state_dir);
         let calibration = Calibration::from_cache(&space, &cache);
@@ -601,16 +637,12 @@ impl Pending {
             .into_iter()
             .map(|t| content_key(&space, t))
             .collect();
-        let answer = (calibration.is_some() && cache.len() > background.len()).then(|| {
-            // The query goes on a helper thread: the budget holds even if the server stalls
-            // (the thread is abandoned then).
-            let (tx, rx) = mpsc::channel();
-            let (cfg, q) = (cfg.clone(), query.to_string());
-            std::thread::spawn(move || {
-                let _ = tx.send(embeddings::embed(&cfg, &[q], Purpose::Query, budget, false));
-            });
-            rx
-        });
+        let usable = calibration.is_some() && cache.len() > background.len();
+        let answer = if usable {
+            early.or_else(|| Some(send()))
+        } else {
+            None
+        };
         Pending {
             space,
             cache,
@@ -895,6 +927,25 @@ mod tests {
         cache.append(entries(&all)).unwrap();
         assert!(Calibration::from_cache("m", &cache).is_some());
         assert!(Calibration::from_cache("other", &cache).is_none());
+    }
+
+    #[test]
+    fn may_hold_looks_at_the_length_for_the_first_records_dimension() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!Cache::may_hold(dir.path(), 1), "no file");
+        let mut c = Cache::load(dir.path());
+        let vectors: Vec<_> = (0..3)
+            .map(|i| (content_key("m", &i.to_string()), vec![i as f32; 4]))
+            .collect();
+        c.append(vectors).unwrap();
+        assert!(Cache::may_hold(dir.path(), 3));
+        assert!(!Cache::may_hold(dir.path(), 4));
+        // Another version's file is never taken for a usable one.
+        let path = dir.path().join(CACHE_FILE);
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[..8].copy_from_slice(b"QMEMB01\n");
+        fs::write(&path, &bytes).unwrap();
+        assert!(!Cache::may_hold(dir.path(), 1));
     }
 
     #[test]
