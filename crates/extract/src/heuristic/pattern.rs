@@ -37,11 +37,20 @@ impl Regex {
             .into_iter()
             .map(|s| s.into_bytes().into_boxed_slice())
             .collect();
-        Regex {
+        let regex = Regex {
             pattern: pattern.into(),
             needs,
             built: OnceLock::new(),
+        };
+        // Debug builds (the tests) check every pattern a rule reaches at once, as before the
+        // prefilter: a pattern with a syntax error fails the first test that reaches its rule,
+        // not a user's sentence that happens to hold its literal. (Checked, not kept: what is
+        // built stays lazy, as in release.)
+        #[cfg(debug_assertions)]
+        if let Err(e) = regex_lite::Regex::new(&regex.pattern) {
+            panic!("invalid rule pattern {:?}: {e}", regex.pattern);
         }
+        regex
     }
 
     /// Whether the haystack holds one of the literals every match needs (always true when

@@ -231,7 +231,8 @@ fn parse_embeddings(text: &str, expected: usize) -> Result<Vec<Vec<f32>>, EmbedE
             .and_then(Value::as_array)
             .ok_or(EmbedError::BadResponse("no embedding"))?
             .iter()
-            .map(|x| x.as_f64().map(|f| f as f32))
+            // A value beyond f32's range would become infinite: never cached, never compared.
+            .map(|x| x.as_f64().map(|f| f as f32).filter(|f| f.is_finite()))
             .collect::<Option<_>>()
             .ok_or(EmbedError::BadResponse("embedding holds a non-number"))?;
         if vector.is_empty() || vector.len() > MAX_DIM {
@@ -265,6 +266,10 @@ mod tests {
         assert!(parse_embeddings(r#"{"data":[{"embedding":[]}]}"#, 1).is_err());
         let mixed = r#"{"data":[{"embedding":[1]},{"embedding":[1,2]}]}"#;
         assert!(parse_embeddings(mixed, 2).is_err());
+        // Beyond f32's range: it would be infinite, which no cache record may hold.
+        assert!(parse_embeddings(r#"{"data":[{"embedding":[1, 1e39]}]}"#, 1).is_err());
+        assert!(parse_embeddings(r#"{"data":[{"embedding":[1, -3.5e38]}]}"#, 1).is_err());
+        assert!(parse_embeddings(r#"{"data":[{"embedding":[1, 3.4e38]}]}"#, 1).is_ok());
     }
 
     #[test]

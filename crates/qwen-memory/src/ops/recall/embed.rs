@@ -154,7 +154,8 @@ impl Cache {
     /// before the file is read and checked.
     pub fn may_hold(state_dir: &Path, records: usize) -> bool {
         use std::io::Read as _;
-        let Ok(mut file) = fs::File::open(state_dir.join(CACHE_FILE)) else {
+        // Never through a symlink, never blocking on a FIFO: this runs first in the prompt hook.
+        let Ok(mut file) = safe_fs::open_regular(&state_dir.join(CACHE_FILE)) else {
             return false;
         };
         let Ok(len) = file.metadata().map(|m| m.len()) else {
@@ -183,7 +184,7 @@ impl Cache {
                 .filter_map(|c| <[u8; 32]>::try_from(c).ok())
                 .collect();
         }
-        let Ok(bytes) = fs::read(&cache.path) else {
+        let Ok(Some(bytes)) = safe_fs::read_regular(&cache.path) else {
             return cache;
         };
         let Some(mut rest) = bytes.strip_prefix(MAGIC.as_slice()) else {
@@ -622,10 +623,12 @@ impl Pending {
             });
             rx
         };
-        // When the file is large enough to hold the calibration and a document, the query
-        // goes out before the cache is read: reading and checking it and calibrating take
-        // longer than the request, so the model computes meanwhile. A cache too small to use
-        // is never asked for (nothing is sent for a recall that could not use the answer).
+        // When the file is long enough to hold the calibration and a document, the query goes
+        // out before the cache is read: reading and checking it and calibrating take longer
+        // than the request, so the model computes meanwhile. If the cache then proves unusable
+        // for this model (another model's vectors, damaged records) the answer is not waited
+        // for: one wasted request until the background job has rebuilt it. A cache too short to
+        // use is never asked for.
         let calibration_texts = background_texts().len();
         let early = Cache::may_hold(state_dir, calibration_texts + 1).then(send);
         let space = cfg.vector_space();
