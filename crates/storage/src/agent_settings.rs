@@ -101,7 +101,7 @@ where
     };
     // Refused before the caller sees it (as an unparsable file), so no caller's side effect (a
     // backup of the bytes, a marker) is left behind for a file nothing was written to.
-    if let Some(what) = bytes.as_deref().and_then(changed_by_rewrite) {
+    if let Some(what) = bytes.as_deref().and_then(|b| changed_by_rewrite(b, &value)) {
         return Err(SettingsFileError::WouldChange {
             path: path.to_path_buf(),
             what,
@@ -226,14 +226,14 @@ fn same_number(original: &str, rewritten: &str) -> bool {
 }
 
 /// What rewriting `original` would change besides layout and the caller's edit, if anything:
-/// the file is parsed and serialised again as it was, and the two compared token by token.
-fn changed_by_rewrite(original: &[u8]) -> Option<String> {
+/// `parsed` (what [`read`] made of it, before any change) is serialised again and the two are
+/// compared token by token.
+fn changed_by_rewrite(original: &[u8], parsed: &Value) -> Option<String> {
     let text = std::str::from_utf8(original).ok()?;
     if text.trim().is_empty() {
         return None;
     }
-    let parsed: Value = serde_json::from_str(text).ok()?;
-    let again = String::from_utf8(to_bytes(&parsed, None)).ok()?;
+    let again = String::from_utf8(to_bytes(parsed, None)).ok()?;
     let (Some(a), Some(b)) = (tokens(text), tokens(&again)) else {
         return Some("text this tool cannot read back exactly".to_string());
     };

@@ -293,9 +293,7 @@ const WRITTEN_KEYS: [&str; 8] = [
 fn deletable(d: &SnapshotDoc) -> bool {
     let ours = |line: &str| {
         line.split_once(':').is_some_and(|(k, v)| {
-            WRITTEN_KEYS.contains(&k)
-                && (v.is_empty() || v.starts_with(' '))
-                && !v.trim().is_empty()
+            WRITTEN_KEYS.contains(&k) && v.starts_with(' ') && !v.trim().is_empty()
         })
     };
     let fm = yaml::parse_frontmatter(&d.frontmatter);
