@@ -6,6 +6,7 @@
 use crate::common;
 use crate::common::embeddings_server;
 
+use qwen_memory::ops::extract::filter::title_for;
 use std::fs;
 use std::time::Duration;
 
@@ -80,7 +81,7 @@ fn write_facts(sb: &Sandbox) {
         "project/we-install-packages-with-pnpm.md",
         &fact(
             "project",
-            "We install packages with pnpm",
+            &title_for(NEW_PNPM),
             NEW_PNPM,
             "disk space on CI",
             "2026-11-27T10:00:00.000Z",
@@ -321,13 +322,13 @@ fn a_document_with_a_secret_is_never_proposed_or_merged() {
 }
 
 /// A near-duplicate whose document holds frontmatter a person wrote (a key this tool never
-/// writes, or a description reworded) is proposed but never merged away: deleting it would
+/// writes, or a name or description reworded) is proposed but never merged away: deleting it would
 /// lose what they wrote.
 #[test]
 fn a_near_duplicate_with_frontmatter_a_person_wrote_is_proposed_but_never_merged_away() {
     let newer = "project/we-install-packages-with-pnpm.md";
     type Edit = fn(&str) -> String;
-    let edits: [(&str, Edit); 4] = [
+    let edits: [(&str, Edit); 5] = [
         ("an added key", |t| {
             t.replacen("type: project\n", "type: project\ntags: [build, ci]\n", 1)
         }),
@@ -338,6 +339,13 @@ fn a_near_duplicate_with_frontmatter_a_person_wrote_is_proposed_but_never_merged
             t.replacen(
                 "type: project\n",
                 "type: project\n# agreed in the March retro\n",
+                1,
+            )
+        }),
+        ("a reworded name", |t| {
+            t.replacen(
+                &format!("name: {}\n", title_for(NEW_PNPM)),
+                "name: pnpm, not npm (CI disk)\n",
                 1,
             )
         }),
@@ -518,7 +526,7 @@ fn a_private_fact_and_its_paraphrase_in_team_memory_are_never_paired() {
     let team = sb.repo.join(".qwen").join("team-memory");
     let team_doc = fact(
         "project",
-        "We install packages with pnpm",
+        &title_for(NEW_PNPM),
         NEW_PNPM,
         "disk space on CI",
         "2026-11-27T10:00:00.000Z",

@@ -35,6 +35,7 @@ use serde::Serialize;
 use crate::formats::doc;
 use crate::formats::{sanitize, secrets, text, yaml};
 use crate::integrations::embeddings::EmbeddingsConfig;
+use crate::ops::extract::filter;
 use crate::ops::recall::embed::{self, Cache, Calibration};
 use crate::ops::recall::relevance::RelevanceQuery;
 use crate::storage::project::Root;
@@ -288,8 +289,10 @@ const WRITTEN_KEYS: [&str; 8] = [
 
 /// Whether deleting `d` once its entry is merged into another document loses nothing a person
 /// wrote: its frontmatter is one `key: value` line per key this tool writes (a comment, a key
-/// of a person's — even one left empty —, a nested value: it stays where it is) and its
-/// description is still its entry's summary as written, not a person's rewording.
+/// of a person's — even one left empty —, a nested value: it stays where it is), and its
+/// description and name are still what `remember` and extract derive from its entry's summary,
+/// not a person's rewording. A name an older release derived otherwise reads as reworded: the
+/// pair stays a proposal, which loses nothing.
 fn deletable(d: &SnapshotDoc) -> bool {
     let ours = |line: &str| {
         line.split_once(':').is_some_and(|(k, v)| {
@@ -309,14 +312,14 @@ fn deletable(d: &SnapshotDoc) -> bool {
     let Some(entry) = d.entries.first() else {
         return false;
     };
-    let description = fm
-        .get("description")
-        .and_then(yaml::scalar_string)
-        .unwrap_or_default();
-    // As `remember` writes it: the summary made a plain YAML field.
-    description.is_empty()
-        || text::collapse_whitespace(&description)
-            == doc::plain_field(&text::collapse_whitespace(&entry.summary))
+    let summary = text::collapse_whitespace(&entry.summary);
+    // As `remember` writes them: the summary, and the title made of it, as plain YAML fields.
+    let as_written = |key: &str, want: &str| {
+        fm.get(key)
+            .and_then(yaml::scalar_string)
+            .is_none_or(|v| v.is_empty() || text::collapse_whitespace(&v) == doc::plain_field(want))
+    };
+    as_written("description", &summary) && as_written("name", &filter::title_for(&summary))
 }
 
 /// The proposals as reported (`applied` false).
