@@ -15,6 +15,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use chrono::Timelike;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -145,16 +146,40 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     crate::formats::text::hex(&Sha256::digest(bytes))
 }
 
-/// A fresh, sortable run id: UTC time to the millisecond plus the PID.
-pub fn new_run_id() -> String {
-    let now = chrono::Utc::now();
-    format!(
-        "{}-{}",
-        now.format("%Y%m%dT%H%M%S%.3fZ")
-            .to_string()
-            .replace('.', ""),
-        std::process::id()
-    )
+/// The time part of a run id: UTC to the millisecond, `20261202T153000123Z`.
+const RUN_TIME_FORMAT: &str = "%Y%m%dT%H%M%S%3fZ";
+
+/// A fresh, sortable run id for `w`'s root: UTC time to the millisecond plus the PID, later
+/// than every run already recorded there. Runs are ordered (newest first for `--undo`, oldest
+/// pruned first) by their ids, so after the clock stepped back an id taken from the clock alone
+/// would sort before the runs it follows: the undo would pick an older run and pruning could
+/// delete the one just written. Taken under the root's mutation lock, as [`record`] is.
+pub fn new_run_id(w: &RootWriter) -> String {
+    let newest = fs::read_dir(w.root().state_dir.join(BACKUP_DIR))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| run_time(&e.file_name().to_string_lossy()))
+        .max();
+    run_id_after(chrono::Utc::now().naive_utc(), newest)
+}
+
+/// The time of a run id, `None` for a name that is not one.
+fn run_time(id: &str) -> Option<chrono::NaiveDateTime> {
+    let end = id.find('Z')?;
+    chrono::NaiveDateTime::parse_from_str(&id[..=end], RUN_TIME_FORMAT).ok()
+}
+
+/// The id for a run at `now`, one millisecond after `newest` when the clock is not past it.
+fn run_id_after(now: chrono::NaiveDateTime, newest: Option<chrono::NaiveDateTime>) -> String {
+    let now = now
+        .with_nanosecond(now.nanosecond() / 1_000_000 * 1_000_000)
+        .unwrap_or(now);
+    let at = match newest {
+        Some(n) if n >= now => n + chrono::TimeDelta::milliseconds(1),
+        _ => now,
+    };
+    format!("{}-{}", at.format(RUN_TIME_FORMAT), std::process::id())
 }
 
 /// Records a run before it changes anything: saves the previous content of every file and
@@ -657,6 +682,57 @@ mod tests {
         let all = runs(&root.state_dir);
         assert_eq!(all.len(), KEEP_RUNS);
         assert_eq!(all[0].manifest.run_id, format!("r{:03}", KEEP_RUNS + 2));
-        assert!(new_run_id().starts_with(&chrono::Utc::now().format("%Y%m%dT").to_string()));
+        let id = new_run_id(&RootWriter::lock(&root).unwrap());
+        assert!(id.starts_with(&chrono::Utc::now().format("%Y%m%dT").to_string()));
+        assert!(run_time(&id).is_some(), "{id}");
+    }
+
+    #[test]
+    fn a_run_id_is_later_than_every_recorded_run_even_after_the_clock_stepped_back() {
+        let t = |s: &str| chrono::NaiveDateTime::parse_from_str(s, RUN_TIME_FORMAT).unwrap();
+        let now = t("20261202T100000500Z");
+        let pid = std::process::id();
+        assert_eq!(
+            run_id_after(now, None),
+            format!("20261202T100000500Z-{pid}")
+        );
+        assert_eq!(
+            run_id_after(now, Some(t("20261202T090000000Z"))),
+            format!("20261202T100000500Z-{pid}")
+        );
+        assert_eq!(
+            run_id_after(now, Some(t("20261202T100000500Z"))),
+            format!("20261202T100000501Z-{pid}")
+        );
+        assert_eq!(
+            run_id_after(now, Some(t("20261203T235959999Z"))),
+            format!("20261204T000000000Z-{pid}")
+        );
+        // Recorded runs from a clock an hour ahead: the new run is the newest, is what
+        // `--undo` picks, and survives pruning.
+        let dir = tempfile::tempdir().unwrap();
+        let root = test_root(dir.path());
+        fs::create_dir_all(&root.path).unwrap();
+        let ahead = chrono::Utc::now().naive_utc() + chrono::TimeDelta::hours(1);
+        for i in 0..KEEP_RUNS {
+            let id = format!(
+                "{}-1",
+                (ahead + chrono::TimeDelta::seconds(i as i64)).format(RUN_TIME_FORMAT)
+            );
+            record(&RootWriter::lock(&root).unwrap(), RunKind::Forget, &id, &[]).unwrap();
+        }
+        let w = RootWriter::lock(&root).unwrap();
+        let id = new_run_id(&w);
+        record(&w, RunKind::Forget, &id, &[]).unwrap();
+        let all = runs(&root.state_dir);
+        assert_eq!(all.len(), KEEP_RUNS);
+        assert_eq!(all[0].manifest.run_id, id);
+        assert_eq!(
+            last_run(&root.state_dir, RunKind::Forget)
+                .unwrap()
+                .manifest
+                .run_id,
+            id
+        );
     }
 }

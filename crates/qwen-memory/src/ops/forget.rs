@@ -613,7 +613,7 @@ pub fn apply(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetErro
         let plans = plan_files(root, &sel.matches)?;
         let mut out = outcome_of(sel, &plans, false, t0);
         if !plans.is_empty() {
-            let run_id = backup::new_run_id();
+            let run_id = backup::new_run_id(&w);
             let planned: Vec<PlannedChange> = plans
                 .iter()
                 .map(|p| PlannedChange {

@@ -578,7 +578,7 @@ fn consolidate(
         };
         let (similar, similar_not_embedded) =
             near_duplicates(embedder, root, &snap, &mut plan, opts.apply_similar);
-        let run_id = backup::new_run_id();
+        let run_id = backup::new_run_id(&w);
         let mut index_error = None;
         if !plan.changes.is_empty() {
             apply_plan_locked(&w, &plan, &run_id)?;
