@@ -3,7 +3,7 @@
 //! that changes them, [`edit`]: under one lock it reads the file (never through a symlink,
 //! never blocking on a FIFO), parses it keeping the order of its keys, refuses a file it cannot
 //! parse (such a file is never overwritten), lets the caller change the value, and writes the
-//! result through [`crate::store::atomic_write`], indented as the file was — unless the rewrite
+//! result through [`crate::store::atomic_write`], laid out as the file was — unless the rewrite
 //! would change more than the caller's edit (a key given twice, an integer too large to keep),
 //! which is refused the same way. Qwen Code's team
 //! memory switch (`qwen_settings`), our hooks (`integrations::agent`) and the MCP server's
@@ -143,16 +143,43 @@ fn detect_indent(bytes: &[u8]) -> Vec<u8> {
         .unwrap_or_else(|| b"  ".to_vec())
 }
 
-/// `value` as pretty JSON plus a final newline, indented like `like` (two spaces without it).
+/// `value` as JSON laid out like `like`, the file it replaces, so a rewrite changes only what
+/// it must: indented as `like` is (pretty, two spaces, for a new or blank file), on one line
+/// when `like` held its keys on one line, with CRLF line breaks when every line break of `like`
+/// is one, and with a final line break only when `like` ended with one (always for a new file).
+/// JSON strings never hold a raw line break, so every `\n` written is layout.
 pub fn to_bytes(value: &Value, like: Option<&[u8]>) -> Vec<u8> {
     use serde::Serialize as _;
-    let indent = like.map(detect_indent).unwrap_or_else(|| b"  ".to_vec());
+    let like = like.filter(|l| !l.iter().all(u8::is_ascii_whitespace));
+    let trimmed = like.map(|l| l.trim_ascii_end());
+    let compact = trimmed.is_some_and(|t| !t.contains(&b'\n') && t.contains(&b':'));
+    let newlines = like.map_or(0, |l| l.iter().filter(|&&b| b == b'\n').count());
+    let crlf = newlines > 0
+        && like.is_some_and(|l| l.windows(2).filter(|w| w == b"\r\n").count() == newlines);
+    let final_break = like.is_none_or(|l| l.ends_with(b"\n"));
     let mut out = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(&indent);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
     // Serializing a Value into memory cannot fail.
-    let _ = value.serialize(&mut ser);
-    out.push(b'\n');
+    if compact {
+        let _ = serde_json::to_writer(&mut out, value);
+    } else {
+        let indent = like.map(detect_indent).unwrap_or_else(|| b"  ".to_vec());
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(&indent);
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+        let _ = value.serialize(&mut ser);
+    }
+    if final_break {
+        out.push(b'\n');
+    }
+    if crlf {
+        let mut with_cr = Vec::with_capacity(out.len() + out.len() / 8);
+        for b in out {
+            if b == b'\n' {
+                with_cr.push(b'\r');
+            }
+            with_cr.push(b);
+        }
+        out = with_cr;
+    }
     out
 }
 
@@ -319,6 +346,38 @@ mod tests {
             .unwrap()
             .insert("x".into(), Value::from(1));
         Ok((Edit::Write, ()))
+    }
+
+    #[test]
+    fn an_edit_keeps_the_files_line_breaks_one_line_layout_and_missing_final_break() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("state");
+        let path = dir.path().join("settings.json");
+        let cases = [
+            // CRLF, tab indent, final break.
+            (
+                "{\r\n\t\"z\": \"a\\nb\"\r\n}\r\n",
+                "{\r\n\t\"z\": \"a\\nb\",\r\n\t\"x\": 1\r\n}\r\n",
+            ),
+            // One line, no final break: stays one line without one.
+            ("{\"z\": [1, 2]}", "{\"z\":[1,2],\"x\":1}"),
+            // One line with a final break.
+            ("{\"z\":true}\n", "{\"z\":true,\"x\":1}\n"),
+            // LF without a final break.
+            ("{\n  \"z\": true\n}", "{\n  \"z\": true,\n  \"x\": 1\n}"),
+            // Mixed line breaks are not CRLF; an empty object is laid out as new.
+            (
+                "{\r\n  \"z\": 1,\n  \"y\": 2\n}\n",
+                "{\n  \"z\": 1,\n  \"y\": 2,\n  \"x\": 1\n}\n",
+            ),
+            ("{}", "{\n  \"x\": 1\n}"),
+            ("  \n", "{\n  \"x\": 1\n}\n"),
+        ];
+        for (before, after) in cases {
+            fs::write(&path, before).unwrap();
+            edit(&path, &lock, set_x, |_| Ok(())).unwrap();
+            assert_eq!(fs::read_to_string(&path).unwrap(), after, "from {before:?}");
+        }
     }
 
     #[test]
