@@ -9,6 +9,12 @@
 //! `--strict`: those of the strict keep rule, `gate::Gate::with_strict_rule`);
 //! `-- --train` retrains the real-chat gate on the `train` split and writes
 //! `crates/extract/src/heuristic/learned/gate.bin` (the committed, generated weights).
+//!
+//! `REAL_CHATS_EXTRA=DIR` adds every `*.json` list in DIR (real turns collected after the
+//! shared corpus, same record format, kept outside the repository like it; docs/quality/extract.md)
+//! as splits `x-train`, `x-dev`, `x-heldout`, for measurement only: `--train` and `--cv` read the
+//! shared `train` split alone, so the committed weights stay reproducible from `../shared`.
+//! With `--heldout`, `heldout+x` pools `heldout` and `x-heldout` per language.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -41,9 +47,21 @@ fn shared() -> PathBuf {
 }
 
 fn load() -> Vec<Turn> {
+    let mut files: Vec<(PathBuf, &str)> = ["en.json", "cjk.json"]
+        .into_iter()
+        .map(|f| (shared().join(f), ""))
+        .collect();
+    if let Some(dir) = std::env::var_os("REAL_CHATS_EXTRA") {
+        let mut extra: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("REAL_CHATS_EXTRA: {e}"))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        extra.sort();
+        files.extend(extra.into_iter().map(|p| (p, "x-")));
+    }
     let mut out = Vec::new();
-    for f in ["en.json", "cjk.json"] {
-        let path = shared().join(f);
+    for (path, prefix) in files {
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{}: {e} (the shared corpus)", path.display()));
         let v: serde_json::Value = serde_json::from_str(&text).expect("corpus JSON");
@@ -68,7 +86,7 @@ fn load() -> Vec<Turn> {
                     })
                     .unwrap_or_default(),
                 why_not: s("why_not"),
-                split: s("split").unwrap_or_default(),
+                split: format!("{prefix}{}", s("split").unwrap_or_default()),
                 random: s("selection").as_deref() == Some("random"),
                 repo: s("source")
                     .unwrap_or_default()
@@ -159,7 +177,11 @@ fn table(turns: &[Turn], splits: &[&str], verdict: &dyn Fn(&Turn) -> Option<Stri
     println!("{HEADER}");
     for split in splits {
         let mut per: BTreeMap<&str, Score> = BTreeMap::new();
-        for t in turns.iter().filter(|t| t.split == *split) {
+        let wanted = |t: &Turn| match *split {
+            "heldout+x" => t.split == "heldout" || t.split == "x-heldout",
+            s => t.split == s,
+        };
+        for t in turns.iter().filter(|t| wanted(t)) {
             let got = verdict(t);
             per.entry(t.lang.as_str())
                 .or_default()
@@ -452,7 +474,7 @@ fn main() {
     }
     if args.iter().any(|a| a == "--dump") {
         // One line per train/dev turn: what the rules kept and which cues fired (exploration).
-        for t in turns.iter().filter(|t| t.split != "heldout") {
+        for t in turns.iter().filter(|t| !t.split.ends_with("heldout")) {
             let m = UserText {
                 offset: 0,
                 text: &t.text,
@@ -523,8 +545,15 @@ fn main() {
         return;
     }
     let mut splits = vec!["train", "dev"];
+    let extra = turns.iter().any(|t| t.split.starts_with("x-"));
+    if extra {
+        splits.extend(["x-train", "x-dev"]);
+    }
     if args.iter().any(|a| a == "--heldout") {
         splits.push("heldout");
+        if extra {
+            splits.extend(["x-heldout", "heldout+x"]);
+        }
     }
     let first_type = |ps: Vec<qwen_memory::ops::extract::Patch>| {
         ps.first().map(|p| p.topic.as_str().to_string())
@@ -571,7 +600,7 @@ fn main() {
         .iter()
         .skip_while(|a| *a != "--mistakes")
         .nth(1)
-        .filter(|s| *s != "heldout")
+        .filter(|s| !s.ends_with("heldout"))
     {
         for t in turns.iter().filter(|t| t.split == *split) {
             let got = plan_with_gate(
