@@ -8,7 +8,8 @@
 //!   ("deploys", "deployed", "deploying" → "deploy"); a doc word matches a query stem when the
 //!   stem is a prefix of it and the word stems to exactly that stem;
 //! - CJK runs give code-point bigrams, minus bigrams made of particles and question chatter;
-//!   Korean runs lose a trailing particle first;
+//!   Korean runs lose a trailing particle first; katakana stretches of three or more give
+//!   trigrams (loanwords share character pairs);
 //! - English, Chinese, Japanese and Korean stop words and request chatter are dropped;
 //! - terms are weighted by how rare they are in the memory corpus (BM25 with the upstream field
 //!   weights title 4 > description 3 > body 1), with a small virtual background corpus so a
@@ -586,7 +587,28 @@ fn cjk_bigrams(run: &[char]) -> Vec<String> {
     // weighs on the share of the query a document must match.
     let japanese = !all_hiragana && run.iter().any(|c| is_hiragana(*c) || is_katakana(*c));
     let mut out = Vec::new();
-    for pair in run.windows(2) {
+    // Katakana words are loanwords, and two of their characters say little: "メン" is in both
+    // ラーメン and コメント, "ール" in メール and ツール. Inside a katakana stretch of three or
+    // more characters the terms are its overlapping trigrams instead of bigrams (コードレビュー
+    // still finds レビュー); a bigram reaching out of the stretch is kept as before.
+    let kana_at = |k: usize| run.get(k).is_some_and(|c| is_katakana(*c));
+    let stretch = |k: usize| {
+        let (mut a, mut b) = (k, k);
+        while a > 0 && kana_at(a - 1) {
+            a -= 1;
+        }
+        while kana_at(b + 1) {
+            b += 1;
+        }
+        b + 1 - a
+    };
+    for (k, pair) in run.windows(2).enumerate() {
+        if kana_at(k) && kana_at(k + 1) && stretch(k) >= 3 {
+            if kana_at(k + 2) {
+                out.push(run[k..k + 3].iter().collect());
+            }
+            continue;
+        }
         let bigram: String = pair.iter().collect();
         if ZH_STOP_BIGRAMS.contains(&bigram.as_str()) {
             continue;
@@ -928,6 +950,30 @@ mod tests {
         );
         // All-hiragana queries keep their bigrams.
         assert!(!RelevanceQuery::new("よくあるしつもん").terms().is_empty());
+    }
+
+    #[test]
+    fn katakana_words_match_by_three_characters_not_two() {
+        let docs = vec![doc(
+            "レビューコメントの書き方",
+            "コードレビュー時のコメントのルール",
+            "- 指摘には必ず代替案を書く",
+        )];
+        // ラーメン shares only メン with コメント: nothing to recall.
+        assert!(ranked("東京でおすすめのラーメン屋は？", &docs).is_empty());
+        assert!(ranked("メールの送り方を教えて", &docs).is_empty());
+        // A katakana word still finds a longer one holding it, and a longer query word finds
+        // the shorter one in the memory.
+        assert_eq!(
+            ranked("コメントはどう書く？", &docs),
+            ["レビューコメントの書き方"]
+        );
+        assert_eq!(
+            ranked("プルリクエストのレビュー", &docs),
+            ["レビューコメントの書き方"]
+        );
+        let terms = RelevanceQuery::new("ラーメン屋").terms().join(" ");
+        assert_eq!(terms, "ラーメ ーメン ン屋", "{terms}");
     }
 
     #[test]
