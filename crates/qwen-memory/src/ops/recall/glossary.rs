@@ -17,7 +17,9 @@ use super::lexical::normalize;
 use crate::formats::text::is_cjk;
 
 /// The glossary's data: one concept a line, `en | zh | ja | ko`, variants separated by `,`;
-/// `*` first marks a generic concept; `#` starts a comment line.
+/// `*` first marks a generic concept; `#` starts a comment line. A CJK form may end with `!`
+/// and characters that must not follow it in the query (`周一!次` is Monday, not the 周一 of
+/// 每周一次, "once a week").
 pub const GLOSSARY: &str = include_str!("glossary.txt");
 
 /// One way to write a concept.
@@ -25,8 +27,9 @@ pub const GLOSSARY: &str = include_str!("glossary.txt");
 enum Form {
     /// Latin-script words, lowercase; matched in the query by their stems, in order.
     Words(Vec<String>),
-    /// A run of CJK text (at least two characters), normalized; matched as a substring.
-    Cjk(String),
+    /// A run of CJK text (at least two characters), normalized; matched as a substring that
+    /// is not followed by one of `not_before`.
+    Cjk { run: String, not_before: Vec<char> },
 }
 
 #[derive(Debug, Clone)]
@@ -80,17 +83,21 @@ fn parse(data: &str) -> Vec<Concept> {
 }
 
 fn form(raw: &str) -> Option<Form> {
+    let (raw, not_before) = match raw.split_once('!') {
+        Some((form, chars)) => (form, chars.trim().chars().collect()),
+        None => (raw, Vec::new()),
+    };
     let n = normalize(raw.trim()).into_owned();
     if n.is_empty() {
         return None;
     }
     if n.chars().all(|c| is_cjk(c) || c.is_whitespace()) {
         let run: String = n.chars().filter(|c| !c.is_whitespace()).collect();
-        return (run.chars().count() >= 2).then_some(Form::Cjk(run));
+        return (run.chars().count() >= 2).then_some(Form::Cjk { run, not_before });
     }
     if n.chars().any(is_cjk) {
         // Mixed forms ("alt 属性") are matched as written, as one CJK-style substring.
-        return Some(Form::Cjk(n));
+        return Some(Form::Cjk { run: n, not_before });
     }
     let words = words(&n);
     (!words.is_empty()).then_some(Form::Words(words))
@@ -114,7 +121,12 @@ fn stems(ws: &[String], stem: Stemmer) -> Vec<&str> {
 
 fn found(form: &Form, query: &str, query_stems: &[&str], stem: Stemmer) -> bool {
     match form {
-        Form::Cjk(run) => query.contains(run.as_str()),
+        Form::Cjk { run, not_before } => query.match_indices(run.as_str()).any(|(at, m)| {
+            query[at + m.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !not_before.contains(&c))
+        }),
         Form::Words(ws) => {
             let want = stems(ws, stem);
             !want.is_empty()
@@ -169,7 +181,7 @@ pub fn expand(normalized: &str, stem: Stemmer) -> Vec<Expansion> {
         for (forms, _) in concept.columns.iter().zip(&matched).filter(|(_, m)| !**m) {
             for f in forms {
                 let (text, cjk, stemmed) = match f {
-                    Form::Cjk(run) => (run.clone(), true, false),
+                    Form::Cjk { run, .. } => (run.clone(), true, false),
                     Form::Words(ws) if ws.len() == 1 && ws[0].is_ascii() => {
                         (stem(&ws[0]).to_string(), false, true)
                     }
@@ -215,8 +227,9 @@ mod tests {
         for c in all {
             assert_eq!(c.columns.len(), 4, "{:?}", c.columns);
             for f in c.columns.iter().flatten() {
-                if let Form::Cjk(run) = f {
+                if let Form::Cjk { run, not_before } = f {
                     assert!(run.chars().count() >= 2, "{run}");
+                    assert!(not_before.iter().all(|c| !c.is_whitespace()), "{run}");
                 }
             }
         }
@@ -273,6 +286,21 @@ mod tests {
         assert!(e.iter().any(|e| e.text == "测试" && e.generic), "{e:?}");
         let e = expand(&normalize("rotate the password"), stem);
         assert!(e.iter().any(|e| e.text == "密码" && !e.generic), "{e:?}");
+    }
+
+    #[test]
+    fn a_form_is_not_found_before_the_characters_it_excludes() {
+        assert!(texts("周一的例会几点开始").contains(&"monday".to_string()));
+        assert!(texts("每周一的例会几点开始").contains(&"monday".to_string()));
+        for q in ["备份每周一次就够了吗", "这周一共发布了几次", "一周一遍"] {
+            assert!(
+                !texts(q).contains(&"monday".to_string()),
+                "{q}: {:?}",
+                texts(q)
+            );
+        }
+        // The rest of the concept still counts in another place of the query.
+        assert!(texts("每周一次，周一上午").contains(&"monday".to_string()));
     }
 
     #[test]
