@@ -29,8 +29,11 @@ pub mod gate;
 mod ja;
 mod ko;
 pub mod learned;
+mod literals;
 mod mask;
 pub(crate) mod pattern;
+#[cfg(debug_assertions)]
+pub use pattern::literal_table;
 mod script;
 mod segment;
 pub(crate) mod sent;
