@@ -125,15 +125,47 @@ fn hidden_tokens_are_caught_after_normalization() {
 fn prefilter_is_a_necessary_condition() {
     let mut texts: Vec<String> = corpus::secrets().into_iter().map(|s| s.text).collect();
     texts.extend(corpus::benign().into_iter().map(|(_, t)| t));
+    let holds = |pre: &Prefilter, s: &str| {
+        pre.literals.iter().any(|l| {
+            if pre.fold {
+                s.to_ascii_lowercase().contains(&l.to_ascii_lowercase())
+            } else {
+                s.contains(l)
+            }
+        })
+    };
+    let mut matched = 0;
     for (index, rule) in RULES.iter().enumerate() {
-        let pre = Regex::new(rule.prefilter).unwrap();
+        assert!(!rule.prefilter.literals.is_empty(), "{}", rule.id);
         for text in &texts {
             let text = normalize(text);
             for m in rule_regex(index).find_iter(&text) {
-                assert!(pre.is_match(m.as_str()), "{}", rule.id);
+                matched += 1;
+                assert!(holds(&rule.prefilter, m.as_str()), "{}", rule.id);
+                // And the automata find that rule in the match alone.
+                assert!(candidates(m.as_str()).contains(&index), "{}", rule.id);
             }
         }
     }
+    assert!(matched > RULES.len(), "{matched} matches");
+}
+
+#[test]
+fn the_prefilter_finds_every_rule_whose_literal_is_there_in_any_case_it_allows() {
+    for (index, rule) in RULES.iter().enumerate() {
+        for l in rule.prefilter.literals {
+            let text = format!("x {l} y");
+            assert!(candidates(&text).contains(&index), "{}: {l}", rule.id);
+            let upper = format!("x {} y", l.to_ascii_uppercase());
+            assert_eq!(
+                candidates(&upper).contains(&index),
+                rule.prefilter.fold || upper == text || l.to_ascii_uppercase() == *l,
+                "{}: {upper}",
+                rule.id
+            );
+        }
+    }
+    assert!(candidates("nothing to see here").is_empty());
 }
 
 #[test]
