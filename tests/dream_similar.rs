@@ -328,7 +328,21 @@ fn a_document_with_a_secret_is_never_proposed_or_merged() {
 fn a_near_duplicate_with_frontmatter_a_person_wrote_is_proposed_but_never_merged_away() {
     let newer = "project/we-install-packages-with-pnpm.md";
     type Edit = fn(&str) -> String;
-    let edits: [(&str, Edit); 5] = [
+    let edits: [(&str, Edit); 7] = [
+        ("a name made a flow list", |t| {
+            t.replacen(
+                &format!("name: {}\n", title_for(NEW_PNPM)),
+                "name: [pnpm, CI disk]\n",
+                1,
+            )
+        }),
+        ("a description made a flow map", |t| {
+            t.replacen(
+                &format!("description: {NEW_PNPM}\n"),
+                "description: {why: CI disk}\n",
+                1,
+            )
+        }),
         ("an added key", |t| {
             t.replacen("type: project\n", "type: project\ntags: [build, ci]\n", 1)
         }),

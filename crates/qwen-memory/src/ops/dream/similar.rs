@@ -314,10 +314,13 @@ fn deletable(d: &SnapshotDoc) -> bool {
     };
     let summary = text::collapse_whitespace(&entry.summary);
     // As `remember` writes them: the summary, and the title made of it, as plain YAML fields.
-    let as_written = |key: &str, want: &str| {
-        fm.get(key)
-            .and_then(yaml::scalar_string)
-            .is_none_or(|v| v.is_empty() || text::collapse_whitespace(&v) == doc::plain_field(want))
+    // A value that is not a plain string (a flow list or map: `name: [pnpm, CI disk]`) is a
+    // person's, never what `remember` writes.
+    let as_written = |key: &str, want: &str| match fm.get(key) {
+        None => true,
+        Some(v) => yaml::scalar_string(v).is_some_and(|v| {
+            v.is_empty() || text::collapse_whitespace(&v) == doc::plain_field(want)
+        }),
     };
     as_written("description", &summary) && as_written("name", &filter::title_for(&summary))
 }
