@@ -69,7 +69,8 @@ pub fn read(path: &Path) -> Result<Option<(Vec<u8>, Value)>, SettingsFileError> 
 pub enum Edit {
     /// Nothing: the file stays as it is (or absent).
     Keep,
-    /// Writes the changed value, indented like the file was (two spaces for a new file).
+    /// Writes the changed value, laid out like the file was ([`to_bytes`]; pretty, two spaces,
+    /// for a new file).
     Write,
     /// Writes these bytes instead (an original being restored byte for byte).
     WriteBytes(Vec<u8>),

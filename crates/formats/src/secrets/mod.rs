@@ -2,8 +2,8 @@
 //!
 //! Runs on every memory write, on text about to be sent to a model, on `check`, in the
 //! pre-commit hook, in `commit` and on recall output, so the common case (no secret at all) must
-//! be cheap in a short-lived process: one pass of a multi-literal automaton over each rule's
-//! distinctive prefixes or keywords. A rule's full regex is compiled and run only when one of
+//! be cheap in a short-lived process: a pass of two multi-literal automata (exact and ASCII
+//! case folded) over each rule's distinctive prefixes or keywords. A rule's full regex is compiled and run only when one of
 //! its literals is in the text.
 //!
 //! Text is normalized before it is scanned ([`normalize`]): invisible characters (zero-width,
@@ -45,15 +45,6 @@ pub enum Origin {
     Machine,
 }
 
-/// One rule: a stable id, its human label, a prefilter and the pattern, plus an optional
-/// judgement of the captured value for rules whose syntax alone is not enough.
-///
-/// `prefilter` must match wherever `pattern` does (a necessary condition, normally the rule's
-/// fixed prefix or keyword); a test checks this on every corpus sample.
-///
-/// Patterns spell character classes out in ASCII and use ASCII word boundaries, as upstream's
-/// JavaScript rules do. When a pattern has a group named `v`, only that group is the secret:
-/// a redaction replaces the value and keeps the key (`password=[REDACTED:…]`).
 /// Literals one of which every match of a rule contains: a rule's full regex is built and run
 /// only on text holding one. `fold`: compared ignoring ASCII case (the text is NFKC-normalized
 /// before it is scanned, so no non-ASCII letter that case-folds to an ASCII one, such as the
@@ -78,6 +69,15 @@ const fn lit_i(literals: &'static [&'static str]) -> Prefilter {
     }
 }
 
+/// One rule: a stable id, its human label, a prefilter and the pattern, plus an optional
+/// judgement of the captured value for rules whose syntax alone is not enough.
+///
+/// One of `prefilter`'s literals is in every match of `pattern` (a necessary condition, normally
+/// the rule's fixed prefixes or keywords); a test checks this on every corpus sample.
+///
+/// Patterns spell character classes out in ASCII and use ASCII word boundaries, as upstream's
+/// JavaScript rules do. When a pattern has a group named `v`, only that group is the secret:
+/// a redaction replaces the value and keeps the key (`password=[REDACTED:…]`).
 struct Rule {
     id: &'static str,
     label: &'static str,

@@ -83,6 +83,10 @@ enum TermKind {
     Word { stemmed: bool },
     /// A CJK bigram: substring match.
     Cjk,
+    /// Two katakana characters at either end of a longer katakana stretch of the query (ログ of
+    /// エラーログ): they match only as a katakana word of their own in a document, never inside
+    /// a longer one (メン of ラーメン is not the メン of コメント).
+    KanaWord,
 }
 
 #[derive(Debug, Clone)]
@@ -93,6 +97,9 @@ struct Term {
     /// For a term the glossary added (another language's word for a query term): its concept
     /// and whether that concept is generic (see [`super::glossary`]).
     concept: Option<(usize, bool)>,
+    /// Characters that may not follow the term where it matches (a glossary form's `!` list:
+    /// 周一 is not the 周一 of 每周一次).
+    not_before: Box<[char]>,
 }
 
 /// A query prepared for relevance ranking.
@@ -130,6 +137,7 @@ impl RelevanceQuery {
                 text,
                 kind,
                 concept: None,
+                not_before: Box::default(),
             })
             .collect();
         for e in glossary::expand(&normalized, stem) {
@@ -146,6 +154,7 @@ impl RelevanceQuery {
                 text: e.text,
                 kind,
                 concept: Some((e.concept, e.generic)),
+                not_before: e.not_before.into_boxed_slice(),
             });
         }
         RelevanceQuery { terms, type_boost }
@@ -199,12 +208,13 @@ impl RelevanceQuery {
         let (avg_t, avg_d, avg_b) = (avg(0), avg(1), avg(2));
         let title_saturation = TITLE_WEIGHT / (K1 + TITLE_WEIGHT);
         // Overlapping CJK bigrams count half: a run of n characters holds about n/2 words.
-        // The query's own terms only: a glossary term stands in for one of them.
+        // The query's own terms only: a glossary term stands in for one of them, and so does a
+        // katakana word at a stretch's end (for the stretch's trigrams).
         let best_possible: f64 = self
             .terms
             .iter()
             .zip(&idf)
-            .filter(|(t, _)| t.concept.is_none())
+            .filter(|(t, _)| t.concept.is_none() && t.kind != TermKind::KanaWord)
             .map(|(t, idf)| {
                 if t.kind == TermKind::Cjk {
                     idf * CJK_TERM_SHARE
@@ -394,7 +404,20 @@ fn count_matches(term: &Term, field: &str) -> u32 {
     let mut count = 0;
     for pos in term.finder.find_iter(hay) {
         let ok = match term.kind {
-            TermKind::Cjk => true,
+            TermKind::Cjk => {
+                term.not_before.is_empty()
+                    || !field[pos + term.text.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| term.not_before.contains(&c))
+            }
+            TermKind::KanaWord => {
+                !field[..pos].chars().next_back().is_some_and(is_kana_letter)
+                    && !field[pos + term.text.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(is_kana_letter)
+            }
             TermKind::Word { stemmed } => word_match_at(field, pos, &term.text, stemmed),
         };
         if ok {
@@ -518,6 +541,12 @@ fn is_katakana(c: char) -> bool {
     matches!(c as u32, 0x30A0..=0x30FF | 0x31F0..=0x31FF)
 }
 
+/// A katakana letter or the prolonged sound mark, not the middle dot `・` or the double hyphen
+/// `゠` that separate words.
+fn is_kana_letter(c: char) -> bool {
+    is_katakana(c) && !matches!(c, '・' | '゠')
+}
+
 /// The query's terms: normalized, split into word and CJK runs, stop words dropped, words
 /// stemmed, CJK runs turned into bigrams; deduplicated, at most [`MAX_TERMS`].
 fn query_terms(query: &str) -> Vec<(String, TermKind)> {
@@ -538,8 +567,8 @@ fn query_terms(query: &str) -> Vec<(String, TermKind)> {
             while i < chars.len() && is_cjk(chars[i]) {
                 i += 1;
             }
-            for bigram in cjk_bigrams(&chars[start..i]) {
-                push(bigram, TermKind::Cjk, &mut out);
+            for (bigram, kind) in cjk_bigrams(&chars[start..i]) {
+                push(bigram, kind, &mut out);
             }
         } else if is_word_char(c) {
             let start = i;
@@ -570,7 +599,7 @@ fn is_mark(c: char) -> bool {
 }
 
 /// The bigrams of one CJK run that carry meaning.
-fn cjk_bigrams(run: &[char]) -> Vec<String> {
+fn cjk_bigrams(run: &[char]) -> Vec<(String, TermKind)> {
     let mut run: Vec<char> = run.to_vec();
     // Korean: a particle glued to the end of a word ("배포는" → "배포").
     if run.iter().all(|c| is_hangul(*c)) && run.len() >= 3 {
@@ -590,8 +619,10 @@ fn cjk_bigrams(run: &[char]) -> Vec<String> {
     // Katakana words are loanwords, and two of their characters say little: "メン" is in both
     // ラーメン and コメント, "ール" in メール and ツール. Inside a katakana stretch of three or
     // more characters the terms are its overlapping trigrams instead of bigrams (コードレビュー
-    // still finds レビュー); a bigram reaching out of the stretch is kept as before.
-    let kana_at = |k: usize| run.get(k).is_some_and(|c| is_katakana(*c));
+    // still finds レビュー), plus its first and last two characters as katakana words of their
+    // own (エラーログ still finds a memory about ログ); a bigram reaching out of the stretch is
+    // kept as before. The middle dot ends a stretch (コード・レビュー is two words).
+    let kana_at = |k: usize| run.get(k).is_some_and(|c| is_kana_letter(*c));
     let stretch = |k: usize| {
         let (mut a, mut b) = (k, k);
         while a > 0 && kana_at(a - 1) {
@@ -604,8 +635,13 @@ fn cjk_bigrams(run: &[char]) -> Vec<String> {
     };
     for (k, pair) in run.windows(2).enumerate() {
         if kana_at(k) && kana_at(k + 1) && stretch(k) >= 3 {
+            // The first or the last pair of the stretch.
+            let inside = k > 0 && kana_at(k - 1) && kana_at(k + 2);
+            if !inside {
+                out.push((pair.iter().collect(), TermKind::KanaWord));
+            }
             if kana_at(k + 2) {
-                out.push(run[k..k + 3].iter().collect());
+                out.push((run[k..k + 3].iter().collect(), TermKind::Cjk));
             }
             continue;
         }
@@ -622,7 +658,7 @@ fn cjk_bigrams(run: &[char]) -> Vec<String> {
         if pair.iter().all(|c| !c.is_alphanumeric()) {
             continue;
         }
-        out.push(bigram);
+        out.push((bigram, TermKind::Cjk));
     }
     out
 }
@@ -963,7 +999,7 @@ mod tests {
         assert!(ranked("東京でおすすめのラーメン屋は？", &docs).is_empty());
         assert!(ranked("メールの送り方を教えて", &docs).is_empty());
         // A katakana word still finds a longer one holding it, and a longer query word finds
-        // the shorter one in the memory.
+        // a shorter one of three characters or more in the memory.
         assert_eq!(
             ranked("コメントはどう書く？", &docs),
             ["レビューコメントの書き方"]
@@ -973,7 +1009,28 @@ mod tests {
             ["レビューコメントの書き方"]
         );
         let terms = RelevanceQuery::new("ラーメン屋").terms().join(" ");
-        assert_eq!(terms, "ラーメ ーメン ン屋", "{terms}");
+        assert_eq!(terms, "ラー ラーメ ーメン メン ン屋", "{terms}");
+        // The two characters at either end of a stretch still find a katakana word of their
+        // own: エラーログ finds the memory about ログ, but not one that only has カタログ.
+        let logs = vec![doc("ログの保存先", "ログは /var/log/app に出す", "")];
+        assert_eq!(ranked("エラーログはどこに出る？", &logs), ["ログの保存先"]);
+        let catalog = vec![doc("カタログの更新", "カタログは毎月作り直す", "")];
+        assert!(ranked("エラーログはどこに出る？", &catalog).is_empty());
+        // The middle dot separates two words.
+        let terms = RelevanceQuery::new("コード・レビュー").terms().join(" ");
+        assert!(!terms.contains('・'), "{terms}");
+        assert_eq!(
+            ranked("コード・レビューの書き方", &docs),
+            ["レビューコメントの書き方"]
+        );
+    }
+
+    #[test]
+    fn a_glossary_term_is_not_matched_before_the_characters_its_form_excludes() {
+        let weekly = vec![doc("全量备份", "数据库每周一次全量备份", "")];
+        assert!(ranked("what runs on monday", &weekly).is_empty());
+        let monday = vec![doc("周一例会", "周一上午十点开周会", "")];
+        assert_eq!(ranked("what runs on monday", &monday), ["周一例会"]);
     }
 
     #[test]
