@@ -623,18 +623,20 @@ fn cjk_bigrams(run: &[char]) -> Vec<(String, TermKind)> {
     // own (エラーログ still finds a memory about ログ); a bigram reaching out of the stretch is
     // kept as before. The middle dot ends a stretch (コード・レビュー is two words).
     let kana_at = |k: usize| run.get(k).is_some_and(|c| is_kana_letter(*c));
-    let stretch = |k: usize| {
-        let (mut a, mut b) = (k, k);
-        while a > 0 && kana_at(a - 1) {
-            a -= 1;
+    // The length of the katakana stretch each character is in (0 outside one), in one pass: a
+    // prompt can be a long paste.
+    let mut stretch = vec![0usize; run.len()];
+    let mut k = 0;
+    while k < run.len() {
+        let start = k;
+        while kana_at(k) {
+            k += 1;
         }
-        while kana_at(b + 1) {
-            b += 1;
-        }
-        b + 1 - a
-    };
+        stretch[start..k].fill(k - start);
+        k = k.max(start + 1);
+    }
     for (k, pair) in run.windows(2).enumerate() {
-        if kana_at(k) && kana_at(k + 1) && stretch(k) >= 3 {
+        if kana_at(k) && kana_at(k + 1) && stretch[k] >= 3 {
             // The first or the last pair of the stretch.
             let inside = k > 0 && kana_at(k - 1) && kana_at(k + 2);
             if !inside {
@@ -1022,6 +1024,19 @@ mod tests {
         assert_eq!(
             ranked("コード・レビューの書き方", &docs),
             ["レビューコメントの書き方"]
+        );
+    }
+
+    #[test]
+    fn a_long_katakana_paste_is_read_in_linear_time() {
+        // 200,000 katakana characters: quadratic work here would take minutes, not a moment.
+        let paste = "アイウエオカキクケコ".repeat(20_000);
+        let query = RelevanceQuery::new(&paste);
+        let terms = query.terms();
+        assert!(
+            !terms.is_empty() && terms.len() <= MAX_TERMS,
+            "{}",
+            terms.len()
         );
     }
 
