@@ -18,8 +18,8 @@ use crate::formats::text::is_cjk;
 
 /// The glossary's data: one concept a line, `en | zh | ja | ko`, variants separated by `,`;
 /// `*` first marks a generic concept; `#` starts a comment line. A CJK form may end with `!`
-/// and characters that must not follow it in the query (`周一!次` is Monday, not the 周一 of
-/// 每周一次, "once a week").
+/// and characters that must not follow it, in the query and where it is sought in a memory
+/// (`周一!次遍` is Monday, not the 周一 of 每周一次, "once a week").
 pub const GLOSSARY: &str = include_str!("glossary.txt");
 
 /// One way to write a concept.
