@@ -32,9 +32,10 @@ impl Regex {
     /// A pattern of the rules (static text: an invalid one panics when first built, which the
     /// crate's tests reach for every pattern they exercise).
     pub(crate) fn new(pattern: &str) -> Regex {
-        let needs: Box<[Box<[u8]>]> = match literal_table_entry(pattern) {
-            // Read once, at development time (docs/DESIGN.md, "Pattern engine"): a process
-            // pays a binary search instead of the reading.
+        // Read once, at development time (docs/DESIGN.md, "Pattern engine"): a process pays a
+        // binary search instead of the reading; a pattern without an entry is read here.
+        let read;
+        let literals: Vec<&str> = match literal_table_entry(pattern) {
             Some(literals) => {
                 #[cfg(debug_assertions)]
                 assert_eq!(
@@ -42,17 +43,17 @@ impl Regex {
                     literals.to_vec(),
                     "stale entry of heuristic/literals.rs for {pattern:?}: run `cargo run --example extract_literals`"
                 );
-                literals
-                    .iter()
-                    .map(|s| s.as_bytes().to_vec().into_boxed_slice())
-                    .collect()
+                literals.to_vec()
             }
-            None => required_literals(pattern)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|s| s.into_bytes().into_boxed_slice())
-                .collect(),
+            None => {
+                read = required_literals(pattern).unwrap_or_default();
+                read.iter().map(String::as_str).collect()
+            }
         };
+        let needs = literals
+            .into_iter()
+            .map(|s| Box::from(s.as_bytes()))
+            .collect();
         #[cfg(debug_assertions)]
         record(pattern);
         let regex = Regex {
