@@ -83,8 +83,12 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
             continue;
         }
         c.topic = model.topic_for(sentence, c.topic);
-        if let Some(p) = filter::normalize_patch(c.into_patch(m.offset)) {
-            out.push(p);
+        let mut patch = c.into_patch(m.offset);
+        patch.summary = balance_quotes(&patch.summary);
+        if let Some(p) = filter::normalize_patch(patch) {
+            if !introduces_what_follows(&p.summary) {
+                out.push(p);
+            }
         }
     }
     // A long spec or plan: many sentences of the shape of a fact in a long message and not one
@@ -107,6 +111,43 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
         }
     }
     (out, sentences)
+}
+
+/// Whether a memory text ends in a colon: it introduces what follows it in the message ("add this
+/// rule to every answer:", "the PRD must focus on:", 主要包含：) and does not hold it, so it is
+/// never a standalone fact; the sentences after it are judged on their own. (Heuristic only:
+/// a model's patch goes through upstream's filter, which has no such rule.)
+fn introduces_what_follows(summary: &str) -> bool {
+    summary.trim_end().ends_with([':', '：'])
+}
+
+/// A memory text without a quotation mark left open or closed from a quote the sentence split
+/// cut (`"Scope locked to src/.` of `"Scope locked to src/. No files outside it."`): an opening
+/// mark at the start with no closing one is dropped, and a closing mark at the end with no opening
+/// one. Balanced and inner quotes stay as written.
+fn balance_quotes(summary: &str) -> String {
+    const PAIRS: &[(char, char)] = &[('"', '"'), ('“', '”'), ('「', '」'), ('『', '』')];
+    let mut s = summary.trim();
+    for &(open, close) in PAIRS {
+        let (opens, closes) = if open == close {
+            let n = s.matches(open).count();
+            (n % 2, n % 2)
+        } else {
+            (s.matches(open).count(), s.matches(close).count())
+        };
+        if opens > closes || (open == close && opens == 1) {
+            if let Some(rest) = s.strip_prefix(open) {
+                s = rest.trim_start();
+                continue;
+            }
+        }
+        if closes > opens || (open == close && closes == 1) {
+            if let Some(rest) = s.strip_suffix(close) {
+                s = rest.trim_end();
+            }
+        }
+    }
+    s.to_string()
 }
 
 /// How many sentences the rules keep from one message of at least twice as many sentences, with
@@ -396,6 +437,7 @@ fn rescue_with(
             let s = s.trim_end();
             let len = crate::formats::text::utf16_len(s);
             !s.ends_with(['?', '？'])
+                && !introduces_what_follows(s)
                 && (filter::MIN_SUMMARY_LEN..=MAX_SENTENCE_LEN).contains(&len)
                 && s.split(' ').count() <= MAX_SENTENCE_WORDS
                 && !has_opaque_token(s)
@@ -405,6 +447,7 @@ fn rescue_with(
         .max_by(|a, b| a.0.total_cmp(&b.0))?
         .1;
     let (summary, why) = split_reason(best);
+    let summary = balance_quotes(&summary);
     filter::normalize_patch(
         Candidate {
             topic,

@@ -2080,3 +2080,77 @@ mod with_scorer {
         }
     }
 }
+
+mod introductions {
+    use super::super::*;
+
+    /// A sentence ending in a colon introduces what follows and is never saved as it stands; the
+    /// same sentence closed by a full stop is (so the colon is what decides), and the sentences
+    /// after it are judged on their own.
+    #[test]
+    fn a_sentence_that_introduces_what_follows_is_not_a_memory() {
+        let plan = |text: &str| -> Vec<String> {
+            plan_heuristic(&[UserText { offset: 0, text }])
+                .into_iter()
+                .map(|p| p.summary)
+                .collect()
+        };
+        for (closed, open) in [
+            (
+                "We always run the integration tests before merging.",
+                "We always run the integration tests before merging:",
+            ),
+            (
+                "以后所有接口都必须返回统一的错误码格式。",
+                "以后所有接口都必须返回统一的错误码格式：",
+            ),
+        ] {
+            assert!(!plan(closed).is_empty(), "{closed:?} should be kept");
+            assert!(plan(open).is_empty(), "{open:?} kept {:?}", plan(open));
+        }
+        let kept =
+            plan("Never push directly to main. The release checklist covers:\n- tags\n- notes");
+        assert!(
+            kept.iter().any(|s| s.contains("push directly to main")),
+            "{kept:?}"
+        );
+        assert!(kept.iter().all(|s| !s.ends_with(':')), "{kept:?}");
+    }
+
+    #[test]
+    fn a_quote_cut_by_the_sentence_split_leaves_no_stray_mark() {
+        for (given, want) in [
+            ("\"Scope locked to app/src/.", "Scope locked to app/src/."),
+            (
+                "No files outside it are modified.\"",
+                "No files outside it are modified.",
+            ),
+            ("「ログは英語で書く。", "ログは英語で書く。"),
+            ("日志一律用英文。”", "日志一律用英文。"),
+            // Balanced, inner or unpaired-in-the-middle marks stay as written.
+            ("\"We always use pnpm.\"", "\"We always use pnpm.\""),
+            (
+                "We call it \"the monorepo\" in docs.",
+                "We call it \"the monorepo\" in docs.",
+            ),
+            (
+                "The kiosk has a 15\" screen.",
+                "The kiosk has a 15\" screen.",
+            ),
+            ("「設定」は日本語で書く。", "「設定」は日本語で書く。"),
+        ] {
+            assert_eq!(balance_quotes(given), want, "{given:?}");
+        }
+        let kept: Vec<String> = plan_heuristic(&[UserText {
+            offset: 0,
+            text: "From now on: \"Never push directly to main. Always open a pull request.\"",
+        }])
+        .into_iter()
+        .map(|p| p.summary)
+        .collect();
+        assert!(!kept.is_empty());
+        for s in &kept {
+            assert_eq!(s.matches('"').count() % 2, 0, "{kept:?}");
+        }
+    }
+}
