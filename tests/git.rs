@@ -654,6 +654,79 @@ fn commit_helper_commits_only_memory_and_keeps_other_changes() {
     assert!(sb.json(&["commit"])["commit"].is_null());
 }
 
+/// `commit` commits what `git add -A` would: an untracked file a `.gitignore` names is not a
+/// change (personal notes, an editor's swap file), a tracked one still is, and a teammate's
+/// committed symlink is neither committed through nor read as a deletion.
+#[test]
+fn commit_helper_leaves_ignored_files_and_committed_symlinks_alone() {
+    let sb = local_sandbox();
+    let mem = sb.repo.join(".qwen/memory");
+    write_doc(
+        &mem,
+        "project/old.md",
+        &doc_text("Old", "Old", "project", "An old fact here."),
+    );
+    fs::create_dir_all(sb.repo.join("docs")).unwrap();
+    fs::write(sb.repo.join("docs/conventions.md"), "# Conventions\n").unwrap();
+    fs::create_dir_all(mem.join("reference")).unwrap();
+    std::os::unix::fs::symlink(
+        "../../../docs/conventions.md",
+        mem.join("reference/conventions.md"),
+    )
+    .unwrap();
+    // Tracked before the ignore rule names it: stays tracked.
+    fs::write(mem.join("kept.swp"), "tracked swap\n").unwrap();
+    sb.git(&sb.repo, &["add", "-A"]);
+    sb.git(&sb.repo, &["commit", "-q", "-m", "seed"]);
+    let gitignore = fs::read_to_string(mem.join(".gitignore")).unwrap_or_default();
+    fs::write(
+        mem.join(".gitignore"),
+        format!("{gitignore}notes/\n*.swp\n"),
+    )
+    .unwrap();
+    sb.git(&sb.repo, &["commit", "-q", "-am", "ignore notes"]);
+
+    fs::create_dir_all(mem.join("notes")).unwrap();
+    fs::write(mem.join("notes/me.txt"), "talk to HR\n").unwrap();
+    fs::write(mem.join(".draft.md.swp"), "swap data\n").unwrap();
+    fs::write(mem.join("kept.swp"), "tracked swap, edited\n").unwrap();
+    write_doc(
+        &mem,
+        "feedback/new.md",
+        &doc_text("New", "New", "feedback", "Keep answers short."),
+    );
+
+    let out = sb.json(&["commit"]);
+    assert!(out["commit"].is_string(), "{out}");
+    let files = sb.git(&sb.repo, &["show", "--name-status", "--format=", "HEAD"]);
+    let mut lines: Vec<&str> = files.lines().collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        vec![
+            "A\t.qwen/memory/feedback/new.md",
+            "M\t.qwen/memory/kept.swp",
+        ],
+        "{files}"
+    );
+    let status = sb.git(&sb.repo, &["status", "--porcelain"]);
+    assert!(!status.contains(".qwen/memory"), "{status}");
+    assert_eq!(
+        sb.git(&sb.repo, &["ls-files", "-s", ".qwen/memory/reference"])
+            .split_whitespace()
+            .next(),
+        Some("120000"),
+        "the link is still in the index as a link"
+    );
+    assert!(sb.json(&["commit"])["commit"].is_null());
+
+    // Deleting the link in the working tree is a change like any other.
+    fs::remove_file(mem.join("reference/conventions.md")).unwrap();
+    sb.json(&["commit"]);
+    let files = sb.git(&sb.repo, &["show", "--name-status", "--format=", "HEAD"]);
+    assert_eq!(files.trim(), "D\t.qwen/memory/reference/conventions.md");
+}
+
 #[test]
 fn commit_helper_refuses_secrets_and_in_progress_merges() {
     let sb = local_sandbox();

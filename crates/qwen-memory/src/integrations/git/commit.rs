@@ -7,7 +7,7 @@
 //! When commit signing is configured, the `git` CLI makes the commit (`git commit --only`), so
 //! the user's signing setup applies.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -126,11 +126,27 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
     }
     let mut head_files = BTreeMap::new();
     let mut work = BTreeMap::new();
+    let mut links = BTreeSet::new();
     for (memory, prefix) in &prefixes {
         if let Some(tree) = &head_tree {
             head_files.extend(tree_files(&repo, tree, prefix)?);
         }
-        work.extend(work_files(memory, prefix)?);
+        work.extend(work_files(memory, prefix, &mut links)?);
+    }
+    // A file Git ignores is not a change, as for `git add -A`: an untracked file that a
+    // `.gitignore` names (personal notes, an editor's swap file) is never committed. A file
+    // already in HEAD or in the index stays tracked (Git commits it whatever the ignore rules).
+    let staged = repo.index()?;
+    let mut ignored = Vec::new();
+    for path in work.keys() {
+        let tracked =
+            head_files.contains_key(path) || staged.get_path(Path::new(path), 0).is_some();
+        if !tracked && repo.is_path_ignored(Path::new(path))? {
+            ignored.push(path.clone());
+        }
+    }
+    for path in &ignored {
+        work.remove(path);
     }
     let work_files = work;
 
@@ -149,7 +165,10 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
         });
     }
     for (path, (oid, _)) in &head_files {
-        if !work_files.contains_key(path) {
+        // A symlink in the working tree is never committed, and never read as a deletion
+        // either: a teammate's committed link (or a file someone replaced by one) is left as
+        // HEAD has it.
+        if !work_files.contains_key(path) && !links.contains(path) {
             let content = repo
                 .find_blob(*oid)
                 .map(|b| b.content().to_vec())
@@ -410,8 +429,13 @@ fn tree_files(
 }
 
 /// Regular files under the memory directory (symlinks and the store's temporary files are
-/// left out): repository path → content and mode.
-fn work_files(memory: &Path, prefix: &str) -> Result<BTreeMap<String, WorkFile>, GitError> {
+/// left out): repository path → content and mode. The paths of symlinks found are added to
+/// `links`.
+fn work_files(
+    memory: &Path,
+    prefix: &str,
+    links: &mut BTreeSet<String>,
+) -> Result<BTreeMap<String, WorkFile>, GitError> {
     let mut out = BTreeMap::new();
     match fs::symlink_metadata(memory) {
         Ok(m) if m.is_dir() => {}
@@ -436,7 +460,9 @@ fn work_files(memory: &Path, prefix: &str) -> Result<BTreeMap<String, WorkFile>,
                 // The generated index is never committed (docs/DESIGN.md, "Git integration").
                 continue;
             }
-            if meta.is_dir() {
+            if meta.file_type().is_symlink() {
+                links.insert(rel_path);
+            } else if meta.is_dir() {
                 if name != ".git" {
                     stack.push((path, rel_path));
                 }
