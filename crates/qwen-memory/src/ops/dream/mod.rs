@@ -123,6 +123,23 @@ pub fn snapshot(root: &Root) -> Result<Snapshot, RootError> {
     Ok(Snapshot { docs })
 }
 
+/// [`snapshot`] without the documents the trust policy holds pending (docs/security.md): in a
+/// shared root (repository, team) with `trust.*` set, a document a stranger committed, or one
+/// not committed as it is, takes no part in a dream at all. It is never merged into a trusted
+/// document (whose provenance the merged text would then inherit), never the target of a
+/// merge, never deleted as a duplicate, and never shown to a dream model.
+fn trusted_snapshot(ctx: &Context, root: &Root) -> Result<Snapshot, RootError> {
+    use crate::storage::scan::Scope;
+    let mut snap = snapshot(root)?;
+    if matches!(root.scope, Scope::Repository | Scope::Team) {
+        if let Some(policy) = crate::ops::recall::trust_policy(ctx) {
+            snap.docs
+                .retain(|d| policy.trusts(&root.path.join(&d.relative_path)));
+        }
+    }
+    Ok(snap)
+}
+
 /// Rewrite or delete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -493,7 +510,7 @@ fn model_plan(
             _ => (None, None),
         };
     };
-    let snap = match snapshot(root) {
+    let snap = match trusted_snapshot(ctx, root) {
         Ok(s) => s,
         Err(e) => return (None, Some(e.to_string())),
     };
@@ -565,7 +582,7 @@ fn consolidate(
     {
         let w = RootWriter::lock(root)?;
         w.ensure_scaffold()?;
-        let snap = snapshot(root)?;
+        let snap = trusted_snapshot(ctx, root)?;
         let mut plan = match model {
             Some((p, _)) => match unchanged_since(&w, &p) {
                 Ok(()) => p,
@@ -721,7 +738,7 @@ fn dry_run(ctx: &Context, opts: &DreamOptions, t0: Instant) -> Result<DreamOutco
     let root = ctx.layout.writable();
     let (model, fallback) = model_plan(ctx, opts, root);
     let embedder = similarity_embedder(ctx, opts);
-    let snap = snapshot(root)?;
+    let snap = trusted_snapshot(ctx, root)?;
     let mut plan = match model {
         Some((p, _)) => p,
         None => mechanical::plan(&snap),
