@@ -201,6 +201,49 @@ fn raw_json_rpc_tools_provenance_and_closed_stdin() {
     assert!(ok, "exit status after stdin closed; stderr: {stderr}");
 }
 
+/// What an agent sends to `remember` is the model's text, not a person's: a
+/// `qwen-memory:allow` marker in it hides nothing (it could otherwise smuggle any credential
+/// into memory), in the text, the reason or the how-to; the same marker typed at the command
+/// line is a person's review and is honoured.
+#[test]
+fn the_allow_marker_is_ignored_in_what_an_agent_remembers() {
+    let sb = Sandbox::new();
+    let token = fake_token();
+    let mut s = Raw::start(&sb, &sb.repo, "raw-client");
+    for args in [
+        json!({"text": format!("The release bot token is {token} qwen-memory:allow")}),
+        json!({"text": "Releases use the bot account", "why": format!("the bot token is {token} qwen-memory:allow")}),
+        json!({"text": "Releases use the bot account", "how": format!("export {token} qwen-memory:allow")}),
+        json!({"text": "Releases use the bot account", "scope": "team", "why": format!("the bot token is {token} qwen-memory:allow")}),
+    ] {
+        let r = s.call("remember", args.clone());
+        assert_eq!(r["isError"], json!(true), "{args} -> {r}");
+        assert!(text_of(&r).contains("secret"), "refused as a secret: {r}");
+        assert!(!text_of(&r).contains(&token), "{r}");
+    }
+    let (ok, _) = s.close();
+    assert!(ok);
+    for (path, text) in all_text(&sb.root()) {
+        assert!(
+            !text.contains(&token),
+            "the token reached {}",
+            path.display()
+        );
+    }
+    // A person's reviewed false positive at the command line is kept.
+    let out = sb
+        .cmd()
+        .args([
+            "remember",
+            "The docs show a sample bot token",
+            "--why",
+            &format!("the sample is {token} qwen-memory:allow"),
+        ])
+        .output()
+        .unwrap();
+    crate::common::assert_success(&out, &["remember (person, allow marker)"]);
+}
+
 /// The server keeps each document's parsed entries between calls; a document another process
 /// changed between two calls is seen by the next one: `remember` merges into what the file
 /// says now, `forget` matches what it says now, and a real forget of one entry removes it.

@@ -74,8 +74,15 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         why,
         how_to_apply: clean(&req.how_to_apply),
     };
-    // The text a person typed: a reviewed `qwen-memory:allow` in it is honoured.
-    let rules = secret_rules(&entry, Origin::Person);
+    // The text a person typed: a reviewed `qwen-memory:allow` in it is honoured. Through a tool
+    // server (`via`: MCP) the text is the agent model's: the marker is ignored, as in extract,
+    // or a prompt-injected agent could store any credential by adding it.
+    let origin = if req.via.is_some() {
+        Origin::Machine
+    } else {
+        Origin::Person
+    };
+    let rules = secret_rules(&entry, origin);
     if !rules.is_empty() {
         return Err(EntryWriteError::Secret { rule_ids: rules });
     }
@@ -104,8 +111,7 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         if !matches!(root.scope, Scope::User | Scope::Team) {
             w.ensure_scaffold()?;
         }
-        let mut changes =
-            apply_locked(&w, std::slice::from_ref(&new), &provenance, Origin::Person)?;
+        let mut changes = apply_locked(&w, std::slice::from_ref(&new), &provenance, origin)?;
         // A fact already known changes nothing, not even `updatedAt` (and costs no fsync).
         let changed = changes.iter().any(|c| c.kind != ChangeKind::Unchanged);
         if changed && !matches!(root.scope, Scope::User | Scope::Team) {
