@@ -507,3 +507,53 @@ fn commit_and_pre_commit_block_memory_files_with_secrets() {
     let out = sb.git_hooked(&sb.repo, &["commit", "-q", "-m", "reviewed"], &[]);
     assert_success(&out, &["commit reviewed"]);
 }
+
+/// The commands that show a memory's content in a report mask a secret in it, as `list` and
+/// `show` do: `forget`'s confirmation list, its dry-run diff and its report (text and JSON), and
+/// `dream`'s dry-run diff. `forget` is what a user runs to get rid of a leaked secret; it must
+/// not print it to the terminal or a CI log.
+#[test]
+fn forget_and_dream_reports_mask_a_secret_in_a_memory() {
+    let sb = Sandbox::new();
+    let token = ghp(7);
+    let root = sb.private_root();
+    write_doc(
+        &root,
+        "reference/ci.md",
+        &doc_text(
+            "CI notes",
+            "CI notes",
+            "reference",
+            &format!("- The CI token is {token}\n- The CI runs on every push"),
+        ),
+    );
+    write_doc(
+        &root,
+        "reference/ci-2.md",
+        &doc_text(
+            "CI notes",
+            "CI notes",
+            "reference",
+            &format!("- The CI token is {token}\n- CI caches the cargo registry"),
+        ),
+    );
+    for args in [
+        vec!["forget", "ci token", "--dry-run"],
+        vec!["--json", "forget", "ci token", "--dry-run"],
+        vec!["dream", "--dry-run", "--force"],
+        vec!["--json", "dream", "--dry-run", "--force"],
+        vec!["forget", "ci token", "--yes"],
+    ] {
+        let out = sb.cmd().args(&args).output().unwrap();
+        let shown = printed(&out);
+        assert!(
+            !shown.contains(&token),
+            "{args:?} printed the token: {shown}"
+        );
+        assert!(shown.contains("[REDACTED:github-pat]"), "{args:?}: {shown}");
+    }
+    assert!(
+        !all_text(&root).contains("The CI token is"),
+        "forget --yes removed both entries"
+    );
+}

@@ -125,7 +125,9 @@ pub fn run(cli: &Cli, ctx: &Context, args: &ForgetArgs) -> Result<ExitCode> {
                 err,
                 "  {}  {}",
                 qwen_memory::formats::sanitize::escape_for_terminal(&m.id),
-                qwen_memory::formats::sanitize::escape_for_terminal(&m.summary)
+                qwen_memory::formats::sanitize::escape_for_terminal(
+                    &qwen_memory::ops::browse::masked_for_report(&m.summary)
+                )
             )?;
         }
         if sel.matches.len() == 1 {

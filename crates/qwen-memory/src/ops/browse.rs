@@ -41,6 +41,15 @@ fn masked(text: &str, reveal: bool, hit: &mut bool) -> String {
     secrets::redact_as(text, Origin::Person)
 }
 
+/// `text` as every report shows a memory's content (`forget`'s list and diff, `dream`'s dry-run
+/// diff): every secret masked, a reviewed `qwen-memory:allow` line as written (as `list` and
+/// `show` without `--reveal`). The command a user runs to get rid of a leaked secret must not
+/// print it to the terminal or a CI log.
+pub fn masked_for_report(text: &str) -> String {
+    let mut hit = false;
+    masked(text, false, &mut hit)
+}
+
 impl Listed {
     fn from_doc(d: &ScannedDoc, reveal: bool) -> Listed {
         let mut hit = false;

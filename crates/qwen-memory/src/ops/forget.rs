@@ -552,7 +552,7 @@ fn outcome_of(sel: &Selection, plans: &[FilePlan], dry_run: bool, t0: Instant) -
         .flat_map(|p| &p.removed)
         .map(|c| Removed {
             id: c.id.clone(),
-            summary: c.summary.clone(),
+            summary: crate::ops::browse::masked_for_report(&c.summary),
         })
         .collect();
     ForgetOutcome {
@@ -589,8 +589,8 @@ pub fn preview(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetEr
     let t0 = Instant::now();
     let plans = plan_files(root_of(ctx, Some(sel.scope)), &sel.matches)?;
     let mut out = outcome_of(sel, &plans, true, t0);
-    out.diff = Some(
-        plans
+    out.diff = Some(crate::ops::browse::masked_for_report(
+        &plans
             .iter()
             .map(|p| {
                 diff::unified(
@@ -599,8 +599,8 @@ pub fn preview(ctx: &Context, sel: &Selection) -> Result<ForgetOutcome, ForgetEr
                     p.after.as_deref(),
                 )
             })
-            .collect(),
-    );
+            .collect::<String>(),
+    ));
     Ok(out)
 }
 

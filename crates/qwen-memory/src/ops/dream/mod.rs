@@ -762,7 +762,7 @@ fn dry_run(ctx: &Context, opts: &DreamOptions, t0: Instant) -> Result<DreamOutco
         merged: plan.merges.clone(),
         changes: change_records(&plan),
         dropped: plan.dropped.clone(),
-        diff: Some(plan.diff()),
+        diff: Some(crate::ops::browse::masked_for_report(&plan.diff())),
         gates: None,
         index_error: None,
         duration_ms: t0.elapsed().as_millis() as u64,
