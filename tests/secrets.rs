@@ -509,8 +509,8 @@ fn commit_and_pre_commit_block_memory_files_with_secrets() {
 }
 
 /// The commands that show a memory's content in a report mask a secret in it, as `list` and
-/// `show` do: `forget`'s confirmation list, its dry-run diff and its report (text and JSON), and
-/// `dream`'s dry-run diff. `forget` is what a user runs to get rid of a leaked secret; it must
+/// `show` do: `forget`'s confirmation list, its dry-run diff and its report (text and JSON);
+/// `dream` leaves such documents alone and names them without their content. `forget` is what a user runs to get rid of a leaked secret; it must
 /// not print it to the terminal or a CI log.
 #[test]
 fn forget_and_dream_reports_mask_a_secret_in_a_memory() {
@@ -537,11 +537,25 @@ fn forget_and_dream_reports_mask_a_secret_in_a_memory() {
             &format!("- The CI token is {token}\n- CI caches the cargo registry"),
         ),
     );
+    // A dream leaves both documents alone (they hold a secret) and says so.
+    for args in [
+        vec!["dream", "--dry-run", "--force"],
+        vec!["--json", "dream", "--dry-run", "--force"],
+    ] {
+        let out = sb.cmd().args(&args).output().unwrap();
+        let shown = printed(&out);
+        assert!(
+            !shown.contains(&token),
+            "{args:?} printed the token: {shown}"
+        );
+        assert!(
+            shown.contains("left alone") || shown.contains("leftAlone"),
+            "{args:?}: {shown}"
+        );
+    }
     for args in [
         vec!["forget", "ci token", "--dry-run"],
         vec!["--json", "forget", "ci token", "--dry-run"],
-        vec!["dream", "--dry-run", "--force"],
-        vec!["--json", "dream", "--dry-run", "--force"],
         vec!["forget", "ci token", "--yes"],
     ] {
         let out = sb.cmd().args(&args).output().unwrap();
@@ -556,4 +570,51 @@ fn forget_and_dream_reports_mask_a_secret_in_a_memory() {
         !all_text(&root).contains("The CI token is"),
         "forget --yes removed both entries"
     );
+}
+
+/// One document holding a secret does not stop a dream: it is left as it is and named, and
+/// the rest is consolidated (a dry run shows the same plan the run applies).
+#[test]
+fn a_dream_leaves_a_document_with_a_secret_alone_and_consolidates_the_rest() {
+    let sb = Sandbox::new();
+    let token = ghp(9);
+    let root = sb.private_root();
+    let secret_doc = write_doc(
+        &root,
+        "reference/ci.md",
+        &doc_text(
+            "CI notes",
+            "CI notes",
+            "reference",
+            // Unsorted, with a duplicate: a dream would rewrite it.
+            &format!(
+                "- The CI token is {token}\n- CI caches the registry\n- CI caches the registry"
+            ),
+        ),
+    );
+    let before = fs::read(&secret_doc).unwrap();
+    write_doc(
+        &root,
+        "feedback/r.md",
+        &doc_text(
+            "Replies",
+            "Replies",
+            "feedback",
+            "- Keep replies short.\n- Keep replies short.",
+        ),
+    );
+    let dry = sb.json(&["dream", "--dry-run", "--force"]);
+    let out = sb.cmd().args(["dream", "--force"]).output().unwrap();
+    assert_success(&out, &["dream --force"]);
+    let text = printed(&out);
+    assert!(
+        text.contains("left alone reference/ci.md: it holds a secret"),
+        "{text}"
+    );
+    assert!(!text.contains(&token), "{text}");
+    assert_eq!(fs::read(&secret_doc).unwrap(), before, "left as it was");
+    let r = fs::read_to_string(root.join("feedback/r.md")).unwrap();
+    assert_eq!(r.matches("Keep replies short.").count(), 1, "{r}");
+    assert_eq!(dry["leftAlone"][0]["path"], "reference/ci.md", "{dry}");
+    assert_eq!(dry["changes"].as_array().unwrap().len(), 1, "{dry}");
 }

@@ -144,6 +144,13 @@ fn render(cli: &Cli, out: &DreamOutcome) {
             println!("undo with `git qwen-memory dream --undo`");
         }
     }
+    for l in &out.left_alone {
+        println!(
+            "  left alone {}: {}",
+            escape_for_terminal(&l.path),
+            l.reason
+        );
+    }
     render_similar(out);
 }
 

@@ -123,21 +123,50 @@ pub fn snapshot(root: &Root) -> Result<Snapshot, RootError> {
     Ok(Snapshot { docs })
 }
 
-/// [`snapshot`] without the documents the trust policy holds pending (docs/security.md): in a
-/// shared root (repository, team) with `trust.*` set, a document a stranger committed, or one
-/// not committed as it is, takes no part in a dream at all. It is never merged into a trusted
-/// document (whose provenance the merged text would then inherit), never the target of a
-/// merge, never deleted as a duplicate, and never shown to a dream model.
-fn trusted_snapshot(ctx: &Context, root: &Root) -> Result<Snapshot, RootError> {
+/// A document a dream leaves out entirely, and why (reported: nothing is skipped silently).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeftAlone {
+    pub path: String,
+    pub reason: &'static str,
+}
+
+/// What a dream works on: [`snapshot`] without the documents it must not touch, each reported.
+/// - A document holding a secret (no reviewed `qwen-memory:allow` on its line): every write of
+///   it would be refused, so the dream leaves it as it is (`check` names it) and consolidates
+///   the rest, instead of failing as a whole.
+/// - In a shared root (repository, team) with `trust.*` set, a document the policy holds
+///   pending (docs/security.md): a stranger's, or one not committed as it is. It is never
+///   merged into a trusted document (whose provenance the merged text would then inherit),
+///   never the target of a merge, never deleted as a duplicate, never shown to a dream model.
+fn dream_snapshot(ctx: &Context, root: &Root) -> Result<(Snapshot, Vec<LeftAlone>), RootError> {
     use crate::storage::scan::Scope;
     let mut snap = snapshot(root)?;
-    if matches!(root.scope, Scope::Repository | Scope::Team) {
-        if let Some(policy) = crate::ops::recall::trust_policy(ctx) {
-            snap.docs
-                .retain(|d| policy.trusts(&root.path.join(&d.relative_path)));
+    let mut left = Vec::new();
+    let policy = matches!(root.scope, Scope::Repository | Scope::Team)
+        .then(|| crate::ops::recall::trust_policy(ctx))
+        .flatten();
+    snap.docs.retain(|d| {
+        let reason =
+            if secrets::contains_secret_as(&String::from_utf8_lossy(&d.raw), Origin::Person) {
+                Some("it holds a secret (see `git qwen-memory check`)")
+            } else if policy
+                .as_ref()
+                .is_some_and(|p| !p.trusts(&root.path.join(&d.relative_path)))
+            {
+                Some("pending under the trust policy (see `git qwen-memory check`)")
+            } else {
+                None
+            };
+        if let Some(reason) = reason {
+            left.push(LeftAlone {
+                path: d.relative_path.clone(),
+                reason,
+            });
         }
-    }
-    Ok(snap)
+        reason.is_none()
+    });
+    Ok((snap, left))
 }
 
 /// Rewrite or delete.
@@ -327,6 +356,9 @@ pub struct DreamOutcome {
     /// Memories left out of the near-duplicate check because they are not embedded yet.
     #[serde(skip_serializing_if = "is_zero")]
     pub similar_not_embedded: usize,
+    /// Documents the dream left out entirely ([`dream_snapshot`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_alone: Vec<LeftAlone>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -359,6 +391,7 @@ impl DreamOutcome {
             auto_commit: None,
             similar: Vec::new(),
             similar_not_embedded: 0,
+            left_alone: Vec::new(),
         }
     }
 }
@@ -510,8 +543,8 @@ fn model_plan(
             _ => (None, None),
         };
     };
-    let snap = match trusted_snapshot(ctx, root) {
-        Ok(s) => s,
+    let snap = match dream_snapshot(ctx, root) {
+        Ok((s, _)) => s,
         Err(e) => return (None, Some(e.to_string())),
     };
     match plan::plan_by_model(&client, root, &snap) {
@@ -582,7 +615,7 @@ fn consolidate(
     {
         let w = RootWriter::lock(root)?;
         w.ensure_scaffold()?;
-        let snap = trusted_snapshot(ctx, root)?;
+        let (snap, left_alone) = dream_snapshot(ctx, root)?;
         let mut plan = match model {
             Some((p, _)) => match unchanged_since(&w, &p) {
                 Ok(()) => p,
@@ -646,6 +679,7 @@ fn consolidate(
             auto_commit: None,
             similar,
             similar_not_embedded,
+            left_alone,
         };
         if status == DreamStatus::Updated {
             append_log(&root.state_dir, &outcome);
@@ -738,7 +772,7 @@ fn dry_run(ctx: &Context, opts: &DreamOptions, t0: Instant) -> Result<DreamOutco
     let root = ctx.layout.writable();
     let (model, fallback) = model_plan(ctx, opts, root);
     let embedder = similarity_embedder(ctx, opts);
-    let snap = trusted_snapshot(ctx, root)?;
+    let (snap, left_alone) = dream_snapshot(ctx, root)?;
     let mut plan = match model {
         Some((p, _)) => p,
         None => mechanical::plan(&snap),
@@ -769,6 +803,7 @@ fn dry_run(ctx: &Context, opts: &DreamOptions, t0: Instant) -> Result<DreamOutco
         auto_commit: None,
         similar,
         similar_not_embedded,
+        left_alone,
     })
 }
 
