@@ -76,6 +76,9 @@ pub enum Pending {
     NoRepository,
     /// `trust.ref` does not resolve.
     RefMissing,
+    /// `trust.ref` names several refs that point to different commits (a tag `origin/main`
+    /// beside the remote-tracking branch): which one was meant is not known.
+    RefAmbiguous(Vec<String>),
     /// The file differs from the blob on `trust.ref`.
     NotOnRef,
     /// The file differs from `HEAD` (not committed as it is) or its commit was not found.
@@ -91,6 +94,11 @@ impl std::fmt::Display for Pending {
         match self {
             Pending::NoRepository => write!(f, "the repository cannot be opened"),
             Pending::RefMissing => write!(f, "the trusted ref (trust.ref) does not resolve"),
+            Pending::RefAmbiguous(names) => write!(
+                f,
+                "the trusted ref (trust.ref) is ambiguous: {}; set it to the full name",
+                names.join(", ")
+            ),
             Pending::NotOnRef => write!(f, "not as committed on the trusted ref (trust.ref)"),
             Pending::NotCommitted => write!(f, "not committed as it is"),
             Pending::Author(email) => write!(
@@ -109,8 +117,8 @@ struct Repo {
     repo: git2::Repository,
     workdir: PathBuf,
     blobs: Blobs,
-    /// The trusted ref's tree, when `trust.ref` is set and resolves.
-    ref_tree: Option<git2::Oid>,
+    /// The trusted ref's tree, when `trust.ref` is set and resolves to one commit.
+    ref_tree: Result<git2::Oid, Pending>,
 }
 
 /// The policy applied to one repository. Provenance and signature verdicts are cached in the
@@ -138,7 +146,7 @@ impl TrustPolicy {
                     repo,
                     workdir,
                     blobs,
-                    ref_tree: None,
+                    ref_tree: Err(Pending::RefMissing),
                 })
             })
             .map(|mut r| {
@@ -194,8 +202,8 @@ impl TrustPolicy {
         if self.policy.reference.is_some() {
             let tree = r
                 .ref_tree
-                .and_then(|id| r.repo.find_tree(id).ok())
-                .ok_or(Pending::RefMissing)?;
+                .clone()
+                .and_then(|id| r.repo.find_tree(id).map_err(|_| Pending::RefMissing))?;
             let on_ref = tree.get_path(&rel).ok().map(|e| e.id());
             let blob = r.blobs.blob_id(&rel, abs_path);
             if on_ref.is_none() || on_ref != blob {
@@ -269,9 +277,55 @@ impl Drop for TrustPolicy {
     }
 }
 
-/// The id of the tree `name` points to.
-fn resolve_tree(repo: &git2::Repository, name: &str) -> Option<git2::Oid> {
-    Some(repo.revparse_single(name).ok()?.peel_to_tree().ok()?.id())
+/// The id of the tree `name` points to. A short name is looked up as Git does (`refs/<name>`,
+/// `refs/tags/<name>`, `refs/heads/<name>`, `refs/remotes/<name>`, `refs/remotes/<name>/HEAD`),
+/// but where Git takes the first that exists and only warns, two that point to different
+/// commits are refused: otherwise anyone allowed to push a tag named `origin/main` would decide
+/// what "reviewed" means. A full name (`refs/…`) is exactly that ref; anything else (a commit
+/// id, `main~1`) goes to `revparse`.
+fn resolve_tree(repo: &git2::Repository, name: &str) -> Result<git2::Oid, Pending> {
+    let commit_of = |full: &str| -> Option<git2::Oid> {
+        let r = repo.find_reference(full).ok()?;
+        Some(r.peel_to_commit().ok()?.id())
+    };
+    let tree_of = |commit: git2::Oid| -> Result<git2::Oid, Pending> {
+        repo.find_commit(commit)
+            .and_then(|c| c.tree())
+            .map(|t| t.id())
+            .map_err(|_| Pending::RefMissing)
+    };
+    if name.starts_with("refs/") {
+        return commit_of(name).ok_or(Pending::RefMissing).and_then(tree_of);
+    }
+    let candidates = [
+        format!("refs/{name}"),
+        format!("refs/tags/{name}"),
+        format!("refs/heads/{name}"),
+        format!("refs/remotes/{name}"),
+        format!("refs/remotes/{name}/HEAD"),
+    ];
+    let found: Vec<(String, git2::Oid)> = candidates
+        .iter()
+        .filter_map(|full| Some((full.clone(), commit_of(full)?)))
+        .collect();
+    match found.as_slice() {
+        [] => {
+            let object = repo
+                .revparse_single(name)
+                .map_err(|_| Pending::RefMissing)?;
+            object
+                .peel_to_tree()
+                .map(|t| t.id())
+                .map_err(|_| Pending::RefMissing)
+        }
+        [(_, first), rest @ ..] if rest.iter().all(|(_, c)| c == first) => tree_of(*first),
+        _ => Err(Pending::RefAmbiguous(
+            found
+                .into_iter()
+                .map(|(n, _)| crate::formats::sanitize::clean_line(&n).into())
+                .collect(),
+        )),
+    }
 }
 
 /// A stamp of what signature verification depends on: `gpg.format`, the allowed-signers file
