@@ -6,7 +6,8 @@
 //! entry never goes stale: a changed file has another blob. A file that differs from `HEAD`
 //! (not committed yet) has no provenance; callers fall back to its mtime. The walk from `HEAD`
 //! is bounded ([`MAX_WALK`]) and stops at the first commit that brought that blob in (a merge
-//! whose parent already had it is passed through, so a merged change keeps its own author).
+//! whose parent already had it is passed through, so a merged change keeps its own author; a
+//! merge that made the content itself also names where each parent's version came from).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,23 @@ pub struct Provenance {
     /// Author time, milliseconds since the epoch.
     pub time_ms: f64,
     pub commit: String,
+    /// When `commit` is a merge that made this content itself (a merge driver's union, a
+    /// resolved conflict: it differs from every parent's), the provenance of each parent's
+    /// version it was made from. The merge's author did not write those lines; the trust
+    /// policy asks every one of them to hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<Provenance>,
+}
+
+impl Provenance {
+    /// This commit and, for a merge that made the content, every commit its parts came from.
+    pub fn contributors(&self) -> Vec<&Provenance> {
+        let mut out = vec![self];
+        for p in &self.merged_from {
+            out.extend(p.contributors());
+        }
+        out
+    }
 }
 
 /// Most commits looked at per file.
@@ -31,9 +49,15 @@ pub const MAX_WALK: usize = 5_000;
 /// The cache file in a root's state dir.
 pub const CACHE_FILE: &str = "provenance.json";
 
+/// The version of [`Cache::entries`]' meaning; entries of another version are dropped on load
+/// (2: a merge that made the content records where its parts came from).
+const CACHE_VERSION: u32 = 2;
+
 /// Blob id → provenance, as stored in [`CACHE_FILE`].
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Cache {
+    #[serde(default)]
+    pub version: u32,
     #[serde(default)]
     pub entries: BTreeMap<String, Provenance>,
     /// Commit id → whether Git verified its signature (`%G?` = `G`), for `trust.signed`;
@@ -50,11 +74,17 @@ pub struct Cache {
 impl Cache {
     /// The cache in `state_dir` (empty when missing or unreadable).
     pub fn load(state_dir: &Path) -> Cache {
-        crate::storage::safe_fs::read_regular(&state_dir.join(CACHE_FILE))
+        let mut cache: Cache = crate::storage::safe_fs::read_regular(&state_dir.join(CACHE_FILE))
             .ok()
             .flatten()
             .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        if cache.version != CACHE_VERSION {
+            cache.entries.clear();
+            cache.version = CACHE_VERSION;
+            cache.dirty = true;
+        }
+        cache
     }
 
     /// Writes the cache back when something was added (errors ignored: it is only a cache).
@@ -158,6 +188,10 @@ fn blob_at(commit: &git2::Commit<'_>, rel: &Path) -> Option<git2::Oid> {
     commit.tree().ok()?.get_path(rel).ok().map(|e| e.id())
 }
 
+/// Merges that made content, followed into their parents' versions, at most this deep (a
+/// deeper chain has no provenance: the trust policy then holds the file pending).
+const MAX_MERGE_DEPTH: usize = 8;
+
 /// The newest commit reachable from HEAD whose tree has `blob` at `rel` and none of whose
 /// parents has it there; `None` past `deadline`.
 fn last_change(
@@ -170,10 +204,24 @@ fn last_change(
     if blob_at(&head, rel) != Some(blob) {
         return None;
     }
+    last_change_from(repo, &head, rel, blob, deadline, 0)
+}
+
+/// [`last_change`] walking from `start` (which has `blob` at `rel`). A merge that made the
+/// content (no parent has it, some parent has another version) records the provenance of each
+/// parent's version: a merge driver's union of two teammates' lines is not the merger's text.
+fn last_change_from(
+    repo: &git2::Repository,
+    start: &git2::Commit<'_>,
+    rel: &Path,
+    blob: git2::Oid,
+    deadline: Option<Instant>,
+    depth: usize,
+) -> Option<Provenance> {
     let mut walk = repo.revwalk().ok()?;
     // Time order only: a topological sort would read the whole history before the first step.
     walk.set_sorting(git2::Sort::TIME).ok()?;
-    walk.push(head.id()).ok()?;
+    walk.push(start.id()).ok()?;
     for (n, oid) in walk.take(MAX_WALK).enumerate() {
         if n % 64 == 63 && deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
@@ -184,12 +232,31 @@ fn last_change(
         }
         let inherited = commit.parents().any(|p| blob_at(&p, rel) == Some(blob));
         if !inherited {
+            let mut merged_from = Vec::new();
+            if commit.parent_count() > 1 {
+                if depth >= MAX_MERGE_DEPTH {
+                    return None;
+                }
+                for parent in commit.parents() {
+                    if let Some(theirs) = blob_at(&parent, rel) {
+                        merged_from.push(last_change_from(
+                            repo,
+                            &parent,
+                            rel,
+                            theirs,
+                            deadline,
+                            depth + 1,
+                        )?);
+                    }
+                }
+            }
             let author = commit.author();
             return Some(Provenance {
                 author: author.name().unwrap_or("").to_string(),
                 email: author.email().unwrap_or("").to_string(),
                 time_ms: author.when().seconds() as f64 * 1000.0,
                 commit: commit.id().to_string(),
+                merged_from,
             });
         }
     }

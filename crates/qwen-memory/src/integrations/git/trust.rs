@@ -221,17 +221,22 @@ impl TrustPolicy {
             self.deadline,
         )
         .ok_or(Pending::NotCommitted)?;
-        if !self.policy.authors.is_empty()
-            && !self.policy.authors.contains(&prov.email.to_lowercase())
-        {
-            return Err(Pending::Author(
-                crate::formats::sanitize::clean_line(&prov.email).into(),
-            ));
-        }
-        if self.policy.signed {
-            let letter = self.signature_letter(&r.workdir, &prov.commit);
-            if letter != "G" {
-                return Err(Pending::Unsigned(letter));
+        // Every commit the content came from: for a merge that made it (a merge driver's
+        // union), the merge and each parent's version, so a stranger's line in a union is not
+        // trusted under the merger's name.
+        for part in prov.contributors() {
+            if !self.policy.authors.is_empty()
+                && !self.policy.authors.contains(&part.email.to_lowercase())
+            {
+                return Err(Pending::Author(
+                    crate::formats::sanitize::clean_line(&part.email).into(),
+                ));
+            }
+            if self.policy.signed {
+                let letter = self.signature_letter(&r.workdir, &part.commit);
+                if letter != "G" {
+                    return Err(Pending::Unsigned(letter));
+                }
             }
         }
         Ok(())
