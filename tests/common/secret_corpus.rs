@@ -431,6 +431,46 @@ pub fn secrets() -> Vec<Sample> {
         &g.of(HEX, 64),
     ]);
     out.push(sample("chat-webhook-url", v.clone(), v));
+
+    // Passwords stated in words other than "<name> is": what it is for between the name and
+    // the value, "set … to", a spaced dash, Make's `?=`.
+    for form in [
+        "the password for staging is {}",
+        "The root password for prod is {} and never changes.",
+        "the password of the staging db is {}",
+        "password for prod: {}",
+        "set the admin password to {}",
+        "staging password - {}",
+        "ADMIN_PASSWORD ?= {}",
+        "SECRET_KEY_BASE={}",
+        "export API_TOKEN_PROD=\"{}\"",
+    ] {
+        let v = g.password(12);
+        out.push(sample("password-assignment", v.clone(), form.replace("{}", &v)));
+    }
+    // Given to a command, or in markup.
+    let v = g.password(12);
+    out.push(sample("password-flag", v.clone(), format!("psql --password {v} -h db")));
+    let v = g.password(14);
+    out.push(sample("password-flag", v.clone(), format!("deploy.sh --api-key '{v}'")));
+    let v = g.password(12);
+    out.push(sample(
+        "curl-user-password",
+        v.clone(),
+        format!("curl -u admin:{v} https://ci.internal/api"),
+    ));
+    let v = g.password(12);
+    out.push(sample(
+        "mysql-password-flag",
+        v.clone(),
+        format!("mysql -u root -p{v} shop"),
+    ));
+    let v = g.password(12);
+    out.push(sample(
+        "markup-password",
+        v.clone(),
+        format!("<user>deploy</user><password>{v}</password>"),
+    ));
     out
 }
 
@@ -651,6 +691,47 @@ pub fn benign() -> Vec<(&'static str, String)> {
         (
             "secret manager",
             "Secret Manager holds the signing key; rotate quarterly.".into(),
+        ),
+        // Look-alikes of the wordings above, written with them.
+        (
+            "where a password is kept",
+            "the password for staging is stored in Vault under ops/staging.".into(),
+        ),
+        (
+            "password policy for a role",
+            "password for admins: at least sixteen characters".into(),
+        ),
+        (
+            "set a length",
+            "set the minimum password to 12 characters".into(),
+        ),
+        (
+            "a variable given to a command",
+            "psql --password $PGPASSWORD -h db".into(),
+        ),
+        (
+            "a file given to a command",
+            "deploy.sh --token-file /run/secrets/deploy --api-key \"$API_KEY\"".into(),
+        ),
+        (
+            "curl with a variable",
+            "curl -u admin:$ADMIN_PASS https://ci.internal/api".into(),
+        ),
+        (
+            "mysql asking for the password",
+            "mysql -u root -p shop".into(),
+        ),
+        (
+            "markup placeholder",
+            "<password>${DB_PASSWORD}</password>".into(),
+        ),
+        (
+            "a limit named after tokens",
+            "token_limit=100000 and secret_key_length=64 in the settings".into(),
+        ),
+        (
+            "token count",
+            "the token for each request is counted against the quota".into(),
         ),
     ]
 }

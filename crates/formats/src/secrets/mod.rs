@@ -444,13 +444,51 @@ const RULES: &[Rule] = &[
             r"|(?:",
             cjk_secret_names!(),
             r")(?:[ \t]*값)?)",
-            // English prose states a value with "is" / "was": "the database password is …".
-            r#"(?P<q>["'])?[ \t]*(?P<sep>:=|=>|=|:|：|是|为|為|は|が|는|은|이|가|(?-u:\b)(?:is|was)[ \t])[ \t]*"#,
+            // A name that goes on (`SECRET_KEY_BASE`, `API_TOKEN_PROD`): its value must look
+            // like a secret, not only be six characters (`token_limit=100000`).
+            r"(?P<suffix>(?:[_.-][A-Za-z0-9]+){1,2})?",
+            // What the secret is for, between its name and the value: "the password for
+            // staging is …", "password of the prod db: …" (at most four words).
+            r"(?:[ \t]+(?:for|of|on|in|at)(?:[ \t]+[A-Za-z0-9_.@/-]+){1,4}?)?",
+            // English prose states a value with "is" / "was" / "to" ("set the password to …")
+            // or a spaced dash ("staging password - …"); Make assigns with `?=`.
+            r#"(?P<q>["'])?[ \t]*(?P<sep>:=|=>|\?=|=|:|：|是|为|為|は|が|는|은|이|가|(?-u:\b)(?:is|was|to)[ \t]|[ \t][-–—][ \t])[ \t]*"#,
             r#"(?P<vq>["'`「])?"#,
             // The value never ends in sentence punctuation: `password=hunter22.` ends a sentence.
             r"(?P<v>[A-Za-z0-9!#$%*+\-./:=?@^_|~\\]*[A-Za-z0-9!#$%*+\-/=?@^_|~\\])(?P<after>\(?)",
         ),
         assignment_value_is_real,
+    ),
+    // A password given to a command: `--password …`, `-token …`, `curl -u user:…`,
+    // `mysql -p…`, and in markup: `<password>…</password>`. The value must look like one
+    // (letters with digits or symbols), never a variable, path or template (`--token $TOKEN`).
+    judged(
+        "password-flag",
+        "Password Given to a Command",
+        lit_i(&["-pass", "-token", "-api", "-secret", "-access"]),
+        r#"(?i)(?:^|[\s"'=])--?(?:password|passwd|pass|token|api[_-]?key|api[_-]?token|secret|access[_-]?token|access[_-]?key)[ \t]+["']?(?P<v>[^\s"']{6,})"#,
+        command_value_is_real,
+    ),
+    judged(
+        "curl-user-password",
+        "Password in a curl -u Argument",
+        lit_i(&["curl"]),
+        r#"(?i)(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-u|--user)[ \t]*["']?[^\s:"']+:(?P<v>[^\s"']{6,})"#,
+        command_value_is_real,
+    ),
+    judged(
+        "mysql-password-flag",
+        "Password in a mysql -p Argument",
+        lit_i(&["mysql"]),
+        r#"(?i)(?-u:\b)mysql(?:dump|admin|sh)?(?-u:\b)[^\n]*?[ \t]-p(?P<v>[^\s"'-][^\s"']{5,})"#,
+        command_value_is_real,
+    ),
+    judged(
+        "markup-password",
+        "Password in Markup",
+        lit_i(&["<pass", "<secret", "<token", "<api", "<access"]),
+        r"(?i)<(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|access[_-]?token)>[ \t]*(?P<v>[^<\s]{6,})[ \t]*</",
+        command_value_is_real,
     ),
     judged(
         "authorization-header",
@@ -607,10 +645,11 @@ fn assignment_value_is_real(caps: &Captures<'_>) -> bool {
     if v.chars().count() < 6 || is_placeholder(v) || is_dotted_reference(v) {
         return false;
     }
-    let code_like = matches!(sep.as_str(), "=" | ":=" | "=>")
+    let code_like = matches!(sep.as_str(), "=" | ":=" | "=>" | "?=")
         || caps.name("q").is_some()
         || caps.name("vq").is_some();
-    if code_like {
+    let suffixed = caps.name("suffix").is_some_and(|m| !m.as_str().is_empty());
+    if code_like && !suffixed {
         return true;
     }
     // A slug joins words with `-` ("단축키는-vscode-기본값을"): a value stated in prose starts
@@ -624,7 +663,7 @@ fn assignment_value_is_real(caps: &Captures<'_>) -> bool {
     }
     let letters = v.chars().any(|c| c.is_ascii_alphabetic());
     let digits_or_symbols = v.chars().any(|c| !c.is_ascii_alphabetic());
-    if sep.as_str().starts_with(['i', 'I', 'w', 'W']) {
+    if sep.as_str().starts_with(['i', 'I', 'w', 'W', 't', 'T']) {
         // "… password is Hunter2-prod-9921": a word after "is" is prose ("is stored in
         // Vault", "is rotated-weekly"), so the value needs digits too — or, after
         // "passphrase", three or more words joined by `-` (a diceware passphrase).
@@ -634,6 +673,21 @@ fn assignment_value_is_real(caps: &Captures<'_>) -> bool {
         return letters && (digits || passphrase);
     }
     letters && digits_or_symbols && char_classes(v) >= 2
+}
+
+/// Judges a value given to a command or in markup (`--password …`, `curl -u u:…`,
+/// `<password>…</password>`): six or more characters with letters and digits or symbols, not a
+/// placeholder, variable, path or template.
+fn command_value_is_real(caps: &Captures<'_>) -> bool {
+    let Some(v) = caps.name("v").map(|m| m.as_str().trim_end_matches(['.', ',', ';', ')'])) else {
+        return false;
+    };
+    v.chars().count() >= 6
+        && !is_placeholder(v)
+        && !v.starts_with(['<', '-', '('])
+        && v.chars().any(|c| c.is_ascii_alphabetic())
+        && v.chars().any(|c| !c.is_ascii_alphabetic())
+        && char_classes(v) >= 2
 }
 
 /// Judges the value after a secret's name in `keyword-near-token`: 16 or more letters and digits
