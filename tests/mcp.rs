@@ -244,6 +244,54 @@ fn the_allow_marker_is_ignored_in_what_an_agent_remembers() {
     crate::common::assert_success(&out, &["remember (person, allow marker)"]);
 }
 
+/// A memory too large to be read back (every scan skips files over 1 MiB) is refused with a
+/// clear error, through the tool and the command line alike, instead of "saved" followed by a
+/// memory nothing can recall (and a copy more on every retry).
+#[test]
+fn a_memory_too_large_to_read_back_is_refused() {
+    let sb = Sandbox::new();
+    let big = format!(
+        "Always deploy with the blue green script because downtime costs money. Details: {}",
+        "step ".repeat(250_000)
+    );
+    let mut s = Raw::start(&sb, &sb.repo, "raw-client");
+    for _ in 0..2 {
+        let r = s.call("remember", json!({ "text": big }));
+        assert_eq!(r["isError"], json!(true), "{}", text_of(&r));
+        assert!(
+            text_of(&r).contains("over the 1048576 bytes"),
+            "{}",
+            text_of(&r)
+        );
+    }
+    let (ok, _) = s.close();
+    assert!(ok);
+    // One argument holds at most 128 KiB: the text comes in several, as a shell would pass it.
+    let part = "step ".repeat(24_000);
+    let mut args = vec!["remember", "Never push to main without a pull request"];
+    args.extend(std::iter::repeat_n(part.as_str(), 9));
+    args.extend(["--why", part.as_str()]);
+    let out = sb.cmd().args(&args).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("refusing to save"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        all_text(&sb.private_root())
+            .iter()
+            .all(|(p, _)| !p.to_string_lossy().ends_with(".md") || p.ends_with("MEMORY.md")),
+        "nothing saved"
+    );
+    let check = sb.cmd().arg("check").output().unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+}
+
 /// The server keeps each document's parsed entries between calls; a document another process
 /// changed between two calls is seen by the next one: `remember` merges into what the file
 /// says now, `forget` matches what it says now, and a real forget of one entry removes it.

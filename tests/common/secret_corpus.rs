@@ -446,13 +446,25 @@ pub fn secrets() -> Vec<Sample> {
         "export API_TOKEN_PROD=\"{}\"",
     ] {
         let v = g.password(12);
-        out.push(sample("password-assignment", v.clone(), form.replace("{}", &v)));
+        out.push(sample(
+            "password-assignment",
+            v.clone(),
+            form.replace("{}", &v),
+        ));
     }
     // Given to a command, or in markup.
     let v = g.password(12);
-    out.push(sample("password-flag", v.clone(), format!("psql --password {v} -h db")));
+    out.push(sample(
+        "password-flag",
+        v.clone(),
+        format!("psql --password {v} -h db"),
+    ));
     let v = g.password(14);
-    out.push(sample("password-flag", v.clone(), format!("deploy.sh --api-key '{v}'")));
+    out.push(sample(
+        "password-flag",
+        v.clone(),
+        format!("deploy.sh --api-key '{v}'"),
+    ));
     let v = g.password(12);
     out.push(sample(
         "curl-user-password",

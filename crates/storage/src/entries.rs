@@ -119,6 +119,13 @@ pub enum EntryWriteError {
     Secret { rule_ids: Vec<String> },
     #[error("nothing to remember: the text is empty")]
     Empty,
+    /// The document would be larger than a memory file may be: every reader skips such a
+    /// file, so saving it would report a memory nothing can recall.
+    #[error(
+        "refusing to save: {path} would be {bytes} bytes, over the {} bytes a memory file may hold (larger ones are skipped when memory is read); shorten the text",
+        crate::scan::MAX_FILE_BYTES
+    )]
+    TooLarge { path: String, bytes: usize },
     #[error(transparent)]
     Root(#[from] RootError),
     #[error(transparent)]
@@ -229,6 +236,17 @@ pub fn apply_locked(
     Ok(changes)
 }
 
+/// Refuses a document every reader would skip ([`crate::scan::MAX_FILE_BYTES`]).
+fn check_size(relative: &str, text: &str) -> Result<(), EntryWriteError> {
+    if text.len() as u64 > crate::scan::MAX_FILE_BYTES {
+        return Err(EntryWriteError::TooLarge {
+            path: relative.to_string(),
+            bytes: text.len(),
+        });
+    }
+    Ok(())
+}
+
 fn merge_into(
     w: &RootWriter,
     relative: &str,
@@ -315,6 +333,7 @@ fn merge_into(
             return Ok(unchanged);
         };
         let checked = secrets::prepare_document(relative, &edited, origin, Some(&text))?;
+        check_size(relative, &checked)?;
         w.write_doc(relative, checked.as_bytes())?;
         return Ok(Change {
             kind: ChangeKind::Merged,
@@ -335,6 +354,7 @@ fn merge_into(
     *first = merged;
     let rendered = doc::render_document(&parsed.frontmatter, &entries);
     let checked = secrets::prepare_document(relative, &rendered, origin, Some(&text))?;
+    check_size(relative, &checked)?;
     w.write_doc(relative, checked.as_bytes())?;
     Ok(Change {
         kind: ChangeKind::Merged,
@@ -377,6 +397,7 @@ fn create(
         std::slice::from_ref(&new.entry),
     );
     let checked = secrets::prepare_document(&relative, &text, origin, None)?;
+    check_size(&relative, &checked)?;
     w.write_doc(&relative, checked.as_bytes())?;
     Ok(relative)
 }

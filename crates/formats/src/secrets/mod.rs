@@ -679,7 +679,10 @@ fn assignment_value_is_real(caps: &Captures<'_>) -> bool {
 /// `<password>…</password>`): six or more characters with letters and digits or symbols, not a
 /// placeholder, variable, path or template.
 fn command_value_is_real(caps: &Captures<'_>) -> bool {
-    let Some(v) = caps.name("v").map(|m| m.as_str().trim_end_matches(['.', ',', ';', ')'])) else {
+    let Some(v) = caps
+        .name("v")
+        .map(|m| m.as_str().trim_end_matches(['.', ',', ';', ')']))
+    else {
         return false;
     };
     v.chars().count() >= 6
