@@ -853,3 +853,54 @@ fn a_live_qwen_code_lock_in_the_working_tree_is_a_locked_skip() {
         assert!(qwen_lock.exists());
     }
 }
+
+/// A duplicate whose frontmatter holds what a person wrote (keywords, usage scenarios, a
+/// description of their own, a comment) and the newer document lacks is not deleted by a
+/// merge: both stay, nothing of it is lost. A duplicate with only generated frontmatter is
+/// still merged.
+#[test]
+fn a_duplicate_with_a_person_s_frontmatter_is_not_merged_away() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    let older = write_doc(
+        &root,
+        "feedback/a-push.md",
+        "---\nname: Pushing\ndescription: Alice notes on protected branches\ntype: feedback\nkeywords: push, main, protected-branch\nusage_scenarios:\n  - before git push\n---\n\n- Never push to main\n  How to apply: open a pull request\n",
+    );
+    set_mtime(&older, 1_000_000);
+    write_doc(
+        &root,
+        "feedback/b-push.md",
+        "---\nname: Pushing\ndescription: Pushing\ntype: feedback\n---\n\n- Never push to main\n",
+    );
+    let before = fs::read(&older).unwrap();
+    let out = dream_json(&sb, &["--force"], &[]);
+    assert_eq!(fs::read(&older).unwrap(), before, "{out}");
+    assert!(root.join("feedback/b-push.md").is_file(), "{out}");
+    // Generated frontmatter only: merged as before.
+    let dup = write_doc(
+        &root,
+        "feedback/c-replies.md",
+        &doc_text(
+            "Short replies",
+            "Short replies",
+            "feedback",
+            "- Keep replies short\n  Why: narrow pane",
+        ),
+    );
+    set_mtime(&dup, 1_000_000);
+    write_doc(
+        &root,
+        "feedback/d-replies.md",
+        &doc_text(
+            "Short replies",
+            "Short replies",
+            "feedback",
+            "- Keep replies short",
+        ),
+    );
+    let out = dream_json(&sb, &["--force"], &[]);
+    assert!(!dup.exists(), "{out}");
+    let kept = fs::read_to_string(root.join("feedback/d-replies.md")).unwrap();
+    assert!(kept.contains("Why: narrow pane"), "{kept}");
+}

@@ -57,6 +57,58 @@ fn merge_into(list: &mut Vec<Entry>, keys: &mut HashMap<String, usize>, entries:
     }
 }
 
+/// Frontmatter keys this tool and upstream write themselves: the document's fields and its
+/// provenance. Anything else (`keywords`, `usage_scenarios`, a comment, a nested value) is a
+/// person's.
+const OWN_FRONTMATTER_KEYS: [&str; 9] = [
+    "name",
+    "title",
+    "description",
+    "type",
+    "created",
+    "session",
+    "commit",
+    "source",
+    "client",
+];
+
+/// Whether deleting the duplicate `dup` once its entries are carried into `kept` loses nothing
+/// of its frontmatter: every line that is not one of [`OWN_FRONTMATTER_KEYS`] (a person's key,
+/// a comment, an indented line of a list) is in `kept`'s frontmatter as well, and its
+/// description, when it says more than its name or first entry, is `kept`'s too. Otherwise
+/// the two stay separate documents (a person can merge them; nothing is lost meanwhile).
+fn frontmatter_carried(dup: &SnapshotDoc, kept: &SnapshotDoc) -> bool {
+    let norm = |s: &str| s.replace("\r\n", "\n");
+    let (dup_fm, kept_fm) = (norm(&dup.frontmatter), norm(&kept.frontmatter));
+    let kept_lines: std::collections::HashSet<&str> = kept_fm.lines().map(str::trim_end).collect();
+    let own = |line: &str| {
+        !line.starts_with([' ', '\t', '#', '-'])
+            && line
+                .split_once(':')
+                .is_some_and(|(k, _)| OWN_FRONTMATTER_KEYS.contains(&k.trim()))
+    };
+    let person_lines_kept = dup_fm
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty() && !own(l))
+        .all(|l| kept_lines.contains(l));
+    let field = |fm: &str, key: &str| {
+        doc::qwen_field(fm, key)
+            .map(|v| crate::formats::text::collapse_whitespace(&v).to_lowercase())
+            .unwrap_or_default()
+    };
+    let description = field(&dup_fm, "description");
+    let generated = description.is_empty()
+        || description == field(&dup_fm, "name")
+        || description == field(&kept_fm, "description")
+        || dup.entries.first().is_some_and(|e| {
+            description
+                == doc::plain_field(&crate::formats::text::collapse_whitespace(&e.summary))
+                    .to_lowercase()
+        });
+    person_lines_kept && generated
+}
+
 /// Step 1 on one file: dedupe and sort.
 pub fn dedupe_and_sort(entries: &[Entry]) -> Vec<Entry> {
     let mut out = Vec::with_capacity(entries.len());
@@ -87,6 +139,9 @@ pub fn plan(snapshot: &Snapshot) -> Plan {
             None => {
                 canonical.insert(key, i);
             }
+            // A duplicate whose frontmatter holds what a person wrote and the kept document
+            // does not have stays where it is ([`frontmatter_carried`]).
+            Some(&c) if !frontmatter_carried(&docs[i], &docs[c]) => {}
             Some(&c) => {
                 let dup = work[i].take().unwrap_or_default();
                 if let Some(target) = work[c].as_mut() {
