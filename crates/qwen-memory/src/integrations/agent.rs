@@ -67,6 +67,10 @@ pub enum AgentError {
     InvalidJson { path: PathBuf, message: String },
     #[error("{path}: holds {what}, which rewriting the file would change; left as it is: make the change by hand (git qwen-memory install --manual --agent … prints the hooks)")]
     WouldChange { path: PathBuf, what: String },
+    #[error("{path}: not valid TOML ({message}); left as it is: add [mcp_servers.qwen-memory] by hand (git qwen-memory install --manual --agent codex prints it)")]
+    InvalidToml { path: PathBuf, message: String },
+    #[error("{path}: adding [mcp_servers.qwen-memory] would make the file invalid TOML ({message}: `mcp_servers` or `qwen-memory` is already defined in another form, such as an inline table or a dotted key); left as it is: add the entry by hand (git qwen-memory install --manual --agent codex prints it)")]
+    TomlWouldBreak { path: PathBuf, message: String },
     #[error("{path}: {what} is not a JSON object/array as expected; add the hooks by hand")]
     UnexpectedShape { path: PathBuf, what: String },
     #[error(transparent)]

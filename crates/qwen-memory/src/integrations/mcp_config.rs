@@ -175,6 +175,15 @@ fn find_codex_block(text: &str) -> Option<(usize, usize)> {
         .then_some((at, legacy.len()))
 }
 
+/// Why `text` is not valid TOML (the parser's message, one line), if it is not.
+fn toml_error(text: &str) -> Result<(), String> {
+    text.parse::<toml_edit::DocumentMut>()
+        .map(|_| ())
+        .map_err(|e| {
+            crate::formats::sanitize::clean_line(&e.message().replace('\n', " ")).into_owned()
+        })
+}
+
 fn codex_header(line: &str) -> bool {
     let l = line.trim();
     l == format!("[mcp_servers.{SERVER_NAME}]") || l == format!("[mcp_servers.\"{SERVER_NAME}\"]")
@@ -214,11 +223,26 @@ pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpRepor
     if client == Client::Codex {
         let existing = read_text(path)?;
         let text = existing.clone().unwrap_or_default();
+        // Never turn a valid configuration into an invalid one (Codex would not start), and
+        // never rewrite one that does not parse.
+        if let Err(message) = toml_error(&text) {
+            return Err(AgentError::InvalidToml {
+                path: path.to_path_buf(),
+                message,
+            });
+        }
+        let still_valid = |out: &str| {
+            toml_error(out).map_err(|message| AgentError::TomlWouldBreak {
+                path: path.to_path_buf(),
+                message,
+            })
+        };
         if text.lines().any(codex_header) {
             match find_codex_block(&text) {
                 Some((at, len)) if len != codex_block().len() => {
                     // An earlier release's block: upgrade it in place.
                     let out = format!("{}{}{}", &text[..at], codex_block(), &text[at + len..]);
+                    still_valid(&out)?;
                     write_new(path, out.as_bytes(), false, state_dir)?;
                     report.changed = true;
                 }
@@ -238,6 +262,7 @@ pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpRepor
             out.push('\n');
         }
         out.push_str(&codex_block());
+        still_valid(&out)?;
         write_new(path, out.as_bytes(), existing.is_none(), state_dir)?;
         report.changed = true;
         return Ok(report);
@@ -524,6 +549,50 @@ mod tests {
         assert!(installed(Client::Codex, &path));
         uninstall(Client::Codex, &path, &state).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), original);
+    }
+
+    /// Install never makes a valid `config.toml` invalid (Codex would not start) and never
+    /// rewrites one that does not parse: `mcp_servers` as an inline table, our server already
+    /// defined as an inline table or a dotted key, or a broken file are refused, byte for byte
+    /// untouched. Other tables and dotted keys are added to as before.
+    #[test]
+    fn codex_install_never_breaks_the_toml() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let path = dir.path().join("config.toml");
+        for refused in [
+            "model = \"o3\"\nmcp_servers = { other = { command = \"x\" } }\n",
+            "[mcp_servers]\nqwen-memory = { command = \"git-qwen-memory\", args = [\"mcp\"] }\n",
+            "mcp_servers.qwen-memory.command = \"git-qwen-memory\"\n",
+            "model = \"o3\n",
+        ] {
+            fs::write(&path, refused).unwrap();
+            let err = install(Client::Codex, &path, &state).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    AgentError::TomlWouldBreak { .. } | AgentError::InvalidToml { .. }
+                ),
+                "{refused:?}: {err}"
+            );
+            assert!(err.to_string().contains("by hand"), "{err}");
+            assert_eq!(fs::read_to_string(&path).unwrap(), refused);
+        }
+        for fine in [
+            "[mcp_servers]\n\n[mcp_servers.other]\ncommand = \"x\"\n",
+            "mcp_servers.other.command = \"x\"\n",
+            "[[profiles]]\nname = \"a\"\n",
+        ] {
+            fs::write(&path, fine).unwrap();
+            assert!(
+                install(Client::Codex, &path, &state).unwrap().changed,
+                "{fine:?}"
+            );
+            let text = fs::read_to_string(&path).unwrap();
+            assert!(toml_error(&text).is_ok(), "{text}");
+            uninstall(Client::Codex, &path, &state).unwrap();
+            assert_eq!(fs::read_to_string(&path).unwrap(), fine);
+        }
     }
 
     #[test]
