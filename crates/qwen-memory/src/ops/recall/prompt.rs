@@ -79,7 +79,25 @@ fn prompt_body(body: &str) -> String {
         return trimmed.to_string();
     }
     let cut = truncate_utf16(trimmed, MAX_DOC_BODY_CHARS).trim_end_matches(is_js_whitespace);
+    // The cut may fall inside a code block: closed, so the note and what follows stay text.
+    let cut = crate::formats::sanitize::close_open_fence(cut);
     format!("{cut}\n\n{TRUNCATION_NOTE}")
+}
+
+/// Most UTF-16 units of a document's title or description in the block: the body is cut at
+/// [`MAX_DOC_BODY_CHARS`], and a committed document with a megabyte of `name:` must not spend
+/// the hook's whole budget on its heading.
+const MAX_HEADING_CHARS: usize = 200;
+
+/// `text` cut to [`MAX_HEADING_CHARS`], with `…` when cut.
+fn capped(text: String) -> String {
+    if utf16_len(&text) <= MAX_HEADING_CHARS {
+        return text;
+    }
+    format!(
+        "{}…",
+        truncate_utf16(&text, MAX_HEADING_CHARS - 1).trim_end_matches(is_js_whitespace)
+    )
 }
 
 /// Whether the description line would tell the reader nothing the body shown under it does
@@ -188,12 +206,12 @@ pub fn render_prompt_with(
     ];
     for (i, doc) in docs.iter().enumerate() {
         let prov = provenance.get(i).and_then(Option::as_ref);
-        let title = neutralize_line(&doc.title);
+        let title = capped(neutralize_line(&doc.title));
         let path = neutralize_line(&display_path(doc));
         lines.push(format!("### {title} ({path})"));
         lines.push(provenance_line(doc, prov, now_ms));
         let body = prompt_body(&neutralize_structure(&doc.body));
-        let description = neutralize_line(&doc.description);
+        let description = capped(neutralize_line(&doc.description));
         if !description_is_redundant(&description, &body) {
             lines.push(description);
         }
