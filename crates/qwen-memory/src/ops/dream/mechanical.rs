@@ -57,23 +57,8 @@ fn merge_into(list: &mut Vec<Entry>, keys: &mut HashMap<String, usize>, entries:
     }
 }
 
-/// Frontmatter keys this tool and upstream write themselves: the document's fields and its
-/// provenance. Anything else (`keywords`, `usage_scenarios`, a comment, a nested value) is a
-/// person's.
-const OWN_FRONTMATTER_KEYS: [&str; 9] = [
-    "name",
-    "title",
-    "description",
-    "type",
-    "created",
-    "session",
-    "commit",
-    "source",
-    "client",
-];
-
 /// Whether deleting the duplicate `dup` once its entries are carried into `kept` loses nothing
-/// of its frontmatter: every line that is not one of [`OWN_FRONTMATTER_KEYS`] (a person's key,
+/// of its frontmatter: every line that is not one of the keys this tool writes (a person's key,
 /// a comment, an indented line of a list) is in `kept`'s frontmatter as well, and its
 /// description, when it says more than its name or first entry, is `kept`'s too. Otherwise
 /// the two stay separate documents (a person can merge them; nothing is lost meanwhile).
@@ -83,9 +68,11 @@ fn frontmatter_carried(dup: &SnapshotDoc, kept: &SnapshotDoc) -> bool {
     let kept_lines: std::collections::HashSet<&str> = kept_fm.lines().map(str::trim_end).collect();
     let own = |line: &str| {
         !line.starts_with([' ', '\t', '#', '-'])
-            && line
-                .split_once(':')
-                .is_some_and(|(k, _)| OWN_FRONTMATTER_KEYS.contains(&k.trim()))
+            && line.split_once(':').is_some_and(|(k, _)| {
+                // Ours, and upstream's `title` (read where `name` is missing).
+                let k = k.trim();
+                k == "title" || super::similar::WRITTEN_KEYS.contains(&k)
+            })
     };
     let person_lines_kept = dup_fm
         .lines()

@@ -276,7 +276,7 @@ pub fn propose(
 }
 
 /// Frontmatter keys `remember` and extract write: the document's own fields and provenance.
-const WRITTEN_KEYS: [&str; 8] = [
+pub(super) const WRITTEN_KEYS: [&str; 8] = [
     "name",
     "description",
     "type",
