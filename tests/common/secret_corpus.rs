@@ -738,6 +738,10 @@ pub fn benign() -> Vec<(&'static str, String)> {
             "<password>${DB_PASSWORD}</password>".into(),
         ),
         (
+            "settings about a secret",
+            "password_policy=strict-v2, token_type=bearer_v2, secret_name=prod-db-2".into(),
+        ),
+        (
             "a limit named after tokens",
             "token_limit=100000 and secret_key_length=64 in the settings".into(),
         ),

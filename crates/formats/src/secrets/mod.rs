@@ -626,6 +626,58 @@ fn url_password_is_real(caps: &Captures<'_>) -> bool {
     !is_placeholder(&decoded)
 }
 
+/// Words that, after a secret's name (`password_policy`, `token_type`, `api_key_file`), make
+/// the key a setting about the secret rather than the secret.
+const NOT_A_SECRET_SUFFIX: &[&str] = &[
+    "policy",
+    "type",
+    "length",
+    "len",
+    "limit",
+    "count",
+    "file",
+    "path",
+    "url",
+    "uri",
+    "name",
+    "id",
+    "expiry",
+    "expires",
+    "ttl",
+    "hash",
+    "hashed",
+    "algorithm",
+    "algo",
+    "format",
+    "mode",
+    "min",
+    "max",
+    "size",
+    "header",
+    "prefix",
+    "env",
+    "var",
+    "endpoint",
+    "host",
+    "port",
+    "user",
+    "username",
+    "rotation",
+    "version",
+    "field",
+    "required",
+    "enabled",
+    "strength",
+    "reset",
+    "hint",
+    "label",
+    "store",
+    "provider",
+    "manager",
+    "ref",
+    "source",
+];
+
 /// Judges the value after `password=`, `passwd: `, `密码是` and similar.
 ///
 /// Code-like assignments (`=`, `:=`, `=>`, a quoted key or value) only need a value of six or
@@ -648,8 +700,16 @@ fn assignment_value_is_real(caps: &Captures<'_>) -> bool {
     let code_like = matches!(sep.as_str(), "=" | ":=" | "=>" | "?=")
         || caps.name("q").is_some()
         || caps.name("vq").is_some();
-    let suffixed = caps.name("suffix").is_some_and(|m| !m.as_str().is_empty());
-    if code_like && !suffixed {
+    let suffix = caps.name("suffix").map_or("", |m| m.as_str());
+    // `password_policy=…`, `token_type=…`, `secret_name=…`: the name goes on into a setting
+    // about the secret, not the secret.
+    if suffix
+        .split(['_', '.', '-'])
+        .any(|w| NOT_A_SECRET_SUFFIX.contains(&w.to_ascii_lowercase().as_str()))
+    {
+        return false;
+    }
+    if code_like && suffix.is_empty() {
         return true;
     }
     // A slug joins words with `-` ("단축키는-vscode-기본값을"): a value stated in prose starts
