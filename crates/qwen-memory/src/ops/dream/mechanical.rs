@@ -71,7 +71,7 @@ fn frontmatter_carried(dup: &SnapshotDoc, kept: &SnapshotDoc) -> bool {
             && line.split_once(':').is_some_and(|(k, _)| {
                 // Ours, and upstream's `title` (read where `name` is missing).
                 let k = k.trim();
-                k == "title" || super::similar::WRITTEN_KEYS.contains(&k)
+                k == "title" || super::WRITTEN_KEYS.contains(&k)
             })
     };
     let person_lines_kept = dup_fm

@@ -123,6 +123,18 @@ pub fn snapshot(root: &Root) -> Result<Snapshot, RootError> {
     Ok(Snapshot { docs })
 }
 
+/// Frontmatter keys `remember` and extract write: the document's own fields and provenance.
+pub(crate) const WRITTEN_KEYS: [&str; 8] = [
+    "name",
+    "description",
+    "type",
+    "created",
+    "session",
+    "commit",
+    "source",
+    "client",
+];
+
 /// A document a dream leaves out entirely, and why (reported: nothing is skipped silently).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -275,18 +275,6 @@ pub fn propose(
     Some(out)
 }
 
-/// Frontmatter keys `remember` and extract write: the document's own fields and provenance.
-pub(super) const WRITTEN_KEYS: [&str; 8] = [
-    "name",
-    "description",
-    "type",
-    "created",
-    "session",
-    "commit",
-    "source",
-    "client",
-];
-
 /// Whether deleting `d` once its entry is merged into another document loses nothing a person
 /// wrote: its frontmatter is one `key: value` line per key this tool writes (a comment, a key
 /// of a person's — even one left empty —, a nested value: it stays where it is), and its
@@ -296,7 +284,7 @@ pub(super) const WRITTEN_KEYS: [&str; 8] = [
 fn deletable(d: &SnapshotDoc) -> bool {
     let ours = |line: &str| {
         line.split_once(':').is_some_and(|(k, v)| {
-            WRITTEN_KEYS.contains(&k) && v.starts_with(' ') && !v.trim().is_empty()
+            super::WRITTEN_KEYS.contains(&k) && v.starts_with(' ') && !v.trim().is_empty()
         })
     };
     let fm = yaml::parse_frontmatter(&d.frontmatter);
