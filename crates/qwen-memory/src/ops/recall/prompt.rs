@@ -84,19 +84,21 @@ fn prompt_body(body: &str) -> String {
     format!("{cut}\n\n{TRUNCATION_NOTE}")
 }
 
-/// Most UTF-16 units of a document's title or description in the block: the body is cut at
-/// [`MAX_DOC_BODY_CHARS`], and a committed document with a megabyte of `name:` must not spend
-/// the hook's whole budget on its heading.
-const MAX_HEADING_CHARS: usize = 200;
+/// Most UTF-16 units of a document's title in the block, and of its description: the body is
+/// cut at [`MAX_DOC_BODY_CHARS`], and a committed document with a megabyte of `name:` or
+/// `description:` must not spend the hook's whole budget on its heading. A description may say
+/// more than a cut body (it is shown when it does), so it gets a little more room than it.
+const MAX_TITLE_CHARS: usize = 200;
+const MAX_DESCRIPTION_CHARS: usize = MAX_DOC_BODY_CHARS + 300;
 
-/// `text` cut to [`MAX_HEADING_CHARS`], with `…` when cut.
-fn capped(text: String) -> String {
-    if utf16_len(&text) <= MAX_HEADING_CHARS {
+/// `text` cut to `max` UTF-16 units, with `…` when cut.
+fn capped(text: String, max: usize) -> String {
+    if utf16_len(&text) <= max {
         return text;
     }
     format!(
         "{}…",
-        truncate_utf16(&text, MAX_HEADING_CHARS - 1).trim_end_matches(is_js_whitespace)
+        truncate_utf16(&text, max - 1).trim_end_matches(is_js_whitespace)
     )
 }
 
@@ -206,12 +208,12 @@ pub fn render_prompt_with(
     ];
     for (i, doc) in docs.iter().enumerate() {
         let prov = provenance.get(i).and_then(Option::as_ref);
-        let title = capped(neutralize_line(&doc.title));
+        let title = capped(neutralize_line(&doc.title), MAX_TITLE_CHARS);
         let path = neutralize_line(&display_path(doc));
         lines.push(format!("### {title} ({path})"));
         lines.push(provenance_line(doc, prov, now_ms));
         let body = prompt_body(&neutralize_structure(&doc.body));
-        let description = capped(neutralize_line(&doc.description));
+        let description = capped(neutralize_line(&doc.description), MAX_DESCRIPTION_CHARS);
         if !description_is_redundant(&description, &body) {
             lines.push(description);
         }
