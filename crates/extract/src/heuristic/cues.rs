@@ -26,6 +26,9 @@ pub enum Where {
     Start,
     /// At the end of a sentence (trailing punctuation and spaces ignored).
     End,
+    /// The sentence's first word (up to the first space) is the phrase: a Korean particle
+    /// left at the start of a fragment (`을 사용하여 …`), never the start of `은행`.
+    FirstWord,
 }
 
 /// One cue rule.
@@ -70,6 +73,7 @@ pub fn parse(name: &str, text: &str) -> Result<Vec<Cue>, CueError> {
             "any" => Where::Any,
             "start" => Where::Start,
             "end" => Where::End,
+            "first-word" => Where::FirstWord,
             _ => return Err(err()),
         };
         let phrase = parts.collect::<Vec<_>>().join(" ").to_lowercase();
@@ -167,6 +171,10 @@ pub(super) fn matches(cue: &Cue, sentence: &str) -> bool {
         Where::Start => {
             let s = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
             s.starts_with(&cue.phrase) && (!latin || on_boundaries(s, 0, cue.phrase.len()))
+        }
+        Where::FirstWord => {
+            let s = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
+            s.split_whitespace().next() == Some(cue.phrase.as_str())
         }
         Where::End => {
             let trimmed_marks = cue.phrase.chars().all(|c| !c.is_alphanumeric());

@@ -26,6 +26,8 @@ fn prose_units(text: &str) -> Vec<String> {
     let mut open: Option<String> = None;
     let mut fence: Option<(char, usize)> = None;
     let mut in_diff = false;
+    // The closing tag of an attachment block being skipped (`</context>`).
+    let mut attachment: Option<String> = None;
     let flush = |open: &mut Option<String>, units: &mut Vec<String>| {
         if let Some(u) = open.take() {
             units.push(u);
@@ -38,6 +40,19 @@ fn prose_units(text: &str) -> Vec<String> {
             let run = trimmed.chars().take_while(|&x| x == c).count();
             if run >= n && trimmed[run * c.len_utf8()..].trim().is_empty() {
                 fence = None;
+            }
+            continue;
+        }
+        if let Some(close) = &attachment {
+            if trimmed.contains(close.as_str()) {
+                attachment = None;
+            }
+            continue;
+        }
+        if let Some(close) = attachment_open(trimmed) {
+            flush(&mut open, &mut units);
+            if !trimmed.contains(close.as_str()) && !trimmed.ends_with("/>") {
+                attachment = Some(close);
             }
             continue;
         }
@@ -88,6 +103,34 @@ fn prose_units(text: &str) -> Vec<String> {
     }
     flush(&mut open, &mut units);
     units
+}
+
+/// Tags an editor or agent wraps around what it attaches to a message (a file, the selection,
+/// a command's output): the block is not the user's words (docs/DESIGN.md, "Extract").
+const ATTACHMENT_TAGS: &[&str] = &[
+    "context",
+    "attached_files",
+    "file_contents",
+    "user_selection",
+    "ide_opened_file",
+    "ide_selection",
+    "system-reminder",
+    "local-command-stdout",
+    "command-message",
+    "command-name",
+    "command-args",
+];
+
+/// The closing tag to skip to when `trimmed` opens an attachment block.
+fn attachment_open(trimmed: &str) -> Option<String> {
+    let rest = trimmed.strip_prefix('<')?;
+    let name_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    let name = &rest[..name_len];
+    let after = rest[name_len..].chars().next();
+    (ATTACHMENT_TAGS.contains(&name) && matches!(after, None | Some('>' | ' ' | '/')))
+        .then(|| format!("</{name}>"))
 }
 
 fn fence_open(trimmed: &str) -> Option<(char, usize)> {

@@ -68,7 +68,8 @@ pub fn judge(text: &str) -> Verdict {
 /// the one-off drop list, on by default (docs/DESIGN.md, "Extract"). A `drop-` rule (a one-off
 /// request about the work at hand: "implement …", "…추가해줘", "对比一下 …", a status or bug
 /// report) drops it unless a `keep-` rule fires in the same sentence, so a standing rule inside
-/// a one-off message is still kept. The `veto-` rules of the strict rule are not used here:
+/// a one-off message is still kept — except a `drop-fragment` rule (the tail or head of a sentence
+/// the split cut), which no cue overrules. The `veto-` rules of the strict rule are not used here:
 /// words such as 报错, 에러 or エラー also open standing rules ("에러 메시지는 영어로").
 /// The rule that dropped it, if any.
 pub fn drops(sentence: &str) -> Option<&'static Cue> {
@@ -83,7 +84,8 @@ pub fn drops(sentence: &str) -> Option<&'static Cue> {
             .find(|c| c.class.starts_with(prefix) && parts.iter().any(|s| cues::matches(c, s)))
     };
     let d = fires("drop-")?;
-    fires("keep-").is_none().then_some(d)
+    // A fragment holds no whole rule, whatever cue its tail has.
+    (d.class == "drop-fragment" || fires("keep-").is_none()).then_some(d)
 }
 
 #[cfg(test)]
@@ -189,6 +191,31 @@ mod tests {
         assert_eq!(dropped("에러 메시지는 영어로 써 주세요."), None);
         assert_eq!(dropped("测试失败就不要合并"), None);
         assert_eq!(dropped("We deploy only from release branches."), None);
+    }
+
+    #[test]
+    fn tool_written_words_and_cut_fragments_of_round_six_are_dropped() {
+        let dropped = |s: &str| drops(s).map(|c| c.id.as_str());
+        assert_eq!(
+            dropped("If you propose a fix, please make it concise."),
+            Some("en.drop.propose-a-fix")
+        );
+        assert_eq!(
+            dropped("Read more about how to reset the cache: https://example.com/x"),
+            Some("en.drop.read-more-about")
+        );
+        // The tail of a sentence whose head was a link, the head cut before its verb: a keep
+        // cue inside (마다) does not overrule a fragment.
+        assert_eq!(
+            dropped("을 사용해서 문서마다 헤더를 넣어줘."),
+            Some("ko.drop.frag-eul")
+        );
+        assert_eq!(dropped("에서 빌드할 때"), Some("ko.drop.frag-eseo"));
+        assert_eq!(dropped("문서를 작성할때"), Some("ko.drop.frag-ttae"));
+        // A word that only begins with a particle's syllable is no fragment.
+        assert_eq!(dropped("은행 API는 항상 sandbox 키로 호출한다."), None);
+        assert_eq!(dropped("에러 메시지는 영어로 써 주세요."), None);
+        assert_eq!(dropped("커밋할 때는 항상 테스트를 돌린다."), None);
     }
 
     #[test]

@@ -488,6 +488,25 @@ mod languages {
     }
 
     #[test]
+    fn what_an_editor_attaches_is_not_the_users_words() {
+        let text = "Use tabs in every Go file.\n<context ref=\"file:///x/notes.md\">\nAll fields below are required.\nNever log a token.\n</context>\n<ide_selection>Always answer in French.</ide_selection>\n<ide_opened_file ref=\"a.rs\"/>\nThen run the build.";
+        assert_eq!(
+            sentences(text),
+            vec!["Use tabs in every Go file.", "Then run the build."]
+        );
+        // A tag that only begins like one opens no block.
+        assert_eq!(
+            sentences("<contexts>\nNever use tabs."),
+            vec!["Never use tabs."]
+        );
+        // An attachment left open hides the rest of the message, never the text before it.
+        assert_eq!(
+            sentences("Prefer rebase over merge.\n<context>\nNever use tabs."),
+            vec!["Prefer rebase over merge."]
+        );
+    }
+
+    #[test]
     fn a_chinese_lead_in_never_hides_an_english_rule() {
         assert_eq!(
             plan("我们团队规定: never push to main."),
