@@ -112,3 +112,26 @@ fn saved_facts_are_the_rule_itself() {
         assert_eq!(kept, vec![want], "{text}: {e}");
     }
 }
+
+#[test]
+fn explain_never_prints_a_secret_and_drops_what_the_real_extract_drops() {
+    use common::secret_corpus::{j, Gen, ALNUM};
+    let sb = Sandbox::new();
+    let token = j(&["gh", "p_", &Gen::new(21).of(ALNUM, 36)]);
+    let text = format!("From now on always use the deploy token {token} for the staging CI.");
+    // The real extract saves nothing from it.
+    let t = sb.root().join("chat.jsonl");
+    let line = serde_json::json!({"role": "user", "content": text});
+    std::fs::write(&t, format!("{line}\n")).unwrap();
+    let out = sb.json(&["extract", "--transcript", t.to_str().unwrap()]);
+    assert_eq!(out["patches"], serde_json::json!([]), "{out}");
+    assert_eq!(out["droppedSecrets"], 1, "{out}");
+    // Explain, as JSON and as text: the token nowhere, the memory not listed as kept.
+    let e = explain_json(&sb, &text);
+    assert!(!e.to_string().contains(&token), "{e}");
+    assert!(e["kept"].as_array().unwrap().is_empty(), "{e}");
+    assert!(e["reason"].as_str().unwrap().contains("secret"), "{e}");
+    let shown = sb.ok(&["extract", "--explain", "--text", &text]);
+    assert!(!shown.contains(&token), "{shown}");
+    assert!(shown.contains("REDACTED"), "{shown}");
+}

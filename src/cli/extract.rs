@@ -220,7 +220,7 @@ fn explain(cli: &Cli, args: &ExtractArgs) -> Result<ExitCode> {
             t
         }
     };
-    let e = qwen_memory::ops::extract::heuristic::explain(&text);
+    let e = qwen_memory::ops::extract::explain(&text);
     if cli.json {
         print_json(&e)?;
         return Ok(ExitCode::SUCCESS);

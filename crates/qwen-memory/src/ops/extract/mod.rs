@@ -6,6 +6,7 @@ pub mod run;
 pub mod with_model;
 
 use crate::formats::doc::MemoryType;
+use crate::formats::secrets;
 // The extractor's rules and filters are their own crate (docs/development.md, "Crates"); their
 // paths here stay as they were.
 pub use qwen_memory_extract::{filter, heuristic, Patch, UserText};
@@ -24,6 +25,30 @@ pub fn guess_type(text: &str) -> MemoryType {
     plan(text)
         .or_else(|| plan(&format!("Remember that {text}")))
         .unwrap_or(MemoryType::Project)
+}
+
+/// `extract --explain` for one message, as the real extract reads it: secrets are redacted
+/// before the rules see the text, and a memory that would still show a redaction or a secret is
+/// moved out of `kept` with the reason, as step 5 of a run drops it (docs/DESIGN.md,
+/// "Extract"). Nothing in the explanation holds the secret: the command prints it to a
+/// terminal or a CI log.
+pub fn explain(text: &str) -> heuristic::Explanation {
+    let mut e = heuristic::explain(&secrets::redact(text));
+    let before = e.kept.len();
+    e.kept.retain(|p| {
+        [Some(&p.summary), p.why.as_ref(), p.how_to_apply.as_ref()]
+            .into_iter()
+            .flatten()
+            .all(|t| secrets::redacted_rule_ids(t).is_empty() && !secrets::contains_secret(t))
+    });
+    let dropped = before - e.kept.len();
+    if dropped > 0 {
+        e.reason = format!(
+            "{}; {dropped} dropped: it holds a secret (redacted here)",
+            e.reason
+        );
+    }
+    e
 }
 
 #[cfg(test)]
