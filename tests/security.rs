@@ -1355,6 +1355,74 @@ fn git_qwen_memory_commit_applies_the_hidden_character_guard() {
 }
 
 #[test]
+fn a_hidden_character_in_a_memory_file_name_is_named_by_check_and_blocked_by_both_commit_paths() {
+    let sb = Sandbox::new();
+    let out = sb.cmd().args(["install", "--team"]).output().unwrap();
+    assert_success(&out, &["install --team"]);
+    let team = team_root(&sb.repo);
+    // Reads as `project/release-notes.md` in a listing; the file is `…sejon…`, reversed.
+    let name = "project/release-\u{202E}dm.seton.md";
+    write_doc(
+        &team,
+        name,
+        &doc_text(
+            "Release notes",
+            "release notes",
+            "project",
+            "- Tag releases from main.",
+        ),
+    );
+    // check names it, with the code point, and prints no raw control.
+    let out = sb.cmd().args(["check"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "check passed a hidden name");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("hidden-name") && shown.contains("bidi control U+202E (column 17)"),
+        "{shown}"
+    );
+    assert!(!shown.contains('\u{202E}'), "{shown}");
+    let out = sb.cmd().args(["check", "--json"]).output().unwrap();
+    let problems: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        problems
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["kind"] == "hidden-name" && p["path"] == name),
+        "{problems}"
+    );
+    // `git qwen-memory commit` refuses it.
+    let out = sb.cmd().args(["commit", "-m", "notes"]).output().unwrap();
+    assert!(!out.status.success(), "commit took a hidden name");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("U+202E") && !err.contains('\u{202E}'), "{err}");
+    assert_eq!(
+        sb.git(&sb.repo, &["rev-list", "--count", "HEAD"]).trim(),
+        "1",
+        "nothing committed"
+    );
+    // The pre-commit guard blocks `git commit`.
+    sb.git(&sb.repo, &["add", "-A"]);
+    let out = sb.git_hooked(&sb.repo, &["commit", "-q", "-m", "notes"], &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "pre-commit passed a hidden name"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("its name holds bidi control U+202E") && !err.contains('\u{202E}'),
+        "{err}"
+    );
+    // Renamed, it commits.
+    sb.git(&sb.repo, &["reset", "-q"]);
+    std::fs::rename(team.join(name), team.join("project/release-notes.md")).unwrap();
+    sb.git(&sb.repo, &["add", "-A"]);
+    let out = sb.git_hooked(&sb.repo, &["commit", "-q", "-m", "notes"], &[]);
+    assert_success(&out, &["commit renamed"]);
+}
+
+#[test]
 fn forget_never_prints_a_memory_s_escape_sequences_raw() {
     let sb = Sandbox::new();
     write_doc(

@@ -206,6 +206,27 @@ pub fn newly_hidden(old: Option<&str>, new: &str) -> Vec<Finding> {
         .collect()
 }
 
+/// What hides in a file name (a path as Git or a root lists it), for the refusals of check,
+/// pre-commit and commit: `its name holds bidi control U+202E (column 9)`, and how many more.
+/// A name is shown in every listing a reviewer reads (`git status`, a pull request's file
+/// list), where a bidi control reorders it and an invisible character hides a second file of
+/// the same look; `None` when it holds none.
+pub fn hidden_in_name(path: &str) -> Option<String> {
+    let found = find_hidden(path);
+    let first = found.first()?;
+    Some(format!(
+        "its name holds {} U+{:04X} (column {}){}",
+        first.kind.as_str(),
+        first.code_point,
+        first.column,
+        if found.len() > 1 {
+            format!(" (and {} more)", found.len() - 1)
+        } else {
+            String::new()
+        }
+    ))
+}
+
 /// Whether `text` holds anything [`clean_text`] would remove.
 pub fn has_hidden(text: &str) -> bool {
     !find_hidden(text).is_empty()
@@ -436,6 +457,19 @@ mod tests {
         assert_eq!(clean_text(family), family);
         assert_eq!(find_hidden("a\u{200D}b").len(), 1);
         assert!(find_hidden("中文、日本語、한국어 ❤\u{FE0F}").is_empty());
+    }
+
+    #[test]
+    fn a_hidden_character_in_a_file_name_is_named_with_its_column() {
+        assert_eq!(
+            hidden_in_name("project/a\u{202E}dm.exe.md").as_deref(),
+            Some("its name holds bidi control U+202E (column 10)")
+        );
+        assert_eq!(
+            hidden_in_name("user/x\u{200B}y\u{200B}.md").as_deref(),
+            Some("its name holds invisible character U+200B (column 7) (and 1 more)")
+        );
+        assert_eq!(hidden_in_name("project/日本語のメモ.md"), None);
     }
 
     #[test]

@@ -127,6 +127,21 @@ fn check_root(root: &Root, problems: &mut Vec<Problem>) {
         };
         problems.push(problem(scope, &s.relative_path, kind, s.reason.to_string()));
     }
+    for name in outcome
+        .docs
+        .iter()
+        .map(|d| &d.relative_path)
+        .chain(outcome.skipped.iter().map(|s| &s.relative_path))
+    {
+        if let Some(what) = sanitize::hidden_in_name(name) {
+            problems.push(problem(
+                scope,
+                name,
+                "hidden-name",
+                format!("{what}; rename the file"),
+            ));
+        }
+    }
     for d in &outcome.docs {
         if let Ok(Some(bytes)) = crate::storage::safe_fs::read_regular(&d.path) {
             hidden_problems(

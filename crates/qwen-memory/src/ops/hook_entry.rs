@@ -242,6 +242,15 @@ fn pre_commit(ctx: &Context) -> HookRun {
     }
     let mut hidden_msg = String::new();
     for (path, bytes) in &files {
+        // A name a reviewer cannot read as it is (every hidden kind: names hold none by need).
+        if let Some(what) = crate::formats::sanitize::hidden_in_name(path) {
+            hidden_msg.push_str(&format!(
+                "  {}: {what}; rename the file\n",
+                crate::formats::sanitize::escape_for_terminal(path)
+            ));
+            blocked.push(path);
+            continue;
+        }
         // What this commit adds (tag characters, bidi controls and escapes: always).
         let old = previous.get(path).map(|b| String::from_utf8_lossy(b));
         let found =

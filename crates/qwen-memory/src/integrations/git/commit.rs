@@ -206,8 +206,20 @@ pub fn commit_memory(ctx: &Context, message: Option<&str>) -> Result<CommitOutco
         )));
     }
 
-    // The pre-commit guard's hidden-character check (docs/security.md): this commit path does
-    // not run Git's hooks.
+    // The pre-commit guard's hidden-character checks (docs/security.md): this commit path does
+    // not run Git's hooks. A name first: it is what `git status` and a review list show.
+    let hidden_name = changes
+        .iter()
+        .filter(|c| c.status != ChangeStatus::Deleted)
+        .find_map(|c| {
+            crate::formats::sanitize::hidden_in_name(&c.path).map(|what| (c.path.clone(), what))
+        });
+    if let Some((path, what)) = hidden_name {
+        return Err(GitError::Refused(format!(
+            "{}: {what}, which a reviewer cannot see; rename the file",
+            crate::formats::sanitize::escape_for_terminal(&path)
+        )));
+    }
     let hidden = changes
         .iter()
         .filter(|c| c.status != ChangeStatus::Deleted)
