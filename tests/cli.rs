@@ -245,6 +245,69 @@ fn remember_refuses_secrets_without_printing_them() {
 }
 
 #[test]
+fn remember_and_extract_report_an_index_they_cannot_write_beside_what_they_saved() {
+    let sb = Sandbox::new();
+    sb.ok(&["remember", "We deploy only from release branches."]);
+    let root = sb.private_root();
+    // MEMORY.md that cannot be replaced (a directory where the file was).
+    fs::remove_file(root.join("MEMORY.md")).unwrap();
+    fs::create_dir(root.join("MEMORY.md")).unwrap();
+    let out = sb
+        .cmd()
+        .args(["remember", "Never push straight to main."])
+        .output()
+        .unwrap();
+    assert_success(&out, &["remember with a broken index"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(stdout.starts_with("saved "), "{stdout}");
+    assert!(
+        stderr.contains("MEMORY.md not rebuilt") && stderr.contains("git qwen-memory index"),
+        "{stderr}"
+    );
+    assert!(
+        root.join("feedback/never-push-straight-to-main.md")
+            .is_file(),
+        "the document is saved"
+    );
+    let out = sb
+        .cmd()
+        .args(["--json", "remember", "Tag every release from main."])
+        .output()
+        .unwrap();
+    assert_success(&out, &["remember --json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["change"]["kind"], "created", "{v}");
+    assert!(
+        v["indexError"].as_str().unwrap().contains("MEMORY.md"),
+        "{v}"
+    );
+    // extract saves the turn, warns, and moves on (the cursor advances).
+    let t = sb.root().join("chat.jsonl");
+    let line =
+        serde_json::json!({"role": "user", "content": "From now on always answer in French."});
+    fs::write(&t, format!("{line}\n")).unwrap();
+    let r = sb.json(&["extract", "--transcript", t.to_str().unwrap()]);
+    assert_eq!(r["status"], "updated", "{r}");
+    assert!(
+        r["warnings"].to_string().contains("MEMORY.md not rebuilt"),
+        "{r}"
+    );
+    let again = sb.json(&["extract", "--transcript", t.to_str().unwrap()]);
+    assert_ne!(again["status"], "updated", "{again}");
+    // Once MEMORY.md can be written, `index` lists all three.
+    fs::remove_dir(root.join("MEMORY.md")).unwrap();
+    sb.ok(&["index"]);
+    let index = fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    assert!(
+        index.contains("never-push-straight-to-main") && index.contains("tag-every-release"),
+        "{index}"
+    );
+}
+
+#[test]
 fn remember_user_scope_and_local_mode_roots() {
     let sb = Sandbox::new();
     sb.ok(&[

@@ -502,7 +502,11 @@ impl MemoryServer {
                     remember::ChangeKind::Merged => "updated",
                     remember::ChangeKind::Unchanged => "already known in",
                 };
-                let text = format!("{verb} {} ({} memory)", change.relative_path, outcome.scope);
+                let mut text =
+                    format!("{verb} {} ({} memory)", change.relative_path, outcome.scope);
+                if let Some(e) = &outcome.index_error {
+                    text.push_str(&format!("; MEMORY.md not rebuilt ({e})"));
+                }
                 let structured = serde_json::to_value(&outcome).unwrap_or(Value::Null);
                 let changed = change.kind != remember::ChangeKind::Unchanged;
                 (success(outbound(&text), outbound_json(structured)), changed)

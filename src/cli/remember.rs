@@ -53,6 +53,9 @@ pub fn run(cli: &Cli, ctx: &Context, args: &RememberArgs) -> Result<ExitCode> {
         via: None,
     };
     let outcome = remember::remember(ctx, &req)?;
+    if let Some(e) = &outcome.index_error {
+        eprintln!("warning: MEMORY.md not rebuilt ({e}); run `git qwen-memory index`");
+    }
     if cli.json {
         print_json(&outcome)?;
     } else if !cli.quiet {

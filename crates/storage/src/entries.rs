@@ -168,6 +168,17 @@ pub fn normalize_entry(entry: &Entry) -> Entry {
     }
 }
 
+/// What [`apply_locked`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    /// One change per entry asked for, every one on disk.
+    pub changes: Vec<Change>,
+    /// Why MEMORY.md could not be rewritten after them, when it could not. The documents stay
+    /// written (recall reads them; `index` or the next write rebuilds the index): a caller
+    /// reports it beside what was saved instead of failing as if nothing had been.
+    pub index_error: Option<String>,
+}
+
 /// Applies entries to the root `w` holds. The caller has filtered secrets out of the entries;
 /// every document written is scanned again as a whole (with its file name) and written in its
 /// normalized form, so a secret the entries alone did not show still refuses the write. The
@@ -177,7 +188,7 @@ pub fn apply_locked(
     entries: &[NewEntry],
     provenance: &Provenance,
     origin: Origin,
-) -> Result<Vec<Change>, EntryWriteError> {
+) -> Result<Applied, EntryWriteError> {
     let root = w.root();
     store::check_root(&root.path)?;
     let mut existing = root_writer::scan_strict(root)?.docs;
@@ -195,6 +206,7 @@ pub fn apply_locked(
         }
     }
     let mut changes = Vec::new();
+    let mut index_error = None;
     for new in entries {
         let key = doc::entry_key(&new.entry.summary);
         let target = known
@@ -231,9 +243,12 @@ pub fn apply_locked(
                 existing.push(doc);
             }
         }
-        w.write_index(&existing)?;
+        index_error = w.write_index(&existing).err().map(|e| e.to_string());
     }
-    Ok(changes)
+    Ok(Applied {
+        changes,
+        index_error,
+    })
 }
 
 /// Refuses a document every reader would skip ([`crate::scan::MAX_FILE_BYTES`]).

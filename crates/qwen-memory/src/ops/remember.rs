@@ -8,8 +8,8 @@ use crate::integrations::git::commit::{auto_commit_report, AutoCommit};
 use crate::ops::extract::filter;
 use crate::storage::context::Context;
 pub use crate::storage::entries::{
-    apply_locked, normalize_entry, secret_rules, Change, ChangeKind, EntryWriteError, NewEntry,
-    Provenance,
+    apply_locked, normalize_entry, secret_rules, Applied, Change, ChangeKind, EntryWriteError,
+    NewEntry, Provenance,
 };
 use crate::storage::project::Root;
 use crate::storage::root_writer::RootWriter;
@@ -46,6 +46,10 @@ pub struct RememberOutcome {
     pub scope: String,
     pub root: String,
     pub change: Change,
+    /// Why MEMORY.md could not be rewritten after the change, when it could not: the document
+    /// is saved all the same (`index` rebuilds the index).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_error: Option<String>,
     /// The auto-commit that followed a change (local mode with `autoCommit` on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auto_commit: Option<AutoCommit>,
@@ -106,12 +110,15 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         title,
         entry,
     };
-    let change = {
+    let (change, index_error) = {
         let w = RootWriter::lock(root)?;
         if !matches!(root.scope, Scope::User | Scope::Team) {
             w.ensure_scaffold()?;
         }
-        let mut changes = apply_locked(&w, std::slice::from_ref(&new), &provenance, origin)?;
+        let Applied {
+            mut changes,
+            index_error,
+        } = apply_locked(&w, std::slice::from_ref(&new), &provenance, origin)?;
         // A fact already known changes nothing, not even `updatedAt` (and costs no fsync).
         let changed = changes.iter().any(|c| c.kind != ChangeKind::Unchanged);
         if changed && !matches!(root.scope, Scope::User | Scope::Team) {
@@ -119,7 +126,7 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
             meta.set("updatedAt", store::now_iso());
             w.write_meta(&meta)?;
         }
-        changes.pop().ok_or(EntryWriteError::Empty)?
+        (changes.pop().ok_or(EntryWriteError::Empty)?, index_error)
     };
     crate::integrations::telemetry::Telemetry::new(ctx.state_dir()).record(
         &crate::integrations::telemetry::RememberEvent {
@@ -136,6 +143,7 @@ pub fn remember(ctx: &Context, req: &RememberRequest) -> Result<RememberOutcome,
         scope: root.scope.as_str().to_string(),
         root: root.path.display().to_string(),
         change,
+        index_error,
         auto_commit,
     })
 }

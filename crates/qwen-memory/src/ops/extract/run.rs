@@ -766,7 +766,9 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         Vec::new()
     } else {
         let user = RootWriter::lock(&ctx.layout.user)?;
-        remember::apply_locked(&user, &user_entries, &provenance, Origin::Machine)?
+        let applied = remember::apply_locked(&user, &user_entries, &provenance, Origin::Machine)?;
+        index_warning(&mut out.warnings, applied.index_error);
+        applied.changes
     };
     let changes = {
         let w = RootWriter::lock(root)?;
@@ -774,7 +776,9 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
         let mut changes = if entries.is_empty() {
             Vec::new()
         } else {
-            remember::apply_locked(&w, &entries, &provenance, Origin::Machine)?
+            let applied = remember::apply_locked(&w, &entries, &provenance, Origin::Machine)?;
+            index_warning(&mut out.warnings, applied.index_error);
+            applied.changes
         };
         changes.extend(user_changes);
         // Topics in the order the facts were planned, wherever they were written.
@@ -805,6 +809,16 @@ fn run_once(ctx: &Context, r: &QueuedRequest, dry_run: bool) -> Result<RunOutcom
     out.timings.write_ms = ms_since(writing);
     out.duration_ms = elapsed_ms(started);
     Ok(out)
+}
+
+/// A warning for an index that could not be rewritten after the documents were (they stay
+/// written and the cursor advances: extracting the turn again would only find them known).
+fn index_warning(warnings: &mut Vec<String>, index_error: Option<String>) {
+    if let Some(e) = index_error {
+        warnings.push(format!(
+            "MEMORY.md not rebuilt ({e}); run `git qwen-memory index`"
+        ));
+    }
 }
 
 /// In local mode with `autoCommit` on, commits the memory directory's changes (docs/DESIGN.md, "Extract" step
