@@ -222,6 +222,53 @@ fn undo_round_trips_and_refuses_after_edits() {
 }
 
 #[test]
+fn a_crlf_document_stays_crlf_through_remember_forget_and_undo() {
+    let sb = Sandbox::new();
+    let root = sb.private_root();
+    let crlf = |s: &str| s.replace('\n', "\r\n");
+    let path = write_doc(
+        &root,
+        "project/deploys.md",
+        &crlf(&doc_text(
+            "Deploys",
+            "how we ship",
+            "project",
+            "- Deploy only from release branches.\n- Tag every release.\n- The freeze starts on Friday noon.",
+        )),
+    );
+    let all_crlf = |b: &[u8]| {
+        let lf = b.iter().filter(|&&c| c == b'\n').count();
+        lf > 0 && lf == b.windows(2).filter(|w| w == b"\r\n").count()
+    };
+    // A reason added to an entry (a merge into the document).
+    sb.ok(&[
+        "remember",
+        "--why",
+        "audits read the release tags",
+        "Tag every release.",
+    ]);
+    let merged = fs::read(&path).unwrap();
+    assert!(
+        String::from_utf8_lossy(&merged).contains("audits read the release tags"),
+        "{}",
+        String::from_utf8_lossy(&merged)
+    );
+    assert!(all_crlf(&merged), "{:?}", String::from_utf8_lossy(&merged));
+    // One entry forgotten.
+    let before_forget = fs::read(&path).unwrap();
+    run_json(&sb, &["freeze starts", "--yes"]);
+    let forgotten = fs::read(&path).unwrap();
+    let text = String::from_utf8_lossy(&forgotten);
+    assert!(!text.contains("freeze"), "{text}");
+    assert!(text.contains("Deploy only from release branches"), "{text}");
+    assert!(all_crlf(&forgotten), "{text:?}");
+    // Undo restores the bytes as they were (the backup recorded what was written).
+    let out = sb.json(&["forget", "--undo"]);
+    assert_eq!(out["status"], "undone", "{out}");
+    assert_eq!(fs::read(&path).unwrap(), before_forget);
+}
+
+#[test]
 fn at_most_400_entries_per_run() {
     let sb = Sandbox::new();
     let root = sb.private_root();

@@ -37,6 +37,39 @@ pub fn truncate_utf16(s: &str, max: usize) -> &str {
 
 /// Lowercase hexadecimal of `bytes` (digests in file names, cursors and backups): the one hex
 /// encoder of the crate.
+/// `new` with the line endings of `old`, the file it replaces: when every line of `old` ends in
+/// CRLF, every line of `new` does too (a rewrite never turns a person's Windows-edited document
+/// into LF, one whole-file diff in their review); otherwise `new` as it is. The documents are
+/// parsed and rendered with LF (docs/DESIGN.md, "Topic documents").
+pub fn keep_line_endings<'a>(old: &[u8], new: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+    let lf = old.iter().filter(|&&b| b == b'\n').count();
+    let crlf = old.windows(2).filter(|w| w == b"\r\n").count();
+    if lf == 0 || crlf != lf {
+        return std::borrow::Cow::Borrowed(new);
+    }
+    let mut out = Vec::with_capacity(new.len() + new.len() / 32);
+    for (i, &b) in new.iter().enumerate() {
+        if b == b'\n' && (i == 0 || new[i - 1] != b'\r') {
+            out.push(b'\r');
+        }
+        out.push(b);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`keep_line_endings`] of a text.
+pub fn with_line_endings_of(old: &[u8], new: String) -> String {
+    let converted = match keep_line_endings(old, new.as_bytes()) {
+        std::borrow::Cow::Owned(bytes) => Some(bytes),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    // Only `\r` bytes were added before `\n`: still UTF-8.
+    match converted {
+        Some(bytes) => String::from_utf8(bytes).unwrap_or(new),
+        None => new,
+    }
+}
+
 pub fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
@@ -134,6 +167,21 @@ pub fn replace_lone_surrogate_escapes(json: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rewrite_keeps_a_crlf_file_crlf_and_leaves_anything_else_alone() {
+        let crlf = b"---\r\nname: a\r\n---\r\n- one\r\n";
+        assert_eq!(
+            &*keep_line_endings(crlf, b"---\nname: a\n---\n- one\n- two\n"),
+            b"---\r\nname: a\r\n---\r\n- one\r\n- two\r\n"
+        );
+        // Lines of `new` already in CRLF are not doubled.
+        assert_eq!(&*keep_line_endings(crlf, b"a\r\nb\n"), b"a\r\nb\r\n");
+        // An LF file, a mixed one and a one-line file give `new` as it is.
+        assert_eq!(&*keep_line_endings(b"a\nb\n", b"x\ny\n"), b"x\ny\n");
+        assert_eq!(&*keep_line_endings(b"a\r\nb\n", b"x\ny\n"), b"x\ny\n");
+        assert_eq!(&*keep_line_endings(b"a", b"x\ny"), b"x\ny");
+    }
 
     #[test]
     fn lone_surrogate_escapes_become_replacement_characters() {

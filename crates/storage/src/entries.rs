@@ -349,7 +349,7 @@ fn merge_into(
         };
         let checked = secrets::prepare_document(relative, &edited, origin, Some(&text))?;
         check_size(relative, &checked)?;
-        w.write_doc(relative, checked.as_bytes())?;
+        w.rewrite_doc(relative, checked.as_bytes())?;
         return Ok(Change {
             kind: ChangeKind::Merged,
             ..unchanged
@@ -370,7 +370,7 @@ fn merge_into(
     let rendered = doc::render_document(&parsed.frontmatter, &entries);
     let checked = secrets::prepare_document(relative, &rendered, origin, Some(&text))?;
     check_size(relative, &checked)?;
-    w.write_doc(relative, checked.as_bytes())?;
+    w.rewrite_doc(relative, checked.as_bytes())?;
     Ok(Change {
         kind: ChangeKind::Merged,
         ..unchanged

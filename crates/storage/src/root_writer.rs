@@ -123,6 +123,17 @@ impl<'r> RootWriter<'r> {
         self.write_docs(&[(relative, contents)], || {})
     }
 
+    /// Writes new contents over a document a person may have written (an entry merged into
+    /// it): as [`Self::write_doc`], but a file whose every line ends in CRLF keeps CRLF
+    /// ([`crate::formats::text::keep_line_endings`]; docs/DESIGN.md, "Topic documents"). A
+    /// forget or a dream converts its new texts before it records them for undo; a restore
+    /// from a backup writes exact bytes.
+    pub fn rewrite_doc(&self, relative: &str, contents: &[u8]) -> Result<(), RootError> {
+        let old = self.read_doc(relative)?.unwrap_or_default();
+        let contents = crate::formats::text::keep_line_endings(&old, contents);
+        self.write_doc(relative, &contents)
+    }
+
     /// Writes several documents: every new content is staged beside its destination and
     /// fsynced before the first rename, so the file system flushes the batch together.
     /// `after_each` runs after each rename.

@@ -22,6 +22,7 @@ use serde_json::Value;
 use crate::formats::diff;
 use crate::formats::doc::{self, MemoryType};
 use crate::formats::secrets::{self, Origin, SecretError};
+use crate::formats::text::with_line_endings_of;
 use crate::integrations::git::commit::{auto_commit_report, AutoCommit};
 use crate::integrations::model::{ModelClient, ModelError};
 use crate::integrations::telemetry::{self, Telemetry};
@@ -485,29 +486,33 @@ fn plan_files(root: &Root, matches: &[Candidate]) -> Result<Vec<FilePlan>, Forge
             let body_left = doc::parse_document(&left)
                 .map(|p| !p.body.trim().is_empty())
                 .unwrap_or(true);
+            let after = body_left
+                .then(|| secrets::prepare_document(rel, &left, Origin::Person, None))
+                .transpose()?
+                .map(|t| with_line_endings_of(&raw, t));
             plans.push(FilePlan {
                 relative_path: rel.to_string(),
                 memory_type: parsed.memory_type,
                 before: raw,
-                after: body_left
-                    .then(|| secrets::prepare_document(rel, &left, Origin::Person, None))
-                    .transpose()?,
+                after,
                 removed,
             });
             continue;
         }
+        // What is left is text people or earlier writes put there: scanned as a whole and
+        // written normalized, reviewed markers honoured, in the file's line endings.
+        let after = (!kept.is_empty())
+            .then(|| {
+                let rendered = doc::render_document(&parsed.frontmatter, &kept);
+                secrets::prepare_document(rel, &rendered, Origin::Person, None)
+            })
+            .transpose()?
+            .map(|t| with_line_endings_of(&raw, t));
         plans.push(FilePlan {
             relative_path: rel.to_string(),
             memory_type: parsed.memory_type,
             before: raw,
-            // What is left is text people or earlier writes put there: scanned as a whole and
-            // written normalized, reviewed markers honoured.
-            after: (!kept.is_empty())
-                .then(|| {
-                    let rendered = doc::render_document(&parsed.frontmatter, &kept);
-                    secrets::prepare_document(rel, &rendered, Origin::Person, None)
-                })
-                .transpose()?,
+            after,
             removed,
         });
     }

@@ -29,6 +29,7 @@ use serde_json::json;
 use crate::formats::diff;
 use crate::formats::doc::{self, Entry, MemoryType};
 use crate::formats::secrets::{self, Origin, SecretError};
+use crate::formats::text::with_line_endings_of;
 use crate::integrations::embeddings::EmbeddingsConfig;
 use crate::integrations::git::commit::{auto_commit_report, AutoCommit};
 use crate::integrations::model::ModelClient;
@@ -721,6 +722,7 @@ pub fn apply_plan_locked(w: &RootWriter, plan: &Plan, run_id: &str) -> Result<()
                 .map(|t| {
                     let before = String::from_utf8_lossy(&c.before);
                     secrets::prepare_document(&c.relative_path, t, origin, Some(&before))
+                        .map(|t| with_line_endings_of(&c.before, t))
                 })
                 .transpose()
         })
