@@ -204,6 +204,15 @@ mod tests {
             dropped("Read more about how to reset the cache: https://example.com/x"),
             Some("en.drop.read-more-about")
         );
+        // A console's own words pasted in.
+        assert_eq!(
+            dropped("'deploy' 不是内部或外部命令，也不是可运行的程序"),
+            Some("zh.drop.not-a-command")
+        );
+        assert_eq!(
+            dropped("'make' is not recognized as an internal or external command, operable program or batch file."),
+            Some("en.drop.not-recognized-cmd")
+        );
         // The tail of a sentence whose head was a link, the head cut before its verb: a keep
         // cue inside (마다) does not overrule a fragment.
         assert_eq!(
