@@ -507,3 +507,93 @@ fn in_a_structured_document_remember_adds_the_new_reason_in_place() {
         "no second document"
     );
 }
+
+/// A forget run's backup is on disk before the first document changes: its file is synced by
+/// the atomic write, and so are the run directory and `backups/` (a new entry in each), or a
+/// crash after the rewrite could leave a changed document and no undo record. Traced with
+/// `strace`, which sees the `fsync` calls and the paths behind their descriptors.
+#[test]
+fn a_forget_backup_run_and_its_directories_are_synced_before_documents_change() {
+    let test = "a_forget_backup_run_and_its_directories_are_synced_before_documents_change";
+    if !require_program(test, "strace", "apt-get install strace") {
+        return;
+    }
+    let probe = std::process::Command::new("strace")
+        .args(["-f", "-o", "/dev/null", "true"])
+        .output()
+        .unwrap();
+    if !probe.status.success() {
+        // A container without ptrace: the test cannot observe the calls here (not a missing tool).
+        eprintln!(
+            "SKIPPED {test}: strace cannot trace here ({})",
+            String::from_utf8_lossy(&probe.stderr).trim()
+        );
+        return;
+    }
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    let doc = root.join("project/deploys.md");
+    let trace = sb.root().join("trace.txt");
+    let mut c = std::process::Command::new("strace");
+    c.args([
+        "-f",
+        "-y",
+        "-qq",
+        "-e",
+        "trace=fsync,fdatasync,rename,renameat,renameat2",
+        "-o",
+    ])
+    .arg(&trace)
+    .arg(assert_cmd::cargo::cargo_bin("git-qwen-memory"))
+    .args(["forget", "Tag every release", "--yes", "--json"])
+    .current_dir(&sb.repo)
+    .stdin(Stdio::null());
+    clear_tool_env(&mut c);
+    c.envs(sb.env());
+    let out = c.output().unwrap();
+    assert_success(&out, &["forget", "Tag every release", "--yes", "--json"]);
+    assert!(
+        !fs::read_to_string(&doc)
+            .unwrap()
+            .contains("Tag every release"),
+        "the entry was not forgotten"
+    );
+    let lines: Vec<String> = fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let backups = sb.private_state().join("backups");
+    let backups = fs::canonicalize(&backups).unwrap_or(backups);
+    let run_dir = fs::read_dir(&backups)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.is_dir())
+        .expect("a backup run directory");
+    let synced = |dir: &std::path::Path| {
+        let needle = format!("<{}>", dir.display());
+        lines
+            .iter()
+            .position(|l| l.contains("fsync(") && l.contains(&needle))
+    };
+    let doc_rename = lines
+        .iter()
+        .position(|l| l.contains("rename") && l.contains("deploys.md"))
+        .unwrap_or_else(|| {
+            panic!(
+                "no rename of the document in the trace:\n{}",
+                lines.join("\n")
+            )
+        });
+    for dir in [&run_dir, &backups] {
+        let at = synced(dir)
+            .unwrap_or_else(|| panic!("{} was never synced:\n{}", dir.display(), lines.join("\n")));
+        assert!(
+            at < doc_rename,
+            "{} synced only after the document changed:\n{}",
+            dir.display(),
+            lines.join("\n")
+        );
+    }
+}

@@ -242,6 +242,13 @@ fn write_run(dir: &Path, manifest: &Manifest, archive: &[u8]) -> Result<(), Back
     bytes.push(b'\n');
     bytes.extend_from_slice(archive);
     store::atomic_write(&dir.join(RUN_FILE), &bytes)?;
+    // The run must be on disk before the first document is rewritten: its file's entry in the
+    // run directory, and the run directory's entry in `backups/` (created just now).
+    let sync = |d: &Path| safe_fs::sync_dir(d).map_err(store::StoreError::from);
+    sync(dir)?;
+    if let Some(parent) = dir.parent() {
+        sync(parent)?;
+    }
     Ok(())
 }
 

@@ -213,6 +213,18 @@ impl Dir {
         &self.path
     }
 
+    /// Flushes this directory's entries to disk: a file renamed or a directory created in it
+    /// survives a crash only once its directory is synced.
+    pub fn sync(&self) -> Result<(), FsError> {
+        let fd = self
+            .fd
+            .try_clone()
+            .map_err(|e| FsError::io(&self.path, e))?;
+        File::from(fd)
+            .sync_all()
+            .map_err(|e| FsError::io(&self.path, e))
+    }
+
     /// What is at `name` in this directory, without following a symlink; `None` when missing.
     pub fn kind(&self, name: &OsStr) -> Result<Option<Kind>, FsError> {
         let path = self.path.join(name);
@@ -672,6 +684,11 @@ fn restrict(file: &File, mask: u32) -> io::Result<()> {
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), FsError> {
     let (dir, name) = split(path)?;
     Dir::open_trusted(dir, true)?.write_atomic(name, contents)
+}
+
+/// Syncs the trusted directory `path` ([`Dir::sync`]).
+pub fn sync_dir(path: &Path) -> Result<(), FsError> {
+    Dir::open_trusted(path, false)?.sync()
 }
 
 /// Opens `path` for appending in a trusted directory (created when missing), refusing a
