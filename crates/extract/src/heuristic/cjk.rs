@@ -13,6 +13,7 @@ use super::mask::Masked;
 use super::script::{is_cjk, is_hangul, is_kana};
 use super::segment::MAX_SENTENCE_LEN;
 use super::sent::{has_path, lead_in, Lead, Sent};
+use super::words::cjk as words;
 use super::{en, ja, ko, zh, Candidate};
 use crate::filter;
 use crate::formats::doc::MemoryType;
@@ -171,27 +172,7 @@ fn classify_text(text: String) -> Option<Candidate> {
 /// Mandarin says with other function words; the Chinese rules read it in the Mandarin ones.
 /// Only the text the rules read changes, never the summary.
 pub(super) fn cantonese_to_mandarin(m: &str) -> String {
-    const MAP: &[(&str, &str)] = &[
-        ("我哋", "我们"),
-        ("佢哋", "他们"),
-        ("你哋", "你们"),
-        ("唔使", "不用"),
-        ("唔好", "不要"),
-        ("唔該", "谢谢"),
-        ("唔该", "谢谢"),
-        ("唔", "不"),
-        ("係", "是"),
-        ("喺", "在"),
-        ("嘅", "的"),
-        ("咗", "了"),
-        ("啲", "些"),
-        ("冇", "没有"),
-        ("嚟", "来"),
-        ("呢個", "这个"),
-        ("呢个", "这个"),
-        ("搞掂", "搞定"),
-        ("就得", "就行"),
-    ];
+    const MAP: &[(&str, &str)] = words::CANTONESE_TO_MANDARIN__MAP;
     // Only a character Mandarin never writes marks the text as Cantonese: 係 (關係), 呢 and
     // 就得 ("上线前就得过 review": an obligation) are Mandarin too and must keep their meaning.
     if !m.contains(['哋', '唔', '喺', '嘅', '咗', '啲', '冇', '嚟', '掂']) {
@@ -225,34 +206,7 @@ fn drop_state_adverbs(summary: &str) -> String {
 /// The English after a leading CJK filler or label ("另外", "对了，", "注意：", "ちなみに、"),
 /// when nothing else in the sentence is CJK.
 fn english_after_filler(text: &str) -> Option<&str> {
-    const FILLER: &[&str] = &[
-        "顺便说一下",
-        "順便說一下",
-        "补充一下",
-        "補充一下",
-        "提醒一下",
-        "另外",
-        "还有",
-        "還有",
-        "对了",
-        "對了",
-        "顺便",
-        "順便",
-        "补充",
-        "補充",
-        "注意",
-        "提醒",
-        "备注",
-        "備註",
-        "话说",
-        "話說",
-        "而且",
-        "ちなみに",
-        "それと",
-        "あと",
-        "참고로",
-        "그리고",
-    ];
+    const FILLER: &[&str] = words::ENGLISH_AFTER_FILLER__FILLER;
     let cue = FILLER.iter().find(|c| text.starts_with(**c))?;
     let rest = text[cue.len()..].trim_start_matches([':', '：', ',', '，', '、', ' ', '-', '—']);
     (rest.len() < text.len() - cue.len() || rest.starts_with(|c: char| c.is_ascii_alphabetic()))

@@ -4,6 +4,7 @@ use std::sync::LazyLock;
 
 use super::mask::{re, rei, Masked, Regex};
 use super::segment::{MAX_SENTENCE_LEN, MAX_SENTENCE_WORDS};
+use super::words::en as words;
 use super::Candidate;
 use crate::filter;
 use crate::formats::doc::MemoryType;
@@ -79,9 +80,7 @@ fn state_fact(s: &Masked) -> Option<Candidate> {
         LazyLock::new(|| rei(r"(?P<pre>\b[\w'-]+ )(?P<adv>currently|still|now) (?P<next>[\w'-]+)"));
     static PERSON: LazyLock<Regex> =
         LazyLock::new(|| rei(r"^(?:i|i'm|i've|you|you're|we're|it|it's|this|that|there)\b"));
-    const NOT_BEFORE: &[&str] = &[
-        "right", "for", "just", "until", "by", "from", "as", "and", "but", "even", "only", "not",
-    ];
+    const NOT_BEFORE: &[&str] = words::STATE_FACT__NOT_BEFORE;
     let mut found = ADVERB.captures_iter(&s.mask);
     let caps = found.next()?;
     if found.next().is_some() || PERSON.is_match(&s.mask) {
@@ -125,130 +124,7 @@ fn labelled_line(s: &Masked) -> Option<Candidate> {
     static LABEL: LazyLock<Regex> =
         LazyLock::new(|| re(r"^(?P<label>[A-Z][a-z]+(?:[ -][a-z]+){0,3}):\s+(?P<value>\S.*)$"));
     // Words that make a label about the moment, the chat or a failure.
-    const MOMENT_LABELS: &[&str] = &[
-        "status",
-        "todo",
-        "update",
-        "updates",
-        "today",
-        "tomorrow",
-        "tonight",
-        "yesterday",
-        "now",
-        "eta",
-        "wip",
-        "progress",
-        "blocker",
-        "blockers",
-        "blocked",
-        "quick",
-        "question",
-        "q",
-        "edit",
-        "ps",
-        "note",
-        "fyi",
-        "error",
-        "errors",
-        "warning",
-        "bug",
-        "issue",
-        "problem",
-        "result",
-        "results",
-        "output",
-        "log",
-        "logs",
-        "trace",
-        "context",
-        "summary",
-        "tldr",
-        "recap",
-        "plan",
-        "next",
-        "step",
-        "steps",
-        "reminder",
-        "heads",
-        "anyway",
-        "also",
-        "btw",
-        "ok",
-        "okay",
-        "so",
-        "well",
-        "hmm",
-        "update",
-        "example",
-        "answer",
-        "reply",
-        "fix",
-        "attempt",
-        "try",
-        "test",
-        "expected",
-        "actual",
-        "repro",
-        "morning",
-        "hi",
-        "hey",
-        "hello",
-        "thanks",
-        "sorry",
-        "agenda",
-        "meeting",
-        "standup",
-        "week",
-        "sprint",
-        "ticket",
-        "pr",
-        "diff",
-        "change",
-        "changes",
-        "version",
-        "idea",
-        "option",
-        "vote",
-        "screenshot",
-        "message",
-        "title",
-        "name",
-        "draft",
-        // Fields of a bug or incident report.
-        "environment",
-        "env",
-        "browser",
-        "device",
-        "build",
-        "cause",
-        "root",
-        "reason",
-        "impact",
-        "severity",
-        "priority",
-        "symptom",
-        "symptoms",
-        "affected",
-        "workaround",
-        "deadline",
-        "due",
-        "account",
-        "customer",
-        "incident",
-        "outage",
-        "alert",
-        "timeline",
-        "duration",
-        "re",
-        "subject",
-        "cc",
-        "attendees",
-        "steps",
-        "found",
-        "observed",
-        "seen",
-        "version",
-    ];
+    const MOMENT_LABELS: &[&str] = words::LABELLED_LINE__MOMENT_LABELS;
     static REPORT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"\b(?:down|broken|failing|fails|stuck|crash(?:es|ing)?|flaky|red|green|slow|done|pending|waiting|tbd|unknown|\d+ ?%)\b",
@@ -1028,7 +904,7 @@ fn starts_with_work_verb(m: &str) -> bool {
 }
 
 /// Objects that point at the work at hand ("run it", "use this").
-const OBJECT_PRONOUNS: &[&str] = &["it", "this", "that", "them", "these", "those"];
+const OBJECT_PRONOUNS: &[&str] = words::OBJECT_PRONOUNS;
 
 /// Whether the imperative at the start of `m` takes a pronoun object ("fix it", "please run
 /// that again"): the work at hand.
@@ -1073,11 +949,7 @@ fn is_deictic_or_past(next: &str) -> bool {
     let mut words = lower.split_whitespace();
     let first = words.next().unwrap_or_default();
     let second = words.next().unwrap_or_default();
-    const DENY: &[&str] = &[
-        "it", "this", "that", "these", "those", "them", "just", "got", "did", "had", "was", "were",
-        "made", "saw", "went", "said", "told", "thought", "knew", "ran", "wrote", "where", "what",
-        "how", "when", "why", "which", "your", "yours", "how",
-    ];
+    const DENY: &[&str] = words::IS_DEICTIC_OR_PAST__DENY;
     DENY.contains(&first)
         || (first == "to" && matches!(second, "see" | "know" | "have" | "get" | "try"))
         || (first.len() > 3 && first.ends_with("ed") && !first.ends_with("eed"))
@@ -1085,11 +957,7 @@ fn is_deictic_or_past(next: &str) -> bool {
 
 /// Standing instructions to the assistant.
 fn instruction(m: &str) -> bool {
-    static NOT_VERB: &[&str] = &[
-        "the", "a", "an", "this", "that", "these", "those", "my", "your", "our", "same", "mind",
-        "again", "before", "after", "it", "so", "too", "been", "had", "have", "has", "was", "is",
-        "are", "were", "true", "false", "ever", "forget", "once", "one", "more", "less", "less.",
-    ];
+    static NOT_VERB: &[&str] = words::INSTRUCTION__NOT_VERB;
     static ALWAYS_NEVER: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^(?:please\s+)?(?:(?:make sure|be sure|remember) (?:to |you )?)?(?:always|never)(?:\s+ever)?\s+(?P<verb>[\w'-]+)",
@@ -1308,24 +1176,7 @@ fn project_rule(s: &Masked) -> bool {
         rei(r"^(?:it|this|that|they|he|she|i|you|there|these|those|which|what|who)\b")
     });
     let m = s.mask.trim();
-    const NOT_IDENTITY: &[&str] = &[
-        "bit",
-        "little",
-        "lot",
-        "mess",
-        "problem",
-        "bug",
-        "pain",
-        "disaster",
-        "nightmare",
-        "joke",
-        "good",
-        "bad",
-        "great",
-        "typo",
-        "regression",
-        "blocker",
-    ];
+    const NOT_IDENTITY: &[&str] = words::PROJECT_RULE__NOT_IDENTITY;
     static SOURCE_OF_TRUTH: LazyLock<Regex> = LazyLock::new(|| {
         rei(
             r"^the (?:single |only |one )?source of truth for (?:[\w.+#/-]+\s+){1,5}?(?:is|are)\s+\S",
@@ -1375,27 +1226,7 @@ fn project_rule(s: &Masked) -> bool {
         || BRANCH_IS.is_match(m)
         || SWITCHED.find(m).is_some_and(|f| {
             // "We moved the meeting to Thursday": a date, not a tool.
-            const CALENDAR: &[&str] = &[
-                "monday",
-                "tuesday",
-                "wednesday",
-                "thursday",
-                "friday",
-                "saturday",
-                "sunday",
-                "january",
-                "february",
-                "march",
-                "april",
-                "may",
-                "june",
-                "july",
-                "august",
-                "september",
-                "october",
-                "november",
-                "december",
-            ];
+            const CALENDAR: &[&str] = words::PROJECT_RULE__CALENDAR;
             let last = f.as_str().rsplit(' ').next().unwrap_or_default();
             !CALENDAR.contains(&last.to_ascii_lowercase().as_str())
         })
@@ -1460,33 +1291,7 @@ fn project_rule(s: &Masked) -> bool {
 /// Chat spellings the rules should read as words: "pls dont" → "please don't", "u" → "you",
 /// "Im" → "I'm". Code spans are left alone. The summary keeps the tidied words.
 fn tidy(text: &str) -> String {
-    const WORDS: &[(&str, &str)] = &[
-        ("pls", "please"),
-        ("plz", "please"),
-        ("plse", "please"),
-        ("dont", "don't"),
-        ("doesnt", "doesn't"),
-        ("didnt", "didn't"),
-        ("isnt", "isn't"),
-        ("arent", "aren't"),
-        ("cant", "can't"),
-        ("wont", "won't"),
-        ("shouldnt", "shouldn't"),
-        ("wouldnt", "wouldn't"),
-        ("couldnt", "couldn't"),
-        ("im", "I'm"),
-        ("ive", "I've"),
-        ("u", "you"),
-        ("ur", "your"),
-        ("msg", "message"),
-        ("msgs", "messages"),
-        ("bc", "because"),
-        ("cuz", "because"),
-        ("coz", "because"),
-        ("w/o", "without"),
-        ("thx", "thanks"),
-        ("ty", "thanks"),
-    ];
+    const WORDS: &[(&str, &str)] = words::TIDY__WORDS;
     if !text.is_ascii() && !text.contains(' ') {
         return text.to_string();
     }
@@ -1913,10 +1718,7 @@ fn by_shape_body(s: &Masked) -> Option<Candidate> {
     // such case, a main clause that opens with a verb is an instruction for every such case.
     if (recurring || any_case) && lead {
         let first = first_word(mm);
-        const NOT_VERB: &[&str] = &[
-            "the", "a", "an", "this", "that", "it", "we", "you", "i", "they", "there", "our", "my",
-            "your", "its", "he", "she", "if", "then", "so", "and",
-        ];
+        const NOT_VERB: &[&str] = words::BY_SHAPE_BODY__NOT_VERB;
         if !first.is_empty()
             && !NOT_VERB.contains(&first.as_str())
             && !is_past_or_progressive(&first)
@@ -2163,60 +1965,7 @@ fn how_we_work(s: &Masked) -> Option<Candidate> {
 const PLACE: &str = r"(?:1password|lastpass|bitwarden|vault|notion|confluence|jira|linear|asana|trello|figma|miro|slack|discord|google drive|gdrive|google docs|dropbox|sharepoint|the wiki|our wiki|gitbook|sentry|datadog|grafana|kibana|pagerduty|opsgenie|backstage|artifactory|the handbook|the runbook|the readme|readme|storybook|swagger|postman|zendesk|intercom|freshdesk|servicenow|github issues|gitlab issues|bugzilla|youtrack|clickup|airtable|google sheets|mattermost|zulip|teams|the monorepo|a separate repo|the infra repo|the ops repo|#[a-z][\w-]+|URLx+|~?\.{0,2}/?[\w.-]+/[\w./-]*|[\w-]+\.(?:md|rst|txt|adoc|pdf|yaml|yml|toml|json|ipynb))";
 
 /// The tools and places of [`PLACE`] as plain words, to test before compiling a pattern.
-const PLACE_WORDS: &[&str] = &[
-    "1password",
-    "lastpass",
-    "bitwarden",
-    "vault",
-    "notion",
-    "confluence",
-    "jira",
-    "linear",
-    "asana",
-    "trello",
-    "figma",
-    "miro",
-    "slack",
-    "discord",
-    "drive",
-    "google docs",
-    "dropbox",
-    "sharepoint",
-    "wiki",
-    "gitbook",
-    "sentry",
-    "datadog",
-    "grafana",
-    "kibana",
-    "pagerduty",
-    "opsgenie",
-    "backstage",
-    "artifactory",
-    "handbook",
-    "runbook",
-    "readme",
-    "storybook",
-    "swagger",
-    "postman",
-    "zendesk",
-    "intercom",
-    "freshdesk",
-    "servicenow",
-    "github issues",
-    "gitlab issues",
-    "bugzilla",
-    "youtrack",
-    "clickup",
-    "airtable",
-    "google sheets",
-    "mattermost",
-    "zulip",
-    "teams",
-    "monorepo",
-    "separate repo",
-    "infra repo",
-    "ops repo",
-];
+const PLACE_WORDS: &[&str] = words::PLACE_WORDS;
 
 /// The topic of a clause by its shape, or `None`: noise or no durable shape.
 fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
@@ -2480,80 +2229,7 @@ fn ask_person(s: &Masked) -> Option<Candidate> {
 }
 
 /// Verbs that report the moment or a thought rather than a habit or a standing fact.
-const MOMENT_VERBS: &[&str] = &[
-    "think",
-    "guess",
-    "suppose",
-    "wonder",
-    "mean",
-    "see",
-    "know",
-    "get",
-    "need",
-    "want",
-    "hope",
-    "feel",
-    "agree",
-    "disagree",
-    "believe",
-    "bet",
-    "doubt",
-    "assume",
-    "remember",
-    "forgot",
-    "noticed",
-    "understand",
-    "realize",
-    "realise",
-    "just",
-    "already",
-    "can",
-    "could",
-    "will",
-    "would",
-    "should",
-    "might",
-    "must",
-    "may",
-    "was",
-    "were",
-    "had",
-    "did",
-    "got",
-    "am",
-    "have",
-    "tried",
-    "found",
-    "saw",
-    "lost",
-    "made",
-    "went",
-    "came",
-    "told",
-    "said",
-    "ran",
-    "broke",
-    "love",
-    "like",
-    "hate",
-    "still",
-    "also",
-    "really",
-    "apologize",
-    "promise",
-    "owe",
-    "appreciate",
-    "care",
-    "mind",
-    "talked",
-    "spoke",
-    "asked",
-    "missed",
-    "left",
-    "took",
-    "sent",
-    "wrote",
-];
+const MOMENT_VERBS: &[&str] = words::MOMENT_VERBS;
 
 /// "I use Neovim with LSP", "I tend to review PRs on my phone", "I'm colorblind".
 fn shape_user(m: &str) -> bool {
@@ -2720,77 +2396,7 @@ fn shape_we(m: &str) -> bool {
 /// "Keep firmware code free of dynamic allocation", "Use kebab-case for all new file names",
 /// "Skip the long explanations", "Don't reach for lodash": an imperative about a kind of thing.
 fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
-    const VERBS: &[&str] = &[
-        "skip",
-        "drop",
-        "omit",
-        "leave",
-        "cut",
-        "avoid",
-        "spare",
-        "no",
-        "don't",
-        "dont",
-        "do",
-        "never",
-        "explain",
-        "describe",
-        "walk",
-        "teach",
-        "write",
-        "spell",
-        "name",
-        "format",
-        "keep",
-        "put",
-        "use",
-        "prefer",
-        "prefix",
-        "suffix",
-        "wrap",
-        "follow",
-        "stick",
-        "default",
-        "indent",
-        "treat",
-        "assume",
-        "reach",
-        "go",
-        "favor",
-        "favour",
-        "stay",
-        "target",
-        "lean",
-        "rely",
-        "respond",
-        "answer",
-        "reply",
-        "lead",
-        "start",
-        "begin",
-        "end",
-        "open",
-        "ping",
-        "ask",
-        "tell",
-        "check",
-        "warn",
-        "notify",
-        "consult",
-        "message",
-        "call",
-        "say",
-        "mention",
-        "flag",
-        "admit",
-        "stop",
-        "pause",
-        "double-check",
-        "be",
-        "mock",
-        "stub",
-        "fake",
-    ];
+    const VERBS: &[&str] = words::SHAPE_IMPERATIVE__VERBS;
     if !VERBS.contains(&first) && !starts_with_work_verb(m) {
         return false;
     }
@@ -2814,48 +2420,8 @@ fn shape_imperative(m: &str, first: &str, standing: bool) -> bool {
             r"^(?:please\s+)?(?:don't|do not|never)\s+(?:ever\s+)?(?P<v>[a-z-]+)\s+(?:for\s+|to\s+|on\s+|in\s+|with\s+|into\s+|about\s+)?(?P<obj>[\w.+#/'-]+)",
         )
     });
-    const NOT_STYLE_NEXT: &[&str] = &[
-        "the", "a", "an", "my", "your", "me", "some", "one", "that", "this", "it", "them", "these",
-        "those", "his", "her", "their", "our", "another", "other", "same", "both",
-    ];
-    const ONE_OFF: &[&str] = &[
-        "worry",
-        "bother",
-        "forget",
-        "mind",
-        "hesitate",
-        "panic",
-        "be",
-        "stop",
-        "know",
-        "think",
-        "understand",
-        "see",
-        "get",
-        "need",
-        "want",
-        "have",
-        "wait",
-        "commit",
-        "push",
-        "merge",
-        "deploy",
-        "touch",
-        "go",
-        "do",
-        "run",
-        "close",
-        "delete",
-        "remove",
-        "revert",
-        "change",
-        "move",
-        "restart",
-        "worry",
-        "feel",
-        "say",
-        "tell",
-    ];
+    const NOT_STYLE_NEXT: &[&str] = words::SHAPE_IMPERATIVE__NOT_STYLE_NEXT;
+    const ONE_OFF: &[&str] = words::SHAPE_IMPERATIVE__ONE_OFF;
     // "Explain things to me like I'm new to Kubernetes": how to explain anything.
     static EXPLAIN_ANYTHING: LazyLock<Regex> = LazyLock::new(|| {
         rei(

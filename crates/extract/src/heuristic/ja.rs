@@ -9,322 +9,34 @@
 
 use super::script::{is_han, is_kana};
 use super::sent::{Lead, Sent, EN_MOMENT, EN_STANDING};
+use super::words::ja as words;
 use crate::formats::doc::MemoryType;
 
-const MOMENT: &[&str] = &[
-    "今回",
-    "今日",
-    "今度",
-    "明日",
-    "昨日",
-    "さっき",
-    "先ほど",
-    "ありがとう",
-    "助かりました",
-    "了解",
-    "わかりました",
-    "分かりました",
-    "と思います",
-    "と思う",
-    "ほうがいい",
-    "方がいい",
-    "もう一度",
-    "もう一回",
-    "なぜ",
-    "どうして",
-    "どういう",
-    "何を",
-    "ましょう",
-    "でしょうか",
-    "ました",
-    "でした",
-    "ですか",
-    "ますか",
-    "ですね",
-    "いいですね",
-    "とりあえず",
-    "ちょっと",
-    "気にしないで",
-    "気にしなくて",
-];
+const MOMENT: &[&str] = words::MOMENT;
 
 /// Reports about the work at hand: something fails, is slow or broken.
-const REPORT: &[&str] = &[
-    "古い",
-    "古く",
-    "間違",
-    "ではありません",
-    "じゃありません",
-    "じゃない",
-    "新しい",
-    "失敗",
-    "エラー",
-    "通りません",
-    "通らない",
-    "動きません",
-    "動かない",
-    "遅い",
-    "落ちて",
-    "落ちる",
-    "壊れ",
-    "まだ",
-    "問題",
-    "バグ",
-    "おかしい",
-    "原因",
-    "結果",
-    "以下",
-    "上記",
-    "下記",
-    "完了",
-    "優先度",
-    "から来る",
-    "から来た",
-    "返ってくる",
-    "戻り値",
-    "返り値",
-    "だらけ",
-    "たまって",
-    "かかります",
-    "しかない",
-    "つもり",
-    "したい",
-    "たいです",
-    "はず",
-    "%",
-    "％",
-    "カバレッジは",
-    "タイムアウト",
-    "クラッシュ",
-    "フリーズ",
-];
+const REPORT: &[&str] = words::REPORT;
 
 /// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
-const CHANNEL: &[&str] = &[
-    "チャンネル",
-    "Slack",
-    "slack",
-    "Jira",
-    "JIRA",
-    "Issues",
-    "Teams",
-    "Backlog",
-    "Redmine",
-];
+const CHANNEL: &[&str] = words::CHANNEL;
 
-const AT_HAND: &[&str] = &["この", "その", "あの", "ここ", "こちら", "これ", "それ"];
+const AT_HAND: &[&str] = words::AT_HAND;
 
-const THIS_PROJECT: &[&str] = &[
-    "このプロジェクト",
-    "このリポジトリ",
-    "このチーム",
-    "このサービス",
-    "このアプリ",
-    "このレポジトリ",
-];
+const THIS_PROJECT: &[&str] = words::THIS_PROJECT;
 
-const STANDING: &[&str] = &[
-    "今後",
-    "これから",
-    "常に",
-    "いつも",
-    "必ず",
-    "絶対",
-    "毎回",
-    "毎日",
-    "毎週",
-    "原則",
-    "ルール",
-    "決まり",
-    "禁止",
-    "基本的に",
-    "デフォルト",
-    "毎月",
-    "毎朝",
-    "毎晩",
-    "なるべく",
-    "できるだけ",
-    "ときは",
-    "時は",
-    "場合は",
-    "際は",
-    "覚えて",
-    "忘れないで",
-    "ずっと",
-    "前に",
-    "する前は",
-    "後は",
-];
+const STANDING: &[&str] = words::STANDING;
 
-const REQUEST_END: &[&str] = &[
-    "てください",
-    "て下さい",
-    "でください",
-    "お願いします",
-    "お願い",
-    "てほしい",
-    "でほしい",
-    "てほしいです",
-    "でほしいです",
-    "て欲しいです",
-    "てね",
-    "でね",
-    "ように",
-    "ようにして",
-    "でいいよ",
-    "でいいです",
-    "でいい",
-    "で OK です",
-    "でOKです",
-    "で OK",
-    "でOK",
-    "で大丈夫です",
-    "で構いません",
-    "でお願いします",
-    "向けで",
-    "てもらえるとありがたいです",
-    "てもらえると助かります",
-    "ていただけると助かります",
-    "ていただけるとありがたいです",
-    "てもらえると嬉しいです",
-    "てや",
-    "でや",
-    "がええ",
-    "がええな",
-    "でええ",
-    "でええよ",
-    "と助かります",
-    "とありがたいです",
-    "なくていいです",
-    "なくていいよ",
-    "なくていい",
-    "なくて大丈夫です",
-    "なくて OK です",
-    "なくてOKです",
-];
+const REQUEST_END: &[&str] = words::REQUEST_END;
 
-const PROHIBITION: &[&str] = &[
-    "ないでください",
-    "ないで下さい",
-    "ないこと",
-    "しないで",
-    "ないでほしい",
-    "ないで欲しい",
-    "ないように",
-    "禁止",
-    "ちゃダメ",
-    "じゃダメ",
-    "てはダメ",
-    "ではダメ",
-    "てはいけ",
-    "ではいけ",
-    "ちゃいけ",
-    "じゃいけ",
-    "べからず",
-    "のはやめて",
-    "はやめて",
-    "のは禁止",
-];
+const PROHIBITION: &[&str] = words::PROHIBITION;
 
-const USER_START: &[&str] = &[
-    "当方、",
-    "当方は",
-    "私は",
-    "僕は",
-    "わたしは",
-    "俺は",
-    "自分は",
-    "私の",
-    "僕の",
-    "私、",
-    "僕、",
-    "わたし、",
-    "私も",
-    "僕も",
-    "個人的に",
-    "個人的には",
-    "自分、",
-    "俺、",
-];
+const USER_START: &[&str] = words::USER_START;
 
-const PROJECT_START: &[&str] = &[
-    "このプロジェクト",
-    "このリポジトリ",
-    "このレポジトリ",
-    "うちの",
-    "うちでは",
-    "うちは",
-    "うちも",
-    "弊社は",
-    "私たち",
-    "我々",
-    "弊社",
-    "社内",
-    "チーム",
-    "本番",
-    "ステージング",
-    "検証環境",
-    "開発環境",
-    "現在",
-    "現状",
-    "今は",
-];
+const PROJECT_START: &[&str] = words::PROJECT_START;
 
-const DOC_NOUN: &[&str] = &[
-    "ドキュメント",
-    "手順",
-    "資料",
-    "マニュアル",
-    "ダッシュボード",
-    "Wiki",
-    "wiki",
-    "仕様書",
-    "設計書",
-    "仕様",
-    "Swagger",
-    "Confluence",
-    "Notion",
-    "Figma",
-    "バケット",
-    "手順書",
-    "Stoplight",
-    "Redoc",
-    "README",
-    "ER 図",
-    "構成図",
-    "議事録",
-];
+const DOC_NOUN: &[&str] = words::DOC_NOUN;
 
-const LOCATED: &[&str] = &[
-    "にあります",
-    "にある",
-    "にまとめ",
-    "にまとま",
-    "で管理",
-    "に置いて",
-    "に置い",
-    "配下",
-    "で見られ",
-    "で見れ",
-    "に書いて",
-    "を参照",
-    "参照",
-    "です",
-    "で確認",
-    "ページに",
-    "があります",
-    "以下に",
-    "置いてあります",
-    "置いてます",
-    "置いています",
-    "にあって",
-    "に貼って",
-    "に貼ってあります",
-    "に溜めて",
-    "に貯めて",
-    "に保存して",
-    "に保存してます",
-];
+const LOCATED: &[&str] = words::LOCATED;
 
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.question() || matches!(s.last(), Some('か')) {
@@ -478,31 +190,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
 }
 
 /// Topics that name the moment, not how things are: "次はログイン画面", "原因はキャッシュ".
-const NOW_TOPIC: &[&str] = &[
-    "次は",
-    "残り",
-    "結論",
-    "答え",
-    "理由は",
-    "目的は",
-    "状況",
-    "進捗",
-    "差分",
-    "修正",
-    "変更点",
-    "対応",
-    "予定",
-    "締め切り",
-    "締切",
-    "担当は今",
-    "今",
-    "さっき",
-    "場所は",
-    "会議",
-    "値は",
-    "fix/",
-    "feature/",
-];
+const NOW_TOPIC: &[&str] = words::NOW_TOPIC;
 
 /// "レスポンスは500", "ビルド時間は4分": a topic answered by a number is a measurement.
 fn number_value(core: &str) -> bool {
@@ -524,52 +212,19 @@ fn number_value(core: &str) -> bool {
 }
 
 /// Topics that say who to reach: "障害時の連絡先は…".
-const CONTACT: &[&str] = &["連絡先", "窓口", "問い合わせ先", "置き場"];
+const CONTACT: &[&str] = words::CONTACT;
 
 /// Cues firm enough to carry a line without a verb.
-const FIRM: &[&str] = &["必ず", "常に", "毎回", "原則", "絶対", "例外なく"];
+const FIRM: &[&str] = words::FIRM;
 
 /// "…は詳しくない", "…が苦手": what the speaker knows or is used to.
-const SKILL_END: &[&str] = &[
-    "詳しくない",
-    "詳しくないです",
-    "詳しくありません",
-    "苦手",
-    "苦手です",
-    "得意",
-    "得意です",
-    "慣れてない",
-    "慣れていない",
-    "慣れてないです",
-    "初心者",
-    "初心者です",
-];
+const SKILL_END: &[&str] = words::SKILL_END;
 
 /// A failure or the code at hand, not the speaker.
-const REPORT_SKILL: &[&str] = &["エラー", "原因", "この", "その"];
+const REPORT_SKILL: &[&str] = words::REPORT_SKILL;
 
 /// Chat openers that say nothing: "あと、", "ちなみに", "えっと".
-const FILLER: &[&str] = &[
-    "ちな、",
-    "ついでに言っておくと、",
-    "ついでに言うと、",
-    "ついでに、",
-    "あと、",
-    "あと ",
-    "ちなみに、",
-    "ちなみに",
-    "それと、",
-    "それと",
-    "それから、",
-    "ところで、",
-    "なお、",
-    "一応、",
-    "えーと、",
-    "えっと、",
-    "あ、",
-    "そうそう、",
-    "そういえば、",
-];
+const FILLER: &[&str] = words::FILLER;
 
 fn strip_fillers(m: &str) -> &str {
     let mut m = m.trim_start();
@@ -643,17 +298,7 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
 
 /// "パスワードは hunter2 です", "トークン: …": a secret handed over, never a memory.
 fn states_secret(lower: &str) -> bool {
-    const SECRET: &[&str] = &[
-        "パスワード",
-        "トークン",
-        "api キー",
-        "apiキー",
-        "シークレット",
-        "秘密鍵",
-        "password",
-        "token",
-        "api key",
-    ];
+    const SECRET: &[&str] = words::STATES_SECRET__SECRET;
     SECRET.iter().any(|w| {
         lower.match_indices(w).any(|(i, _)| {
             let after = lower[i + w.len()..].trim_start();

@@ -42,182 +42,45 @@
 //! place it is — makes a pointer.
 
 use super::sent::{has_path, Lead, Sent, EN_MOMENT, EN_STANDING};
+use super::words::ko as words;
 use crate::formats::doc::MemoryType;
 
-const MOMENT: &[&str] = &[
-    "이번",
-    "오늘",
-    "내일",
-    "어제",
-    "방금",
-    "아까",
-    "감사합니다",
-    "감사해",
-    "감사드",
-    "고마워",
-    "고맙",
-    "알겠",
-    "알았",
-    "같아요",
-    "같아",
-    "생각엔",
-    "생각에는",
-    "생각으론",
-    "생각으로는",
-    "다시",
-    "왜",
-    "무슨",
-    "뭐",
-    "어떻게",
-    "어떤",
-    "보자",
-    "하자",
-    "합시다",
-    "좀",
-    "일단",
-    "지금",
-    "당분간",
-    "임시로",
-    "잠깐",
-    "잠시",
-    "중이에요",
-    "중이야",
-    "중입니다",
-    "중이니",
-    "나중에",
-    "다음 주",
-    "다음 달",
-    "다음 스프린트",
-    "다음 회의",
-    "다음 번",
-    "다음번",
-    "이따",
-    // "테스트 돌리는 중임": something under way (the lasting "쓰는 중" is taken out before).
-    "는 중",
-    "중임",
-    // "이제 로그만 보면 돼요" (now, next); "이제부터", "이제는" stay standing.
-    "이제 ",
-    "그냥",
-    // "그럼 Redis로 해요": a choice made in the conversation.
-    "그럼 ",
-    "그러면 ",
-    "다음에 해",
-    "다음에 하",
-    "다음에 봐",
-    "다음에 볼",
-    // "…해 볼까 해요": a plan being weighed.
-    "까 해",
-    "까 합니다",
-    "까 싶",
-    // The speaker's mood: "요즘 너무 바빠요", "빌드 너무 느려서 짜증나요".
-    "바빠",
-    "바쁘",
-    "힘들",
-    "짜증",
-    "피곤",
-    "답답",
-    "귀찮",
-];
+const MOMENT: &[&str] = words::MOMENT;
 
 /// Past-tense endings spelled out (the rest is found by [`past_tense`]): what was just done,
 /// unless it is a lasting change ([`lasting_change`]).
-const PAST: &[&str] = &[
-    "했어",
-    "했습니다",
-    "었어",
-    "았어",
-    "었습니다",
-    "았습니다",
-    "됐",
-];
+const PAST: &[&str] = words::PAST;
 
 /// Phrases that contain a moment word but mark a standing rule: "지금부터" (from now on),
 /// "다시는" (never again), "어떤 경우에도" (in any case). They are taken out before the moment
 /// words are looked for.
-const STANDING_OVER_MOMENT: &[&str] = &[
-    "지금부터",
-    "이번부터",
-    "다시는",
-    "어떤 경우에도",
-    "어떤 경우든",
-    "어떤 상황에서도",
-    "어떤 일이 있어도",
-    // A state that holds, not the moment: "지금은 모노레포로 관리해요", "Node 20을 사용 중이에요".
-    "지금은",
-    "이제는",
-    "다음 주부터",
-    "다음 달부터",
-    "다음 스프린트부터",
-    "사용 중",
-    "운영 중",
-    "쓰는 중",
-    "배우는 중",
-    "공부하는 중",
-    "공부 중",
-];
+const STANDING_OVER_MOMENT: &[&str] = words::STANDING_OVER_MOMENT;
 
 /// "…하기로 했어요", "…하기로 결정했습니다": a decision of the team, told in the past but
 /// standing from now on.
 /// "…로 정했습니다", "…로 결정됐어요": the same for a choice.
-const DECISION: &[&str] = &[
-    "기로 했",
-    "기로 결정했",
-    "로 정했",
-    "로 결정했",
-    "로 결정됐",
-    "로 합의했",
-    "로 확정했",
-    "로 확정됐",
-];
+const DECISION: &[&str] = words::DECISION;
 
 /// Changes told in the past that stay true: something retired ("폐기됐어요", "deprecated",
 /// "더 이상 …"), someone who joined or left the team.
-const RETIRED_OR_JOINED: &[&str] = &[
-    "폐기",
-    "deprecated",
-    "지원 종료",
-    "지원이 종료",
-    "더 이상",
-    "더이상",
-    "합류",
-    "입사",
-    "퇴사",
-];
+const RETIRED_OR_JOINED: &[&str] = words::RETIRED_OR_JOINED;
 
 /// Verbs of a migration from one system to another ("Jira에서 Linear로 넘어왔어요", "셀프
 /// 호스팅으로 전환했습니다").
-const MIGRATED: &[&str] = &[
-    "넘어갔",
-    "넘어왔",
-    "전환했",
-    "전환됐",
-    "전환되었",
-    "이전했",
-    "갈아탔",
-    "마이그레이션했",
-];
+const MIGRATED: &[&str] = words::MIGRATED;
 
 /// Verbs of any change: "로그 레벨을 DEBUG로 바꿨어요" is an edit just done; only told about
 /// the team or since a time ("작년에 …로 옮겼어요") is it a change of the stack.
-const CHANGED: &[&str] = &["옮겼", "바꿨", "바꾸었", "교체했"];
+const CHANGED: &[&str] = words::CHANGED;
 
 /// "팀에서 Bun 도입했어요": something adopted by the team or since a time stays in use.
-const ADOPTED: &[&str] = &["도입했", "도입됐", "도입되었", "도입하였"];
+const ADOPTED: &[&str] = words::ADOPTED;
 
 /// A time long enough ago that what changed then is how things are now.
-const SINCE_THEN: &[&str] = &[
-    "작년",
-    "지난해",
-    "지난달",
-    "지난 달",
-    "지난주",
-    "지난 주",
-    "예전에",
-    "올해",
-];
+const SINCE_THEN: &[&str] = words::SINCE_THEN;
 
 /// Objects of a change that name code, not a system: renaming a variable is work at hand.
-const CODE_NAME: &[&str] = &["이름", "변수", "함수", "명을", "값을", "파일명", "메서드"];
+const CODE_NAME: &[&str] = words::CODE_NAME;
 
 /// A change of the team's stack or membership, told in the past but true from then on: a move
 /// "from A to B" or "since then" ("…에서 …로 옮겼어요", "지난달부터 ArgoCD로 바뀌었습니다",
@@ -228,7 +91,7 @@ fn lasting_change(s: &Sent, words: &[&str], team: bool) -> bool {
     }
     // "용어집은 docs/glossary.md 에 모아 두었어요": put somewhere and left there.
     // "위에 붙여 놨어요" points into the conversation, not at a place.
-    const IN_CHAT: &[&str] = &["위에", "아래에", "밑에", "앞에", "여기에", "거기에", "붙여"];
+    const IN_CHAT: &[&str] = words::LASTING_CHANGE__IN_CHAT;
     if s.has(&["두었", "뒀", "놓았", "놨"])
         && (s.path || s.has(DOC_NOUN) || quoted_name(&s.m))
         && !s.has(CODE_NAME)
@@ -265,26 +128,10 @@ fn lasting_change(s: &Sent, words: &[&str], team: bool) -> bool {
 
 /// A rule someone set ("교수님이 외부 라이브러리는 못 쓰게 하셨어요", "팀장님이 PR은 작게
 /// 올리라고 하셨어요") or a role taken on ("백엔드는 제가 맡았어요"): told in the past, still true.
-const RULE_GIVEN: &[&str] = &[
-    "게 하셨",
-    "라고 하셨",
-    "기로 하셨",
-    "맡았",
-    "맡게 됐",
-    "맡게 되었",
-    "담당하게 됐",
-    "담당하게 되었",
-];
+const RULE_GIVEN: &[&str] = words::RULE_GIVEN;
 
 /// Intransitive changes ("바뀌었어요", "전환됐습니다"): a system or a way of working changed.
-const BECAME: &[&str] = &[
-    "바뀌었",
-    "전환됐",
-    "전환되었",
-    "변경됐",
-    "변경되었",
-    "교체됐",
-];
+const BECAME: &[&str] = words::BECAME;
 
 /// Past tense: a syllable ending in ㅆ ("했", "놨", "었") before an ending ("어요", "습니다",
 /// "다", "는데"), except "있" (to be) and "겠" (will).
@@ -307,622 +154,100 @@ fn past_tense(text: &str) -> bool {
 
 /// Opinions about one version or one diff; about the user ("저는 …가 더 편해요") they are a
 /// preference.
-const OPINION: &[&str] = &[
-    "더 좋",
-    "더 나아",
-    "더 나은",
-    "더 낫",
-    "더 깔끔",
-    "마음에 들",
-    "마음에 안",
-];
+const OPINION: &[&str] = words::OPINION;
 
 /// Sentence endings that make a question, a confirmation or a lead-up to one even without a
 /// question mark, or the speaker's own plan ("…할게요").
-const NOT_A_STATEMENT_END: &[&str] = &[
-    "나요",
-    "까요",
-    // "…인가요", "…한가요" ask; "…로 돌아가요" (runs on) does not.
-    "인가요",
-    "는가요",
-    "은가요",
-    "한가요",
-    "던가요",
-    "습니까",
-    "니",
-    "까",
-    "냐",
-    "래",
-    "래요",
-    "대요",
-    "는지",
-    "을지",
-    "죠",
-    "데요",
-    "는데",
-    "인데",
-    "던데",
-    "게요",
-    "께요",
-    "할게",
-    "을게",
-    "볼게",
-    "겠습니다",
-    "겠어요",
-    "겠어",
-    // "…하면 어때요": a suggestion to weigh.
-    "어때요",
-    "어때",
-    "어떨까요",
-];
+const NOT_A_STATEMENT_END: &[&str] = words::NOT_A_STATEMENT_END;
 
 /// Reports about the work at hand: something fails, is slow or broken.
-const REPORT: &[&str] = &[
-    "아니에요",
-    "아닙니다",
-    "아니야",
-    "오래됐",
-    "새 ",
-    "실패",
-    "에러",
-    "오류",
-    "안 돼",
-    "안 되",
-    "안돼",
-    // Something that does not work: "모드가 안 먹혀요", "화면이 안 떠요".
-    "안 먹",
-    "안 떠",
-    "안 뜨",
-    "안 열",
-    "안 켜",
-    "느려",
-    "깨져",
-    "깨졌",
-    "문제",
-    "버그",
-    "이상해",
-    "원인",
-    "결과",
-    "아래",
-    "다음과",
-    "위와",
-    "완료",
-    "재현",
-    "통과해요",
-    "통과합니다",
-    "통과함",
-    "아직 안",
-    "아직 없",
-    "아직 못",
-    "빨간불",
-    "경고",
-    "곤란",
-    "정상",
-];
+const REPORT: &[&str] = words::REPORT;
 
 /// Compounds with a report word that name a topic, not a failure ("에러 처리는 …로 통일합니다").
-const NOT_A_REPORT: &[&str] = &[
-    "에러 처리",
-    "에러처리",
-    "오류 처리",
-    "에러 핸들링",
-    "에러 코드",
-    "오류 코드",
-    "에러 로그",
-    "에러 메시지는",
-    "에러 응답",
-    "오류 응답",
-    "에러 페이지",
-    "에러 추적",
-    // "요새" (these days) is not "새 …" (a new …).
-    "요새",
-    // "v2 경로 아래에": under a path, not "see below".
-    "경로 아래",
-    "폴더 아래",
-    "디렉터리 아래",
-    "디렉토리 아래",
-    "오류 추적",
-    "에러 모니터링",
-    // "재현성을 위해": reproducibility, not reproducing a bug.
-    "재현성",
-    // "주말엔 연락 안 돼요": when the speaker can be reached.
-    "연락 안 ",
-    "연락이 안 ",
-];
+const NOT_A_REPORT: &[&str] = words::NOT_A_REPORT;
 
 /// Words after "그"/"저" inside a sentence that make them point back at the sentence's own
 /// clause ("그 전에") or name the speaker ("저 포함").
-const WITHIN_SENTENCE: &[&str] = &[
-    "전에",
-    "후에",
-    "다음에",
-    "뒤에",
-    "때",
-    "때는",
-    "대신",
-    "포함",
-    "포함해서",
-    "빼고",
-    "말고",
-];
+const WITHIN_SENTENCE: &[&str] = words::WITHIN_SENTENCE;
 
 /// Where requests and reports go: asking to use one of these is a pointer, not a style rule.
-const CHANNEL: &[&str] = &[
-    "채널",
-    "Slack",
-    "slack",
-    "슬랙",
-    "Jira",
-    "JIRA",
-    "지라",
-    "Issues",
-    "이슈 트래커",
-    "Teams",
-    "위키",
-];
+const CHANNEL: &[&str] = words::CHANNEL;
 
-const AT_HAND: &[&str] = &[
-    "이",
-    "그",
-    "저",
-    "이거",
-    "그거",
-    "저거",
-    "여기",
-    "거기",
-    "이걸",
-    "그걸",
-    "이건",
-    "그건",
-    "이게",
-    "그게",
-    "이런",
-    "그런",
-    "이렇게",
-    "그렇게",
-    "저렇게",
-    "여기서",
-    "거기서",
-];
+const AT_HAND: &[&str] = words::AT_HAND;
 
 /// Word beginnings that point at the work at hand whatever follows ("이걸로", "그거는").
-const AT_HAND_PREFIX: &[&str] = &[
-    "이걸", "그걸", "저걸", "이거", "그거", "저거", "이것", "그것", "저것", "이쪽", "그쪽",
-];
+const AT_HAND_PREFIX: &[&str] = words::AT_HAND_PREFIX;
 
-const THIS_PROJECT: &[&str] = &[
-    "프로젝트",
-    "앱",
-    "사이트",
-    "웹사이트",
-    "시스템",
-    "제품",
-    "클라이언트",
-    "코드베이스",
-    "모노레포",
-    "저장소",
-    "레포",
-    "리포지토리",
-    "팀",
-    "서비스",
-    "회사",
-];
+const THIS_PROJECT: &[&str] = words::THIS_PROJECT;
 
 /// Cues that make a request a rule even when it names something at hand ("절대 이 파일은
 /// 건드리지 마").
-const STRONG_STANDING: &[&str] = &[
-    "앞으로",
-    "항상",
-    "언제나",
-    "절대",
-    "매번",
-    "무조건",
-    "지금부터",
-    "이제부터",
-    "이번부터",
-    "다시는",
-    "어떤 경우에도",
-    "어떤 경우든",
-    "어떤 상황에서도",
-    "어떤 일이 있어도",
-    "때마다",
-];
+const STRONG_STANDING: &[&str] = words::STRONG_STANDING;
 
 /// Cues of a rule that also say "be sure to" about one task ("이 함수 꼭 고쳐 줘"): a rule only
 /// when nothing at hand is named.
-const WEAK_STANDING: &[&str] = &[
-    "반드시",
-    "꼭",
-    "기본적으로",
-    "규칙",
-    "원칙",
-    "컨벤션",
-    "매일",
-    "매주",
-    "기 전에",
-    "할 때",
-];
+const WEAK_STANDING: &[&str] = words::WEAK_STANDING;
 
 /// Experience told in the past ("…해 봤어요", "오래 했어요", "3년 했어요").
-const TRIED: &[&str] = &[
-    "해 봤",
-    "해봤",
-    "써 봤",
-    "써봤",
-    "만져 봤",
-    "만져봤",
-    "오래 했",
-    "년 했",
-    "년간",
-    "년 동안",
-    "배웠",
-    "독학",
-];
+const TRIED: &[&str] = words::TRIED;
 
 /// Who the speaker may be ("인턴이라 …", "신입이라서 …").
-const ROLE_NOUN: &[&str] = &[
-    "인턴",
-    "신입",
-    "주니어",
-    "시니어",
-    "학생",
-    "프리랜서",
-    "초보",
-    "비개발자",
-    "디자이너",
-    "기획자",
-    "외주",
-];
+const ROLE_NOUN: &[&str] = words::ROLE_NOUN;
 
 /// Words of the trade: a statement about one of these is about the work.
-const WORK_NOUN: &[&str] = &[
-    "배포",
-    "테스트",
-    "코드",
-    "리뷰",
-    "브랜치",
-    "서버",
-    "빌드",
-    "커밋",
-    "스프린트",
-    "데이터",
-    "파이프라인",
-    "모듈",
-    "서비스",
-    "프로젝트",
-    "저장소",
-    "레포",
-    "릴리스",
-    "장애",
-    "온콜",
-    "마감",
-    "일정",
-    "회의",
-    "API",
-    "DB",
-    "쿼리",
-    "로그",
-    "환경",
-    "인프라",
-    "라이브러리",
-];
+const WORK_NOUN: &[&str] = words::WORK_NOUN;
 
 /// Conditions that hold whenever something grows past a limit ("함수 길어지면 …").
-const THRESHOLD: &[&str] = &[
-    "넘으면",
-    "넘어가면",
-    "길어지면",
-    "커지면",
-    "많아지면",
-    "늘어나면",
-    "초과하면",
-];
+const THRESHOLD: &[&str] = words::THRESHOLD;
 
 /// "…하는 게 좋아요": advice, which asks for it every time.
-const ADVICE_END: &[&str] = &[
-    "게 좋아요",
-    "게 좋습니다",
-    "게 좋아",
-    "게 나아요",
-    "게 낫습니다",
-];
+const ADVICE_END: &[&str] = words::ADVICE_END;
 
-const REQUEST_END: &[&str] = &[
-    "좋겠음",
-    "시면 좋아요",
-    "주면 좋아요",
-    // Typed fast in chat: "써주세여", "해줘여", "해주셈".
-    "세여",
-    "줘여",
-    "주셈",
-    "하셈",
-    "줘",
-    "줘요",
-    "세요",
-    "십시오",
-    "할 것",
-    "바랍니다",
-    "바래요",
-    "부탁해",
-    "부탁해요",
-    "부탁합니다",
-    "부탁드립니다",
-    "부탁드려요",
-    "좋겠어요",
-    "좋겠습니다",
-    "좋겠어",
-    "으면 해요",
-    "으면 합니다",
-    "으면 해",
-];
+const REQUEST_END: &[&str] = words::REQUEST_END;
 
 /// "…해 주면 좋겠어요", "…해 줬으면 해요": a wish, which is how the speaker wants things done
 /// rather than a task of the moment unless it names what to change (an object or something at
 /// hand).
-const WISH_END: &[&str] = &[
-    "좋겠음",
-    "시면 좋아요",
-    "주면 좋아요",
-    "좋겠어요",
-    "좋겠습니다",
-    "좋겠어",
-    "으면 해요",
-    "으면 합니다",
-    "으면 해",
-];
+const WISH_END: &[&str] = words::WISH_END;
 
-const PROHIBITION: &[&str] = &[
-    "지 마",
-    "지마",
-    "지 말아",
-    "지 말고",
-    // Spoken "말구" for "말고": "길게 하지 말구 핵심만".
-    "지 말구",
-    "지말구",
-    "지 말 것",
-    "금지",
-    "면 안 돼",
-    "면 안돼",
-    "면 안 되",
-    "면 안 됨",
-    "면 안됨",
-    "면 안되",
-    "면 안 됩",
-    "면 안됩",
-    "건 안 돼",
-    "건 안돼",
-    "건 안 되",
-    "건 안되",
-    "건 안 됩",
-    "건 안됩",
-    "지 않도록",
-    "지 않게",
-];
+const PROHIBITION: &[&str] = words::PROHIBITION;
 
 /// "…해야 합니다": an obligation.
-const OBLIGATION_END: &[&str] = &[
-    "야 합니다",
-    "야 해요",
-    "야 해",
-    "야 한다",
-    "야 함",
-    "야 돼",
-    "야 돼요",
-    "야 됩니다",
-    "야 됨",
-    "야합니다",
-    "야해요",
-    "야해",
-    "야돼",
-    "야돼요",
-    "야됩니다",
-];
+const OBLIGATION_END: &[&str] = words::OBLIGATION_END;
 
 /// "…해도 괜찮아요": a permission.
-const PERMISSION: &[&str] = &["도 돼", "도 됩니다", "도 괜찮", "도 좋아", "도 좋습니다"];
+const PERMISSION: &[&str] = words::PERMISSION;
 
 /// "…에 남기면 됩니다": where something goes.
-const WHERE_END: &[&str] = &["면 됩니다", "면 돼요", "면 돼", "면 되요", "면 됨"];
+const WHERE_END: &[&str] = words::WHERE_END;
 
 /// Verbs that change one thing ("바꿔 주세요", "삭제해 줘"): a request with one of them and no
 /// standing cue is about the work at hand even when its object is the topic.
-const ONE_OFF_VERB: &[&str] = &[
-    "바꿔",
-    "고쳐",
-    "수정해",
-    "추가해",
-    "삭제해",
-    "지워",
-    "옮겨",
-    "번역해",
-    "되돌려",
-    "롤백해",
-    "커밋해",
-    "푸시해",
-    "머지해",
-    "배포해",
-    "실행해",
-    "돌려",
-    "다듬어",
-    "늘려",
-    "줄여",
-    "업데이트해",
-    "구현해",
-    "리팩터링해",
-    "리팩토링해",
-    "분리해",
-    "합쳐",
-    "나눠",
-    "만들어",
-    "반영해",
-    "적용해",
-    "정리해",
-    "제거해",
-    "없애",
-    "설치해",
-    "빌드해",
-];
+const ONE_OFF_VERB: &[&str] = words::ONE_OFF_VERB;
 
-const USER_START: &[&str] = &[
-    "저는", "나는", "제가", "내가", "제 ", "내 ", "전 ", "난 ", "나 ",
-];
+const USER_START: &[&str] = words::USER_START;
 
 /// "전 버전으로 …" (the previous version) is not "전 (= 저는)".
-const NOT_USER_AFTER_JEON: &[&str] = &["버전", "단계", "커밋", "코드", "방식", "내용", "상태"];
+const NOT_USER_AFTER_JEON: &[&str] = words::NOT_USER_AFTER_JEON;
 
-const PROJECT_START: &[&str] = &[
-    "우리",
-    "저희",
-    // 우리는/저희는 contracted: "린"/"흰" are one syllable, not "리"/"희" followed by ㄴ.
-    "우린",
-    "저흰",
-    "이 프로젝트",
-    "이 저장소",
-    "이 레포",
-    "운영",
-    "사내",
-    "팀에서",
-    "프로덕션",
-    "스테이징",
-    "개발 서버",
-    "회사",
-];
+const PROJECT_START: &[&str] = words::PROJECT_START;
 
-const DOC_NOUN: &[&str] = &[
-    "문서",
-    "가이드",
-    "위키",
-    "대시보드",
-    "매뉴얼",
-    "Wiki",
-    "wiki",
-    "페이지",
-    "Confluence",
-    "컨플루언스",
-    "Notion",
-    "노션",
-    "스펙",
-    "명세",
-    "README",
-    "런북",
-    "runbook",
-    "Runbook",
-    "스프레드시트",
-    "Figma",
-    "피그마",
-    "Grafana",
-    "그라파나",
-    "Sentry",
-    "센트리",
-    "Datadog",
-    "Kibana",
-    "키바나",
-    "드라이브",
-    "포털",
-    "캘린더",
-    // Where builds and experiments leave their results.
-    "Nexus",
-    "Artifactory",
-    "W&B",
-    "wandb",
-    "MLflow",
-    "PagerDuty",
-];
+const DOC_NOUN: &[&str] = words::DOC_NOUN;
 
-const LOCATED: &[&str] = &[
-    "에 있",
-    "입니다",
-    "이에요",
-    "예요",
-    "참고",
-    "에서 확인",
-    "볼 수 있",
-    "확인할 수 있",
-    "보면 돼",
-    "보면 됩니다",
-    "보시면",
-    "에서 관리",
-    "에 모아",
-    "에 저장",
-    "에 기록",
-    "에 정리",
-    "에서 합니다",
-    "에서 해요",
-    "에서 봅니다",
-    "에 쌓",
-    // "설계 문서는 Confluence '…' 스페이스에 올립니다": where something is posted.
-    "에 올립니다",
-    "에 올려요",
-    "에 올려",
-    "에 올림",
-    // "알림은 #alerts 채널로 와요": where something arrives.
-    "로 와요",
-    "로 옴",
-    "로 들어와",
-    "로 들어옴",
-    "로 들어옵",
-    "에 올라가",
-    "에 로깅",
-    "로 옵니다",
-    "로 와",
-    "로 가요",
-    "로 갑니다",
-];
+const LOCATED: &[&str] = words::LOCATED;
 
 /// Verb stems with "-기" that close a to-do line ("테스트 돌리기", "약어 쓰지 말기"); nouns end
 /// in 기 too ("크기", "얘기"), so only these.
-const MEMO_VERB: &[&str] = &[
-    "하기",
-    "말기",
-    "돌리기",
-    "두기",
-    "넣기",
-    "빼기",
-    "달기",
-    "붙이기",
-    "남기기",
-    "지키기",
-    "맞추기",
-    "올리기",
-    "쓰기",
-];
+const MEMO_VERB: &[&str] = words::MEMO_VERB;
 
 /// What the assistant writes: named as the topic of a 반말 verb ("주석은 영어로 달아") it is an
 /// instruction, not a fact of the project.
-const OUTPUT_NOUN: &[&str] = &[
-    "주석",
-    "답변",
-    "대답",
-    "설명",
-    "커밋 메시지",
-    "커밋메시지",
-    "커밋메세지",
-    "변수명",
-    "함수명",
-    "리뷰 코멘트",
-    "예시 코드",
-];
+const OUTPUT_NOUN: &[&str] = words::OUTPUT_NOUN;
 
 /// A name in quotes followed by the kind of place it is ("'platform-core' 서비스로", "'KPI
 /// Weekly' 대시보드 기준으로").
 fn quoted_place(words: &[&str]) -> bool {
-    const PLACE: &[&str] = &[
-        "서비스",
-        "채널",
-        "스페이스",
-        "페이지",
-        "문서",
-        "폴더",
-        "프로젝트",
-        "보드",
-        "대시보드",
-        "저장소",
-        "버킷",
-        "시트",
-        "워크스페이스",
-        "컬렉션",
-        "레포",
-    ];
+    const PLACE: &[&str] = words::QUOTED_PLACE__PLACE;
     let closes = |w: &str| w.ends_with('\'') || w.ends_with('’') || w.ends_with('"');
     // "'web-app'에서 하면 됩니다": the place itself ("'feat:'로 시작" is a form, not a place).
     let at = words.iter().any(|w| {
@@ -944,7 +269,7 @@ fn located_at(words: &[&str]) -> bool {
 
 /// "admin.internal.example.com": a host name without a scheme is an address too.
 fn host_name(word: &str) -> bool {
-    const TLD: &[&str] = &["com", "net", "org", "kr", "io", "dev", "local", "internal"];
+    const TLD: &[&str] = words::HOST_NAME__TLD;
     let w = word.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
     let parts: Vec<&str> = w.split('.').collect();
     let alnum = parts
@@ -956,132 +281,32 @@ fn host_name(word: &str) -> bool {
 }
 
 /// Verbs of looking something up: a request to look at a document is a pointer to it.
-const LOOK_UP: &[&str] = &["참고", "확인하", "보세요", "보면", "보시면", "물어"];
+const LOOK_UP: &[&str] = words::LOOK_UP;
 
 /// "현재 …", "아직 …", "요즘은 …", "지금은 …": a sentence that starts with one of these states
 /// what holds now, about the project when it names a technical thing ("아직 Java 11을 써요")
 /// and no subject that could be a failure ("현재 CI가 빨간불입니다").
-const STATE_START: &[&str] = &["현재", "아직", "요즘", "요새", "지금은", "최근"];
+const STATE_START: &[&str] = words::STATE_START;
 
 /// Verbs of using or running the stack ("써요", "…로 개발해요", "…로 돌아가요").
-const STACK_VERB: &[&str] = &[
-    "써요",
-    "씁니다",
-    "씀",
-    "쓰고 있",
-    "사용해요",
-    "사용합니다",
-    "사용하고 있",
-    "사용함",
-    "기준으로",
-    "로 개발",
-    "로 돌아가",
-    "로 돌아갑",
-    "로 돌리고 있",
-    "로 해요",
-    "로 합니다",
-    "로 관리",
-];
+const STACK_VERB: &[&str] = words::STACK_VERB;
 
 /// Words of using or running something, for a state without a technical name.
-const USAGE: &[&str] = &[
-    "사용",
-    "쓰고",
-    "써요",
-    "씁니다",
-    "기반",
-    "운영",
-    "지원",
-    "관리",
-];
+const USAGE: &[&str] = words::USAGE;
 
 /// What the user knows or has done: "프론트는 처음이에요", "Rust는 아직 익숙하지 않아요",
 /// "백엔드 개발 5년 차입니다" — facts about the user without "저는".
-const EXPERIENCE: &[&str] = &[
-    "처음이",
-    "처음입니다",
-    "처음 만져",
-    "처음 써",
-    "익숙하",
-    "익숙해",
-    "익숙지",
-    "경험이",
-    "본 적이",
-    "본 적 없",
-    "년 차",
-    "년차",
-    "초보",
-    "입문",
-    "잘 몰라",
-    // What the speaker cannot do well ("디자인은 잘 못 해서 …"); "잘못" is a mistake.
-    "잘 못 해",
-    "잘 못해",
-    "잘 모릅",
-    "잘 모르",
-    // "iOS만 해봐서 …", "파이썬은 거의 안 써 봐서 …": what the user has (not) tried.
-    "해봐서",
-    "해 봐서",
-    "써봐서",
-    "써 봐서",
-    "해 본 적",
-    "써 본 적",
-    "경력",
-];
+const EXPERIENCE: &[&str] = words::EXPERIENCE;
 
 /// What the user likes or avoids in general: "장황한 설명은 싫어해요" (the habitual verb, not
 /// "…가 좋아요", which judges one thing).
-const PREFERENCE: &[&str] = &[
-    "좋아해",
-    "좋아합",
-    "싫어해",
-    "싫어합",
-    "선호해",
-    "선호합",
-    "선호하는",
-    "편이에요",
-    "편입니다",
-    "편이야",
-    "편임",
-    "공부하고",
-    "배우고 있",
-    "배우는 중",
-    "공부하는 중",
-    "공부 중",
-];
+const PREFERENCE: &[&str] = words::PREFERENCE;
 
 /// Places one looks things up: "…에서 볼 수 있어요" is a pointer whatever the place is called.
-const LOOK_UP_THERE: &[&str] = &[
-    "볼 수 있",
-    "확인할 수 있",
-    "확인 가능",
-    "찾을 수 있",
-    "보면 돼",
-    "보면 됩니다",
-    "보시면 됩",
-];
+const LOOK_UP_THERE: &[&str] = words::LOOK_UP_THERE;
 
 /// Question words: without a question mark "배포는 누가 해요" is still a question.
-const QUESTION_WORD: &[&str] = &[
-    "누가",
-    "누구",
-    "누구를",
-    "누구한테",
-    "누구에게",
-    "언제",
-    "어디",
-    "어디에",
-    "어디서",
-    "어디에서",
-    "어디로",
-    "어디야",
-    "어딨어",
-    "무엇",
-    "무엇을",
-    "뭘",
-    "몇",
-    "얼마나",
-    "얼마",
-];
+const QUESTION_WORD: &[&str] = words::QUESTION_WORD;
 
 /// "작년부터", "3월부터", "v2부터": since when a state holds.
 fn since_clause(words: &[&str]) -> bool {
@@ -1157,55 +382,11 @@ fn is_syllable(c: char) -> bool {
 }
 
 /// Words after 저 that make it "that" ("저 파일", "저 부분"), not "I".
-const POINTED_AT: &[&str] = &[
-    "파일",
-    "함수",
-    "부분",
-    "코드",
-    "버튼",
-    "거",
-    "것",
-    "쪽",
-    "위",
-    "아래",
-    "줄",
-    "에러",
-    "화면",
-    "페이지",
-    "버전",
-    "방식",
-    "브랜치",
-    "PR",
-    "커밋",
-    "로그",
-    "설정",
-    "테이블",
-    "링크",
-    "메시지",
-    "테스트",
-    "값",
-    "변수",
-    "클래스",
-    "모듈",
-    "폴더",
-    "디렉터리",
-    "서버",
-    "API",
-];
+const POINTED_AT: &[&str] = words::POINTED_AT;
 
 /// A rule in memo style: "PR 리뷰 승인 2명 필수".
 /// "…접근 불가": what cannot be done, said as a memo, is a rule as much as what must.
-const REQUIRED_END: &[&str] = &[
-    "필수",
-    "필수임",
-    "필수입니다",
-    "필수예요",
-    "필수야",
-    "불가",
-    "불가능",
-    "불가임",
-    "불가입니다",
-];
+const REQUIRED_END: &[&str] = words::REQUIRED_END;
 
 /// The words before "때" or "전에" that make it a time ago or a time span, not a habit
 /// ("10분 전에", "아까 전에").
@@ -1219,19 +400,7 @@ fn time_span(word: &str) -> bool {
 /// "새 컴포넌트 만들면 …", "PR 올리면 …": whenever something is made or comes up; not "빌드
 /// 끝나면 알려 주세요", the end of the task at hand.
 fn recurring_condition(words: &[&str]) -> bool {
-    const WHENEVER: &[&str] = &[
-        "만들면",
-        "추가하면",
-        "작성하면",
-        "나오면",
-        "올리면",
-        "짜면",
-        "쓰면",
-        // The speaker's own recurring asks: "리뷰 요청하면 …".
-        "요청하면",
-        "물어보면",
-        "부탁하면",
-    ];
+    const WHENEVER: &[&str] = words::RECURRING_CONDITION__WHENEVER;
     words
         .iter()
         .rev()
@@ -1241,21 +410,7 @@ fn recurring_condition(words: &[&str]) -> bool {
 
 /// "PR을 만들 때는", "배포 전에는", "머지 후에는": a clause that says when, every time.
 fn habitual_clause(words: &[&str]) -> bool {
-    const WHEN: &[&str] = &[
-        "때",
-        "때는",
-        "때에는",
-        "때도",
-        "때엔",
-        "땐",
-        "때마다",
-        "전에",
-        "전에는",
-        "전엔",
-        "후에",
-        "후에는",
-        "후엔",
-    ];
+    const WHEN: &[&str] = words::HABITUAL_CLAUSE__WHEN;
     words
         .iter()
         .enumerate()
@@ -1266,7 +421,7 @@ fn habitual_clause(words: &[&str]) -> bool {
 /// "장애가 나면 …", "배포가 실패하면 …": whenever something happens. Alone it may be about the
 /// task at hand ("에러가 나면 알려 줘"); with a channel to report to it is a procedure.
 fn on_event(words: &[&str]) -> bool {
-    const ON_EVENT: &[&str] = &["나면", "생기면", "발생하면", "터지면", "실패하면", "깨지면"];
+    const ON_EVENT: &[&str] = words::ON_EVENT__ON_EVENT;
     words
         .iter()
         .enumerate()
@@ -1277,22 +432,8 @@ fn on_event(words: &[&str]) -> bool {
 /// "좋은 주말", "사용하는 도구": a verb or adjective before a noun ends in 은/는 like a topic.
 /// Endings of verb forms (no noun ends in them) and whole adjectives (a noun may end in "보는":
 /// "제보는").
-const ADNOMINAL_END: &[&str] = &["하는", "있는", "없는", "되는", "않은", "않는", "싶은"];
-const ADNOMINAL: &[&str] = &[
-    "좋은",
-    "같은",
-    "많은",
-    "작은",
-    "높은",
-    "낮은",
-    "짧은",
-    "넓은",
-    "적은",
-    "보는",
-    "쓰는",
-    "맞는",
-    "새로운",
-];
+const ADNOMINAL_END: &[&str] = words::ADNOMINAL_END;
+const ADNOMINAL: &[&str] = words::ADNOMINAL;
 
 /// A word marked as the topic (은/는), not a modifier ending the same way.
 fn is_topic(w: &str) -> bool {
@@ -1320,7 +461,7 @@ fn named_place(words: &[&str]) -> bool {
 /// The fact of a sentence that gives its reason first ("보안 감사 때문에 모든 SQL은 …",
 /// "로그가 많으니까 …"): the reason may name errors, moments or objects the fact does not.
 fn fact_part(m: &str) -> &str {
-    const SEP: &[&str] = &["때문에, ", "때문에 ", "니까, ", "니까 ", "므로 "];
+    const SEP: &[&str] = words::FACT_PART__SEP;
     SEP.iter()
         .filter_map(|sep| m.rfind(sep).map(|i| i + sep.len()))
         .max()
@@ -1330,30 +471,10 @@ fn fact_part(m: &str) -> &str {
 }
 
 /// Endings of a reason given after the point ("…작성해 주세요, 데이터가 커서요").
-const REASON_END: &[&str] = &[
-    "서요",
-    "라서",
-    "해서",
-    "어서",
-    "아서",
-    "니까요",
-    "거든요",
-    "때문이에요",
-    "때문입니다",
-];
+const REASON_END: &[&str] = words::REASON_END;
 
 /// Standing cues said as an afterthought, after the verb ("…짜 주세요 앞으로도요").
-const AFTERTHOUGHT: &[&str] = &[
-    "앞으로",
-    "앞으로도",
-    "항상",
-    "언제나",
-    "매번",
-    "계속",
-    "늘",
-    "무조건",
-    "절대",
-];
+const AFTERTHOUGHT: &[&str] = words::AFTERTHOUGHT;
 
 /// What of a sentence the rules judge: the fact after a reason given first ([`fact_part`]), the
 /// point before a reason added after a comma, a standing cue said after the verb put back in
@@ -1465,28 +586,7 @@ fn banmal_verb_end(core: &str) -> bool {
 /// Words that open a chat message without adding to it: "아 그리고 …", "근데 …", "맞다, …", and
 /// the start of a correction ("아니 그게 아니라, 우리 API는 …"), which says what follows replaces
 /// something said before.
-const FILLER_START: &[&str] = &[
-    "아니 그게 아니라",
-    "아니 그게 아니고",
-    "그게 아니라",
-    "그게 아니고",
-    "아 맞다",
-    "아맞다",
-    "아 그리고",
-    "아 참",
-    "아니요",
-    "아뇨",
-    "아니",
-    "그리고",
-    "근데",
-    "그런데",
-    "맞다",
-    "참",
-    "넵",
-    "네네",
-    "음",
-    "아",
-];
+const FILLER_START: &[&str] = words::FILLER_START;
 
 /// Chat marks at the end ("ㅋㅋ", "ㅠㅠ", "ㅎㅎ", "~", "^^", emoji "🙏 😅"): a tone, not a word.
 fn chat_mark(c: char) -> bool {
@@ -1599,18 +699,7 @@ pub(super) fn as_statement(clause: &str, background: bool) -> String {
 
 /// A clause about this once ("근데 이번엔 npm 써요", "일단 …", "오늘은 …").
 pub(super) fn one_time(clause: &str) -> bool {
-    const ONCE: &[&str] = &[
-        "이번",
-        "오늘",
-        "일단",
-        "방금",
-        "당분간",
-        "임시로",
-        "그냥",
-        "이따",
-        "아까",
-        "우선",
-    ];
+    const ONCE: &[&str] = words::ONE_TIME__ONCE;
     let mut c = clause.replace("이번부터", " ");
     for noun in THIS_PROJECT {
         c = c.replace(&format!("이번 {noun}"), " ");
@@ -1623,7 +712,7 @@ pub(super) fn one_time(clause: &str) -> bool {
 /// the same verb ("쓰고 있어요", "하고 싶어요", "하고 나서") is not one, nor a condition
 /// ("…하면, …"), whose clause only holds with the next.
 pub(super) fn clauses(text: &str) -> Vec<&str> {
-    const GOES_ON: &[&str] = &["있", "계", "싶", "나서", "난 ", "말", "봐", "보"];
+    const GOES_ON: &[&str] = words::CLAUSES__GOES_ON;
     let mut out = Vec::new();
     let mut start = 0;
     let mut words = text
@@ -2091,7 +1180,7 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     }
     // "커밋 단위는 작게 가져가는 편이에요": a tendency of a thing named as the topic is how the
     // project works, not a taste of the user.
-    const TENDS: &[&str] = &["편이에요", "편입니다", "편이야", "편임"];
+    const TENDS: &[&str] = words::CLASSIFY_WHOLE__TENDS;
     let tends_only = s.has(TENDS)
         && !PREFERENCE
             .iter()
@@ -2141,7 +1230,7 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     }
     // "회사 홈페이지는 워드프레스고 …예요": a copula points somewhere only when the place is what
     // the topic is said to be, not the topic itself.
-    const COPULA: &[&str] = &["입니다", "이에요", "예요"];
+    const COPULA: &[&str] = words::CLASSIFY_WHOLE__COPULA;
     let predicate = topic_at.map_or_else(|| s.m.clone(), |i| words[i + 1..].join(" "));
     let located_verb = located_at(&words)
         || LOCATED

@@ -38,6 +38,28 @@ mod script;
 mod segment;
 pub(crate) mod sent;
 pub mod standing;
+/// The rules' word lists, compiled from `data/<lang>.words` by the crate's build script (data a
+/// linguist edits, constants the rules read at no run-time cost; docs/DESIGN.md, "Word lists").
+mod words {
+    pub(super) mod en {
+        include!(concat!(env!("OUT_DIR"), "/words_en.rs"));
+    }
+    pub(super) mod zh {
+        include!(concat!(env!("OUT_DIR"), "/words_zh.rs"));
+    }
+    pub(super) mod ja {
+        include!(concat!(env!("OUT_DIR"), "/words_ja.rs"));
+    }
+    pub(super) mod ko {
+        include!(concat!(env!("OUT_DIR"), "/words_ko.rs"));
+    }
+    /// Shared by the CJK rules: lead-ins and the English words they look for in CJK text.
+    pub(super) mod cjk {
+        include!(concat!(env!("OUT_DIR"), "/words_cjk.rs"));
+    }
+}
+#[cfg(test)]
+mod words_format;
 mod zh;
 
 use super::filter;

@@ -5,6 +5,7 @@
 //! filter, which judge it; it depends on none of them (docs/DESIGN.md, "Extract").
 
 use super::script::is_cjk;
+use super::words::cjk as words;
 
 /// What a lead-in says about the sentence after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,70 +20,11 @@ pub(super) enum Lead {
     Standing,
 }
 
-const STANDING_CUES: &[&str] = &[
-    "from now on",
-    "going forward",
-    "moving forward",
-    "from here on",
-    "henceforth",
-    "in the future",
-    "in future",
-];
+const STANDING_CUES: &[&str] = words::STANDING_CUES;
 
-const REMEMBER_CUES: &[&str] = &[
-    "请记住",
-    "請記住",
-    "记住",
-    "記住",
-    "记一下",
-    "記一下",
-    "备注",
-    "備註",
-    "覚えておいてください",
-    "覚えておいて",
-    "覚えといて",
-    "覚えて",
-    "忘れないで",
-    "기억해 주세요",
-    "기억해 두세요",
-    "기억해 둬",
-    "기억해둬",
-    "기억해 줘",
-    "기억해",
-    "기억하세요",
-    "잊지 마세요",
-    "잊지 마",
-    "참고로",
-    "remember that",
-    "remember",
-    "note that",
-    "fyi",
-];
+const REMEMBER_CUES: &[&str] = words::REMEMBER_CUES;
 
-const TEAM_RULE_CUES: &[&str] = &[
-    "我们团队规定",
-    "我們團隊規定",
-    "我们团队的规定",
-    "我們團隊的規定",
-    "团队规定",
-    "團隊規定",
-    "公司规定",
-    "公司規定",
-    "我们的规定",
-    "我們的規定",
-    "项目规定",
-    "專案規定",
-    "我们约定",
-    "我們約定",
-    "团队规范",
-    "團隊規範",
-    "チームのルール",
-    "うちのルール",
-    "팀 규칙",
-    "우리 팀 규칙",
-    "team rule",
-    "our rule",
-];
+const TEAM_RULE_CUES: &[&str] = words::TEAM_RULE_CUES;
 
 /// The sentence as the rules see it: the masked text (code spans and URLs hidden) without its
 /// lead-in, plus the facts every language asks about.
@@ -135,32 +77,10 @@ impl Sent {
 }
 
 /// English words that make a CJK sentence about the moment, whatever else it says.
-pub(super) const EN_MOMENT: &[&str] = &[
-    "today",
-    "tonight",
-    "tomorrow",
-    "yesterday",
-    "this time",
-    "for now",
-    "right now",
-    "thanks",
-    "thank you",
-    "asap",
-    "this session",
-    "for this task",
-];
+pub(super) const EN_MOMENT: &[&str] = words::EN_MOMENT;
 
 /// English words that mark a standing rule inside a CJK sentence.
-pub(super) const EN_STANDING: &[&str] = &[
-    "always",
-    "never",
-    "every time",
-    "by default",
-    "from now on",
-    "going forward",
-    "don't",
-    "do not",
-];
+pub(super) const EN_STANDING: &[&str] = words::EN_STANDING;
 
 /// Whether the whole of `text` is a known lead-in cue.
 pub(crate) fn is_lead_in(text: &str) -> bool {
@@ -205,11 +125,7 @@ pub(super) fn lead_in(mask: &str) -> (Lead, usize) {
 
 /// A file path or file name: a token with a `/` between letters, or ending in a known extension.
 pub(super) fn has_path(mask: &str) -> bool {
-    const EXT: &[&str] = &[
-        ".md", ".sh", ".yaml", ".yml", ".json", ".toml", ".py", ".rs", ".ts", ".js", ".go", ".txt",
-        ".ini", ".cfg", ".conf", ".env", ".sql", ".xml", ".lock", ".mk", ".graphql", ".proto",
-        ".gradle", ".tf", ".csv", ".pdf",
-    ];
+    const EXT: &[&str] = words::HAS_PATH__EXT;
     mask.split(|c: char| c.is_whitespace() || (is_cjk(c) && c != '／'))
         .map(|t| t.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '`')))
         .any(|t| {
