@@ -101,6 +101,17 @@ fn saved_facts_are_the_rule_itself() {
             "Log through the Vole logging library, never with print.",
             "Log through the Vole logging library, never with print.",
         ),
+        // A request to record the rule in the agent's instructions, in its own words.
+        (
+            "Update the Copilot instructions so agents know to use pnpm, never npm.",
+            "Use pnpm, never npm.",
+        ),
+        (
+            "add to cursor rules \"never commit generated protobuf files\"",
+            "Never commit generated protobuf files",
+        ),
+        // A correction's opening is not part of the rule.
+        ("いや、太字は使わないでください", "太字は使わないでください"),
     ] {
         let e = explain_json(&sb, text);
         let kept: Vec<&str> = e["kept"]

@@ -12,7 +12,7 @@
 use super::mask::Masked;
 use super::script::{is_cjk, is_hangul, is_kana};
 use super::segment::MAX_SENTENCE_LEN;
-use super::sent::{has_path, lead_in, Lead, Sent};
+use super::sent::{has_path, lead_in, strip_correction, Lead, Sent};
 use super::words::cjk as words;
 use super::{en, ja, ko, zh, Candidate};
 use crate::filter;
@@ -109,6 +109,10 @@ fn japanese_clauses(text: &str) -> Option<Candidate> {
 }
 
 fn classify_text(text: String) -> Option<Candidate> {
+    let text = match strip_correction(&text) {
+        rest if rest.len() < text.len() => rest.to_string(),
+        _ => text,
+    };
     let len = utf16_len(&text);
     if len > MAX_SENTENCE_LEN || filter::summary_len(&text) < filter::MIN_SUMMARY_LEN {
         return None;

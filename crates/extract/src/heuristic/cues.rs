@@ -215,6 +215,11 @@ pub fn strip_lead_in(sentence: &str) -> Option<String> {
                 continue 'again;
             }
         }
+        if let Some(next) = strip_record_request(rest) {
+            rest = next;
+            stripped = true;
+            continue 'again;
+        }
         break;
     }
     if !stripped {
@@ -223,6 +228,81 @@ pub fn strip_lead_in(sentence: &str) -> Option<String> {
     let mut chars = rest.chars();
     let first = chars.next()?;
     Some(first.to_uppercase().chain(chars).collect())
+}
+
+/// The rule inside a request to record it in the agent's instructions: "update the Copilot
+/// instructions so agents know to enable the venv every time" → "enable the venv every time",
+/// `add to cursor rules "…"` → the quoted rule. The shape is a verb that asks
+/// (`record_request.VERBS`), an instructions file or memory (`TARGETS`, more joined by "and"),
+/// then what joins the rule to it (`CONNECTORS`) or a quote; the words are data
+/// (`data/en.words`). `None` unless the whole shape is there and at least two words follow.
+fn strip_record_request(sentence: &str) -> Option<&str> {
+    use super::words::en::{
+        RECORD_REQUEST__BEFORE_TARGET as BEFORE_TARGET, RECORD_REQUEST__CONNECTORS as CONNECTORS,
+        RECORD_REQUEST__DETERMINERS as DETERMINERS, RECORD_REQUEST__GENERIC_TARGETS as GENERIC,
+        RECORD_REQUEST__TARGETS as TARGETS, RECORD_REQUEST__VERBS as VERBS,
+    };
+    // ASCII lowercase keeps every byte offset of `sentence`.
+    let lower = sentence.to_ascii_lowercase();
+    let mut at = 0;
+    // Takes the first of `phrases` at `at` that ends on a word boundary, and the spaces after.
+    let take = |at: &mut usize, phrases: &[&str]| -> bool {
+        let here = &lower[*at..];
+        for phrase in phrases {
+            let Some(after) = here.strip_prefix(phrase) else {
+                continue;
+            };
+            let ends_word = phrase.ends_with(|c: char| c.is_ascii_alphanumeric());
+            if ends_word && after.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            *at += phrase.len();
+            *at += lower[*at..].len() - lower[*at..].trim_start().len();
+            return true;
+        }
+        false
+    };
+    // An @-mention of the file before the request (`@rules/ add to …`) and "please".
+    if lower.starts_with('@') {
+        at = lower.find(char::is_whitespace)?;
+        at += lower[at..].len() - lower[at..].trim_start().len();
+    }
+    take(&mut at, &["please"]);
+    if !take(&mut at, VERBS) {
+        return None;
+    }
+    let introduced = take(&mut at, BEFORE_TARGET) | take(&mut at, DETERMINERS);
+    // A file's name (`TARGETS`) anywhere; a plain word (`GENERIC`) only after "to" or "the".
+    let target =
+        |at: &mut usize, introduced: bool| take(at, TARGETS) || (introduced && take(at, GENERIC));
+    if !target(&mut at, introduced) {
+        return None;
+    }
+    loop {
+        let mark = at;
+        if take(&mut at, &["and", "&"]) {
+            let introduced = take(&mut at, DETERMINERS);
+            if target(&mut at, introduced) {
+                continue;
+            }
+        }
+        at = mark;
+        break;
+    }
+    let quoted = |s: &str| s.starts_with(['"', '\u{201c}']);
+    if !take(&mut at, CONNECTORS) && !quoted(&sentence[at..]) {
+        return None;
+    }
+    let mut rule = sentence[at..].trim();
+    // A rule given in quotes is the text inside them.
+    for (open, close) in [('"', '"'), ('\u{201c}', '\u{201d}')] {
+        if let Some(inner) = rule.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+            if !inner.contains(open) && !inner.contains(close) {
+                rule = inner.trim();
+            }
+        }
+    }
+    (rule.split_whitespace().nth(1).is_some()).then_some(rule)
 }
 
 /// The cues that fire in `text`, each once, in lexicon order.
@@ -306,6 +386,39 @@ mod tests {
             Some("Tests never hit the network.")
         );
         assert_eq!(strip_lead_in("Nobody deploys on Fridays."), None);
+        // A request to record the rule in the agent's instructions.
+        assert_eq!(
+            strip_lead_in(
+                "Update the Copilot instructions so agents know to enable the venv every time."
+            )
+            .as_deref(),
+            Some("Enable the venv every time.")
+        );
+        assert_eq!(
+            strip_lead_in("@rules/  add to cursor rules  \"in all files add a header comment \"")
+                .as_deref(),
+            Some("In all files add a header comment")
+        );
+        assert_eq!(
+            strip_lead_in("Adjust the copilot instructions and agent rules to never commit logs.")
+                .as_deref(),
+            Some("Never commit logs.")
+        );
+        assert_eq!(
+            strip_lead_in("Also, add to AGENTS.md: run the linter before pushing.").as_deref(),
+            Some("Run the linter before pushing.")
+        );
+        // Not the whole shape, or nothing left: the sentence stays as it is.
+        assert_eq!(strip_lead_in("Add it to copilot instructions"), None);
+        assert_eq!(
+            strip_lead_in("Update the rules page to show the new limits."),
+            None
+        );
+        assert_eq!(strip_lead_in("Add rules to the linter config."), None);
+        assert_eq!(
+            strip_lead_in("Update my cursor rules with a high priority item?"),
+            None
+        );
         assert_eq!(strip_lead_in("Also,"), None);
     }
 

@@ -468,7 +468,10 @@ fn rescue_with(
         .filter_map(|s| Some((model.score(s)?.durable, s)))
         .max_by(|a, b| a.0.total_cmp(&b.0))?
         .1;
-    let (summary, why) = split_reason(best);
+    // The memory is the rule, as the rules would have cut it: no request to record it, no
+    // "no —", "不是，" or "いや、" before it.
+    let best = cues::strip_lead_in(best).unwrap_or_else(|| best.clone());
+    let (summary, why) = split_reason(sent::strip_correction(&best));
     let summary = balance_quotes(&summary);
     filter::normalize_patch(
         Candidate {

@@ -123,6 +123,26 @@ pub(super) fn lead_in(mask: &str) -> (Lead, usize) {
     (Lead::None, 0)
 }
 
+/// `text` without a correction's opening ("不是，", "いや、", "아니, "; `CORRECTION_CUES`),
+/// which only says that what follows replaces something said before.
+pub(super) fn strip_correction(text: &str) -> &str {
+    const CUES: &[&str] = words::CORRECTION_CUES;
+    let trimmed = text.trim_start();
+    for cue in CUES {
+        let Some(rest) = trimmed.strip_prefix(cue) else {
+            continue;
+        };
+        let after = rest.trim_start_matches([',', '，', '、']);
+        if after.len() < rest.len() {
+            let after = after.trim_start();
+            if !after.is_empty() {
+                return after;
+            }
+        }
+    }
+    text
+}
+
 /// A file path or file name: a token with a `/` between letters, or ending in a known extension.
 pub(super) fn has_path(mask: &str) -> bool {
     const EXT: &[&str] = words::HAS_PATH__EXT;
@@ -144,6 +164,23 @@ pub(super) fn has_path(mask: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_corrections_opening_is_not_part_of_the_rule() {
+        assert_eq!(
+            strip_correction("不是，链接放在每条分析下面"),
+            "链接放在每条分析下面"
+        );
+        assert_eq!(
+            strip_correction("いや、太字は使わないで"),
+            "太字は使わないで"
+        );
+        assert_eq!(strip_correction("아니, 커밋은 영어로"), "커밋은 영어로");
+        // Without the comma it is the sentence's own word; alone it leaves nothing to keep.
+        assert_eq!(strip_correction("不是很好的方案"), "不是很好的方案");
+        assert_eq!(strip_correction("いやだ、それは"), "いやだ、それは");
+        assert_eq!(strip_correction("不是，"), "不是，");
+    }
 
     #[test]
     fn lead_ins_are_recognized_and_skipped() {
