@@ -106,7 +106,7 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
         }
         c.topic = model.topic_for(sentence, c.topic);
         let mut patch = c.into_patch(m.offset);
-        patch.summary = balance_quotes(&patch.summary);
+        patch.summary = balance_quotes(&tidy_opening(&patch.summary));
         if let Some(p) = filter::normalize_patch(patch) {
             if !introduces_what_follows(&p.summary) {
                 out.push(p);
@@ -472,7 +472,7 @@ fn rescue_with(
     // "no —", "不是，" or "いや、" before it.
     let best = cues::strip_lead_in(best).unwrap_or_else(|| best.clone());
     let (summary, why) = split_reason(sent::strip_correction(&best));
-    let summary = balance_quotes(&summary);
+    let summary = balance_quotes(&tidy_opening(&summary));
     filter::normalize_patch(
         Candidate {
             topic,
@@ -481,6 +481,43 @@ fn rescue_with(
         }
         .into_patch(m.offset),
     )
+}
+
+/// An English memory text without the words that open the sentence but say nothing of the
+/// rule ("Please always respond in Thai" → "Always respond in Thai"; `tidy_opening.OPENERS` in
+/// `data/en.words`), repeatedly, when at least two words remain. The rules have already judged
+/// the whole sentence; only the saved text changes. CJK text is left as it is.
+fn tidy_opening(summary: &str) -> String {
+    const OPENERS: &[&str] = words::en::TIDY_OPENING__OPENERS;
+    if summary.chars().any(script::is_cjk) {
+        return summary.to_string();
+    }
+    let mut rest = summary.trim_start();
+    'again: loop {
+        for opener in OPENERS {
+            let Some(head) = rest.get(..opener.len()) else {
+                continue;
+            };
+            let after = &rest[opener.len()..];
+            let ends_word = after.starts_with([' ', ',']);
+            if head.eq_ignore_ascii_case(opener) && ends_word {
+                let next = after.trim_start_matches([' ', ',']);
+                if next.split_whitespace().nth(1).is_none() {
+                    break 'again;
+                }
+                rest = next;
+                continue 'again;
+            }
+        }
+        break;
+    }
+    if rest.len() == summary.trim_start().len() {
+        return summary.to_string();
+    }
+    let mut chars = rest.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// Splits a reason given in the same sentence off a fact: `(fact, why)`. "Run fmt before

@@ -880,8 +880,21 @@ mod en_shapes {
         );
         assert_eq!(
             summary("pls dont use emojis in commit msgs"),
-            Some("please don't use emojis in commit messages".into())
+            // Spellings tidied, and the "please" that opens it is not part of the rule.
+            Some("Don't use emojis in commit messages".into())
         );
+        assert_eq!(
+            tidy_opening("Please always respond in Thai."),
+            "Always respond in Thai."
+        );
+        assert_eq!(
+            tidy_opening("and so I want you to keep the changelog current"),
+            "Keep the changelog current"
+        );
+        // "No" is the rule's own word; nothing is cut that would leave one word.
+        assert_eq!(tidy_opening("No secrets in logs."), "No secrets in logs.");
+        assert_eq!(tidy_opening("Please rebase."), "Please rebase.");
+        assert_eq!(tidy_opening("Sorting is stable."), "Sorting is stable.");
         assert_eq!(
             topic("Im colorblind so please dont rely on red/green in diagrams"),
             Some(User)
