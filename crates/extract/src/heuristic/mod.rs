@@ -34,6 +34,7 @@ mod mask;
 pub(crate) mod pattern;
 #[cfg(debug_assertions)]
 pub use pattern::literal_table;
+pub use pattern::rule_patterns;
 mod script;
 mod segment;
 pub(crate) mod sent;

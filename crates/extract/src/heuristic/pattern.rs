@@ -243,6 +243,12 @@ fn record(pattern: &str) {
     }
 }
 
+/// Every rule pattern of the generated literal table (`heuristic/literals.rs`): what
+/// `benches/pattern_engines.rs` builds with each regex engine to weigh their cost.
+pub fn rule_patterns() -> Vec<&'static str> {
+    super::literals::TABLE.iter().map(|(p, _)| *p).collect()
+}
+
 /// The source of `literals.rs` for every pattern built so far in this process and every entry
 /// the committed table already has (debug builds; `examples/extract_literals.rs` runs the
 /// extractor over the synthetic corpora first, so that every rule's patterns are reached).
