@@ -84,6 +84,17 @@ fn text_without_explain_is_refused() {
     assert!(!out.status.success());
 }
 
+/// A message that starts like a flag (a pasted list item) is the text, not an option.
+#[test]
+fn text_may_start_with_a_dash() {
+    let sb = Sandbox::new();
+    let e = explain_json(&sb, "- never commit the .env file");
+    assert_eq!(
+        e["sentences"][0]["text"], "never commit the .env file",
+        "{e}"
+    );
+}
+
 /// The saved fact is the rule: a request to record it, a lead-in and a one-off part are not.
 #[test]
 fn saved_facts_are_the_rule_itself() {

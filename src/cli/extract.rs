@@ -57,8 +57,13 @@ pub struct ExtractArgs {
     /// message is `--text`, or standard input.
     #[arg(long)]
     pub explain: bool,
-    /// The message `--explain` explains.
-    #[arg(long, value_name = "TEXT", requires = "explain")]
+    /// The message `--explain` explains (it may start with "-", as a pasted list item does).
+    #[arg(
+        long,
+        value_name = "TEXT",
+        requires = "explain",
+        allow_hyphen_values = true
+    )]
     pub text: Option<String>,
     /// Who started the run (telemetry); the agent hooks pass `hook`.
     #[arg(long, hide = true, default_value = "manual")]
