@@ -243,11 +243,13 @@ fn write_run(dir: &Path, manifest: &Manifest, archive: &[u8]) -> Result<(), Back
     bytes.extend_from_slice(archive);
     store::atomic_write(&dir.join(RUN_FILE), &bytes)?;
     // The run must be on disk before the first document is rewritten: its file's entry in the
-    // run directory, and the run directory's entry in `backups/` (created just now).
+    // run directory, the run directory's entry in `backups/` (created just now), and
+    // `backups/`'s own entry in the state directory (new on the first run).
     let sync = |d: &Path| safe_fs::sync_dir(d).map_err(store::StoreError::from);
     sync(dir)?;
-    if let Some(parent) = dir.parent() {
-        sync(parent)?;
+    let backups = dir.parent();
+    for d in backups.into_iter().chain(backups.and_then(Path::parent)) {
+        sync(d)?;
     }
     Ok(())
 }

@@ -214,15 +214,18 @@ impl Dir {
     }
 
     /// Flushes this directory's entries to disk: a file renamed or a directory created in it
-    /// survives a crash only once its directory is synced.
+    /// survives a crash only once its directory is synced. A file system that cannot sync a
+    /// directory (`EINVAL` or `ENOTSUP` from some FUSE and network mounts) has nothing more to
+    /// give, so that answer is not an error.
     pub fn sync(&self) -> Result<(), FsError> {
         let fd = self
             .fd
             .try_clone()
             .map_err(|e| FsError::io(&self.path, e))?;
-        File::from(fd)
-            .sync_all()
-            .map_err(|e| FsError::io(&self.path, e))
+        match File::from(fd).sync_all() {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL | libc::EOPNOTSUPP)) => Ok(()),
+            other => other.map_err(|e| FsError::io(&self.path, e)),
+        }
     }
 
     /// What is at `name` in this directory, without following a symlink; `None` when missing.

@@ -193,7 +193,8 @@ pub(super) fn matches(cue: &Cue, sentence: &str) -> bool {
 
 /// `sentence` without the lead-ins of the `lead-in` class at its start ("add to CLAUDE.md
 /// that …", "no — …", "also, …"), repeatedly, with the first letter of what remains in upper
-/// case; `None` when it starts with none. Only ASCII lead-ins on an ASCII prefix are removed.
+/// case; `None` when it starts with none. The lead-ins are English (`en.cues`, and the request
+/// shape of [`strip_record_request`]).
 pub fn strip_lead_in(sentence: &str) -> Option<String> {
     let mut rest = sentence.trim_start();
     let mut stripped = false;
@@ -240,7 +241,9 @@ fn strip_record_request(sentence: &str) -> Option<&str> {
     use super::words::en::{
         RECORD_REQUEST__BEFORE_TARGET as BEFORE_TARGET, RECORD_REQUEST__CONNECTORS as CONNECTORS,
         RECORD_REQUEST__DETERMINERS as DETERMINERS, RECORD_REQUEST__GENERIC_TARGETS as GENERIC,
-        RECORD_REQUEST__TARGETS as TARGETS, RECORD_REQUEST__VERBS as VERBS,
+        RECORD_REQUEST__PLACE_CONNECTORS as PLACE_CONNECTORS,
+        RECORD_REQUEST__PLACE_VERBS as PLACE_VERBS, RECORD_REQUEST__TARGETS as TARGETS,
+        RECORD_REQUEST__VERBS as VERBS,
     };
     // ASCII lowercase keeps every byte offset of `sentence`.
     let lower = sentence.to_ascii_lowercase();
@@ -268,10 +271,12 @@ fn strip_record_request(sentence: &str) -> Option<&str> {
         at += lower[at..].len() - lower[at..].trim_start().len();
     }
     take(&mut at, &["please"]);
-    if !take(&mut at, VERBS) {
+    let places = take(&mut at, PLACE_VERBS);
+    if !places && !take(&mut at, VERBS) {
         return None;
     }
-    let introduced = take(&mut at, BEFORE_TARGET) | take(&mut at, DETERMINERS);
+    let before = take(&mut at, BEFORE_TARGET);
+    let introduced = before | take(&mut at, DETERMINERS);
     // A file's name (`TARGETS`) anywhere; a plain word (`GENERIC`) only after "to" or "the".
     let target =
         |at: &mut usize, introduced: bool| take(at, TARGETS) || (introduced && take(at, GENERIC));
@@ -290,13 +295,22 @@ fn strip_record_request(sentence: &str) -> Option<&str> {
         break;
     }
     let quoted = |s: &str| s.starts_with(['"', '\u{201c}']);
-    if !take(&mut at, CONNECTORS) && !quoted(&sentence[at..]) {
+    // "Add AGENTS.md to the root": a file placed somewhere, not a rule recorded in it.
+    let connectors = if places && !before {
+        PLACE_CONNECTORS
+    } else {
+        CONNECTORS
+    };
+    if !take(&mut at, connectors) && !quoted(&sentence[at..]) {
         return None;
     }
     let mut rule = sentence[at..].trim();
-    // A rule given in quotes is the text inside them.
+    // A rule given in quotes is the text inside them (a full stop after the quote included).
     for (open, close) in [('"', '"'), ('\u{201c}', '\u{201d}')] {
-        if let Some(inner) = rule.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+        let unquoted = rule
+            .strip_prefix(open)
+            .and_then(|r| r.trim_end_matches(['.', '!']).strip_suffix(close));
+        if let Some(inner) = unquoted {
             if !inner.contains(open) && !inner.contains(close) {
                 rule = inner.trim();
             }
@@ -418,6 +432,19 @@ mod tests {
         assert_eq!(
             strip_lead_in("Update my cursor rules with a high priority item?"),
             None
+        );
+        // A file placed somewhere is not a rule recorded in it.
+        assert_eq!(
+            strip_lead_in("Add AGENTS.md to the root of every repo."),
+            None
+        );
+        assert_eq!(
+            strip_lead_in("Add CLAUDE.md to .gitignore so it is never committed."),
+            None
+        );
+        assert_eq!(
+            strip_lead_in("Add to cursor rules \"never commit generated files\".").as_deref(),
+            Some("Never commit generated files")
         );
         assert_eq!(strip_lead_in("Also,"), None);
     }

@@ -330,7 +330,7 @@ pub fn explain(text: &str) -> Explanation {
             SentenceExplanation {
                 text: s.clone(),
                 rules: if cjk_family { "cjk" } else { "en" },
-                kept_as: c.map(|c| (c.topic.as_str().to_string(), c.summary)),
+                kept_as: c.map(|c| (c.topic.as_str().to_string(), tidy_opening(&c.summary))),
                 score: model.score(s).map(|v| v.durable),
             }
         })

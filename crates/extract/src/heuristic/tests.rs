@@ -888,13 +888,17 @@ mod en_shapes {
             "Always respond in Thai."
         );
         assert_eq!(
-            tidy_opening("and so I want you to keep the changelog current"),
+            tidy_opening("and yes I want you to keep the changelog current"),
             "Keep the changelog current"
         );
         // "No" is the rule's own word; nothing is cut that would leave one word.
         assert_eq!(tidy_opening("No secrets in logs."), "No secrets in logs.");
         assert_eq!(tidy_opening("Please rebase."), "Please rebase.");
         assert_eq!(tidy_opening("Sorting is stable."), "Sorting is stable.");
+        assert_eq!(
+            tidy_opening("So long as CI is green, merge on Fridays."),
+            "So long as CI is green, merge on Fridays."
+        );
         assert_eq!(
             topic("Im colorblind so please dont rely on red/green in diagrams"),
             Some(User)
