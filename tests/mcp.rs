@@ -201,6 +201,53 @@ fn raw_json_rpc_tools_provenance_and_closed_stdin() {
     assert!(ok, "exit status after stdin closed; stderr: {stderr}");
 }
 
+/// A client that closes stdin before it initializes (a probe, a cancelled start) gets a quiet
+/// exit 0, as after a session; a request sent before initializing is answered with a JSON-RPC
+/// error first.
+#[test]
+fn a_client_that_leaves_before_initializing_ends_the_server_quietly() {
+    let sb = Sandbox::new();
+    let out = sb
+        .std_cmd(&sb.repo)
+        .arg("mcp")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut child = sb
+        .std_cmd(&sb.repo)
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list"}}"#).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let reply: serde_json::Value = serde_json::from_slice(
+        out.stdout
+            .split(|&b| b == b'\n')
+            .next()
+            .expect("a reply line"),
+    )
+    .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(reply["id"], 1, "{reply}");
+    assert!(
+        reply["error"]["code"].is_i64(),
+        "the client is told: {reply}"
+    );
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+}
+
 /// What an agent sends to `remember` is the model's text, not a person's: a
 /// `qwen-memory:allow` marker in it hides nothing (it could otherwise smuggle any credential
 /// into memory), in the text, the reason or the how-to; the same marker typed at the command

@@ -89,7 +89,13 @@ async fn serve(ctx: Context) -> Result<()> {
         snapshot: std::sync::Mutex::new(None),
     };
     let watched = server.ctx.clone();
-    let running = server.serve(rmcp::transport::stdio()).await?;
+    let running = match server.serve(rmcp::transport::stdio()).await {
+        Ok(running) => running,
+        // A client that closes the pipe before it initializes (a probe, a start it cancelled)
+        // asked for nothing: the server ends quietly, as after a session.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
     let peer = running.peer().clone();
     let watcher = tokio::spawn(async move {
         let mut last = fingerprint(&watched).0;
