@@ -223,7 +223,7 @@ impl Dir {
             .try_clone()
             .map_err(|e| FsError::io(&self.path, e))?;
         match File::from(fd).sync_all() {
-            Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL | libc::EOPNOTSUPP)) => Ok(()),
+            Err(e) if sys::os_error(&e) == Some(OsError::SyncUnsupported) => Ok(()),
             other => other.map_err(|e| FsError::io(&self.path, e)),
         }
     }

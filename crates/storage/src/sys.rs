@@ -285,6 +285,9 @@ mod files {
         NoSuchDeviceOrAddress,
         /// `ENOTDIR`: not a directory where one was asked for.
         NotADirectory,
+        /// `EINVAL` or `EOPNOTSUPP` from `fsync` of a directory: the file system (some FUSE and
+        /// network mounts) cannot sync one.
+        SyncUnsupported,
     }
 
     /// Which [`OsError`] `err` is, if any.
@@ -293,6 +296,7 @@ mod files {
             libc::ELOOP => Some(OsError::SymlinkLoop),
             libc::ENXIO => Some(OsError::NoSuchDeviceOrAddress),
             libc::ENOTDIR => Some(OsError::NotADirectory),
+            libc::EINVAL | libc::EOPNOTSUPP => Some(OsError::SyncUnsupported),
             _ => None,
         }
     }
