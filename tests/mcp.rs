@@ -201,6 +201,46 @@ fn raw_json_rpc_tools_provenance_and_closed_stdin() {
     assert!(ok, "exit status after stdin closed; stderr: {stderr}");
 }
 
+/// A request too large to read (a line over the SDK's 16 MiB) is answered with an error for its
+/// id, whether the id comes first or last, and the session goes on; nothing is saved.
+#[test]
+fn a_request_over_the_line_limit_is_answered_not_dropped() {
+    let sb = Sandbox::new();
+    let mut s = Raw::start(&sb, &sb.repo, "raw-client");
+    let text = "big ".repeat(4_300_000); // 17.2 MB
+    let r = s.request(
+        "tools/call",
+        json!({"name": "remember", "arguments": {"text": text}}),
+    );
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("16 MiB"),
+        "{r}"
+    );
+    // The id after everything else, as some clients write it.
+    s.send(&json!({"method": "tools/call", "params": {"name": "remember", "arguments": {"text": text}}, "jsonrpc": "2.0", "id": "last"}));
+    let tools = s.request("tools/list", json!({}));
+    assert!(tools["result"]["tools"].is_array(), "{tools}");
+    let late = s
+        .notifications
+        .iter()
+        .find(|v| v["id"] == "last")
+        .cloned()
+        .unwrap_or_else(|| panic!("no answer to the id-last request: {:?}", s.notifications));
+    assert_eq!(late["error"]["code"], -32600, "{late}");
+    assert!(
+        !sb.private_root().exists()
+            || fs::read_dir(sb.private_root()).unwrap().all(|e| e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("MEMORY")),
+        "nothing is saved"
+    );
+    let (ok, stderr) = s.close();
+    assert!(ok, "{stderr}");
+}
+
 /// A client that closes stdin before it initializes (a probe, a cancelled start) gets a quiet
 /// exit 0, as after a session; a request sent before initializing is answered with a JSON-RPC
 /// error first.

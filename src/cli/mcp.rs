@@ -89,7 +89,13 @@ async fn serve(ctx: Context) -> Result<()> {
         snapshot: std::sync::Mutex::new(None),
     };
     let watched = server.ctx.clone();
-    let running = match server.serve(rmcp::transport::stdio()).await {
+    // Lines the SDK would drop unanswered are answered (`mcp_input`); one byte under its limit,
+    // so that no line passed on is over it.
+    let input = super::mcp_input::Bounded::new(
+        tokio::io::stdin(),
+        rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH - 1,
+    );
+    let running = match server.serve((input, tokio::io::stdout())).await {
         Ok(running) => running,
         // A client that closes the pipe before it initializes (a probe, a start it cancelled)
         // asked for nothing: the server ends quietly, as after a session.
@@ -839,6 +845,29 @@ impl ServerHandler for MemoryServer {
         .with_instructions(
             "This project's persistent memory (shared with Qwen Code's auto-memory). Call `recall` before answering questions about the project's conventions, history or the user's preferences; call `remember` when the user states a lasting fact or asks you to remember something.",
         )
+    }
+
+    /// The stand-in for a request too large to read (`mcp_input`): answered with an error that
+    /// says so, instead of silence.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, McpError> {
+        if request.method == super::mcp_input::TOO_LARGE_METHOD {
+            return Err(McpError::invalid_request(
+                format!(
+                    "request too large: over {} MiB on one line; send less text at once",
+                    rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH >> 20
+                ),
+                None,
+            ));
+        }
+        Err(McpError::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        ))
     }
 
     async fn initialize(

@@ -25,6 +25,7 @@ pub mod extract;
 pub mod forget;
 pub mod man;
 pub mod mcp;
+mod mcp_input;
 pub mod recall;
 pub mod remember;
 
