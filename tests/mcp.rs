@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use common::Sandbox;
+use common::{tree, Sandbox};
 
 /// The Python SDK release the checks use.
 const MCP_SDK: &str = "mcp==2.3.0";
@@ -705,6 +705,55 @@ fn python_sdk_sees_only_what_the_trust_policy_and_the_checks_allow() {
 
 /// `install --agent …` registers the server in each agent's MCP configuration, idempotently,
 /// next to what is there; `uninstall` removes exactly it.
+/// `install --manual` prints the MCP entry for every client, exactly what `install` then writes,
+/// and writes nothing itself.
+#[test]
+fn manual_install_prints_the_mcp_entry_install_would_write() {
+    let sb = Sandbox::new();
+    let home = &sb.home;
+    for dir in [".qwen", ".codex", ".gemini"] {
+        fs::create_dir_all(home.join(dir)).unwrap();
+    }
+    let before = tree(home);
+    let printed = sb.ok(&["install", "--manual", "--hooks", "none", "--agent", "all"]);
+    assert_eq!(tree(home), before, "--manual writes nothing");
+    let block = |path: &std::path::Path| -> String {
+        let header = format!("{} (the MCP server):\n", path.display());
+        let start = printed
+            .find(&header)
+            .unwrap_or_else(|| panic!("no MCP block for {}:\n{printed}", path.display()))
+            + header.len();
+        let rest = &printed[start..];
+        rest[..rest.find("\n#").map_or(rest.len(), |i| i + 1)].to_string()
+    };
+    let json_files = [
+        ("qwen", home.join(".qwen/settings.json")),
+        ("claude", home.join(".claude.json")),
+        ("gemini", home.join(".gemini/settings.json")),
+    ];
+    let codex_file = home.join(".codex/config.toml");
+    let codex_block = block(&codex_file);
+    let snippets: Vec<Value> = json_files
+        .iter()
+        .map(|(_, f)| serde_json::from_str(&block(f)).unwrap())
+        .collect();
+    for agent in ["qwen", "claude", "codex", "gemini"] {
+        sb.ok(&["install", "--hooks", "none", "--agent", agent]);
+    }
+    for ((agent, file), snippet) in json_files.iter().zip(&snippets) {
+        let written: Value = serde_json::from_slice(&fs::read(file).unwrap()).unwrap();
+        assert_eq!(
+            written["mcpServers"]["qwen-memory"], snippet["mcpServers"]["qwen-memory"],
+            "{agent}"
+        );
+    }
+    let toml = fs::read_to_string(&codex_file).unwrap();
+    assert!(
+        toml.contains(codex_block.trim_end()),
+        "{toml}\n---\n{codex_block}"
+    );
+}
+
 #[test]
 fn install_registers_the_server_for_every_agent_and_uninstall_removes_it() {
     let sb = Sandbox::new();

@@ -176,7 +176,8 @@ pub fn run_install(cli: &Cli, ctx: &Context, args: &InstallArgs) -> Result<ExitC
     let names = shims::parse_hook_list(args.git_hooks()).map_err(anyhow::Error::msg)?;
     let agents = args.agent.map(AgentArg::agents).unwrap_or_default();
     if args.manual {
-        return manual(ctx, &names, &agents, args.project);
+        let clients = args.agent.map(AgentArg::mcp_clients).unwrap_or_default();
+        return manual(ctx, &names, &agents, &clients, args.project);
     }
     let mut report = serde_json::Map::new();
     let mut warnings: Vec<String> = Vec::new();
@@ -299,6 +300,7 @@ fn manual(
     ctx: &Context,
     names: &[&'static str],
     agents: &[Agent],
+    clients: &[Client],
     project: bool,
 ) -> Result<ExitCode> {
     if !names.is_empty() {
@@ -316,6 +318,24 @@ fn manual(
         let path = agent::settings_path(*a, scope(project), &ctx.project.root)?;
         println!("# Merge into {}:", path.display());
         print!("{}", agent::manual_snippet(*a));
+    }
+    // The MCP server, as `install` would register it.
+    for c in clients {
+        if project && !c.has_project_scope() {
+            println!(
+                "# {} has no project MCP configuration (run without --project)",
+                c.as_str()
+            );
+            continue;
+        }
+        let path = mcp_config::config_path(*c, project, &ctx.project.root)?;
+        let how = if *c == Client::Codex {
+            "Append to"
+        } else {
+            "Merge into"
+        };
+        println!("# {how} {} (the MCP server):", path.display());
+        print!("{}", mcp_config::manual_snippet(*c));
     }
     Ok(ExitCode::SUCCESS)
 }

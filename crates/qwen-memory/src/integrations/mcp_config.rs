@@ -116,6 +116,20 @@ pub fn entry(client: Client) -> Value {
     }
 }
 
+/// What to add by hand to `client`'s configuration (`install --manual`): the `mcpServers`
+/// entry as JSON, or Codex's TOML table, exactly what `install` would write.
+pub fn manual_snippet(client: Client) -> String {
+    match client {
+        Client::Codex => codex_block(),
+        _ => {
+            let value = json!({"mcpServers": {SERVER_NAME: entry(client)}});
+            let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+    }
+}
+
 /// What install/uninstall did to one configuration file.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
