@@ -705,6 +705,44 @@ fn python_sdk_sees_only_what_the_trust_policy_and_the_checks_allow() {
 
 /// `install --agent …` registers the server in each agent's MCP configuration, idempotently,
 /// next to what is there; `uninstall` removes exactly it.
+/// Registering the server changes a person's JSON file only where the entry goes: their
+/// indentation, inline arrays and spacing stay, and uninstall gives back the file byte for byte.
+#[test]
+fn registering_keeps_a_persons_layout_and_uninstall_restores_it() {
+    let sb = Sandbox::new();
+    let home = &sb.home;
+    let claude = home.join(".claude.json");
+    let original = "{\n    \"numStartups\": 3,\n    \"tips\": [\"a\", \"b\"],\n    \"mcpServers\": {\n        \"other\": {\"command\": \"x\", \"args\": [\"--flag\", \"1\"]}\n    }\n}\n";
+    fs::write(&claude, original).unwrap();
+    fs::create_dir_all(home.join(".gemini")).unwrap();
+    let gemini = home.join(".gemini/settings.json");
+    let gemini_original = "{\"theme\": \"dark\", \"list\": [1,2]}";
+    fs::write(&gemini, gemini_original).unwrap();
+    sb.ok(&["install", "--hooks", "none", "--agent", "claude"]);
+    sb.ok(&["install", "--hooks", "none", "--agent", "gemini"]);
+    let after = fs::read_to_string(&claude).unwrap();
+    let kept: Vec<&str> = original
+        .lines()
+        .filter(|l| !l.trim().starts_with('}'))
+        .collect();
+    for line in &kept {
+        assert!(after.contains(line), "{line:?} is gone:\n{after}");
+    }
+    assert!(
+        after.contains("\"other\": {\"command\": \"x\", \"args\": [\"--flag\", \"1\"]},\n        \"qwen-memory\": {\n            \"type\": \"stdio\","),
+        "{after}"
+    );
+    let g = fs::read_to_string(&gemini).unwrap();
+    assert!(
+        g.starts_with("{\"theme\": \"dark\", \"list\": [1,2], \"mcpServers\": {\"qwen-memory\":"),
+        "{g}"
+    );
+    sb.ok(&["uninstall", "--agent", "claude"]);
+    sb.ok(&["uninstall", "--agent", "gemini"]);
+    assert_eq!(fs::read_to_string(&claude).unwrap(), original);
+    assert_eq!(fs::read_to_string(&gemini).unwrap(), gemini_original);
+}
+
 /// `install --manual` prints the MCP entry for every client, exactly what `install` then writes,
 /// and writes nothing itself.
 #[test]

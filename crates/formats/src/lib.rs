@@ -3,6 +3,7 @@
 
 pub mod diff;
 pub mod doc;
+pub mod json_splice;
 pub mod sanitize;
 pub mod secrets;
 pub mod text;

@@ -109,15 +109,28 @@ where
         }
         .into());
     }
+    let before = value.clone();
     let (what, out) = change(&mut value, bytes.as_deref())?;
     match what {
         Edit::Keep => {}
-        Edit::Write => write(path, &to_bytes(&value, bytes.as_deref()))?,
+        Edit::Write => write(path, &rewrite(bytes.as_deref(), &before, &value))?,
         Edit::WriteBytes(b) => write(path, &b)?,
         Edit::Remove => remove(path)?,
     }
     after(&out)?;
     Ok(out)
+}
+
+/// The new text of a file whose value changed from `before` to `after`: the change spliced
+/// into `original` where it can be, every other byte as the person left it
+/// (`formats::json_splice`), else the whole value laid out like the file ([`to_bytes`]).
+fn rewrite(original: Option<&[u8]>, before: &Value, after: &Value) -> Vec<u8> {
+    original
+        .filter(|b| !b.iter().all(u8::is_ascii_whitespace))
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .and_then(|text| crate::formats::json_splice::splice(text, before, after))
+        .map(String::into_bytes)
+        .unwrap_or_else(|| to_bytes(after, original))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), SettingsFileError> {
@@ -360,16 +373,17 @@ mod tests {
                 "{\r\n\t\"z\": \"a\\nb\"\r\n}\r\n",
                 "{\r\n\t\"z\": \"a\\nb\",\r\n\t\"x\": 1\r\n}\r\n",
             ),
-            // One line, no final break: stays one line without one.
-            ("{\"z\": [1, 2]}", "{\"z\":[1,2],\"x\":1}"),
+            // One line, no final break: stays one line without one, spaced as it was.
+            ("{\"z\": [1, 2]}", "{\"z\": [1, 2], \"x\": 1}"),
             // One line with a final break.
             ("{\"z\":true}\n", "{\"z\":true,\"x\":1}\n"),
             // LF without a final break.
             ("{\n  \"z\": true\n}", "{\n  \"z\": true,\n  \"x\": 1\n}"),
-            // Mixed line breaks are not CRLF; an empty object is laid out as new.
+            // Mixed line breaks are not CRLF (the new line gets LF, the others stay as they
+            // were); an empty object is laid out as new.
             (
                 "{\r\n  \"z\": 1,\n  \"y\": 2\n}\n",
-                "{\n  \"z\": 1,\n  \"y\": 2,\n  \"x\": 1\n}\n",
+                "{\r\n  \"z\": 1,\n  \"y\": 2,\n  \"x\": 1\n}\n",
             ),
             ("{}", "{\n  \"x\": 1\n}"),
             ("  \n", "{\n  \"x\": 1\n}\n"),
@@ -390,7 +404,7 @@ mod tests {
         edit(&path, &lock, set_x, |_| Ok(())).unwrap();
         assert_eq!(
             fs::read_to_string(&path).unwrap(),
-            "{\n    \"z\": true,\n    \"a\": [\n        1\n    ],\n    \"x\": 1\n}\n"
+            "{\n    \"z\": true,\n    \"a\": [1],\n    \"x\": 1\n}\n"
         );
         let new = dir.path().join("new/settings.json");
         edit(&new, &lock, set_x, |_| Ok(())).unwrap();

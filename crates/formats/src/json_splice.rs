@@ -1,0 +1,526 @@
+//! A change to a JSON file written as a change to its text: the members and array elements a
+//! change adds or removes are spliced in or cut out where they are, and a value that changed
+//! otherwise is rewritten in its place, so every byte the change does not touch — a person's
+//! indentation, inline arrays, key spacing, line breaks — stays as it was (docs/DESIGN.md,
+//! "Agent integration"). [`splice`] checks its own result: it returns text only when that text
+//! parses to exactly the new value, and `None` (the caller writes the whole file) otherwise.
+
+use serde_json::Value;
+
+/// `original` (the text of `old`) changed into a text of `new`, touching only what differs;
+/// `None` when the text is not one this reader follows or the result would not be `new`.
+pub fn splice(original: &str, old: &Value, new: &Value) -> Option<String> {
+    let layout = Layout::of(original);
+    let root = Node::parse(original)?;
+    // A file that is only `{}` or `[]` has no layout of a person's to keep: laid out as new.
+    if root.members.is_empty() && root.elements.is_empty() {
+        return None;
+    }
+    let mut edits = Vec::new();
+    diff(original, &root, old, new, &layout, &mut edits)?;
+    edits.sort_by_key(|e| e.0);
+    let mut out = String::with_capacity(original.len() + 256);
+    let mut at = 0;
+    for (start, end, text) in edits {
+        if start < at {
+            return None;
+        }
+        out.push_str(original.get(at..start)?);
+        out.push_str(&text);
+        at = end;
+    }
+    out.push_str(original.get(at..)?);
+    let reread: Value = serde_json::from_str(&out).ok()?;
+    (reread == *new && same_order(&reread, new)).then_some(out)
+}
+
+/// Whether every object in `a` and `b` lists its keys in the same order (`==` on maps does
+/// not look at order).
+fn same_order(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.keys().eq(y.keys()) && x.values().zip(y.values()).all(|(p, q)| same_order(p, q))
+        }
+        (Value::Array(x), Value::Array(y)) => x.iter().zip(y).all(|(p, q)| same_order(p, q)),
+        _ => true,
+    }
+}
+
+/// How the file is laid out: its indentation unit and line break.
+struct Layout {
+    unit: String,
+    newline: &'static str,
+}
+
+impl Layout {
+    fn of(text: &str) -> Layout {
+        let unit = text
+            .lines()
+            .skip(1)
+            .find_map(|l| {
+                let ws: String = l.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+                (!ws.is_empty()).then_some(ws)
+            })
+            .unwrap_or_else(|| "  ".to_string());
+        // CRLF only when every line break is one (as `agent_settings::to_bytes` decides).
+        let breaks = text.matches('\n').count();
+        let newline = if breaks > 0 && text.matches("\r\n").count() == breaks {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        Layout { unit, newline }
+    }
+
+    /// `value` written at an indentation of `indent`: pretty when `pretty`, else on one line.
+    fn render(&self, value: &Value, indent: &str, pretty: bool) -> String {
+        if !pretty {
+            return serde_json::to_string(value).unwrap_or_default();
+        }
+        // serde_json indents by two spaces; a JSON string never holds a raw line break, so each
+        // line's leading spaces are its depth.
+        let two = serde_json::to_string_pretty(value).unwrap_or_default();
+        let text: Vec<String> = two
+            .lines()
+            .map(|l| {
+                let spaces = l.len() - l.trim_start_matches(' ').len();
+                format!("{}{}", self.unit.repeat(spaces / 2), &l[spaces..])
+            })
+            .collect();
+        let text = text.join("\n");
+        text.replace('\n', &format!("{}{indent}", self.newline))
+    }
+}
+
+/// A JSON value's place in the text: its byte span, and for an object its members (key, start
+/// of the key, the member's value), for an array its elements.
+struct Node {
+    start: usize,
+    end: usize,
+    members: Vec<(String, usize, Node)>,
+    elements: Vec<Node>,
+}
+
+impl Node {
+    fn parse(text: &str) -> Option<Node> {
+        let b = text.as_bytes();
+        let mut i = skip_ws(b, 0);
+        let node = value(text, &mut i)?;
+        (skip_ws(b, i) == b.len()).then_some(node)
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while b
+        .get(i)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    i
+}
+
+fn string_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+fn value(text: &str, i: &mut usize) -> Option<Node> {
+    let b = text.as_bytes();
+    let start = *i;
+    let mut node = Node {
+        start,
+        end: start,
+        members: Vec::new(),
+        elements: Vec::new(),
+    };
+    match *b.get(start)? {
+        b'{' => {
+            *i = skip_ws(b, start + 1);
+            if b.get(*i) == Some(&b'}') {
+                *i += 1;
+            } else {
+                loop {
+                    let key_start = *i;
+                    if b.get(key_start) != Some(&b'"') {
+                        return None;
+                    }
+                    let key_end = string_end(b, key_start)?;
+                    let key: String = serde_json::from_str(text.get(key_start..key_end)?).ok()?;
+                    *i = skip_ws(b, key_end);
+                    if b.get(*i) != Some(&b':') {
+                        return None;
+                    }
+                    *i = skip_ws(b, *i + 1);
+                    let v = value(text, i)?;
+                    node.members.push((key, key_start, v));
+                    *i = skip_ws(b, *i);
+                    match b.get(*i)? {
+                        b',' => *i = skip_ws(b, *i + 1),
+                        b'}' => {
+                            *i += 1;
+                            break;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+        }
+        b'[' => {
+            *i = skip_ws(b, start + 1);
+            if b.get(*i) == Some(&b']') {
+                *i += 1;
+            } else {
+                loop {
+                    node.elements.push(value(text, i)?);
+                    *i = skip_ws(b, *i);
+                    match b.get(*i)? {
+                        b',' => *i = skip_ws(b, *i + 1),
+                        b']' => {
+                            *i += 1;
+                            break;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+        }
+        b'"' => *i = string_end(b, start)?,
+        _ => {
+            while b.get(*i).is_some_and(|c| !b" \t\n\r,:]}".contains(c)) {
+                *i += 1;
+            }
+            if *i == start {
+                return None;
+            }
+        }
+    }
+    node.end = *i;
+    Some(node)
+}
+
+/// The indentation of the line `at` is on, when only whitespace stands before it there.
+fn line_indent(text: &str, at: usize) -> Option<&str> {
+    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let before = &text[line_start..at];
+    before
+        .chars()
+        .all(|c| c == ' ' || c == '\t')
+        .then_some(before)
+}
+
+type Edit = (usize, usize, String);
+
+/// The edits that turn `node` (the text of `old`) into a text of `new`.
+fn diff(
+    text: &str,
+    node: &Node,
+    old: &Value,
+    new: &Value,
+    layout: &Layout,
+    edits: &mut Vec<Edit>,
+) -> Option<()> {
+    if old == new && same_order(old, new) {
+        return Some(());
+    }
+    match (old, new) {
+        (Value::Object(o), Value::Object(n)) if node.members.len() == o.len() => {
+            let kept: Vec<&String> = o.keys().filter(|k| n.contains_key(*k)).collect();
+            let common: Vec<&String> = n.keys().filter(|k| o.contains_key(*k)).collect();
+            let added: Vec<(&String, &Value)> =
+                n.iter().filter(|(k, _)| !o.contains_key(*k)).collect();
+            // Kept keys in their order, new keys after them: anything else is rewritten whole.
+            let tail_only = n.keys().skip(common.len()).all(|k| !o.contains_key(k));
+            if kept != common || !tail_only {
+                return replace(text, node, new, layout, edits);
+            }
+            let removed: Vec<usize> = (0..node.members.len())
+                .filter(|&m| !n.contains_key(&node.members[m].0))
+                .collect();
+            for (key, _, child) in &node.members {
+                if let (Some(a), Some(b)) = (o.get(key), n.get(key)) {
+                    diff(text, child, a, b, layout, edits)?;
+                }
+            }
+            if !removed.is_empty() {
+                cut(node, &removed, edits, true)?;
+            }
+            if !added.is_empty() {
+                let left = node.members.len() - removed.len();
+                insert_members(text, node, &added, left, edits, layout)?;
+            }
+            Some(())
+        }
+        (Value::Array(o), Value::Array(n))
+            if node.elements.len() == o.len() && n.len() > o.len() && n[..o.len()] == o[..] =>
+        {
+            let values: Vec<&Value> = n[o.len()..].iter().collect();
+            insert_values(text, node, &values, o.len(), edits, layout)
+        }
+        _ => replace(text, node, new, layout, edits),
+    }
+}
+
+/// Replaces the whole text of `node` with `new`, indented as the line it starts on, on one
+/// line when the value it replaces was (or the file is).
+fn replace(
+    text: &str,
+    node: &Node,
+    new: &Value,
+    layout: &Layout,
+    edits: &mut Vec<Edit>,
+) -> Option<()> {
+    let line_start = text[..node.start].rfind('\n').map_or(0, |n| n + 1);
+    let indent: String = text[line_start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    let pretty = text[node.start..node.end].contains('\n');
+    edits.push((node.start, node.end, layout.render(new, &indent, pretty)));
+    Some(())
+}
+
+fn is_one_line(text: &str) -> bool {
+    !text.trim_end().contains('\n')
+}
+
+/// Cuts the members (`object`) or elements at `which` out of `node`'s text, with the comma and
+/// spacing that went with each.
+fn cut(node: &Node, which: &[usize], edits: &mut Vec<Edit>, object: bool) -> Option<()> {
+    let spans: Vec<(usize, usize)> = if object {
+        node.members.iter().map(|(_, s, v)| (*s, v.end)).collect()
+    } else {
+        node.elements.iter().map(|v| (v.start, v.end)).collect()
+    };
+    if which.len() == spans.len() {
+        // All of them: an empty container.
+        edits.push((node.start + 1, node.end - 1, String::new()));
+        return Some(());
+    }
+    for &w in which {
+        let (start, end) = spans[w];
+        // With the comma before it; the first one takes the comma after it instead.
+        let kept_before = (0..w).rev().find(|k| !which.contains(k));
+        match kept_before {
+            Some(k) => edits.push((spans[k].1, end, String::new())),
+            None => {
+                let next = (w + 1..spans.len()).find(|k| !which.contains(k))?;
+                edits.push((start, spans[next].0, String::new()));
+            }
+        }
+    }
+    Some(())
+}
+
+/// Inserts object members after the `left` members that stay.
+fn insert_members(
+    text: &str,
+    node: &Node,
+    added: &[(&String, &Value)],
+    left: usize,
+    edits: &mut Vec<Edit>,
+    layout: &Layout,
+) -> Option<()> {
+    let rendered = |indent: &str, pretty: bool| -> Vec<String> {
+        added
+            .iter()
+            .map(|(k, v)| {
+                let key = serde_json::to_string(k).unwrap_or_default();
+                let sep = if pretty { ": " } else { ":" };
+                format!("{key}{sep}{}", layout.render(v, indent, pretty))
+            })
+            .collect()
+    };
+    let firsts: Vec<usize> = node.members.iter().map(|(_, s, _)| *s).collect();
+    let ends: Vec<usize> = node.members.iter().map(|(_, _, v)| v.end).collect();
+    place(text, node, &firsts, &ends, left, &rendered, edits, layout)
+}
+
+/// Appends array elements after the `left` elements there are.
+fn insert_values(
+    text: &str,
+    node: &Node,
+    values: &[&Value],
+    left: usize,
+    edits: &mut Vec<Edit>,
+    layout: &Layout,
+) -> Option<()> {
+    let rendered = |indent: &str, pretty: bool| -> Vec<String> {
+        values
+            .iter()
+            .map(|v| layout.render(v, indent, pretty))
+            .collect()
+    };
+    let firsts: Vec<usize> = node.elements.iter().map(|v| v.start).collect();
+    let ends: Vec<usize> = node.elements.iter().map(|v| v.end).collect();
+    place(text, node, &firsts, &ends, left, &rendered, edits, layout)
+}
+
+/// Places rendered items at the end of a container: after its last item that stays, spaced as
+/// its items are (one a line at their indentation, or inline after ", "), or into an empty one.
+#[allow(clippy::too_many_arguments)]
+fn place(
+    text: &str,
+    node: &Node,
+    firsts: &[usize],
+    ends: &[usize],
+    left: usize,
+    rendered: &dyn Fn(&str, bool) -> Vec<String>,
+    edits: &mut Vec<Edit>,
+    layout: &Layout,
+) -> Option<()> {
+    let nl = layout.newline;
+    if left == 0 || firsts.is_empty() {
+        // An empty container (or one emptied by this change): the items one a line, indented
+        // one unit more than the container's line, unless the file is on one line.
+        let outer = {
+            let line_start = text[..node.start].rfind('\n').map_or(0, |n| n + 1);
+            text[line_start..]
+                .chars()
+                .take_while(|c| *c == ' ' || *c == '\t')
+                .collect::<String>()
+        };
+        if is_one_line(text) {
+            let items = rendered("", false).join(",");
+            edits.push((node.start + 1, node.end - 1, items));
+        } else {
+            let inner = format!("{outer}{}", layout.unit);
+            let items = rendered(&inner, true).join(&format!(",{nl}{inner}"));
+            edits.push((
+                node.start + 1,
+                node.end - 1,
+                format!("{nl}{inner}{items}{nl}{outer}"),
+            ));
+        }
+        return Some(());
+    }
+    let last = ends.get(left.checked_sub(1)?).copied()?;
+    let first = *firsts.first()?;
+    match line_indent(text, first) {
+        Some(indent) if text[node.start..first].contains('\n') => {
+            let indent = indent.to_string();
+            let items = rendered(&indent, true);
+            let joined: String = items.iter().map(|i| format!(",{nl}{indent}{i}")).collect();
+            edits.push((last, last, joined));
+        }
+        _ => {
+            // Items inline: after ", " (or "," when the file's items are joined without space).
+            let spaced = firsts.get(1).map_or(text.contains("\": "), |&second| {
+                text[..second].trim_end_matches(' ').len() < second
+            });
+            let sep = if spaced { ", " } else { "," };
+            let items = rendered("", false);
+            // Keys spaced as the file spaces them ("a": 1 or "a":1).
+            let items: Vec<String> = if text.contains("\": ") {
+                items.iter().map(|i| i.replacen("\":", "\": ", 1)).collect()
+            } else {
+                items
+            };
+            let joined: String = items.iter().map(|i| format!("{sep}{i}")).collect();
+            edits.push((last, last, joined));
+        }
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn change(text: &str, f: impl FnOnce(&mut Value)) -> Option<String> {
+        let old: Value = serde_json::from_str(text).unwrap();
+        let mut new = old.clone();
+        f(&mut new);
+        splice(text, &old, &new)
+    }
+
+    #[test]
+    fn a_member_added_keeps_every_other_byte() {
+        let text = "{\n    \"ui\": {\"theme\": \"x\"},\n    \"list\": [1, 2,3]\n}\n";
+        let out = change(text, |v| {
+            v["mcpServers"] =
+                json!({"qwen-memory": {"command": "git-qwen-memory", "args": ["mcp"]}});
+        })
+        .unwrap();
+        assert_eq!(
+            out,
+            "{\n    \"ui\": {\"theme\": \"x\"},\n    \"list\": [1, 2,3],\n    \"mcpServers\": {\n        \"qwen-memory\": {\n            \"command\": \"git-qwen-memory\",\n            \"args\": [\n                \"mcp\"\n            ]\n        }\n    }\n}\n"
+        );
+    }
+
+    #[test]
+    fn into_an_existing_object_and_out_again_byte_for_byte() {
+        let text = "{\r\n  \"mcpServers\": {\r\n    \"other\": {\"command\": \"x\", \"args\": [\"a\", \"b\"]}\r\n  },\r\n  \"n\": 1.50\r\n}";
+        let old: Value = serde_json::from_str(text).unwrap();
+        let mut new = old.clone();
+        new["mcpServers"]["qwen-memory"] = json!({"command": "c"});
+        let added = splice(text, &old, &new).unwrap();
+        assert_eq!(
+            added,
+            "{\r\n  \"mcpServers\": {\r\n    \"other\": {\"command\": \"x\", \"args\": [\"a\", \"b\"]},\r\n    \"qwen-memory\": {\r\n      \"command\": \"c\"\r\n    }\r\n  },\r\n  \"n\": 1.50\r\n}"
+        );
+        let back = splice(&added, &new, &old).unwrap();
+        assert_eq!(back, text);
+    }
+
+    #[test]
+    fn an_empty_object_a_one_line_file_and_an_array_append() {
+        assert_eq!(
+            change("{\n  \"mcpServers\": {}\n}\n", |v| v["mcpServers"]["s"] =
+                json!(1))
+            .unwrap(),
+            "{\n  \"mcpServers\": {\n    \"s\": 1\n  }\n}\n"
+        );
+        assert_eq!(
+            change("{\"a\": 1}", |v| v["b"] = json!({"c": [true]})).unwrap(),
+            "{\"a\": 1, \"b\": {\"c\":[true]}}"
+        );
+        assert_eq!(
+            change("{\n  \"hooks\": [\"x\", \"y\"]\n}\n", |v| v["hooks"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!("z")))
+            .unwrap(),
+            "{\n  \"hooks\": [\"x\", \"y\", \"z\"]\n}\n"
+        );
+    }
+
+    #[test]
+    fn removing_the_only_and_the_first_member() {
+        assert_eq!(
+            change("{\n  \"a\": {\"s\": 1}\n}\n", |v| {
+                v["a"].as_object_mut().unwrap().shift_remove("s");
+            })
+            .unwrap(),
+            "{\n  \"a\": {}\n}\n"
+        );
+        assert_eq!(
+            change("{\"a\": 1, \"b\": 2}", |v| {
+                v.as_object_mut().unwrap().shift_remove("a");
+            })
+            .unwrap(),
+            "{\"b\": 2}"
+        );
+    }
+
+    #[test]
+    fn a_changed_value_is_rewritten_in_place_and_the_result_is_checked() {
+        assert_eq!(
+            change("{\n  \"a\": [1,2],\n  \"b\": \"x\"\n}", |v| v["b"] =
+                json!("y"))
+            .unwrap(),
+            "{\n  \"a\": [1,2],\n  \"b\": \"y\"\n}"
+        );
+        // Not JSON this reader follows: no splice (the caller rewrites the file).
+        let old = json!({"a": 1});
+        assert_eq!(splice("{\"a\": 1,}", &old, &json!({"a": 2})), None);
+    }
+}
