@@ -511,6 +511,45 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// A member added anywhere in a pretty or one-line file and taken out again gives the
+        /// file back byte for byte, and every splice parses to the value asked for.
+        #[test]
+        fn add_then_remove_gives_the_file_back(
+            keys in proptest::collection::vec("[a-z]{1,6}", 1..6),
+            nested in proptest::bool::ANY,
+            pretty in proptest::bool::ANY,
+            indent in 1usize..5,
+        ) {
+            let mut old = serde_json::Map::new();
+            for (i, k) in keys.iter().enumerate() {
+                let v = if nested && i % 2 == 0 { json!({"x": [i, "y"]}) } else { json!(i) };
+                old.insert(k.clone(), v);
+            }
+            let old = Value::Object(old);
+            let text = if pretty {
+                let mut t = serde_json::to_string_pretty(&old).unwrap();
+                t = t.replace("  ", &" ".repeat(indent));
+                t.push('\n');
+                t
+            } else {
+                serde_json::to_string(&old).unwrap()
+            };
+            let mut new = old.clone();
+            let target = if nested && keys.len() > 1 { keys[0].clone() } else { String::new() };
+            let obj = if target.is_empty() || !new[&target].is_object() {
+                new.as_object_mut().unwrap()
+            } else {
+                new[&target].as_object_mut().unwrap()
+            };
+            obj.insert("qwen-memory".into(), json!({"command": "c", "args": ["mcp"]}));
+            let added = splice(&text, &old, &new).expect("a splice");
+            proptest::prop_assert_eq!(serde_json::from_str::<Value>(&added).unwrap(), new.clone());
+            let back = splice(&added, &new, &old).expect("a splice back");
+            proptest::prop_assert_eq!(back, text);
+        }
+    }
+
     #[test]
     fn a_changed_value_is_rewritten_in_place_and_the_result_is_checked() {
         assert_eq!(
