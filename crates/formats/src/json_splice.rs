@@ -216,6 +216,13 @@ fn line_indent(text: &str, at: usize) -> Option<&str> {
         .then_some(before)
 }
 
+/// The indentation of the line `at` is on (its leading spaces and tabs).
+fn indent_of_line(text: &str, at: usize) -> &str {
+    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let line = &text[line_start..];
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
 type Edit = (usize, usize, String);
 
 /// The edits that turn `node` (the text of `old`) into a text of `new`.
@@ -238,31 +245,34 @@ fn diff(
                 n.iter().filter(|(k, _)| !o.contains_key(*k)).collect();
             // Kept keys in their order, new keys after them: anything else is rewritten whole.
             let tail_only = n.keys().skip(common.len()).all(|k| !o.contains_key(k));
-            if kept != common || !tail_only {
-                return replace(text, node, new, layout, edits);
-            }
             let removed: Vec<usize> = (0..node.members.len())
                 .filter(|&m| !n.contains_key(&node.members[m].0))
                 .collect();
+            // Members both taken out and put in: the object is rewritten whole.
+            if kept != common || !tail_only || (!removed.is_empty() && !added.is_empty()) {
+                return replace(text, node, new, layout, edits);
+            }
             for (key, _, child) in &node.members {
                 if let (Some(a), Some(b)) = (o.get(key), n.get(key)) {
                     diff(text, child, a, b, layout, edits)?;
                 }
             }
             if !removed.is_empty() {
-                cut(node, &removed, edits, true)?;
+                cut(node, &removed, edits)?;
             }
             if !added.is_empty() {
-                let left = node.members.len() - removed.len();
-                insert_members(text, node, &added, left, edits, layout)?;
+                let items: Vec<(Option<&String>, &Value)> =
+                    added.iter().map(|(k, v)| (Some(*k), *v)).collect();
+                append(text, node, &items, node.members.len(), edits, layout)?;
             }
             Some(())
         }
         (Value::Array(o), Value::Array(n))
             if node.elements.len() == o.len() && n.len() > o.len() && n[..o.len()] == o[..] =>
         {
-            let values: Vec<&Value> = n[o.len()..].iter().collect();
-            insert_values(text, node, &values, o.len(), edits, layout)
+            let items: Vec<(Option<&String>, &Value)> =
+                n[o.len()..].iter().map(|v| (None, v)).collect();
+            append(text, node, &items, o.len(), edits, layout)
         }
         _ => replace(text, node, new, layout, edits),
     }
@@ -277,13 +287,9 @@ fn replace(
     layout: &Layout,
     edits: &mut Vec<Edit>,
 ) -> Option<()> {
-    let line_start = text[..node.start].rfind('\n').map_or(0, |n| n + 1);
-    let indent: String = text[line_start..]
-        .chars()
-        .take_while(|c| *c == ' ' || *c == '\t')
-        .collect();
+    let indent = indent_of_line(text, node.start);
     let pretty = text[node.start..node.end].contains('\n');
-    edits.push((node.start, node.end, layout.render(new, &indent, pretty)));
+    edits.push((node.start, node.end, layout.render(new, indent, pretty)));
     Some(())
 }
 
@@ -291,24 +297,19 @@ fn is_one_line(text: &str) -> bool {
     !text.trim_end().contains('\n')
 }
 
-/// Cuts the members (`object`) or elements at `which` out of `node`'s text, with the comma and
-/// spacing that went with each.
-fn cut(node: &Node, which: &[usize], edits: &mut Vec<Edit>, object: bool) -> Option<()> {
-    let spans: Vec<(usize, usize)> = if object {
-        node.members.iter().map(|(_, s, v)| (*s, v.end)).collect()
-    } else {
-        node.elements.iter().map(|v| (v.start, v.end)).collect()
-    };
+/// Cuts the members at `which` out of the object `node`, each with the comma and spacing that
+/// went with it.
+fn cut(node: &Node, which: &[usize], edits: &mut Vec<Edit>) -> Option<()> {
+    let spans: Vec<(usize, usize)> = node.members.iter().map(|(_, s, v)| (*s, v.end)).collect();
     if which.len() == spans.len() {
-        // All of them: an empty container.
+        // All of them: an empty object.
         edits.push((node.start + 1, node.end - 1, String::new()));
         return Some(());
     }
     for &w in which {
         let (start, end) = spans[w];
         // With the comma before it; the first one takes the comma after it instead.
-        let kept_before = (0..w).rev().find(|k| !which.contains(k));
-        match kept_before {
+        match (0..w).rev().find(|k| !which.contains(k)) {
             Some(k) => edits.push((spans[k].1, end, String::new())),
             None => {
                 let next = (w + 1..spans.len()).find(|k| !which.contains(k))?;
@@ -319,47 +320,39 @@ fn cut(node: &Node, which: &[usize], edits: &mut Vec<Edit>, object: bool) -> Opt
     Some(())
 }
 
-/// Inserts object members after the `left` members that stay.
-fn insert_members(
+/// Appends items to a container after the `left` items that stay: object members (`Some` key)
+/// or array elements (`None`).
+fn append(
     text: &str,
     node: &Node,
-    added: &[(&String, &Value)],
+    items: &[(Option<&String>, &Value)],
     left: usize,
     edits: &mut Vec<Edit>,
     layout: &Layout,
 ) -> Option<()> {
     let rendered = |indent: &str, pretty: bool| -> Vec<String> {
-        added
+        items
             .iter()
             .map(|(k, v)| {
-                let key = serde_json::to_string(k).unwrap_or_default();
-                let sep = if pretty { ": " } else { ":" };
-                format!("{key}{sep}{}", layout.render(v, indent, pretty))
+                let value = layout.render(v, indent, pretty);
+                match k {
+                    Some(k) => {
+                        let key = serde_json::to_string(k).unwrap_or_default();
+                        let sep = if pretty { ": " } else { ":" };
+                        format!("{key}{sep}{value}")
+                    }
+                    None => value,
+                }
             })
             .collect()
     };
-    let firsts: Vec<usize> = node.members.iter().map(|(_, s, _)| *s).collect();
-    let ends: Vec<usize> = node.members.iter().map(|(_, _, v)| v.end).collect();
-    place(text, node, &firsts, &ends, left, &rendered, edits, layout)
-}
-
-/// Appends array elements after the `left` elements there are.
-fn insert_values(
-    text: &str,
-    node: &Node,
-    values: &[&Value],
-    left: usize,
-    edits: &mut Vec<Edit>,
-    layout: &Layout,
-) -> Option<()> {
-    let rendered = |indent: &str, pretty: bool| -> Vec<String> {
-        values
-            .iter()
-            .map(|v| layout.render(v, indent, pretty))
-            .collect()
+    let spans: Vec<(usize, usize)> = if node.members.is_empty() {
+        node.elements.iter().map(|v| (v.start, v.end)).collect()
+    } else {
+        node.members.iter().map(|(_, s, v)| (*s, v.end)).collect()
     };
-    let firsts: Vec<usize> = node.elements.iter().map(|v| v.start).collect();
-    let ends: Vec<usize> = node.elements.iter().map(|v| v.end).collect();
+    let firsts: Vec<usize> = spans.iter().map(|s| s.0).collect();
+    let ends: Vec<usize> = spans.iter().map(|s| s.1).collect();
     place(text, node, &firsts, &ends, left, &rendered, edits, layout)
 }
 
@@ -380,13 +373,7 @@ fn place(
     if left == 0 || firsts.is_empty() {
         // An empty container (or one emptied by this change): the items one a line, indented
         // one unit more than the container's line, unless the file is on one line.
-        let outer = {
-            let line_start = text[..node.start].rfind('\n').map_or(0, |n| n + 1);
-            text[line_start..]
-                .chars()
-                .take_while(|c| *c == ' ' || *c == '\t')
-                .collect::<String>()
-        };
+        let outer = indent_of_line(text, node.start);
         if is_one_line(text) {
             let items = rendered("", false).join(",");
             edits.push((node.start + 1, node.end - 1, items));
