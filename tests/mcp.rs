@@ -743,6 +743,35 @@ fn registering_keeps_a_persons_layout_and_uninstall_restores_it() {
     assert_eq!(fs::read_to_string(&gemini).unwrap(), gemini_original);
 }
 
+/// A blank settings file (whitespace only) that install wrote into comes back blank, byte for
+/// byte, after uninstall: the MCP entry's `.claude.json` and the hooks' `settings.json`.
+#[test]
+fn a_blank_settings_file_comes_back_blank() {
+    let sb = Sandbox::new();
+    let home = &sb.home;
+    let claude = home.join(".claude.json");
+    let settings = home.join(".claude/settings.json");
+    fs::create_dir_all(home.join(".claude")).unwrap();
+    fs::write(&claude, "\n").unwrap();
+    fs::write(&settings, "  \r\n").unwrap();
+    sb.ok(&["install", "--hooks", "none", "--agent", "claude"]);
+    assert!(fs::read_to_string(&claude).unwrap().contains("qwen-memory"));
+    assert!(fs::read_to_string(&settings)
+        .unwrap()
+        .contains("hook recall"));
+    sb.ok(&["uninstall", "--agent", "claude"]);
+    assert_eq!(fs::read_to_string(&claude).unwrap(), "\n");
+    assert_eq!(fs::read_to_string(&settings).unwrap(), "  \r\n");
+    // Something of the person's put in since: kept, our entry gone.
+    sb.ok(&["install", "--hooks", "none", "--agent", "claude"]);
+    let mut v: Value = serde_json::from_slice(&fs::read(&claude).unwrap()).unwrap();
+    v["theme"] = json!("dark");
+    fs::write(&claude, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    sb.ok(&["uninstall", "--agent", "claude"]);
+    let v: Value = serde_json::from_slice(&fs::read(&claude).unwrap()).unwrap();
+    assert_eq!(v, json!({"theme": "dark"}));
+}
+
 /// `install --manual` prints the MCP entry for every client, exactly what `install` then writes,
 /// and writes nothing itself.
 #[test]

@@ -427,6 +427,13 @@ pub fn uninstall(
                         (Edit::Write, Undone::Removed)
                     }
                 }
+                // A blank file (whitespace only) stands for an empty object: given back as it was.
+                Some(b)
+                    if b.iter().all(u8::is_ascii_whitespace)
+                        && without_empty_hooks(value) == Value::Object(Map::new()) =>
+                {
+                    (Edit::WriteBytes(b), Undone::Restored { deleted: false })
+                }
                 Some(b)
                     if serde_json::from_slice::<Value>(&b)
                         .is_ok_and(|v| without_empty_hooks(&v) == without_empty_hooks(value)) =>

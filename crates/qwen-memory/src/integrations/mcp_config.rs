@@ -221,6 +221,15 @@ fn key_marker(state_dir: &Path, path: &Path) -> PathBuf {
     ))
 }
 
+/// The bytes of a blank (whitespace-only) file install wrote into: uninstall gives them back
+/// when nothing but our entry was put into the file.
+fn blank_marker(state_dir: &Path, path: &Path) -> PathBuf {
+    state_dir.join(format!(
+        "{}.blank",
+        crate::storage::project::sanitize_key(&path.display().to_string())
+    ))
+}
+
 fn read_text(path: &Path) -> Result<Option<String>, AgentError> {
     Ok(safe_fs::read_regular_string(path).map_err(StoreError::from)?)
 }
@@ -310,6 +319,10 @@ pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpRepor
                 }
                 None => {
                     servers.insert(SERVER_NAME.to_string(), want);
+                    if let Some(blank) = original.filter(|b| b.iter().all(u8::is_ascii_whitespace))
+                    {
+                        store::atomic_write(&blank_marker(state_dir, path), blank)?;
+                    }
                     Ok((Edit::Write, (true, original.is_none(), added_key)))
                 }
             }
@@ -404,9 +417,15 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
             if servers.is_empty() && (marker.exists() || key_marker.exists()) {
                 root.shift_remove("mcpServers");
             }
-            // A file install created goes when nothing else was put into it since.
+            // A file install created goes when nothing else was put into it since; a blank
+            // file install wrote into is given back as it was.
+            let blank = safe_fs::read_regular(&blank_marker(state_dir, path))
+                .ok()
+                .flatten();
             if root.is_empty() && marker.exists() {
                 Ok((Edit::Remove, (true, true)))
+            } else if let Some(blank) = blank.filter(|_| root.is_empty()) {
+                Ok((Edit::WriteBytes(blank), (true, false)))
             } else {
                 Ok((Edit::Write, (true, false)))
             }
@@ -418,6 +437,7 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
     if !installed(client, path) {
         let _ = fs::remove_file(&marker);
         let _ = fs::remove_file(&key_marker);
+        let _ = fs::remove_file(blank_marker(state_dir, path));
     }
     report.changed = changed;
     Ok(report)
