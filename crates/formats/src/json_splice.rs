@@ -206,16 +206,6 @@ fn value(text: &str, i: &mut usize) -> Option<Node> {
     Some(node)
 }
 
-/// The indentation of the line `at` is on, when only whitespace stands before it there.
-fn line_indent(text: &str, at: usize) -> Option<&str> {
-    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
-    let before = &text[line_start..at];
-    before
-        .chars()
-        .all(|c| c == ' ' || c == '\t')
-        .then_some(before)
-}
-
 /// The indentation of the line `at` is on (its leading spaces and tabs).
 fn indent_of_line(text: &str, at: usize) -> &str {
     let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
@@ -330,17 +320,15 @@ fn append(
     edits: &mut Vec<Edit>,
     layout: &Layout,
 ) -> Option<()> {
-    let rendered = |indent: &str, pretty: bool| -> Vec<String> {
+    // The items at an indentation, pretty or on one line, with this between key and value.
+    let rendered = |indent: &str, pretty: bool, key_sep: &str| -> Vec<String> {
         items
             .iter()
             .map(|(k, v)| {
                 let value = layout.render(v, indent, pretty);
                 match k {
-                    Some(k) => {
-                        let key = serde_json::to_string(k).unwrap_or_default();
-                        let sep = if pretty { ": " } else { ":" };
-                        format!("{key}{sep}{value}")
-                    }
+                    // `Value`'s Display writes the key as a JSON string, escaped.
+                    Some(k) => format!("{}{key_sep}{value}", Value::from(k.as_str())),
                     None => value,
                 }
             })
@@ -351,69 +339,46 @@ fn append(
     } else {
         node.members.iter().map(|(_, s, v)| (*s, v.end)).collect()
     };
-    let firsts: Vec<usize> = spans.iter().map(|s| s.0).collect();
-    let ends: Vec<usize> = spans.iter().map(|s| s.1).collect();
-    place(text, node, &firsts, &ends, left, &rendered, edits, layout)
-}
-
-/// Places rendered items at the end of a container: after its last item that stays, spaced as
-/// its items are (one a line at their indentation, or inline after ", "), or into an empty one.
-#[allow(clippy::too_many_arguments)]
-fn place(
-    text: &str,
-    node: &Node,
-    firsts: &[usize],
-    ends: &[usize],
-    left: usize,
-    rendered: &dyn Fn(&str, bool) -> Vec<String>,
-    edits: &mut Vec<Edit>,
-    layout: &Layout,
-) -> Option<()> {
     let nl = layout.newline;
-    if left == 0 || firsts.is_empty() {
-        // An empty container (or one emptied by this change): the items one a line, indented
-        // one unit more than the container's line, unless the file is on one line.
+    let Some(&(first, _)) = spans.first().filter(|_| left > 0) else {
+        // An empty container: the items one a line, indented one unit more than the
+        // container's line, unless the file is on one line.
         let outer = indent_of_line(text, node.start);
-        if is_one_line(text) {
-            let items = rendered("", false).join(",");
-            edits.push((node.start + 1, node.end - 1, items));
+        let inside = if is_one_line(text) {
+            rendered("", false, ":").join(",")
         } else {
             let inner = format!("{outer}{}", layout.unit);
-            let items = rendered(&inner, true).join(&format!(",{nl}{inner}"));
-            edits.push((
-                node.start + 1,
-                node.end - 1,
-                format!("{nl}{inner}{items}{nl}{outer}"),
-            ));
-        }
+            let items = rendered(&inner, true, ": ").join(&format!(",{nl}{inner}"));
+            format!("{nl}{inner}{items}{nl}{outer}")
+        };
+        edits.push((node.start + 1, node.end - 1, inside));
         return Some(());
-    }
-    let last = ends.get(left.checked_sub(1)?).copied()?;
-    let first = *firsts.first()?;
-    match line_indent(text, first) {
-        Some(indent) if text[node.start..first].contains('\n') => {
-            let indent = indent.to_string();
-            let items = rendered(&indent, true);
-            let joined: String = items.iter().map(|i| format!(",{nl}{indent}{i}")).collect();
-            edits.push((last, last, joined));
-        }
-        _ => {
-            // Items inline: after ", " (or "," when the file's items are joined without space).
-            let spaced = firsts.get(1).map_or(text.contains("\": "), |&second| {
-                text[..second].trim_end_matches(' ').len() < second
-            });
-            let sep = if spaced { ", " } else { "," };
-            let items = rendered("", false);
-            // Keys spaced as the file spaces them ("a": 1 or "a":1).
-            let items: Vec<String> = if text.contains("\": ") {
-                items.iter().map(|i| i.replacen("\":", "\": ", 1)).collect()
-            } else {
-                items
-            };
-            let joined: String = items.iter().map(|i| format!("{sep}{i}")).collect();
-            edits.push((last, last, joined));
-        }
-    }
+    };
+    let last = spans.get(left - 1)?.1;
+    let indent = indent_of_line(text, first);
+    let own_line = text[node.start..first].contains('\n')
+        && text[..first].ends_with(indent)
+        && text[..first - indent.len()].ends_with('\n');
+    let joined: String = if own_line {
+        // One item a line, at the indentation of the items there.
+        rendered(indent, true, ": ")
+            .iter()
+            .map(|i| format!(",{nl}{indent}{i}"))
+            .collect()
+    } else {
+        // Items inline: after ", " (or "," when the file joins its items without a space), keys
+        // spaced as the file spaces them.
+        let spaced = spans.get(1).map_or(text.contains("\": "), |&(second, _)| {
+            text[..second].trim_end_matches(' ').len() < second
+        });
+        let sep = if spaced { ", " } else { "," };
+        let key_sep = if text.contains("\": ") { ": " } else { ":" };
+        rendered("", false, key_sep)
+            .iter()
+            .map(|i| format!("{sep}{i}"))
+            .collect()
+    };
+    edits.push((last, last, joined));
     Some(())
 }
 

@@ -196,39 +196,48 @@ pub(super) fn matches(cue: &Cue, sentence: &str) -> bool {
 /// case; `None` when it starts with none. The lead-ins are English (`en.cues`, and the request
 /// shape of [`strip_record_request`]).
 pub fn strip_lead_in(sentence: &str) -> Option<String> {
+    let lead_ins = || {
+        lexicon()
+            .cues
+            .iter()
+            .filter(|c| c.class == "lead-in")
+            .map(|c| c.phrase.as_str())
+    };
+    let word_ends = |after: &str| !after.starts_with(|c: char| c.is_ascii_alphanumeric());
     let mut rest = sentence.trim_start();
-    let mut stripped = false;
-    'again: loop {
-        for c in lexicon().cues.iter().filter(|c| c.class == "lead-in") {
-            let n = c.phrase.len();
-            let Some(head) = rest.get(..n) else { continue };
-            let boundary = rest[n..]
-                .chars()
-                .next()
-                .is_none_or(|ch| !ch.is_ascii_alphanumeric());
-            if head.to_lowercase() == c.phrase && boundary {
-                let next = rest[n..].trim_start();
-                if next.is_empty() {
-                    break 'again;
-                }
-                rest = next;
-                stripped = true;
-                continue 'again;
-            }
-        }
-        if let Some(next) = strip_record_request(rest) {
-            rest = next;
-            stripped = true;
-            continue 'again;
-        }
-        break;
+    let whole = rest.len();
+    while let Some(next) = after_opening(rest, lead_ins(), word_ends, |r| !r.is_empty())
+        .or_else(|| strip_record_request(rest))
+    {
+        rest = next;
     }
-    if !stripped {
-        return None;
-    }
-    let mut chars = rest.chars();
-    let first = chars.next()?;
-    Some(first.to_uppercase().chain(chars).collect())
+    (rest.len() < whole).then(|| upper_first(rest))
+}
+
+/// What follows the first of `phrases` (lowercase) at the start of `text`, matched without
+/// regard to ASCII case, where `word_ends` says the phrase ends a word, with the spaces and
+/// commas after it; `None` when no phrase is there or what follows is not `enough`. Shared by
+/// the lead-ins the rules never read ([`strip_lead_in`]) and the openings a memory's text drops.
+pub(crate) fn after_opening<'a, 'p>(
+    text: &'a str,
+    phrases: impl IntoIterator<Item = &'p str>,
+    word_ends: impl Fn(&str) -> bool,
+    enough: impl Fn(&str) -> bool,
+) -> Option<&'a str> {
+    phrases.into_iter().find_map(|phrase| {
+        let head = text.get(..phrase.len())?;
+        let after = &text[phrase.len()..];
+        let next = after.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        (head.eq_ignore_ascii_case(phrase) && word_ends(after) && enough(next)).then_some(next)
+    })
+}
+
+/// `text` with its first letter in upper case.
+pub(crate) fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// The rule inside a request to record it in the agent's instructions: "update the Copilot

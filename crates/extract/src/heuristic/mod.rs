@@ -494,31 +494,18 @@ fn tidy_opening(summary: &str) -> String {
         return summary.to_string();
     }
     let mut rest = summary.trim_start();
-    'again: loop {
-        for opener in OPENERS {
-            let Some(head) = rest.get(..opener.len()) else {
-                continue;
-            };
-            let after = &rest[opener.len()..];
-            let ends_word = after.starts_with([' ', ',']);
-            if head.eq_ignore_ascii_case(opener) && ends_word {
-                let next = after.trim_start_matches([' ', ',']);
-                if next.split_whitespace().nth(1).is_none() {
-                    break 'again;
-                }
-                rest = next;
-                continue 'again;
-            }
-        }
-        break;
+    let whole = rest.len();
+    let word_ends = |after: &str| after.starts_with([' ', ',']);
+    let two_words = |r: &str| r.split_whitespace().nth(1).is_some();
+    while let Some(next) = cues::after_opening(rest, OPENERS.iter().copied(), word_ends, two_words)
+    {
+        rest = next;
     }
-    if rest.len() == summary.trim_start().len() {
-        return summary.to_string();
+    if rest.len() == whole {
+        summary.to_string()
+    } else {
+        cues::upper_first(rest)
     }
-    let mut chars = rest.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
 }
 
 /// Splits a reason given in the same sentence off a fact: `(fact, why)`. "Run fmt before
