@@ -508,15 +508,11 @@ fn in_a_structured_document_remember_adds_the_new_reason_in_place() {
     );
 }
 
-/// A forget run's backup is on disk before the first document changes: its file is synced by
-/// the atomic write, and so are the run directory and `backups/` (a new entry in each), or a
-/// crash after the rewrite could leave a changed document and no undo record. Traced with
-/// `strace`, which sees the `fsync` calls and the paths behind their descriptors.
-#[test]
-fn a_forget_backup_run_and_its_directories_are_synced_before_documents_change() {
-    let test = "a_forget_backup_run_and_its_directories_are_synced_before_documents_change";
+/// `git-qwen-memory <args>` run under `strace` (`-y`: the paths behind descriptors), tracing
+/// `calls`; the trace's lines, or `None` (printed) where `strace` is missing or cannot trace.
+fn traced(sb: &Sandbox, test: &str, calls: &str, args: &[&str]) -> Option<Vec<String>> {
     if !require_program(test, "strace", "apt-get install strace") {
-        return;
+        return None;
     }
     let probe = std::process::Command::new("strace")
         .args(["-f", "-o", "/dev/null", "true"])
@@ -528,42 +524,164 @@ fn a_forget_backup_run_and_its_directories_are_synced_before_documents_change() 
             "SKIPPED {test}: strace cannot trace here ({})",
             String::from_utf8_lossy(&probe.stderr).trim()
         );
-        return;
+        return None;
     }
-    let sb = Sandbox::new();
-    let root = seed(&sb);
-    let doc = root.join("project/deploys.md");
-    let trace = sb.root().join("trace.txt");
+    let trace = sb.root().join(format!("trace-{}.txt", args[0]));
     let mut c = std::process::Command::new("strace");
-    // `?`: a system call this architecture lacks (riscv64 has no `rename`) is not an error.
-    c.args([
-        "-f",
-        "-y",
-        "-qq",
-        "-e",
-        "trace=fsync,?fdatasync,?rename,?renameat,?renameat2",
-        "-o",
-    ])
-    .arg(&trace)
-    .arg(assert_cmd::cargo::cargo_bin("git-qwen-memory"))
-    .args(["forget", "Tag every release", "--yes", "--json"])
-    .current_dir(&sb.repo)
-    .stdin(Stdio::null());
+    c.args(["-f", "-y", "-qq", "-e", calls, "-o"])
+        .arg(&trace)
+        .arg(assert_cmd::cargo::cargo_bin("git-qwen-memory"))
+        .args(args)
+        .current_dir(&sb.repo)
+        .stdin(Stdio::null());
     clear_tool_env(&mut c);
     c.envs(sb.env());
     let out = c.output().unwrap();
-    assert_success(&out, &["forget", "Tag every release", "--yes", "--json"]);
+    assert_success(&out, args);
+    Some(
+        fs::read_to_string(&trace)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
+/// How `strace -y` shows `path` inside `<…>`: bytes outside printable ASCII as octal escapes.
+fn shown(path: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let path = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    path.as_os_str()
+        .as_bytes()
+        .iter()
+        .map(|&b| match b {
+            b' '..=b'~' if b != b'\\' => (b as char).to_string(),
+            _ => format!("\\{b:03o}"),
+        })
+        .collect()
+}
+
+/// The first line at or after `from` that fsyncs the directory `dir` itself.
+fn fsync_of(lines: &[String], dir: &std::path::Path, from: usize) -> Option<usize> {
+    let needle = format!("<{}>)", shown(dir));
+    lines
+        .iter()
+        .enumerate()
+        .skip(from)
+        .find(|(_, l)| l.starts_with_pid_call("fsync(") && l.contains(&needle))
+        .map(|(i, _)| i)
+}
+
+trait TraceLine {
+    fn starts_with_pid_call(&self, call: &str) -> bool;
+}
+
+impl TraceLine for String {
+    /// `strace -f` lines start with the PID: "1234  fsync(3</path>) = 0".
+    fn starts_with_pid_call(&self, call: &str) -> bool {
+        self.split_once(char::is_whitespace)
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(call))
+    }
+}
+
+const SYNC_CALLS: &str =
+    "trace=fsync,?fdatasync,?rename,?renameat,?renameat2,?unlink,?unlinkat,?mkdir,?mkdirat";
+
+/// A document written or deleted survives a crash once the call returns: after the rename
+/// (or unlink) the document's directory is fsynced, and a directory the write created has its
+/// parent fsynced (docs/DESIGN.md, "Writes").
+#[test]
+fn a_document_written_or_deleted_has_its_directory_synced() {
+    let test = "a_document_written_or_deleted_has_its_directory_synced";
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    assert!(!root.join("reference").exists());
+    let Some(lines) = traced(
+        &sb,
+        test,
+        SYNC_CALLS,
+        &[
+            "remember",
+            "--type",
+            "reference",
+            "The ops dashboards live at grafana.example.com/d/ops",
+        ],
+    ) else {
+        return;
+    };
+    let reference = root.join("reference");
+    let written: Vec<_> = fs::read_dir(&reference)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .collect();
+    assert_eq!(written.len(), 1, "{written:?}");
+    let mkdir = lines
+        .iter()
+        .position(|l| l.contains("mkdir") && l.contains("\"reference\""))
+        .unwrap_or_else(|| panic!("no mkdir of reference/ in the trace:\n{}", lines.join("\n")));
+    let parent_synced = fsync_of(&lines, &root, mkdir);
+    let rename = lines
+        .iter()
+        .position(|l| l.contains("rename") && l.contains(&written[0]))
+        .unwrap_or_else(|| panic!("no rename of the document:\n{}", lines.join("\n")));
+    assert!(
+        parent_synced.is_some_and(|at| at < rename),
+        "the memory directory was not synced after reference/ was created:\n{}",
+        lines.join("\n")
+    );
+    assert!(
+        fsync_of(&lines, &reference, rename + 1).is_some(),
+        "reference/ was not synced after the document was renamed into it:\n{}",
+        lines.join("\n")
+    );
+
+    // A forget that empties a document deletes it, and syncs the directory it was in.
+    let Some(lines) = traced(
+        &sb,
+        test,
+        SYNC_CALLS,
+        &["forget", "Keep answers short", "--yes", "--json"],
+    ) else {
+        return;
+    };
+    assert!(!root.join("feedback/short.md").exists());
+    let unlink = lines
+        .iter()
+        .position(|l| l.contains("unlink") && l.contains("short.md"))
+        .unwrap_or_else(|| panic!("no unlink of short.md:\n{}", lines.join("\n")));
+    assert!(
+        fsync_of(&lines, &root.join("feedback"), unlink + 1).is_some(),
+        "feedback/ was not synced after short.md was deleted:\n{}",
+        lines.join("\n")
+    );
+}
+
+/// A forget run's backup is on disk before the first document changes: its file is synced by
+/// the atomic write, and so are the run directory and `backups/` (a new entry in each), or a
+/// crash after the rewrite could leave a changed document and no undo record. Traced with
+/// `strace`, which sees the `fsync` calls and the paths behind their descriptors.
+#[test]
+fn a_forget_backup_run_and_its_directories_are_synced_before_documents_change() {
+    let test = "a_forget_backup_run_and_its_directories_are_synced_before_documents_change";
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    let doc = root.join("project/deploys.md");
+    let Some(lines) = traced(
+        &sb,
+        test,
+        "trace=fsync,?fdatasync,?rename,?renameat,?renameat2",
+        &["forget", "Tag every release", "--yes", "--json"],
+    ) else {
+        return;
+    };
     assert!(
         !fs::read_to_string(&doc)
             .unwrap()
             .contains("Tag every release"),
         "the entry was not forgotten"
     );
-    let lines: Vec<String> = fs::read_to_string(&trace)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect();
     let backups = sb.private_state().join("backups");
     let backups = fs::canonicalize(&backups).unwrap_or(backups);
     let run_dir = fs::read_dir(&backups)
@@ -572,24 +690,6 @@ fn a_forget_backup_run_and_its_directories_are_synced_before_documents_change() 
         .map(|e| e.path())
         .find(|p| p.is_dir())
         .expect("a backup run directory");
-    // `strace -y` writes a path's bytes outside printable ASCII as octal escapes.
-    let shown = |path: &std::path::Path| -> String {
-        use std::os::unix::ffi::OsStrExt;
-        path.as_os_str()
-            .as_bytes()
-            .iter()
-            .map(|&b| match b {
-                b' '..=b'~' if b != b'\\' => (b as char).to_string(),
-                _ => format!("\\{b:03o}"),
-            })
-            .collect()
-    };
-    let synced = |dir: &std::path::Path| {
-        let needle = format!("<{}>", shown(dir));
-        lines
-            .iter()
-            .position(|l| l.contains("fsync(") && l.contains(&needle))
-    };
     let doc_rename = lines
         .iter()
         .position(|l| l.contains("rename") && l.contains("deploys.md"))
@@ -601,7 +701,7 @@ fn a_forget_backup_run_and_its_directories_are_synced_before_documents_change() 
         });
     let state = backups.parent().expect("the state directory").to_path_buf();
     for dir in [&run_dir, &backups, &state] {
-        let at = synced(dir)
+        let at = fsync_of(&lines, dir, 0)
             .unwrap_or_else(|| panic!("{} was never synced:\n{}", dir.display(), lines.join("\n")));
         assert!(
             at < doc_rename,

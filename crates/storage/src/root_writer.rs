@@ -160,6 +160,15 @@ impl<'r> RootWriter<'r> {
             s.commit()?;
             after_each();
         }
+        // A rename is durable once its directory is synced: each directory of the batch once,
+        // after the last rename (docs/DESIGN.md, "The single write path").
+        let mut synced: Vec<&Path> = Vec::with_capacity(dirs.len());
+        for (dir, _) in &dirs {
+            if !synced.contains(&dir.path()) {
+                dir.sync()?;
+                synced.push(dir.path());
+            }
+        }
         if self.is_personal() {
             if let Some(top) = self.memory_dir(false)? {
                 self.keep_private(&top, None)?;
@@ -175,7 +184,13 @@ impl<'r> RootWriter<'r> {
     /// whether something was removed; a directory on the way that is a symlink is refused.
     pub fn delete_doc(&self, relative: &str) -> Result<bool, RootError> {
         match self.doc_dir(relative, false)? {
-            Some((dir, name)) => Ok(dir.remove(name)?),
+            Some((dir, name)) => {
+                let removed = dir.remove(name)?;
+                if removed {
+                    dir.sync()?;
+                }
+                Ok(removed)
+            }
             None => Ok(false),
         }
     }

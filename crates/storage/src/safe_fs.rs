@@ -245,10 +245,12 @@ impl Dir {
         let path = self.path.join(name);
         let c = c_name(name, &path)?;
         if create {
-            if let Err(err) = sys::mkdir_at(self.fd.as_fd(), &c, 0o777) {
-                if err.kind() != io::ErrorKind::AlreadyExists {
-                    return Err(FsError::io(&path, err));
-                }
+            match sys::mkdir_at(self.fd.as_fd(), &c, 0o777) {
+                // A new directory's entry lives in its parent: synced, or a crash could lose
+                // the directory with every file later renamed into it.
+                Ok(()) => self.sync()?,
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(err) => return Err(FsError::io(&path, err)),
             }
         }
         let fd = match sys::open_at(self.fd.as_fd(), &c, Open::DirectoryNoFollow) {
