@@ -105,6 +105,29 @@ fn settings_install_merges_and_uninstall_restores_bytes() {
     assert_eq!(fs::read_to_string(&qwen).unwrap(), QWEN_EXISTING);
 }
 
+/// A settings file the person edited after `install` is not restored from the backup; the
+/// uninstall takes out only its own entries, where they are, so the person's layout (inline
+/// arrays, spacing) and their edit stay byte for byte (docs/DESIGN.md, "Agent integration").
+#[test]
+fn uninstall_after_a_persons_edit_cuts_out_only_its_own_entries() {
+    let sb = Sandbox::new();
+    let qwen = sb.home.join(".qwen/settings.json");
+    fs::create_dir_all(qwen.parent().unwrap()).unwrap();
+    fs::write(&qwen, QWEN_EXISTING).unwrap();
+    run(&sb, &["install", "--hooks", "none", "--agent", "qwen"]);
+    let installed = fs::read_to_string(&qwen).unwrap();
+    assert!(installed.contains("hook recall --agent qwen"), "{installed}");
+    // The person's own edit, in their own layout.
+    let edited = installed.replace("\"theme\": \"dark\"", "\"theme\":  \"light\"");
+    assert_ne!(edited, installed);
+    fs::write(&qwen, &edited).unwrap();
+    run(&sb, &["uninstall", "--agent", "qwen"]);
+    assert_eq!(
+        fs::read_to_string(&qwen).unwrap(),
+        QWEN_EXISTING.replace("\"theme\": \"dark\"", "\"theme\":  \"light\"")
+    );
+}
+
 #[test]
 fn project_settings_are_created_and_removed_and_duplicates_warned() {
     let sb = Sandbox::new();

@@ -238,8 +238,11 @@ fn diff(
             let removed: Vec<usize> = (0..node.members.len())
                 .filter(|&m| !n.contains_key(&node.members[m].0))
                 .collect();
-            // Members both taken out and put in: the object is rewritten whole.
-            if kept != common || !tail_only || (!removed.is_empty() && !added.is_empty()) {
+            // Every member taken out and others put in: nothing of the object's text is left
+            // to keep, so it is written anew in its place.
+            let emptied =
+                !removed.is_empty() && removed.len() == node.members.len() && !added.is_empty();
+            if kept != common || !tail_only || emptied {
                 return replace(text, node, new, layout, edits);
             }
             for (key, _, child) in &node.members {
@@ -248,7 +251,9 @@ fn diff(
                 }
             }
             if !removed.is_empty() {
-                cut(node, &removed, edits)?;
+                let spans: Vec<(usize, usize)> =
+                    node.members.iter().map(|(_, s, v)| (*s, v.end)).collect();
+                cut(node, &spans, &removed, edits)?;
             }
             if !added.is_empty() {
                 let items: Vec<(Option<&String>, &Value)> =
@@ -263,6 +268,19 @@ fn diff(
             let items: Vec<(Option<&String>, &Value)> =
                 n[o.len()..].iter().map(|v| (None, v)).collect();
             append(text, node, &items, o.len(), edits, layout)
+        }
+        (Value::Array(o), Value::Array(n))
+            if node.elements.len() == o.len() && n.len() < o.len() =>
+        {
+            // Elements only taken out (an uninstall's hook entries): cut where they are.
+            match removed_elements(o, n) {
+                Some(removed) => {
+                    let spans: Vec<(usize, usize)> =
+                        node.elements.iter().map(|v| (v.start, v.end)).collect();
+                    cut(node, &spans, &removed, edits)
+                }
+                None => replace(text, node, new, layout, edits),
+            }
         }
         _ => replace(text, node, new, layout, edits),
     }
@@ -287,24 +305,49 @@ fn is_one_line(text: &str) -> bool {
     !text.trim_end().contains('\n')
 }
 
-/// Cuts the members at `which` out of the object `node`, each with the comma and spacing that
-/// went with it.
-fn cut(node: &Node, which: &[usize], edits: &mut Vec<Edit>) -> Option<()> {
-    let spans: Vec<(usize, usize)> = node.members.iter().map(|(_, s, v)| (*s, v.end)).collect();
+/// Which elements of `old` are gone from `new` when `new` is `old` with some elements taken out
+/// and nothing else changed (each kept element matched to the first equal one left); `None`
+/// otherwise.
+fn removed_elements(old: &[Value], new: &[Value]) -> Option<Vec<usize>> {
+    let mut removed = Vec::with_capacity(old.len() - new.len());
+    let mut next = new.iter().peekable();
+    for (i, v) in old.iter().enumerate() {
+        if next.peek().is_some_and(|n| *n == v) {
+            next.next();
+        } else {
+            removed.push(i);
+        }
+    }
+    next.peek().is_none().then_some(removed)
+}
+
+/// Cuts the items at `which` (members or elements, whose text spans are `spans`) out of the
+/// container `node`, each run of neighbours at once with the comma and spacing that went with
+/// it: a run takes the comma before it, a run at the start the comma after it.
+fn cut(
+    node: &Node,
+    spans: &[(usize, usize)],
+    which: &[usize],
+    edits: &mut Vec<Edit>,
+) -> Option<()> {
     if which.len() == spans.len() {
-        // All of them: an empty object.
+        // All of them: an empty container.
         edits.push((node.start + 1, node.end - 1, String::new()));
         return Some(());
     }
-    for &w in which {
-        let (start, end) = spans[w];
-        // With the comma before it; the first one takes the comma after it instead.
-        match (0..w).rev().find(|k| !which.contains(k)) {
-            Some(k) => edits.push((spans[k].1, end, String::new())),
-            None => {
-                let next = (w + 1..spans.len()).find(|k| !which.contains(k))?;
-                edits.push((start, spans[next].0, String::new()));
-            }
+    let mut i = 0;
+    while i < which.len() {
+        let first = which[i];
+        let mut last = first;
+        while which.get(i + 1) == Some(&(last + 1)) {
+            i += 1;
+            last += 1;
+        }
+        i += 1;
+        match first.checked_sub(1) {
+            // `first - 1` is kept: `which` is sorted and this run starts at `first`.
+            Some(k) => edits.push((spans[k].1, spans[last].1, String::new())),
+            None => edits.push((spans[first].0, spans.get(last + 1)?.0, String::new())),
         }
     }
     Some(())
@@ -463,6 +506,101 @@ mod tests {
         );
     }
 
+    #[test]
+    fn neighbours_removed_together_and_a_member_swapped_for_another() {
+        // Two neighbours out, in the middle and at the start: one cut each, nothing else moves.
+        let text = "{\n  \"a\": 1,\n  \"b\": [2],\n  \"c\": 3,\n  \"d\":4\n}\n";
+        assert_eq!(
+            change(text, |v| {
+                let o = v.as_object_mut().unwrap();
+                o.shift_remove("b");
+                o.shift_remove("c");
+            })
+            .unwrap(),
+            "{\n  \"a\": 1,\n  \"d\":4\n}\n"
+        );
+        assert_eq!(
+            change(text, |v| {
+                let o = v.as_object_mut().unwrap();
+                o.shift_remove("a");
+                o.shift_remove("b");
+            })
+            .unwrap(),
+            "{\n  \"c\": 3,\n  \"d\":4\n}\n"
+        );
+        // One member out, another in: the rest of the text is the person's.
+        assert_eq!(
+            change(text, |v| {
+                let o = v.as_object_mut().unwrap();
+                o.shift_remove("b");
+                o.insert("e".into(), json!(5));
+            })
+            .unwrap(),
+            "{\n  \"a\": 1,\n  \"c\": 3,\n  \"d\":4,\n  \"e\": 5\n}\n"
+        );
+        // The last member out and another in.
+        assert_eq!(
+            change("{\"a\":1, \"b\":2}", |v| {
+                let o = v.as_object_mut().unwrap();
+                o.shift_remove("b");
+                o.insert("c".into(), json!(3));
+            })
+            .unwrap(),
+            "{\"a\":1, \"c\":3}"
+        );
+        // Every member out and another in: the object is written anew, the file around it kept.
+        assert_eq!(
+            change("{\n  \"x\": {\"a\": 1},\n  \"y\":  true\n}", |v| v["x"] =
+                json!({"b": 2}))
+            .unwrap(),
+            "{\n  \"x\": {\"b\":2},\n  \"y\":  true\n}"
+        );
+    }
+
+    #[test]
+    fn array_elements_taken_out_where_they_are() {
+        // An uninstall taking its hook entry out of a person's list, inline and one per line.
+        let hook = json!({"type": "command", "command": "git-qwen-memory hook"});
+        let text = "{\"hooks\": [ {\"type\":\"command\",\"command\":\"mine\"}, {\"type\": \"command\", \"command\": \"git-qwen-memory hook\"},  \"z\" ]}";
+        assert_eq!(
+            change(text, |v| v["hooks"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|e| *e != hook))
+            .unwrap(),
+            "{\"hooks\": [ {\"type\":\"command\",\"command\":\"mine\"},  \"z\" ]}"
+        );
+        let text = "[\n    1,\n    2,\n    3,\n    [4,5]\n]\n";
+        assert_eq!(
+            change(text, |v| {
+                v.as_array_mut().unwrap().remove(0);
+            })
+            .unwrap(),
+            "[\n    2,\n    3,\n    [4,5]\n]\n"
+        );
+        assert_eq!(
+            change(text, |v| {
+                let a = v.as_array_mut().unwrap();
+                a.remove(1);
+                a.remove(1);
+            })
+            .unwrap(),
+            "[\n    1,\n    [4,5]\n]\n"
+        );
+        assert_eq!(
+            change(text, |v| v.as_array_mut().unwrap().truncate(0)).unwrap(),
+            "[]\n"
+        );
+        // Equal elements: the first equal one is kept, the text still parses to what was asked.
+        assert_eq!(
+            change("[1, 1, 2]", |v| {
+                v.as_array_mut().unwrap().remove(0);
+            })
+            .unwrap(),
+            "[1, 2]"
+        );
+    }
+
     proptest::proptest! {
         /// A member added anywhere in a pretty or one-line file and taken out again gives the
         /// file back byte for byte, and every splice parses to the value asked for.
@@ -499,6 +637,55 @@ mod tests {
             proptest::prop_assert_eq!(serde_json::from_str::<Value>(&added).unwrap(), new.clone());
             let back = splice(&added, &new, &old).expect("a splice back");
             proptest::prop_assert_eq!(back, text);
+        }
+    }
+
+    proptest::proptest! {
+        /// Any set of members or elements taken out of a pretty or one-line file is cut where
+        /// it is: every byte before the first cut is the file's, and the result parses to the
+        /// value asked for.
+        #[test]
+        fn removals_are_cut_in_place(
+            n in 1usize..7,
+            mask in proptest::collection::vec(proptest::bool::ANY, 7),
+            array in proptest::bool::ANY,
+            pretty in proptest::bool::ANY,
+        ) {
+            let old = if array {
+                Value::Array((0..n).map(|i| json!({"i": i, "x": [i]})).collect())
+            } else {
+                Value::Object((0..n).map(|i| (format!("k{i}"), json!([i, "v"]))).collect())
+            };
+            let text = if pretty {
+                serde_json::to_string_pretty(&old).unwrap() + "\n"
+            } else {
+                serde_json::to_string(&old).unwrap()
+            };
+            let new = match &old {
+                Value::Array(a) => Value::Array(
+                    a.iter().enumerate().filter(|(i, _)| !mask[*i]).map(|(_, v)| v.clone()).collect(),
+                ),
+                Value::Object(o) => Value::Object(
+                    o.iter().enumerate().filter(|(i, _)| !mask[*i]).map(|(_, (k, v))| (k.clone(), v.clone())).collect(),
+                ),
+                _ => unreachable!(),
+            };
+            let out = splice(&text, &old, &new).expect("a splice");
+            proptest::prop_assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), new);
+            let first = mask[..n].iter().position(|m| *m);
+            if let Some(first) = first {
+                // Untouched up to the item before the first one cut (its text ends there).
+                let nodes = Node::parse(&text).unwrap();
+                let before = if array {
+                    nodes.elements.get(first.wrapping_sub(1)).map(|e| e.end)
+                } else {
+                    nodes.members.get(first.wrapping_sub(1)).map(|m| m.2.end)
+                }
+                .unwrap_or(1);
+                proptest::prop_assert_eq!(&out[..before], &text[..before]);
+            } else {
+                proptest::prop_assert_eq!(out, text);
+            }
         }
     }
 
