@@ -116,7 +116,10 @@ fn uninstall_after_a_persons_edit_cuts_out_only_its_own_entries() {
     fs::write(&qwen, QWEN_EXISTING).unwrap();
     run(&sb, &["install", "--hooks", "none", "--agent", "qwen"]);
     let installed = fs::read_to_string(&qwen).unwrap();
-    assert!(installed.contains("hook recall --agent qwen"), "{installed}");
+    assert!(
+        installed.contains("hook recall --agent qwen"),
+        "{installed}"
+    );
     // The person's own edit, in their own layout.
     let edited = installed.replace("\"theme\": \"dark\"", "\"theme\":  \"light\"");
     assert_ne!(edited, installed);

@@ -230,6 +230,15 @@ fn blank_marker(state_dir: &Path, path: &Path) -> PathBuf {
     ))
 }
 
+/// Remembers that install added a line break to end a `config.toml` that had none before its
+/// block: uninstall takes it out again, so the file is given back byte for byte.
+fn no_newline_marker(state_dir: &Path, path: &Path) -> PathBuf {
+    state_dir.join(format!(
+        "{}.no-final-newline",
+        crate::storage::project::sanitize_key(&path.display().to_string())
+    ))
+}
+
 fn read_text(path: &Path) -> Result<Option<String>, AgentError> {
     Ok(safe_fs::read_regular_string(path).map_err(StoreError::from)?)
 }
@@ -278,7 +287,8 @@ pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpRepor
             return Ok(report);
         }
         let mut out = text;
-        if !out.is_empty() && !out.ends_with('\n') {
+        let unterminated = !out.is_empty() && !out.ends_with('\n');
+        if unterminated {
             out.push('\n');
         }
         if !out.is_empty() {
@@ -286,6 +296,9 @@ pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpRepor
         }
         out.push_str(&codex_block());
         still_valid(&out)?;
+        if unterminated {
+            store::atomic_write(&no_newline_marker(state_dir, path), b"")?;
+        }
         write_new(path, out.as_bytes(), existing.is_none(), state_dir)?;
         report.changed = true;
         return Ok(report);
@@ -382,6 +395,13 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
         if at > 0 && out[..at].ends_with("\n\n") {
             out.remove(at - 1);
         }
+        // The line break install added to end a file that had none, when the block is still
+        // the file's end (text a person added after it keeps its line break).
+        let no_newline = no_newline_marker(state_dir, path);
+        if at + len == text.len() && no_newline.exists() && out.ends_with('\n') {
+            out.pop();
+        }
+        let _ = fs::remove_file(&no_newline);
         finish(path, out.trim().is_empty(), out.as_bytes(), &marker)?;
         // Our block is gone: the marker has served either way.
         let _ = fs::remove_file(&marker);
@@ -583,6 +603,25 @@ mod tests {
         assert!(installed(Client::Codex, &path));
         uninstall(Client::Codex, &path, &state).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), original);
+        // A file without a final line break gets it back without one.
+        let original = "model = \"o4\"\n\n[mcp_servers.other]\ncommand = \"x\"";
+        fs::write(&path, original).unwrap();
+        assert!(install(Client::Codex, &path, &state).unwrap().changed);
+        assert!(installed(Client::Codex, &path));
+        uninstall(Client::Codex, &path, &state).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), original);
+        // ... unless the person added something after our block: then the file keeps it.
+        fs::write(&path, original).unwrap();
+        assert!(install(Client::Codex, &path, &state).unwrap().changed);
+        let mut text = fs::read_to_string(&path).unwrap();
+        text.push_str("\n[profiles.x]\nmodel = \"y\"\n");
+        fs::write(&path, &text).unwrap();
+        uninstall(Client::Codex, &path, &state).unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            format!("{original}\n\n[profiles.x]\nmodel = \"y\"\n")
+        );
+        assert!(!no_newline_marker(&state, &path).exists());
     }
 
     /// Install never makes a valid `config.toml` invalid (Codex would not start) and never
