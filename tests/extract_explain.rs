@@ -55,6 +55,22 @@ fn a_one_off_request_is_explained_and_dropped() {
     assert!(cues.contains("en.bug.error"), "{e}");
 }
 
+/// The decision says who kept the memory: here the rules kept nothing and the scorer rescued
+/// the sentence, which the gate let through only because the scorer is sure.
+#[test]
+fn a_sentence_the_scorer_rescued_is_not_called_the_rules_own() {
+    let sb = Sandbox::new();
+    let e = explain_json(&sb, "Postgres 16 in prod.");
+    assert!(e["sentences"][0]["keptAs"].is_null(), "{e}");
+    assert!(!e["kept"].as_array().unwrap().is_empty(), "{e}");
+    let reason = e["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("kept") && reason.contains("the scorer rescued 1 sentence"),
+        "{reason}"
+    );
+    assert!(!reason.contains("the rules kept 1"), "{reason}");
+}
+
 #[test]
 fn explain_reads_standard_input_and_renders_text() {
     let sb = Sandbox::new();

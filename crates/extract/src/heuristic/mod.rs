@@ -314,7 +314,7 @@ pub fn explain(text: &str) -> Explanation {
     let gate = gate::Gate::builtin();
     let m = UserText { offset: 0, text };
     let (rules, sentences) = plan_rules(&m, &model);
-    let per = sentences
+    let per: Vec<SentenceExplanation> = sentences
         .iter()
         .map(|s| {
             let stripped = cues::strip_lead_in(s);
@@ -337,10 +337,24 @@ pub fn explain(text: &str) -> Explanation {
         .collect();
     let verdict = gate.score(text, &rules, sentences.len());
     let rules_kept = rules.len();
+    // Who kept what before the gate: the sentences the rules kept (`per`), or none of them and
+    // a sentence the scorer rescued, or the rules' sentences all taken back (a spec or plan, or
+    // the scorer's veto on the whole message).
+    let by_rules = per.iter().filter(|s| s.kept_as.is_some()).count();
+    let before_gate = match (by_rules, rules_kept) {
+        (0, 0) => "the rules kept nothing".to_string(),
+        (0, n) => format!("the rules kept nothing and the scorer rescued {n} sentence(s)"),
+        (k, 0) => format!(
+            "the rules kept {k} sentence(s), none left for a memory (an introduction to what \
+             follows, a spec or plan, or the scorer's veto on the message)"
+        ),
+        (_, n) => format!("the rules kept {n} sentence(s)"),
+    };
     let kept = filter::dedupe(apply_gate(&m, rules, &sentences, &model, &gate));
     let strict = standing::judge(text);
+    let shown = floor2;
     let reason = match verdict {
-        None => format!("no gate verdict; the rules and the scorer kept {rules_kept}"),
+        None => format!("no gate verdict; {before_gate}"),
         Some(v)
             if kept.is_empty()
                 && rules_kept > 0
@@ -351,7 +365,7 @@ pub fn explain(text: &str) -> Explanation {
             format!(
                 "dropped: gate {:.2} < strict threshold {:.2} and no sentence states a standing \
                  rule without a hard negative (vetoes: {})",
-                v.durable,
+                shown(v.durable),
                 gate.strict,
                 if strict.vetoes.is_empty() {
                     "none".to_string()
@@ -366,29 +380,29 @@ pub fn explain(text: &str) -> Explanation {
             )
         }
         Some(v) if v.durable < gate.keep && kept.is_empty() => format!(
-            "dropped: gate {:.2} < keep threshold {:.2} (the rules had kept {rules_kept})",
-            v.durable, gate.keep
+            "dropped: gate {:.2} < keep threshold {:.2} ({before_gate})",
+            shown(v.durable), gate.keep
         ),
         Some(v) if v.durable < gate.keep => format!(
-            "kept: gate {:.2} < keep threshold {:.2}, but the scorer is >= {:.2} sure",
-            v.durable, gate.keep, gate.trust
+            "kept: gate {:.2} < keep threshold {:.2}, but the scorer is >= {:.2} sure ({before_gate})",
+            shown(v.durable), gate.keep, gate.trust
         ),
         Some(v) if rules_kept > 0 => format!(
-            "kept: the rules kept {rules_kept} sentence(s) and gate {:.2} >= {:.2}",
-            v.durable, gate.keep
+            "kept: {before_gate} and gate {:.2} >= {:.2}",
+            shown(v.durable), gate.keep
         ),
         Some(v) if !kept.is_empty() => format!(
             "rescued: the rules kept nothing, gate {:.2} >= rescue threshold {:.2}",
-            v.durable, gate.rescue
+            shown(v.durable), gate.rescue
         ),
         Some(v) if v.durable >= gate.rescue => format!(
             "nothing: gate {:.2} >= rescue threshold {:.2}, but no sentence is fit to keep \
              (a question, too short or too long, or an opaque token)",
-            v.durable, gate.rescue
+            shown(v.durable), gate.rescue
         ),
         Some(v) => format!(
-            "nothing: the rules kept nothing and gate {:.2} < rescue threshold {:.2}",
-            v.durable, gate.rescue
+            "nothing: {before_gate} and gate {:.2} < rescue threshold {:.2}",
+            shown(v.durable), gate.rescue
         ),
     };
     Explanation {
@@ -412,6 +426,21 @@ pub fn explain(text: &str) -> Explanation {
         kept,
         reason,
     }
+}
+
+/// A score as `--explain` shows it, to two places rounded down, so a score just under a
+/// threshold never reads as equal to it ("0.25 < 0.25"); the thresholds are two-place values.
+fn floor2(x: f32) -> f32 {
+    ((x * 100.0) + 1e-4).floor() / 100.0
+}
+
+#[cfg(test)]
+#[test]
+fn explained_scores_round_down_to_two_places() {
+    assert_eq!(format!("{:.2}", floor2(0.2499)), "0.24");
+    assert_eq!(format!("{:.2}", floor2(gate::KEEP_THRESHOLD)), "0.25");
+    assert_eq!(format!("{:.2}", floor2(gate::RESCUE_THRESHOLD)), "0.70");
+    assert_eq!(format!("{:.2}", floor2(0.996)), "0.99");
 }
 
 /// Whether `text` holds a token that looks generated rather than written: a run of 16 or more
