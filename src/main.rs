@@ -115,13 +115,33 @@ enum Command {
     EmbedJob,
 }
 
+/// A usage error as clap writes it, unless it would echo a secret given where a flag or value
+/// was expected (`--type ghp_…`, a key pasted into the wrong place): then the same message
+/// with the secret redacted, as every other output (docs/DESIGN.md, "Security").
+fn usage_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) || qwen_memory::formats::secrets::scan(&err.render().to_string()).is_empty()
+    {
+        err.exit()
+    }
+    let text = qwen_memory::formats::secrets::redact(&err.render().to_string());
+    eprint!("{text}");
+    ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2))
+}
+
 fn main() -> ExitCode {
     quiet_on_closed_stdout();
     // A Git hook as the shims run it skips clap (see `run_git_hook_from_args`).
     if let Some(code) = cli::hook::run_git_hook_from_args(std::env::args_os()) {
         return code;
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
     match run(cli) {
         Ok(code) => code,
         // `git qwen-memory list | head -1`: the reader left; like git, stop quietly.

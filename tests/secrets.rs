@@ -93,6 +93,46 @@ fn remember_refuses_every_kind_and_never_prints_the_value() {
     }
 }
 
+/// A secret given where clap expected a flag or a value (pasted into the wrong place) is not
+/// echoed by the usage error; the error is still clap's, with its exit code, and a plain bad
+/// value is shown as typed.
+#[test]
+fn a_usage_error_never_echoes_a_secret() {
+    let sb = Sandbox::new();
+    let token = ghp(7);
+    for args in [
+        vec!["remember", "--type", token.as_str(), "x"],
+        vec!["recall", "--limit", token.as_str(), "q"],
+        vec!["remember", "--why"],
+    ] {
+        let mut args = args;
+        let flag = format!("--{token}");
+        if args.len() == 2 {
+            args.push(&flag);
+        }
+        let out = sb.cmd().args(&args).output().unwrap();
+        let shown = printed(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {shown}");
+        assert!(
+            !shown.contains(&token[4..]),
+            "{args:?} echoed the secret: {shown}"
+        );
+        assert!(shown.contains("REDACTED"), "{args:?}: {shown}");
+        assert!(shown.starts_with("error: "), "{args:?}: {shown}");
+    }
+    let out = sb
+        .cmd()
+        .args(["remember", "--type", "bogus", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        printed(&out).contains("invalid value 'bogus' for '--type"),
+        "{}",
+        printed(&out)
+    );
+}
+
 #[test]
 fn remember_accepts_every_benign_look_alike() {
     let sb = Sandbox::new();
