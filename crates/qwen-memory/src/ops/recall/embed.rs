@@ -146,6 +146,9 @@ pub struct Cache {
     /// Bytes of the file read as good records (with the header); 0 when none.
     good_len: u64,
     refused: std::collections::HashSet<[u8; 32]>,
+    /// Why the file could not be read, when it is there and reading it failed: such a cache is
+    /// used as empty but never written over (a passing read error must not cost every vector).
+    unreadable: Option<String>,
 }
 
 impl Cache {
@@ -171,7 +174,8 @@ impl Cache {
     }
 
     /// Loads the cache in `state_dir`; a missing, unreadable or foreign file is an empty cache,
-    /// and reading stops at a damaged record.
+    /// and reading stops at a damaged record. An unreadable one is also kept from being
+    /// written over ([`Cache::unreadable`]).
     pub fn load(state_dir: &Path) -> Cache {
         let path = state_dir.join(CACHE_FILE);
         let mut cache = Cache {
@@ -184,8 +188,14 @@ impl Cache {
                 .filter_map(|c| <[u8; 32]>::try_from(c).ok())
                 .collect();
         }
-        let Ok(Some(bytes)) = safe_fs::read_regular(&cache.path) else {
-            return cache;
+        let bytes = match safe_fs::read_regular(&cache.path) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return cache,
+            Err(e) if e.is_not_found() => return cache,
+            Err(e) => {
+                cache.unreadable = Some(e.to_string());
+                return cache;
+            }
         };
         let Some(mut rest) = bytes.strip_prefix(MAGIC.as_slice()) else {
             return cache;
@@ -197,6 +207,11 @@ impl Cache {
         }
         cache.good_len = (bytes.len() - rest.len()) as u64;
         cache
+    }
+
+    /// Why the cache file could not be read, when it is there and reading failed.
+    pub fn unreadable(&self) -> Option<&str> {
+        self.unreadable.as_deref()
     }
 
     pub fn get(&self, key: &[u8; 32]) -> Option<&Vec<f32>> {
@@ -233,6 +248,12 @@ impl Cache {
     pub fn append(&mut self, entries: Vec<([u8; 32], Vec<f32>)>) -> io::Result<()> {
         if entries.is_empty() {
             return Ok(());
+        }
+        if let Some(why) = &self.unreadable {
+            return Err(io::Error::other(format!(
+                "{}: could not be read ({why}); left as it is",
+                self.path.display()
+            )));
         }
         let on_disk = fs::metadata(&self.path).map(|m| m.len()).ok();
         if self.good_len == 0 || on_disk != Some(self.good_len) {
@@ -890,6 +911,27 @@ mod tests {
             "below the margin"
         );
         assert!(c.admit(&q, Vec::new(), |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_cache_that_cannot_be_read_is_used_as_empty_and_never_written_over() {
+        let dir = tempfile::tempdir().unwrap();
+        // Something is at the cache's place that a read refuses (as a passing I/O error would).
+        let path = dir.path().join(CACHE_FILE);
+        fs::create_dir(&path).unwrap();
+        fs::write(path.join("keep"), b"x").unwrap();
+        let mut c = Cache::load(dir.path());
+        assert!(c.is_empty());
+        assert!(c.unreadable().is_some());
+        let err = c.append(vec![([1; 32], vec![1.0, 0.0])]).unwrap_err();
+        assert!(err.to_string().contains("could not be read"), "{err}");
+        assert!(path.join("keep").exists());
+        // A missing file is simply empty, and written.
+        let other = tempfile::tempdir().unwrap();
+        let mut c = Cache::load(other.path());
+        assert!(c.unreadable().is_none());
+        c.append(vec![([1; 32], vec![1.0, 0.0])]).unwrap();
+        assert_eq!(Cache::load(other.path()).len(), 1);
     }
 
     #[test]

@@ -86,6 +86,16 @@ pub fn run(ctx: &Context) -> Result<Option<Progress>, JobError> {
         let docs = load_docs(ctx);
         let eligible = eligible(&docs);
         let mut cache = Cache::load(state_dir);
+        // A cache that is there but could not be read is not rebuilt from nothing over itself:
+        // the next job tries again (docs/DESIGN.md, "Recall").
+        if let Some(why) = cache.unreadable() {
+            let err =
+                std::io::Error::other(format!("the embeddings cache could not be read: {why}"));
+            progress.state = "failed".into();
+            progress.error = Some(err.to_string());
+            save(state_dir, &mut progress);
+            return Err(err.into());
+        }
         cache.set_refused(
             docs.iter()
                 .zip(&eligible)
