@@ -208,7 +208,7 @@ fn gate_example(t: &Turn, model: &Model) -> train::Example {
     };
     let (rules, sentences) = plan_rules(&m, model);
     gate::example(
-        gate::message_features(&t.text, &rules, sentences.len()),
+        gate::message_features(&sentences, &rules),
         t.durable,
         t.ty.as_deref(),
     )
@@ -301,7 +301,7 @@ fn cv(turns: &[Turn], model: &Model) {
     let dev_rules: Vec<_> = dev.iter().map(|t| ruled(t)).collect();
     let example = |t: &Turn, (rules, sentences): &Ruled| {
         gate::example(
-            gate::message_features(&t.text, rules, sentences.len()),
+            gate::message_features(sentences, rules),
             t.durable,
             t.ty.as_deref(),
         )
@@ -486,7 +486,7 @@ fn main() {
                 .collect();
             let types: Vec<&str> = rules.iter().map(|p| p.topic.as_str()).collect();
             let g = gate::Gate::builtin();
-            let gate_score = g.score(&t.text, &rules, sentences.len()).map(|v| v.durable);
+            let gate_score = g.score(&sentences, &rules).map(|v| v.durable);
             let scorer = builtin.score(&t.text).map(|v| v.durable);
             let standing = qwen_memory::ops::extract::heuristic::standing::judge(&t.text);
             let keep_id = standing.keep.map(|c| c.id.as_str());

@@ -111,18 +111,20 @@ impl<'a> Gate<'a> {
         self
     }
 
-    /// The gate's verdict on `message`, given what the rules kept from it out of `sentences`
-    /// sentences; `None` for an open gate or a message with no known feature.
-    pub fn score(&self, message: &str, rules: &[Patch], sentences: usize) -> Option<Verdict> {
+    /// The gate's verdict on a message of `sentences` ([`super::segment::sentences`]), given
+    /// what the rules kept from it; `None` for an open gate or a message with no known feature.
+    pub fn score(&self, sentences: &[String], rules: &[Patch]) -> Option<Verdict> {
         self.model?
-            .score_features(&message_features(message, rules, sentences))
+            .score_features(&message_features(sentences, rules))
     }
 }
 
 /// The features of a message for the gate: [`features::features`] plus the rules' verdict and
-/// the cues that fired ([`super::cues`]).
-pub fn message_features(message: &str, rules: &[Patch], sentences: usize) -> Vec<u64> {
-    let mut f: Vec<u64> = message_feature_names(message, rules, sentences)
+/// the cues that fired ([`super::cues`]), all of its prose: the sentences the rules read, so a
+/// pasted log, code block or attachment weighs as little here as it does for them (the raw
+/// message's words made the gate's verdict on a rule depend on what was pasted around it).
+pub fn message_features(sentences: &[String], rules: &[Patch]) -> Vec<u64> {
+    let mut f: Vec<u64> = message_feature_names(sentences, rules)
         .iter()
         .map(|n| features::hash(n))
         .collect();
@@ -132,8 +134,9 @@ pub fn message_features(message: &str, rules: &[Patch], sentences: usize) -> Vec
 }
 
 /// [`message_features`] by name, before hashing.
-pub fn message_feature_names(message: &str, rules: &[Patch], sentences: usize) -> Vec<String> {
-    let mut names = features::feature_names(message);
+pub fn message_feature_names(sentences: &[String], rules: &[Patch]) -> Vec<String> {
+    let prose = sentences.join("\n");
+    let mut names = features::feature_names(&prose);
     if rules.is_empty() {
         names.push("rule|none".into());
     } else {
@@ -142,11 +145,11 @@ pub fn message_feature_names(message: &str, rules: &[Patch], sentences: usize) -
         for p in rules {
             names.push(format!("rule|type|{}", p.topic.as_str()));
         }
-        if rules.len() >= sentences {
+        if rules.len() >= sentences.len() {
             names.push("rule|all".into());
         }
     }
-    for c in super::cues::fired(message) {
+    for c in super::cues::fired(&prose) {
         names.push(format!("cue|{}", c.id));
         names.push(format!("cueclass|{}", c.class));
     }
@@ -154,19 +157,18 @@ pub fn message_feature_names(message: &str, rules: &[Patch], sentences: usize) -
 }
 
 impl Gate<'_> {
-    /// The `n` known features of `message` that weigh most (either way) toward "durable", by
-    /// name, with their scaled weight: what `extract --explain` shows.
+    /// The `n` known features of a message of `sentences` that weigh most (either way) toward
+    /// "durable", by name, with their scaled weight: what `extract --explain` shows.
     pub fn top_features(
         &self,
-        message: &str,
+        sentences: &[String],
         rules: &[Patch],
-        sentences: usize,
         n: usize,
     ) -> Vec<(String, f32)> {
         let Some(model) = self.model else {
             return Vec::new();
         };
-        let mut names = message_feature_names(message, rules, sentences);
+        let mut names = message_feature_names(sentences, rules);
         names.sort();
         names.dedup();
         let known: Vec<(String, f32)> = names

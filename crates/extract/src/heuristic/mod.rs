@@ -204,7 +204,7 @@ pub fn apply_gate(
     model: &learned::Model,
     gate: &gate::Gate,
 ) -> Vec<Patch> {
-    if let Some(v) = gate.score(m.text, &kept, sentences.len()) {
+    if let Some(v) = gate.score(sentences, &kept) {
         let trusted = || model.score(m.text).is_some_and(|s| s.durable >= gate.trust);
         if v.durable < gate.keep && !trusted() && !asks_to_remember(m.text) {
             kept.clear();
@@ -335,7 +335,7 @@ pub fn explain(text: &str) -> Explanation {
             }
         })
         .collect();
-    let verdict = gate.score(text, &rules, sentences.len());
+    let verdict = gate.score(&sentences, &rules);
     let rules_kept = rules.len();
     // Who kept what before the gate: the sentences the rules kept (`per`), or none of them and
     // a sentence the scorer rescued, or the rules' sentences all taken back (a spec or plan, or
@@ -422,7 +422,7 @@ pub fn explain(text: &str) -> Explanation {
         gate: verdict.map(|v| v.durable),
         keep_threshold: gate.keep,
         rescue_threshold: gate.rescue,
-        top_features: gate.top_features(text, &plan_rules(&m, &model).0, sentences.len(), 8),
+        top_features: gate.top_features(&sentences, &plan_rules(&m, &model).0, 8),
         kept,
         reason,
     }
