@@ -674,6 +674,57 @@ fn recall_starts_the_background_job_which_fills_the_cache() {
     assert!(warm["fallback"].is_null(), "{warm}");
 }
 
+/// Something at the cache's place that cannot be read (here a directory; in life also a passing
+/// I/O error) is never replaced by a cache of the few vectors one job embeds: the job stops with
+/// the reason in `status`, sends nothing, and a recall still answers lexically.
+#[test]
+fn a_cache_that_cannot_be_read_is_left_alone_and_reported() {
+    let sb = region_sandbox();
+    let server = EmbeddingsServer::start(|t: &str| vec![t.len() as f32, 1.0], Duration::ZERO);
+    let env = embeddings_env(&server);
+    let cache = sb.private_state().join("recall-embeddings.bin");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::write(cache.join("person.txt"), b"mine").unwrap();
+    // Run in the foreground, the job says why it stopped (detached, its output goes nowhere).
+    let out = sb
+        .cmd()
+        .args(["embed-job"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .timeout(HANG)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot be read"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+    assert_eq!(std::fs::read(cache.join("person.txt")).unwrap(), b"mine");
+    let out = sb
+        .cmd()
+        .args(["status", "--json"])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .timeout(HANG)
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(status["embeddings"]["state"], "failed", "{status}");
+    let error = status["embeddings"]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("cannot be read") && error.contains("remove it"),
+        "{status}"
+    );
+    let r = recall_json(&sb, &env, "which region");
+    assert_ne!(r["semantic"], true, "{r}");
+    assert_eq!(
+        r["documents"][0]["relativePath"], "project/region.md",
+        "{r}"
+    );
+    let fallback = r["fallback"].as_str().unwrap_or_default();
+    assert!(fallback.contains("cannot be read"), "{r}");
+}
+
 /// A memory saved through the MCP server's `remember` tool is embedded by the detached
 /// background job, as one saved with the CLI's `remember` is.
 #[test]

@@ -345,14 +345,15 @@ pub fn explain(text: &str) -> Explanation {
         (0, 0) => "the rules kept nothing".to_string(),
         (0, n) => format!("the rules kept nothing and the scorer rescued {n} sentence(s)"),
         (k, 0) => format!(
-            "the rules kept {k} sentence(s), none left for a memory (an introduction to what \
-             follows, a spec or plan, or the scorer's veto on the message)"
+            "the rules kept {k} sentence(s), none left for a memory (nothing left once tidied, \
+             an introduction to what follows, a spec or plan, or the scorer's veto on the \
+             message)"
         ),
         (_, n) => format!("the rules kept {n} sentence(s)"),
     };
     let kept = filter::dedupe(apply_gate(&m, rules, &sentences, &model, &gate));
     let strict = standing::judge(text);
-    let shown = floor2;
+    let shown = shown_against;
     let reason = match verdict {
         None => format!("no gate verdict; {before_gate}"),
         Some(v)
@@ -365,7 +366,7 @@ pub fn explain(text: &str) -> Explanation {
             format!(
                 "dropped: gate {:.2} < strict threshold {:.2} and no sentence states a standing \
                  rule without a hard negative (vetoes: {})",
-                shown(v.durable),
+                shown(v.durable, gate.strict),
                 gate.strict,
                 if strict.vetoes.is_empty() {
                     "none".to_string()
@@ -381,28 +382,39 @@ pub fn explain(text: &str) -> Explanation {
         }
         Some(v) if v.durable < gate.keep && kept.is_empty() => format!(
             "dropped: gate {:.2} < keep threshold {:.2} ({before_gate})",
-            shown(v.durable), gate.keep
+            shown(v.durable, gate.keep),
+            gate.keep
         ),
         Some(v) if v.durable < gate.keep => format!(
-            "kept: gate {:.2} < keep threshold {:.2}, but the scorer is >= {:.2} sure ({before_gate})",
-            shown(v.durable), gate.keep, gate.trust
+            "kept: gate {:.2} < keep threshold {:.2}, but {} ({before_gate})",
+            shown(v.durable, gate.keep),
+            gate.keep,
+            if model.score(text).is_some_and(|s| s.durable >= gate.trust) {
+                format!("the scorer is >= {:.2} sure", gate.trust)
+            } else {
+                "the message asks in so many words to remember it".to_string()
+            }
         ),
         Some(v) if rules_kept > 0 => format!(
             "kept: {before_gate} and gate {:.2} >= {:.2}",
-            shown(v.durable), gate.keep
+            shown(v.durable, gate.keep),
+            gate.keep
         ),
         Some(v) if !kept.is_empty() => format!(
             "rescued: the rules kept nothing, gate {:.2} >= rescue threshold {:.2}",
-            shown(v.durable), gate.rescue
+            shown(v.durable, gate.rescue),
+            gate.rescue
         ),
         Some(v) if v.durable >= gate.rescue => format!(
             "nothing: gate {:.2} >= rescue threshold {:.2}, but no sentence is fit to keep \
              (a question, too short or too long, or an opaque token)",
-            shown(v.durable), gate.rescue
+            shown(v.durable, gate.rescue),
+            gate.rescue
         ),
         Some(v) => format!(
             "nothing: {before_gate} and gate {:.2} < rescue threshold {:.2}",
-            shown(v.durable), gate.rescue
+            shown(v.durable, gate.rescue),
+            gate.rescue
         ),
     };
     Explanation {
@@ -428,19 +440,33 @@ pub fn explain(text: &str) -> Explanation {
     }
 }
 
-/// A score as `--explain` shows it, to two places rounded down, so a score just under a
-/// threshold never reads as equal to it ("0.25 < 0.25"); the thresholds are two-place values.
-fn floor2(x: f32) -> f32 {
-    ((x * 100.0) + 1e-4).floor() / 100.0
+/// A score as `--explain` shows it beside `threshold`, to two places, on the side of the
+/// threshold it is on: a score just under one never reads as equal to it ("0.25 < 0.25"), nor
+/// one at it as under it (the thresholds are two-place values).
+fn shown_against(score: f32, threshold: f32) -> f32 {
+    let rounded = (score * 100.0).round() / 100.0;
+    if score < threshold && rounded >= threshold {
+        threshold - 0.01
+    } else if score >= threshold && rounded < threshold {
+        threshold
+    } else {
+        rounded
+    }
 }
 
 #[cfg(test)]
 #[test]
-fn explained_scores_round_down_to_two_places() {
-    assert_eq!(format!("{:.2}", floor2(0.2499)), "0.24");
-    assert_eq!(format!("{:.2}", floor2(gate::KEEP_THRESHOLD)), "0.25");
-    assert_eq!(format!("{:.2}", floor2(gate::RESCUE_THRESHOLD)), "0.70");
-    assert_eq!(format!("{:.2}", floor2(0.996)), "0.99");
+fn explained_scores_stay_on_their_side_of_the_threshold() {
+    let keep = gate::KEEP_THRESHOLD;
+    let rescue = gate::RESCUE_THRESHOLD;
+    let two = |x: f32| format!("{x:.2}");
+    assert_eq!(two(shown_against(0.2499, keep)), "0.24");
+    assert_eq!(two(shown_against(0.249_999_9, keep)), "0.24");
+    assert_eq!(two(shown_against(keep, keep)), "0.25");
+    assert_eq!(two(shown_against(0.699_999, rescue)), "0.69");
+    assert_eq!(two(shown_against(rescue, rescue)), "0.70");
+    assert_eq!(two(shown_against(0.996, rescue)), "1.00");
+    assert_eq!(two(shown_against(0.123, keep)), "0.12");
 }
 
 /// Whether `text` holds a token that looks generated rather than written: a run of 16 or more

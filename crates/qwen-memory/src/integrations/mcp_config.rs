@@ -296,10 +296,15 @@ pub fn install(client: Client, path: &Path, state_dir: &Path) -> Result<McpRepor
         }
         out.push_str(&codex_block());
         still_valid(&out)?;
-        if unterminated {
-            store::atomic_write(&no_newline_marker(state_dir, path), b"")?;
-        }
         write_new(path, out.as_bytes(), existing.is_none(), state_dir)?;
+        // Only this install's answer counts: a marker left by an earlier one (whose block a
+        // person then removed) must not take a final line break of theirs.
+        let no_newline = no_newline_marker(state_dir, path);
+        if unterminated {
+            store::atomic_write(&no_newline, b"")?;
+        } else {
+            let _ = fs::remove_file(&no_newline);
+        }
         report.changed = true;
         return Ok(report);
     }
@@ -382,6 +387,8 @@ pub fn uninstall(client: Client, path: &Path, state_dir: &Path) -> Result<McpRep
             return Ok(report);
         };
         let Some((at, len)) = find_codex_block(&text) else {
+            // No block of ours: nothing of this file is ours to give back.
+            let _ = fs::remove_file(no_newline_marker(state_dir, path));
             if text.lines().any(codex_header) {
                 report.warnings.push(format!(
                     "{}: [mcp_servers.{SERVER_NAME}] was changed by hand; left as it is",
@@ -622,6 +629,23 @@ mod tests {
             format!("{original}\n\n[profiles.x]\nmodel = \"y\"\n")
         );
         assert!(!no_newline_marker(&state, &path).exists());
+        // An install on a file without a final line break whose block the person then removed
+        // by hand: a later install on a file that has one leaves it there on uninstall.
+        fs::write(&path, original).unwrap();
+        assert!(install(Client::Codex, &path, &state).unwrap().changed);
+        assert!(no_newline_marker(&state, &path).exists());
+        let terminated = format!("{original}\n");
+        fs::write(&path, &terminated).unwrap();
+        assert!(install(Client::Codex, &path, &state).unwrap().changed);
+        uninstall(Client::Codex, &path, &state).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), terminated);
+        // And an uninstall that finds no block of ours forgets the marker too.
+        fs::write(&path, original).unwrap();
+        assert!(install(Client::Codex, &path, &state).unwrap().changed);
+        fs::write(&path, &terminated).unwrap();
+        uninstall(Client::Codex, &path, &state).unwrap();
+        assert!(!no_newline_marker(&state, &path).exists());
+        assert_eq!(fs::read_to_string(&path).unwrap(), terminated);
     }
 
     /// Install never makes a valid `config.toml` invalid (Codex would not start) and never

@@ -285,7 +285,7 @@ impl Cache {
     /// Rewrites the file with only the `live` keys when it has grown to hold many more records
     /// than that (deleted and edited documents leave old vectors behind).
     pub fn compact_if_bloated(&mut self, live: &[[u8; 32]]) -> io::Result<()> {
-        if self.records <= 2 * live.len() + BATCH {
+        if self.unreadable.is_some() || self.records <= 2 * live.len() + BATCH {
             return Ok(());
         }
         let mut buf = MAGIC.to_vec();
@@ -734,6 +734,10 @@ pub fn semantic_rank<D: DocFields>(
     let mut out = Semantic {
         missing: uncached.len(),
         calibrated: calibration.is_some(),
+        // Said as it is: not "calibrating", which the job cannot do over an unreadable cache.
+        error: cache
+            .unreadable()
+            .map(|why| format!("the embeddings cache cannot be read ({why})")),
         ..Semantic::default()
     };
     let Some(calibration) = calibration else {

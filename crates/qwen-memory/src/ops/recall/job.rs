@@ -63,6 +63,11 @@ pub enum JobError {
     Embed(#[from] embeddings::EmbedError),
     #[error("cannot write the embeddings cache: {0}")]
     Cache(#[from] std::io::Error),
+    #[error(
+        "the embeddings cache cannot be read ({0}); left as it is, the next job tries again (if \
+         what is there is not a regular file, remove it and it is rebuilt)"
+    )]
+    CacheUnreadable(String),
     #[error("cannot take the embedding job's lock: {0}")]
     Lock(#[from] safe_fs::FsError),
 }
@@ -89,12 +94,11 @@ pub fn run(ctx: &Context) -> Result<Option<Progress>, JobError> {
         // A cache that is there but could not be read is not rebuilt from nothing over itself:
         // the next job tries again (docs/DESIGN.md, "Recall").
         if let Some(why) = cache.unreadable() {
-            let err =
-                std::io::Error::other(format!("the embeddings cache could not be read: {why}"));
+            let err = JobError::CacheUnreadable(why.to_string());
             progress.state = "failed".into();
             progress.error = Some(err.to_string());
             save(state_dir, &mut progress);
-            return Err(err.into());
+            return Err(err);
         }
         cache.set_refused(
             docs.iter()
