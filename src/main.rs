@@ -128,7 +128,8 @@ fn usage_error(err: clap::Error) -> ExitCode {
         err.exit()
     }
     let text = qwen_memory::formats::secrets::redact(&err.render().to_string());
-    eprint!("{text}");
+    // A closed standard error is not a reason to panic.
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
     ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2))
 }
 
