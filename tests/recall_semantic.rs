@@ -121,15 +121,19 @@ fn embeddings_env(server: &EmbeddingsServer) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Runs the background embedding job in the foreground.
-fn embed_job(sb: &Sandbox, env: &[(&'static str, String)]) -> String {
-    let out = sb
-        .cmd()
-        .args(["embed-job"])
+/// `git-qwen-memory <args>` with the endpoint settings `env`.
+fn run_with(sb: &Sandbox, env: &[(&'static str, String)], args: &[&str]) -> std::process::Output {
+    sb.cmd()
+        .args(args)
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .timeout(HANG)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs the background embedding job in the foreground.
+fn embed_job(sb: &Sandbox, env: &[(&'static str, String)]) -> String {
+    let out = run_with(sb, env, &["embed-job"]);
     assert_success(&out, &["embed-job"]);
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -140,13 +144,7 @@ fn background_count() -> usize {
 }
 
 fn recall_json(sb: &Sandbox, env: &[(&'static str, String)], query: &str) -> Value {
-    let out = sb
-        .cmd()
-        .args(["recall", "--json", query])
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .timeout(HANG)
-        .output()
-        .unwrap();
+    let out = run_with(sb, env, &["recall", "--json", query]);
     assert_success(&out, &["recall", query]);
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -647,13 +645,7 @@ fn recall_starts_the_background_job_which_fills_the_cache() {
     let first = recall_json(&sb, &env, "which region");
     assert_ne!(first["semantic"], true, "{first}");
     let status = || {
-        let out = sb
-            .cmd()
-            .args(["status", "--json"])
-            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-            .timeout(HANG)
-            .output()
-            .unwrap();
+        let out = run_with(&sb, &env, &["status", "--json"]);
         serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null)
     };
     let done = wait_until(
@@ -686,13 +678,7 @@ fn a_cache_that_cannot_be_read_is_left_alone_and_reported() {
     std::fs::create_dir_all(&cache).unwrap();
     std::fs::write(cache.join("person.txt"), b"mine").unwrap();
     // Run in the foreground, the job says why it stopped (detached, its output goes nowhere).
-    let out = sb
-        .cmd()
-        .args(["embed-job"])
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .timeout(HANG)
-        .output()
-        .unwrap();
+    let out = run_with(&sb, &env, &["embed-job"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("cannot be read"),
@@ -701,14 +687,8 @@ fn a_cache_that_cannot_be_read_is_left_alone_and_reported() {
     );
     assert!(server.requests().is_empty(), "{:?}", server.requests());
     assert_eq!(std::fs::read(cache.join("person.txt")).unwrap(), b"mine");
-    let out = sb
-        .cmd()
-        .args(["status", "--json"])
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .timeout(HANG)
-        .output()
-        .unwrap();
-    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let status: Value =
+        serde_json::from_slice(&run_with(&sb, &env, &["status", "--json"]).stdout).unwrap();
     assert_eq!(status["embeddings"]["state"], "failed", "{status}");
     let error = status["embeddings"]["error"].as_str().unwrap_or_default();
     assert!(
