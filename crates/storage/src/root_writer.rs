@@ -161,7 +161,7 @@ impl<'r> RootWriter<'r> {
             after_each();
         }
         // A rename is durable once its directory is synced: each directory of the batch once,
-        // after the last rename (docs/DESIGN.md, "The single write path").
+        // after the last rename (docs/DESIGN.md, "Writes").
         let mut synced: Vec<&Path> = Vec::with_capacity(dirs.len());
         for (dir, _) in &dirs {
             if !synced.contains(&dir.path()) {
