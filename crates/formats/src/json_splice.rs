@@ -102,6 +102,16 @@ struct Node {
 }
 
 impl Node {
+    /// The text span of each item: an object's members (key to end of value) or an array's
+    /// elements.
+    fn item_spans(&self) -> Vec<(usize, usize)> {
+        if self.members.is_empty() {
+            self.elements.iter().map(|v| (v.start, v.end)).collect()
+        } else {
+            self.members.iter().map(|(_, s, v)| (*s, v.end)).collect()
+        }
+    }
+
     fn parse(text: &str) -> Option<Node> {
         let b = text.as_bytes();
         let mut i = skip_ws(b, 0);
@@ -251,9 +261,7 @@ fn diff(
                 }
             }
             if !removed.is_empty() {
-                let spans: Vec<(usize, usize)> =
-                    node.members.iter().map(|(_, s, v)| (*s, v.end)).collect();
-                cut(node, &spans, &removed, edits)?;
+                cut(node, &removed, edits)?;
             }
             if !added.is_empty() {
                 let items: Vec<(Option<&String>, &Value)> =
@@ -274,11 +282,7 @@ fn diff(
         {
             // Elements only taken out (an uninstall's hook entries): cut where they are.
             match removed_elements(o, n) {
-                Some(removed) => {
-                    let spans: Vec<(usize, usize)> =
-                        node.elements.iter().map(|v| (v.start, v.end)).collect();
-                    cut(node, &spans, &removed, edits)
-                }
+                Some(removed) => cut(node, &removed, edits),
                 None => replace(text, node, new, layout, edits),
             }
         }
@@ -321,15 +325,11 @@ fn removed_elements(old: &[Value], new: &[Value]) -> Option<Vec<usize>> {
     next.peek().is_none().then_some(removed)
 }
 
-/// Cuts the items at `which` (members or elements, whose text spans are `spans`) out of the
-/// container `node`, each run of neighbours at once with the comma and spacing that went with
-/// it: a run takes the comma before it, a run at the start the comma after it.
-fn cut(
-    node: &Node,
-    spans: &[(usize, usize)],
-    which: &[usize],
-    edits: &mut Vec<Edit>,
-) -> Option<()> {
+/// Cuts the items at `which` (sorted) out of the container `node`, each run of neighbours at
+/// once with the comma and spacing that went with it: a run takes the comma before it, a run at
+/// the start the comma after it.
+fn cut(node: &Node, which: &[usize], edits: &mut Vec<Edit>) -> Option<()> {
+    let spans = node.item_spans();
     if which.len() == spans.len() {
         // All of them: an empty container.
         edits.push((node.start + 1, node.end - 1, String::new()));
@@ -377,11 +377,7 @@ fn append(
             })
             .collect()
     };
-    let spans: Vec<(usize, usize)> = if node.members.is_empty() {
-        node.elements.iter().map(|v| (v.start, v.end)).collect()
-    } else {
-        node.members.iter().map(|(_, s, v)| (*s, v.end)).collect()
-    };
+    let spans = node.item_spans();
     let nl = layout.newline;
     let Some(&(first, _)) = spans.first().filter(|_| left > 0) else {
         // An empty container: the items one a line, indented one unit more than the

@@ -353,7 +353,6 @@ pub fn explain(text: &str) -> Explanation {
     };
     let kept = filter::dedupe(apply_gate(&m, rules, &sentences, &model, &gate));
     let strict = standing::judge(text);
-    let shown = shown_against;
     let reason = match verdict {
         None => format!("no gate verdict; {before_gate}"),
         Some(v)
@@ -366,7 +365,7 @@ pub fn explain(text: &str) -> Explanation {
             format!(
                 "dropped: gate {:.2} < strict threshold {:.2} and no sentence states a standing \
                  rule without a hard negative (vetoes: {})",
-                shown(v.durable, gate.strict),
+                shown_against(v.durable, gate.strict),
                 gate.strict,
                 if strict.vetoes.is_empty() {
                     "none".to_string()
@@ -382,12 +381,12 @@ pub fn explain(text: &str) -> Explanation {
         }
         Some(v) if v.durable < gate.keep && kept.is_empty() => format!(
             "dropped: gate {:.2} < keep threshold {:.2} ({before_gate})",
-            shown(v.durable, gate.keep),
+            shown_against(v.durable, gate.keep),
             gate.keep
         ),
         Some(v) if v.durable < gate.keep => format!(
             "kept: gate {:.2} < keep threshold {:.2}, but {} ({before_gate})",
-            shown(v.durable, gate.keep),
+            shown_against(v.durable, gate.keep),
             gate.keep,
             if model.score(text).is_some_and(|s| s.durable >= gate.trust) {
                 format!("the scorer is >= {:.2} sure", gate.trust)
@@ -397,23 +396,23 @@ pub fn explain(text: &str) -> Explanation {
         ),
         Some(v) if rules_kept > 0 => format!(
             "kept: {before_gate} and gate {:.2} >= {:.2}",
-            shown(v.durable, gate.keep),
+            shown_against(v.durable, gate.keep),
             gate.keep
         ),
         Some(v) if !kept.is_empty() => format!(
             "rescued: the rules kept nothing, gate {:.2} >= rescue threshold {:.2}",
-            shown(v.durable, gate.rescue),
+            shown_against(v.durable, gate.rescue),
             gate.rescue
         ),
         Some(v) if v.durable >= gate.rescue => format!(
             "nothing: gate {:.2} >= rescue threshold {:.2}, but no sentence is fit to keep \
              (a question, too short or too long, or an opaque token)",
-            shown(v.durable, gate.rescue),
+            shown_against(v.durable, gate.rescue),
             gate.rescue
         ),
         Some(v) => format!(
             "nothing: {before_gate} and gate {:.2} < rescue threshold {:.2}",
-            shown(v.durable, gate.rescue),
+            shown_against(v.durable, gate.rescue),
             gate.rescue
         ),
     };
