@@ -57,7 +57,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     for p in THIS_PROJECT {
         rest = rest.replace(p, "");
     }
-    if AT_HAND.iter().any(|c| rest.contains(c)) && !standing {
+    // "覚えておいて、このAPIの時刻はUTC": asked to keep it, the demonstrative stays.
+    if AT_HAND.iter().any(|c| rest.contains(c)) && !standing && s.lead != Lead::Remember {
         return None;
     }
     let core = m.trim_end_matches(['。', '！', '？', '.', '!', '?', ' ', '｡', '．', '〜', '~']);

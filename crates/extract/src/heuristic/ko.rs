@@ -1069,7 +1069,8 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
         || imperative;
     // "절대 이 파일은 건드리지 마": a strong cue makes a request a rule even about something at
     // hand; a statement about it ("항상 이런 식이면 곤란해요") stays about the moment.
-    if at_hand && !((strong || keep_on) && request) {
+    // "기억해, 이 API 시간은 UTC야": asked to keep it, the demonstrative stays.
+    if at_hand && s.lead != Lead::Remember && !((strong || keep_on) && request) {
         return None;
     }
     let channel = s.has(CHANNEL);

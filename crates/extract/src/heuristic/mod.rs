@@ -89,6 +89,10 @@ pub fn plan_with(messages: &[UserText], model: &learned::Model) -> Vec<Patch> {
 /// sentences the message has. What the gate is trained on and sees ([`gate::message_features`]).
 pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<String>) {
     let mut out = Vec::new();
+    // Whether a kept memory is what follows an explicit "remember" ("记住，…", "Remember: …"):
+    // the user asked in so many words, and the scorer's doubt about the message does not take
+    // it back. A sentence that only asks to record, with the fact elsewhere, keeps its cue.
+    let mut remembered = false;
     let sentences = segment::sentences(m.text);
     for sentence in &sentences {
         // A request to record a rule, "no —", "also,": the rule is what follows.
@@ -110,6 +114,7 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
         patch.summary = balance_quotes(&tidy_opening(&patch.summary));
         if let Some(p) = filter::normalize_patch(patch) {
             if !introduces_what_follows(&p.summary) {
+                remembered |= follows_a_remember(sentence, &p.summary);
                 out.push(p);
             }
         }
@@ -129,7 +134,7 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
     if read_whole {
         if out.is_empty() {
             out.extend(rescue(model, m, &sentences));
-        } else if model.vetoes(m.text) {
+        } else if model.vetoes(m.text) && !remembered {
             out.clear();
         }
     }
@@ -265,6 +270,16 @@ const REMEMBER_CUES: &[&str] = &[
     "ja.record.remember",
     "ko.record.remember",
 ];
+
+/// Whether `summary` is what follows an explicit "remember" in `sentence` ("记住，<summary>",
+/// "Remember: <summary>"): the text before it asks to remember ([`REMEMBER_CUES`]).
+fn follows_a_remember(sentence: &str, summary: &str) -> bool {
+    let core = summary.trim_end_matches(['。', '！', '.', '!']);
+    !core.is_empty()
+        && sentence
+            .find(core)
+            .is_some_and(|at| at > 0 && asks_to_remember(&sentence[..at]))
+}
 
 /// Whether `text` asks in so many words to remember something ([`REMEMBER_CUES`]).
 fn asks_to_remember(text: &str) -> bool {

@@ -518,6 +518,47 @@ mod languages {
         );
     }
 
+    /// An explicit request to remember keeps a statement that points at the thing at hand
+    /// ("这个接口", "このAPI", "이 API"): the user asked for it in so many words. The lead-in
+    /// is not part of the fact, and the real-chat gate does not take it back. A moment word
+    /// ("刚才") still drops it, and without the lead-in the demonstrative still does.
+    #[test]
+    fn an_explicit_remember_keeps_a_statement_about_the_thing_at_hand() {
+        let built_in = |text: &str| -> Vec<(MemoryType, String)> {
+            plan_heuristic(&[UserText { offset: 0, text }])
+                .into_iter()
+                .map(|p| (p.topic, p.summary))
+                .collect()
+        };
+        for (text, fact) in [
+            ("记住，这个接口返回的时间是 UTC", "这个接口返回的时间是 UTC"),
+            ("记住：这个接口返回的时间是 UTC", "这个接口返回的时间是 UTC"),
+            (
+                "請記住，這個接口返回的時間是 UTC",
+                "這個接口返回的時間是 UTC",
+            ),
+            (
+                "覚えておいて、このAPIの時刻はUTCです",
+                "このAPIの時刻はUTCです",
+            ),
+            ("기억해, 이 API 시간은 UTC야", "이 API 시간은 UTC야"),
+        ] {
+            assert_eq!(
+                built_in(text),
+                vec![(Project, fact.to_string())],
+                "{text:?}"
+            );
+        }
+        for text in [
+            "记住，刚才那个报错是网络问题",
+            "这个接口返回的时间是 UTC",
+            "このAPIの時刻はUTCです",
+            "이 API 시간은 UTC야",
+        ] {
+            assert_eq!(plan(text), vec![], "{text:?}");
+        }
+    }
+
     #[test]
     fn durable_statements_in_each_language() {
         assert_eq!(plan("以后回答我的时候请用中文。")[0].0, Feedback);

@@ -13,8 +13,12 @@ use crate::formats::doc::MemoryType;
 /// Always noise: the moment, thanks, opinions, questions words, requests for help, reports.
 const MOMENT: &[&str] = words::MOMENT;
 
-/// Noise unless a standing cue says otherwise: pointers at the work at hand, one-off verbs.
+/// Noise unless a standing cue says otherwise: pointers at the work at hand. An explicit
+/// "记住" lead-in waives them: the user asked to keep the sentence as it stands.
 const AT_HAND: &[&str] = words::AT_HAND;
+
+/// Noise unless a standing cue says otherwise, even after "记住": the moment, one-off verbs.
+const AT_HAND_MOMENT: &[&str] = words::AT_HAND_MOMENT;
 
 /// Demonstratives that name the project itself, not the work at hand.
 const THIS_PROJECT: &[&str] = words::THIS_PROJECT;
@@ -80,7 +84,8 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
                 rest = rest.replace(p, "");
             }
         }
-        AT_HAND.iter().any(|c| rest.contains(c))
+        (AT_HAND.iter().any(|c| rest.contains(c)) && s.lead != Lead::Remember)
+            || AT_HAND_MOMENT.iter().any(|c| rest.contains(c))
             || m.starts_with('把')
             || m.starts_with('它')
             || m.starts_with('將')
