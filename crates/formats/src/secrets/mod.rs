@@ -892,7 +892,39 @@ fn strip_invisible(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// `s` without invisible characters, NFKC folded, and without the invisible characters the
+/// folding made. Only the runs of non-ASCII text are folded, each with the ASCII character
+/// before it (a combining mark composes with it: `e` + U+0301 is `é`): ASCII text is NFKC as
+/// it is, holds no invisible character, and is never the second half of a composition, so the
+/// result is the whole text's. A MEMORY.md line with one `—` or `…` then costs its few
+/// non-ASCII characters instead of a pass of the normalizer over the line.
 fn nfkc_stripped(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    while at < s.len() {
+        let Some(run) = bytes[at..]
+            .iter()
+            .position(|b| !b.is_ascii())
+            .map(|p| at + p)
+        else {
+            out.push_str(&s[at..]);
+            break;
+        };
+        let start = if run > at { run - 1 } else { run };
+        let end = bytes[run..]
+            .iter()
+            .position(u8::is_ascii)
+            .map_or(s.len(), |p| run + p);
+        out.push_str(&s[at..start]);
+        out.push_str(&nfkc_stripped_whole(&s[start..end]));
+        at = end;
+    }
+    out
+}
+
+/// [`nfkc_stripped`] by one pass of the normalizer over all of `s`.
+fn nfkc_stripped_whole(s: &str) -> String {
     let s = strip_invisible(s);
     let folded: String = s.nfkc().collect();
     strip_invisible(&folded).into_owned()

@@ -453,6 +453,28 @@ proptest! {
         let _ = redact(&s);
     }
 
+    /// The folding by runs of non-ASCII text gives what one pass over the whole text gives,
+    /// on text dense in what composes across a run's edge: combining marks after ASCII
+    /// letters, invisible characters between them, Hangul jamo, compatibility forms.
+    #[test]
+    fn folding_by_runs_is_folding_the_whole(parts in prop::collection::vec(prop_oneof![
+        "[a-zA-Z0-9 ._-]{0,6}",
+        Just("\u{301}".to_string()),
+        Just("\u{308}\u{323}".to_string()),
+        Just("\u{200b}".to_string()),
+        Just("\u{ad}".to_string()),
+        Just("\u{1100}\u{1161}\u{11a8}".to_string()),
+        Just("\u{1161}".to_string()),
+        Just("…—".to_string()),
+        Just("ｇｈｐ＿".to_string()),
+        Just("ﬁ①".to_string()),
+        Just("\u{3000}，".to_string()),
+        "\\PC{0,3}",
+    ], 0..16)) {
+        let s = parts.concat();
+        prop_assert_eq!(nfkc_stripped(&s), nfkc_stripped_whole(&s), "{:?}", s);
+    }
+
     #[test]
     fn normalize_is_idempotent(s in "\\PC*|(?s).*") {
         let once = normalize(&s).into_owned();
