@@ -19,6 +19,9 @@ pub(crate) struct Regex {
     pattern: Box<str>,
     /// Lowercase literals one of which every match contains; empty: no known requirement.
     needs: Box<[Box<[u8]>]>,
+    /// Lowercase strings one of which the haystack must open with ([`required_starts`]; empty:
+    /// no known requirement).
+    starts: Box<[Box<[u8]>]>,
     built: OnceLock<regex_lite::Regex>,
 }
 
@@ -34,31 +37,34 @@ impl Regex {
     pub(crate) fn new(pattern: &str) -> Regex {
         // Read once, at development time (docs/DESIGN.md, "Pattern engine"): a process pays a
         // binary search instead of the reading; a pattern without an entry is read here.
-        let read;
-        let literals: Vec<&str> = match literal_table_entry(pattern) {
-            Some(literals) => {
+        let (read, read_starts);
+        let (literals, starts): (Vec<&str>, Vec<&str>) = match literal_table_entry(pattern) {
+            Some((literals, starts)) => {
                 #[cfg(debug_assertions)]
-                assert_eq!(
-                    required_literals(pattern).unwrap_or_default(),
-                    literals.to_vec(),
+                assert!(
+                    required_literals(pattern).unwrap_or_default() == literals
+                        && required_starts(pattern).unwrap_or_default() == starts,
                     "stale entry of heuristic/literals.rs for {pattern:?}: run `cargo run --example extract_literals`"
                 );
-                literals.to_vec()
+                (literals.to_vec(), starts.to_vec())
             }
             None => {
                 read = required_literals(pattern).unwrap_or_default();
-                read.iter().map(String::as_str).collect()
+                read_starts = required_starts(pattern).unwrap_or_default();
+                (
+                    read.iter().map(String::as_str).collect(),
+                    read_starts.iter().map(String::as_str).collect(),
+                )
             }
         };
-        let needs = literals
-            .into_iter()
-            .map(|s| Box::from(s.as_bytes()))
-            .collect();
+        let bytes = |v: Vec<&str>| v.into_iter().map(|s| Box::from(s.as_bytes())).collect();
+        let (needs, starts) = (bytes(literals), bytes(starts));
         #[cfg(debug_assertions)]
         record(pattern);
         let regex = Regex {
             pattern: pattern.into(),
             needs,
+            starts,
             built: OnceLock::new(),
         };
         // Debug builds (the tests) check every pattern a rule reaches at once, as before the
@@ -75,7 +81,45 @@ impl Regex {
     /// Whether the haystack holds one of the literals every match needs (always true when
     /// none is known).
     pub(crate) fn may_match(&self, haystack: &str) -> bool {
-        self.needs.is_empty() || Grams::with(haystack, |g| self.needs.iter().any(|n| g.holds(n)))
+        if !(self.needs.is_empty()
+            || Grams::with(haystack, |g| self.needs.iter().any(|n| g.holds(n))))
+        {
+            return false;
+        }
+        let opens = self.may_open(haystack);
+        // Debug builds (every test that runs the rules) check that the opening words rule out
+        // only haystacks the pattern does not match.
+        #[cfg(debug_assertions)]
+        if !opens {
+            static CHECK: std::sync::Mutex<Vec<(String, regex_lite::Regex)>> =
+                std::sync::Mutex::new(Vec::new());
+            let mut built = CHECK.lock().unwrap_or_else(|e| e.into_inner());
+            let at = match built.iter().position(|(p, _)| **p == *self.pattern) {
+                Some(at) => at,
+                None => {
+                    let r = regex_lite::Regex::new(&self.pattern).expect("static regex");
+                    built.push((self.pattern.to_string(), r));
+                    built.len() - 1
+                }
+            };
+            assert!(
+                !built[at].1.is_match(haystack),
+                "the opening words of {:?} ruled out {haystack:?}, which it matches",
+                self.pattern
+            );
+        }
+        opens
+    }
+
+    /// Whether the haystack opens with one of the strings every match opens with (always true
+    /// when none is known).
+    fn may_open(&self, haystack: &str) -> bool {
+        let h = haystack.as_bytes();
+        self.starts.is_empty()
+            || self
+                .starts
+                .iter()
+                .any(|s| h.len() >= s.len() && h[..s.len()].eq_ignore_ascii_case(s))
     }
 
     fn engine(&self) -> &regex_lite::Regex {
@@ -223,12 +267,16 @@ fn contains_ignore_ascii_case(haystack: &[u8], needle: &[u8]) -> bool {
     })
 }
 
-/// The committed literals of a pattern (`literals.rs`, generated), if it has an entry.
-fn literal_table_entry(pattern: &str) -> Option<&'static [&'static str]> {
-    super::literals::TABLE
-        .binary_search_by(|(p, _)| (*p).cmp(pattern))
+/// The committed literals and opening words of a pattern (`literals.rs`, generated), if it
+/// has an entry.
+fn literal_table_entry(
+    pattern: &str,
+) -> Option<(&'static [&'static str], &'static [&'static str])> {
+    let table = super::literals::TABLE;
+    table
+        .binary_search_by(|(p, _, _)| (*p).cmp(pattern))
         .ok()
-        .map(|i| super::literals::TABLE[i].1)
+        .map(|i| (table[i].1, table[i].2))
 }
 
 /// Every pattern built so far in this process (debug builds: what `literal_table` renders).
@@ -246,7 +294,7 @@ fn record(pattern: &str) {
 /// Every rule pattern of the generated literal table (`heuristic/literals.rs`): what
 /// `benches/pattern_engines.rs` builds with each regex engine to weigh their cost.
 pub fn rule_patterns() -> Vec<&'static str> {
-    super::literals::TABLE.iter().map(|(p, _)| *p).collect()
+    super::literals::TABLE.iter().map(|(p, _, _)| *p).collect()
 }
 
 /// The source of `literals.rs` for every pattern built so far in this process and every entry
@@ -261,12 +309,20 @@ pub fn literal_table() -> (String, usize) {
         .iter()
         .filter(|p| literal_table_entry(p).is_none())
         .count();
-    all.extend(super::literals::TABLE.iter().map(|(p, _)| p.to_string()));
+    all.extend(super::literals::TABLE.iter().map(|(p, _, _)| p.to_string()));
     let mut out = String::from(LITERALS_HEADER);
+    let quoted = |v: Option<Vec<String>>| -> String {
+        let v: Vec<String> = v
+            .unwrap_or_default()
+            .iter()
+            .map(|l| format!("{l:?}"))
+            .collect();
+        v.join(", ")
+    };
     for p in &all {
-        let lits = required_literals(p).unwrap_or_default();
-        let lits: Vec<String> = lits.iter().map(|l| format!("{l:?}")).collect();
-        out.push_str(&format!("    ({p:?}, &[{}]),\n", lits.join(", ")));
+        let lits = quoted(required_literals(p));
+        let starts = quoted(required_starts(p));
+        out.push_str(&format!("    ({p:?}, &[{lits}], &[{starts}]),\n"));
     }
     out.push_str("];\n");
     (out, missing)
@@ -276,17 +332,22 @@ pub fn literal_table() -> (String, usize) {
 const LITERALS_HEADER: &str = "\
 //! Generated by `cargo run --example extract_literals`; do not edit. For each rule pattern
 //! (sorted, as `binary_search` needs), the lowercase literals one of which every match
-//! contains, as `required_literals` reads them (empty: none known). `pattern::Regex::new`
+//! contains, as `required_literals` reads them, and the lowercase strings one of which every
+//! match opens with, as `required_starts` reads them (empty: none known). `pattern::Regex::new`
 //! looks a pattern up here instead of reading it in every process; a pattern without an entry
 //! is read at run time, and debug builds check every entry they use against the reading
 //! (docs/DESIGN.md, \"Pattern engine\").
 
 #[rustfmt::skip]
-pub(crate) static TABLE: &[(&str, &[&str])] = &[
+pub(crate) static TABLE: &[(&str, &[&str], &[&str])] = &[
 ";
 
 /// At most this many strings in one set the reading keeps (alternations, products of them).
 const MAX_SET: usize = 64;
+
+/// At most this many strings a pattern's opening words are ([`required_starts`]): a word list
+/// of a hundred verbs is one set, checked by comparing a few bytes each.
+const MAX_STARTS: usize = 512;
 
 /// What a piece of a pattern can match, as far as the reading knows.
 #[derive(Debug, Clone, Default)]
@@ -295,6 +356,9 @@ struct Info {
     exact: Option<Vec<String>>,
     /// Literals one of which every match of the piece contains (`None`: none known).
     need: Option<Vec<String>>,
+    /// When not `exact`: strings one of which every non-empty match of the piece starts with,
+    /// lowercased, and `""` among them when the piece can match nothing (`None`: none known).
+    starts: Option<Vec<String>>,
 }
 
 impl Info {
@@ -302,6 +366,7 @@ impl Info {
         Info {
             exact: Some(s),
             need: None,
+            starts: None,
         }
     }
 
@@ -311,6 +376,11 @@ impl Info {
 
     fn unknown() -> Info {
         Info::default()
+    }
+
+    /// What every match of the piece starts with, in the sense of [`Info::starts`].
+    fn starts(&self) -> Option<Vec<String>> {
+        self.exact.clone().or_else(|| self.starts.clone())
     }
 
     /// The better requirement this piece gives on its own.
@@ -356,6 +426,85 @@ pub(crate) fn required_literals(pattern: &str) -> Option<Vec<String>> {
     Some(need)
 }
 
+/// The strings one of which every match of `pattern` starts with, lowercased, when the pattern
+/// is anchored at the start of the haystack (`^` first, no other top-level branch, no `m`
+/// flag) and the reading knows them; `None` otherwise. "The pattern needs the sentence to
+/// open with one of these words" rules out most sentences for a rule about how a statement
+/// opens (`^(?:we|our …|the team|…) (?:use|…)`), which a literal anywhere in it does not.
+pub(crate) fn required_starts(pattern: &str) -> Option<Vec<String>> {
+    let body = pattern.strip_prefix("(?i)").unwrap_or(pattern);
+    let body = body.strip_prefix('^')?;
+    if body.contains("(?m") || has_top_level_branch(body) {
+        return None;
+    }
+    let chars: Vec<char> = body.chars().collect();
+    let mut p = Parser { chars, at: 0 };
+    let info = p.alternation()?;
+    if p.at != p.chars.len() {
+        return None;
+    }
+    let mut starts = info.starts()?;
+    if starts.iter().any(String::is_empty) {
+        return None;
+    }
+    starts.sort();
+    starts.dedup();
+    Some(starts)
+}
+
+/// Whether `body` has a `|` outside every group and class (a second top-level branch).
+fn has_top_level_branch(body: &str) -> bool {
+    let mut depth = 0usize;
+    let mut class = false;
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' if !class => class = true,
+            ']' if class => class = false,
+            '(' if !class => depth += 1,
+            ')' if !class => depth = depth.saturating_sub(1),
+            '|' if !class && depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// One item of a sequence, for what a match of the sequence starts with.
+enum Start {
+    /// Every string the item can match.
+    Exact(Vec<String>),
+    /// [`Info::starts`] of an item that is not a small finite set.
+    Open(Option<Vec<String>>),
+}
+
+impl Start {
+    /// What a match of this item followed by a match of the rest starts with, given what a
+    /// match of the rest starts with (`rest`, in the sense of [`Info::starts`]; `None`: not
+    /// known, which matters only when this item can match nothing).
+    fn before(self, rest: Option<Vec<String>>) -> Option<Vec<String>> {
+        match (self, rest) {
+            (Start::Exact(e), Some(rest)) if e.len() * rest.len() <= MAX_STARTS => Some(
+                e.iter()
+                    .flat_map(|a| rest.iter().map(move |r| format!("{a}{r}")))
+                    .collect(),
+            ),
+            (Start::Exact(e), rest) => Start::Open(Some(e)).before(rest),
+            (Start::Open(None), _) => None,
+            (Start::Open(Some(mut t)), rest) => {
+                if t.iter().any(String::is_empty) {
+                    t.retain(|s| !s.is_empty());
+                    t.extend(rest?);
+                }
+                (t.len() <= MAX_STARTS).then_some(t)
+            }
+        }
+    }
+}
+
 /// A character that stands for itself outside a class.
 fn is_plain(c: char) -> bool {
     !matches!(
@@ -381,8 +530,13 @@ impl Parser {
         }
         let mut exact = Some(Vec::new());
         let mut need = Some(Vec::new());
+        let mut starts = Some(Vec::new());
         let mut branch = first;
         loop {
+            match (starts.as_mut(), branch.starts()) {
+                (Some(s), Some(b)) if s.len() + b.len() <= MAX_STARTS => s.extend(b),
+                _ => starts = None,
+            }
             match (need.as_mut(), branch.requirement()) {
                 (Some(n), Some(r)) => n.extend_from_slice(r),
                 _ => need = None,
@@ -397,7 +551,11 @@ impl Parser {
             self.at += 1;
             branch = self.concat()?;
         }
-        Some(Info { exact, need })
+        Some(Info {
+            exact,
+            need,
+            starts,
+        })
     }
 
     fn concat(&mut self) -> Option<Info> {
@@ -405,6 +563,9 @@ impl Parser {
         // The product of the exact sets of the items read since the last break.
         let mut run: Option<Vec<String>> = Some(vec![String::new()]);
         let mut whole_exact = true;
+        // The items in order, for what a match starts with (plain characters in a row are one).
+        let mut items: Vec<Start> = Vec::new();
+        let mut plain = String::new();
         while let Some(c) = self.peek() {
             if c == '|' || c == ')' {
                 break;
@@ -419,6 +580,7 @@ impl Parser {
                 for s in r.iter_mut() {
                     s.push(lower);
                 }
+                plain.push(lower);
                 self.at += 1;
                 continue;
             }
@@ -431,7 +593,15 @@ impl Parser {
                 self.at += assertion;
                 continue;
             }
-            let Info { exact, need } = self.quantified()?;
+            if !plain.is_empty() {
+                items.push(Start::Exact(vec![std::mem::take(&mut plain)]));
+            }
+            let info = self.quantified()?;
+            items.push(match &info.exact {
+                Some(e) => Start::Exact(e.clone()),
+                None => Start::Open(info.starts.clone()),
+            });
+            let Info { exact, need, .. } = info;
             if let Some(n) = need {
                 offer(&mut best, n);
             }
@@ -468,9 +638,18 @@ impl Parser {
         if let Some(r) = run {
             offer(&mut best, r);
         }
+        if !plain.is_empty() {
+            items.push(Start::Exact(vec![plain]));
+        }
+        // Not a `try_fold`: an unknown rest is no matter after an item that cannot be empty.
+        let mut starts = Some(vec![String::new()]);
+        for item in items.into_iter().rev() {
+            starts = item.before(starts);
+        }
         Some(Info {
             exact: None,
             need: best,
+            starts,
         })
     }
 
@@ -499,6 +678,14 @@ impl Parser {
         if matches!(self.peek(), Some('?' | '*' | '+' | '{')) {
             return None;
         }
+        // A match of the quantified piece starts as the atom's first match does; with no
+        // repetition required it can also be empty.
+        let starts = atom.starts().map(|mut s| {
+            if min == 0 {
+                s.push(String::new());
+            }
+            s
+        });
         Some(match (min, max) {
             (1, Some(1)) => atom,
             (0, Some(1)) => match atom.exact {
@@ -506,12 +693,19 @@ impl Parser {
                     e.push(String::new());
                     Info::exactly(e)
                 }
-                _ => Info::unknown(),
+                _ => Info {
+                    starts,
+                    ..Info::unknown()
+                },
             },
-            (0, _) => Info::unknown(),
+            (0, _) => Info {
+                starts,
+                ..Info::unknown()
+            },
             _ => Info {
                 exact: None,
                 need: atom.requirement().cloned(),
+                starts,
             },
         })
     }
@@ -713,6 +907,73 @@ mod tests {
         assert_eq!(needs(r"(?:a|b"), None, "unbalanced");
     }
 
+    fn starts(p: &str) -> Option<Vec<String>> {
+        required_starts(p)
+    }
+
+    #[test]
+    fn reads_the_words_every_match_opens_with() {
+        assert_eq!(
+            starts(r"(?i)^(?:please\s+)?(?:fix|run)\b"),
+            v(&["fix", "please", "run"])
+        );
+        // An optional lead-in group that is not a small set: its own opening, or what follows.
+        assert_eq!(
+            starts(
+                r"(?i)^(?:(?:in|for) this (?:repo|team)\s*,?\s+)?(?:we|our(?:\s+\w+){1,4}?)\s+use"
+            ),
+            v(&[
+                "for this repo",
+                "for this team",
+                "in this repo",
+                "in this team",
+                "our",
+                "we"
+            ])
+        );
+        // A product of small sets stays exact; a class of a few characters is a small set.
+        assert_eq!(starts(r"^[EW]\d{4}"), v(&["e", "w"]));
+        assert_eq!(
+            starts(r"(?i)^i(?:'ve| have)(?: got)? (?:adhd|rsi)"),
+            v(&[
+                "i have adhd",
+                "i have got adhd",
+                "i have got rsi",
+                "i have rsi",
+                "i've adhd",
+                "i've got adhd",
+                "i've got rsi",
+                "i've rsi"
+            ])
+        );
+    }
+
+    #[test]
+    fn knows_when_a_match_can_open_with_anything() {
+        assert_eq!(starts(r"(?i)\bwe use\b"), None, "not anchored");
+        assert_eq!(
+            starts(r"(?i)^we use|\bour\b"),
+            None,
+            "a second top-level branch"
+        );
+        assert_eq!(
+            starts(r"(?im)^we use"),
+            None,
+            "multi-line: ^ after any newline"
+        );
+        assert_eq!(
+            starts(r"^\s*(?:error|warning):"),
+            None,
+            "opens with a class"
+        );
+        assert_eq!(starts(r"^(?:foo)?"), None, "can match nothing");
+        assert_eq!(
+            starts(r"(?i)^(?:we|\w+) use"),
+            None,
+            "one branch opens with a class"
+        );
+    }
+
     #[test]
     fn the_committed_table_is_sorted_and_is_what_the_reading_gives() {
         let table = super::super::literals::TABLE;
@@ -721,10 +982,15 @@ mod tests {
             table.windows(2).all(|w| w[0].0 < w[1].0),
             "sorted, no pattern twice"
         );
-        for (pattern, literals) in table {
+        for (pattern, literals, starts) in table {
             assert_eq!(
                 required_literals(pattern).unwrap_or_default(),
                 literals.to_vec(),
+                "{pattern:?}: run `cargo run --example extract_literals`"
+            );
+            assert_eq!(
+                required_starts(pattern).unwrap_or_default(),
+                starts.to_vec(),
                 "{pattern:?}: run `cargo run --example extract_literals`"
             );
             assert!(regex_lite::Regex::new(pattern).is_ok(), "{pattern:?}");
@@ -745,6 +1011,21 @@ mod tests {
             (r"[^,]+, (?:which|who) ", "a, which b", true),
             (r"x{2,3}y", "xxy", true),
             (r"x{2,3}y", "xx", false),
+            (
+                r"(?i)^(?:please\s+)?(?:fix|run) it\b",
+                "Please  RUN it now",
+                true,
+            ),
+            (
+                r"(?i)^(?:please\s+)?(?:fix|run) it\b",
+                "can you run it",
+                false,
+            ),
+            (
+                r"(?i)^(?:in this repo,?\s+)?we use\b",
+                "In this repo, we use pnpm",
+                true,
+            ),
         ];
         for (p, h, want) in cases {
             let r = Regex::new(p);
@@ -760,5 +1041,10 @@ mod tests {
         );
         assert!(r.is_match("Never push"));
         assert!(r.is_built());
+        // The literal is there, but not where every match opens: nothing is built either.
+        let r = Regex::new(r"(?i)^(?:we|our team) (?:always )?use\b");
+        assert!(!r.is_match("Can we use pnpm here?"));
+        assert!(!r.is_built(), "a sentence opening otherwise builds nothing");
+        assert!(r.is_match("We always use pnpm"));
     }
 }
