@@ -711,3 +711,76 @@ fn a_forget_backup_run_and_its_directories_are_synced_before_documents_change() 
         );
     }
 }
+
+/// A directory whose creation could not be made durable (the fsync of its parent failed) is
+/// not left behind: the write fails, the new directory is gone, and the next write creates it
+/// again and syncs its parent then (docs/DESIGN.md, "Writes"). Kept, no later write would sync
+/// the parent, and a crash could lose the directory with every document renamed into it.
+#[test]
+fn a_new_directory_whose_parent_cannot_be_synced_is_taken_back() {
+    let test = "a_new_directory_whose_parent_cannot_be_synced_is_taken_back";
+    let args = [
+        "remember",
+        "--type",
+        "reference",
+        "The ops dashboards live at grafana.example.com/d/ops",
+    ];
+    // Which fsync is the parent's after the mkdir, from a run on the same state elsewhere.
+    let dry = Sandbox::new();
+    let dry_root = seed(&dry);
+    let Some(lines) = traced(&dry, test, SYNC_CALLS, &args) else {
+        return;
+    };
+    let mkdir = lines
+        .iter()
+        .position(|l| l.contains("mkdir") && l.contains("\"reference\""))
+        .unwrap_or_else(|| panic!("no mkdir of reference/ in the trace:\n{}", lines.join("\n")));
+    let at = fsync_of(&lines, &dry_root, mkdir)
+        .unwrap_or_else(|| panic!("no fsync of the parent:\n{}", lines.join("\n")));
+    let nth = lines[..=at]
+        .iter()
+        .filter(|l| l.starts_with_pid_call("fsync("))
+        .count();
+
+    let sb = Sandbox::new();
+    let root = seed(&sb);
+    let mut c = std::process::Command::new("strace");
+    c.args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync", "-e"])
+        .arg(format!("inject=fsync:error=EIO:when={nth}"))
+        .arg(assert_cmd::cargo::cargo_bin("git-qwen-memory"))
+        .args(args)
+        .current_dir(&sb.repo)
+        .stdin(Stdio::null());
+    clear_tool_env(&mut c);
+    c.envs(sb.env());
+    let out = c.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the failed sync was not reported");
+    assert!(
+        stderr.contains("Input/output error") || stderr.contains("os error 5"),
+        "{stderr}"
+    );
+    assert!(
+        !root.join("reference").exists(),
+        "the directory whose creation was not synced was left behind"
+    );
+
+    // The next write creates it again, and this time its parent is synced.
+    let Some(lines) = traced(&sb, test, SYNC_CALLS, &args) else {
+        return;
+    };
+    let mkdir = lines
+        .iter()
+        .position(|l| l.contains("mkdir") && l.contains("\"reference\""))
+        .unwrap_or_else(|| panic!("reference/ was not created again:\n{}", lines.join("\n")));
+    assert!(
+        fsync_of(&lines, &root, mkdir).is_some(),
+        "the parent was not synced after reference/ was created again:\n{}",
+        lines.join("\n")
+    );
+    assert_eq!(
+        fs::read_dir(root.join("reference")).unwrap().count(),
+        1,
+        "one document in the new directory"
+    );
+}

@@ -247,8 +247,15 @@ impl Dir {
         if create {
             match sys::mkdir_at(self.fd.as_fd(), &c, 0o777) {
                 // A new directory's entry lives in its parent: synced, or a crash could lose
-                // the directory with every file later renamed into it.
-                Ok(()) => self.sync()?,
+                // the directory with every file later renamed into it. When that sync fails
+                // the (empty) directory is taken back, so that the next write creates it again
+                // and syncs its parent then; left in place, no later write would.
+                Ok(()) => {
+                    if let Err(e) = self.sync() {
+                        let _ = sys::rmdir_at(self.fd.as_fd(), &c);
+                        return Err(e);
+                    }
+                }
                 Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
                 Err(err) => return Err(FsError::io(&path, err)),
             }

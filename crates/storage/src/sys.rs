@@ -394,6 +394,12 @@ mod files {
         check(unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) })
     }
 
+    /// `unlinkat(2)` with `AT_REMOVEDIR`: removes the empty directory `name` in `dir`.
+    pub fn rmdir_at(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<()> {
+        // SAFETY: valid descriptor and NUL-terminated name.
+        check(unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) })
+    }
+
     /// `renameat(2)` of `from` over `to`, both in `dir`.
     pub fn rename_at(dir: BorrowedFd<'_>, from: &CStr, to: &CStr) -> io::Result<()> {
         let fd = dir.as_raw_fd();
