@@ -527,16 +527,8 @@ fn traced(sb: &Sandbox, test: &str, calls: &str, args: &[&str]) -> Option<Vec<St
         return None;
     }
     let trace = sb.root().join(format!("trace-{}.txt", args[0]));
-    let mut c = std::process::Command::new("strace");
-    c.args(["-f", "-y", "-qq", "-e", calls, "-o"])
-        .arg(&trace)
-        .arg(assert_cmd::cargo::cargo_bin("git-qwen-memory"))
-        .args(args)
-        .current_dir(&sb.repo)
-        .stdin(Stdio::null());
-    clear_tool_env(&mut c);
-    c.envs(sb.env());
-    let out = c.output().unwrap();
+    let trace_arg = trace.to_string_lossy().into_owned();
+    let out = under_strace(sb, &["-y", "-e", calls, "-o", &trace_arg], args);
     assert_success(&out, args);
     Some(
         fs::read_to_string(&trace)
@@ -559,6 +551,30 @@ fn shown(path: &std::path::Path) -> String {
             _ => format!("\\{b:03o}"),
         })
         .collect()
+}
+
+/// The binary run with `args` in the sandbox's repository under `strace -f -qq` and its
+/// `options`.
+fn under_strace(sb: &Sandbox, options: &[&str], args: &[&str]) -> std::process::Output {
+    let mut c = std::process::Command::new("strace");
+    c.args(["-f", "-qq"])
+        .args(options)
+        .arg(assert_cmd::cargo::cargo_bin("git-qwen-memory"))
+        .args(args)
+        .current_dir(&sb.repo)
+        .stdin(Stdio::null());
+    clear_tool_env(&mut c);
+    c.envs(sb.env());
+    c.output().unwrap()
+}
+
+/// The line of the trace that creates the directory `name`.
+fn mkdir_of(lines: &[String], name: &str) -> usize {
+    let quoted = format!("\"{name}\"");
+    lines
+        .iter()
+        .position(|l| l.contains("mkdir") && l.contains(&quoted))
+        .unwrap_or_else(|| panic!("no mkdir of {name}/ in the trace:\n{}", lines.join("\n")))
 }
 
 /// The first line at or after `from` that fsyncs the directory `dir` itself.
@@ -617,10 +633,7 @@ fn a_document_written_or_deleted_has_its_directory_synced() {
         .filter(|n| n.ends_with(".md"))
         .collect();
     assert_eq!(written.len(), 1, "{written:?}");
-    let mkdir = lines
-        .iter()
-        .position(|l| l.contains("mkdir") && l.contains("\"reference\""))
-        .unwrap_or_else(|| panic!("no mkdir of reference/ in the trace:\n{}", lines.join("\n")));
+    let mkdir = mkdir_of(&lines, "reference");
     let parent_synced = fsync_of(&lines, &root, mkdir);
     let rename = lines
         .iter()
@@ -731,10 +744,7 @@ fn a_new_directory_whose_parent_cannot_be_synced_is_taken_back() {
     let Some(lines) = traced(&dry, test, SYNC_CALLS, &args) else {
         return;
     };
-    let mkdir = lines
-        .iter()
-        .position(|l| l.contains("mkdir") && l.contains("\"reference\""))
-        .unwrap_or_else(|| panic!("no mkdir of reference/ in the trace:\n{}", lines.join("\n")));
+    let mkdir = mkdir_of(&lines, "reference");
     let at = fsync_of(&lines, &dry_root, mkdir)
         .unwrap_or_else(|| panic!("no fsync of the parent:\n{}", lines.join("\n")));
     let nth = lines[..=at]
@@ -744,16 +754,12 @@ fn a_new_directory_whose_parent_cannot_be_synced_is_taken_back() {
 
     let sb = Sandbox::new();
     let root = seed(&sb);
-    let mut c = std::process::Command::new("strace");
-    c.args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync", "-e"])
-        .arg(format!("inject=fsync:error=EIO:when={nth}"))
-        .arg(assert_cmd::cargo::cargo_bin("git-qwen-memory"))
-        .args(args)
-        .current_dir(&sb.repo)
-        .stdin(Stdio::null());
-    clear_tool_env(&mut c);
-    c.envs(sb.env());
-    let out = c.output().unwrap();
+    let inject = format!("inject=fsync:error=EIO:when={nth}");
+    let out = under_strace(
+        &sb,
+        &["-o", "/dev/null", "-e", "trace=fsync", "-e", &inject],
+        &args,
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "the failed sync was not reported");
     assert!(
@@ -769,10 +775,7 @@ fn a_new_directory_whose_parent_cannot_be_synced_is_taken_back() {
     let Some(lines) = traced(&sb, test, SYNC_CALLS, &args) else {
         return;
     };
-    let mkdir = lines
-        .iter()
-        .position(|l| l.contains("mkdir") && l.contains("\"reference\""))
-        .unwrap_or_else(|| panic!("reference/ was not created again:\n{}", lines.join("\n")));
+    let mkdir = mkdir_of(&lines, "reference");
     assert!(
         fsync_of(&lines, &root, mkdir).is_some(),
         "the parent was not synced after reference/ was created again:\n{}",
