@@ -1069,8 +1069,16 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
         || imperative;
     // "절대 이 파일은 건드리지 마": a strong cue makes a request a rule even about something at
     // hand; a statement about it ("항상 이런 식이면 곤란해요") stays about the moment.
-    // "기억해, 이 API 시간은 UTC야": asked to keep it, the demonstrative stays.
-    if at_hand && s.lead != Lead::Remember && !((strong || keep_on) && request) {
+    // "기억해, 이 API 시간은 UTC야": asked to keep a statement, the demonstrative stays; "기억해,
+    // 이 버튼 파란색으로 바꿔" (not a declarative ending) is still a change to make.
+    let declarative = core
+        .chars()
+        .last()
+        .is_some_and(|c| matches!(c, '다' | '야' | '임' | '음' | '죠' | '요'));
+    if at_hand
+        && !(s.lead == Lead::Remember && declarative && !request)
+        && !((strong || keep_on) && request)
+    {
         return None;
     }
     let channel = s.has(CHANNEL);

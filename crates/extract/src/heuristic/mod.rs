@@ -89,7 +89,7 @@ pub fn plan_with(messages: &[UserText], model: &learned::Model) -> Vec<Patch> {
 /// sentences the message has. What the gate is trained on and sees ([`gate::message_features`]).
 pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<String>) {
     let mut out = Vec::new();
-    // Whether a kept memory is what follows an explicit "remember" ("记住，…", "Remember: …"):
+    // Whether a kept memory is what follows an explicit "remember" ("记住，…", "remember that …"):
     // the user asked in so many words, and the scorer's doubt about the message does not take
     // it back. A sentence that only asks to record, with the fact elsewhere, keeps its cue.
     let mut remembered = false;
@@ -272,7 +272,8 @@ const REMEMBER_CUES: &[&str] = &[
 ];
 
 /// Whether `summary` is what follows an explicit "remember" in `sentence` ("记住，<summary>",
-/// "Remember: <summary>"): the text before it asks to remember ([`REMEMBER_CUES`]).
+/// "remember that <summary>"): the text before it asks to remember ([`REMEMBER_CUES`]; a bare
+/// "Remember:" is not one of them).
 fn follows_a_remember(sentence: &str, summary: &str) -> bool {
     let core = summary.trim_end_matches(['。', '！', '.', '!']);
     !core.is_empty()

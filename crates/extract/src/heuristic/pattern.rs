@@ -462,7 +462,16 @@ fn has_top_level_branch(body: &str) -> bool {
             '\\' => {
                 chars.next();
             }
-            '[' if !class => class = true,
+            '[' if !class => {
+                class = true;
+                // A `]` first in a class (after an optional `^`) is a member, not its end.
+                if chars.clone().next() == Some('^') {
+                    chars.next();
+                }
+                if chars.clone().next() == Some(']') {
+                    chars.next();
+                }
+            }
             ']' if class => class = false,
             '(' if !class => depth += 1,
             ')' if !class => depth = depth.saturating_sub(1),
@@ -855,6 +864,9 @@ impl Parser {
             't' => lit("\t"),
             'n' => lit("\n"),
             'r' => lit("\r"),
+            // `\<` and `\>` are word-start and word-end assertions in `regex-lite`, not
+            // characters: not modelled.
+            '<' | '>' => None,
             c if c.is_ascii_punctuation() || c == ' ' => lit(&c.to_string()),
             _ => None,
         }
@@ -972,6 +984,17 @@ mod tests {
             None,
             "one branch opens with a class"
         );
+        assert_eq!(
+            starts(r"^\<we\b"),
+            None,
+            "\\< is an assertion, not a character"
+        );
+        assert_eq!(
+            starts(r"^[](]|x"),
+            None,
+            "a ] first in a class hides no branch"
+        );
+        assert_eq!(starts(r"^[^](]|x"), None);
     }
 
     #[test]

@@ -54,6 +54,19 @@ const ACK_START: &[&str] = words::ACK_START;
 /// Conversational fillers dropped before judging the opening.
 const FILLER: &[&str] = words::FILLER;
 
+/// Whether `m` reads as one-off work: a cue of a one-off message fires (a request, a bug
+/// report, a question) or a verb that changes the thing at hand is in it ("改成", "删掉"; the
+/// two-character ones of `CHANGE_START`). "记住，这个按钮改成蓝色" is a change to make, not a
+/// fact to keep.
+fn one_off_work(m: &str) -> bool {
+    CHANGE_START
+        .iter()
+        .any(|c| c.chars().count() >= 2 && m.contains(c))
+        || super::cues::fired(m)
+            .iter()
+            .any(|c| c.class.starts_with("noise-"))
+}
+
 pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.question() || matches!(s.last(), Some('吗' | '嗎' | '呢' | '么' | '麼')) {
         return None;
@@ -84,7 +97,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
                 rest = rest.replace(p, "");
             }
         }
-        (AT_HAND.iter().any(|c| rest.contains(c)) && s.lead != Lead::Remember)
+        ((s.lead != Lead::Remember || one_off_work(m)) && AT_HAND.iter().any(|c| rest.contains(c)))
             || AT_HAND_MOMENT.iter().any(|c| rest.contains(c))
             || m.starts_with('把')
             || m.starts_with('它')
