@@ -434,12 +434,13 @@ pub(crate) fn required_literals(pattern: &str) -> Option<Vec<String>> {
 pub(crate) fn required_starts(pattern: &str) -> Option<Vec<String>> {
     let body = pattern.strip_prefix("(?i)").unwrap_or(pattern);
     let body = body.strip_prefix('^')?;
-    if body.contains("(?m") || has_top_level_branch(body) {
+    if body.contains("(?m") {
         return None;
     }
     let chars: Vec<char> = body.chars().collect();
     let mut p = Parser { chars, at: 0 };
-    let info = p.alternation()?;
+    // One sequence: it stops at a top-level `|`, whose branch the `^` does not anchor.
+    let info = p.concat()?;
     if p.at != p.chars.len() {
         return None;
     }
@@ -450,36 +451,6 @@ pub(crate) fn required_starts(pattern: &str) -> Option<Vec<String>> {
     starts.sort();
     starts.dedup();
     Some(starts)
-}
-
-/// Whether `body` has a `|` outside every group and class (a second top-level branch).
-fn has_top_level_branch(body: &str) -> bool {
-    let mut depth = 0usize;
-    let mut class = false;
-    let mut chars = body.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                chars.next();
-            }
-            '[' if !class => {
-                class = true;
-                // A `]` first in a class (after an optional `^`) is a member, not its end.
-                if chars.clone().next() == Some('^') {
-                    chars.next();
-                }
-                if chars.clone().next() == Some(']') {
-                    chars.next();
-                }
-            }
-            ']' if class => class = false,
-            '(' if !class => depth += 1,
-            ')' if !class => depth = depth.saturating_sub(1),
-            '|' if !class && depth == 0 => return true,
-            _ => {}
-        }
-    }
-    false
 }
 
 /// One item of a sequence, for what a match of the sequence starts with.
