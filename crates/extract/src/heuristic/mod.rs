@@ -91,7 +91,7 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
     let mut out = Vec::new();
     // Whether a kept memory is what follows an explicit "remember" ("记住，…", "remember that …"):
     // the user asked in so many words, and the scorer's doubt about the message does not take
-    // it back. A sentence that only asks to record, with the fact elsewhere, keeps its cue.
+    // it back. A sentence that only asks to record, with the fact elsewhere, leaves the veto.
     let mut remembered = false;
     let sentences = segment::sentences(m.text);
     for sentence in &sentences {
