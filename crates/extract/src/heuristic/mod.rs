@@ -264,6 +264,8 @@ fn reads_like_a_statement(
 const REMEMBER_CUES: &[&str] = &[
     "en.record.remember-that",
     "en.record.remember-to",
+    "en.record.remember-colon",
+    "en.record.remember-comma",
     "en.record.memorize",
     "en.record.memory",
     "zh.record.remember",
@@ -272,8 +274,8 @@ const REMEMBER_CUES: &[&str] = &[
 ];
 
 /// Whether `summary` is what follows an explicit "remember" in `sentence` ("记住，<summary>",
-/// "remember that <summary>"): the text before it asks to remember ([`REMEMBER_CUES`]; a bare
-/// "Remember:" is not one of them).
+/// "remember that <summary>", "Remember: <summary>"): the text before it asks to remember
+/// ([`REMEMBER_CUES`]).
 fn follows_a_remember(sentence: &str, summary: &str) -> bool {
     let core = summary.trim_end_matches(['。', '！', '.', '!']);
     !core.is_empty()

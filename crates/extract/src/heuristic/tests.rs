@@ -563,6 +563,42 @@ mod languages {
         }
     }
 
+    /// A bare "Remember:" or "Remember," before a statement asks to remember it as plainly as
+    /// "remember that": the scorer's veto on the message does not take it back (it kept
+    /// nothing from "Remember: the staging DB is wiped nightly"). A one-off request after the
+    /// same lead-in stays dropped.
+    #[test]
+    fn a_bare_remember_lead_in_keeps_the_statement_after_it() {
+        let built_in = |text: &str| -> Vec<(MemoryType, String)> {
+            plan_heuristic(&[UserText { offset: 0, text }])
+                .into_iter()
+                .map(|p| (p.topic, p.summary))
+                .collect()
+        };
+        for (text, fact) in [
+            (
+                "Remember: the staging DB is wiped nightly",
+                "the staging DB is wiped nightly",
+            ),
+            (
+                "Remember, the demo is a static site, not a Vite app.",
+                "the demo is a static site, not a Vite app.",
+            ),
+        ] {
+            assert_eq!(
+                built_in(text),
+                vec![(Project, fact.to_string())],
+                "{text:?}"
+            );
+        }
+        for text in [
+            "remember: fix the typo in the header",
+            "Remember, you said you'd fix the login bug.",
+        ] {
+            assert_eq!(built_in(text), vec![], "{text:?}");
+        }
+    }
+
     #[test]
     fn durable_statements_in_each_language() {
         assert_eq!(plan("以后回答我的时候请用中文。")[0].0, Feedback);
