@@ -482,15 +482,15 @@ fn main() {
             let (rules, sentences) = plan_rules(&m, &builtin);
             let cues: Vec<&str> = qwen_memory::ops::extract::heuristic::cues::fired(&t.text)
                 .iter()
-                .map(|c| c.id.as_str())
+                .map(|c| c.id)
                 .collect();
             let types: Vec<&str> = rules.iter().map(|p| p.topic.as_str()).collect();
             let g = gate::Gate::builtin();
             let gate_score = g.score(&sentences, &rules).map(|v| v.durable);
             let scorer = builtin.score(&t.text).map(|v| v.durable);
             let standing = qwen_memory::ops::extract::heuristic::standing::judge(&t.text);
-            let keep_id = standing.keep.map(|c| c.id.as_str());
-            let vetoes: Vec<&str> = standing.vetoes.iter().map(|c| c.id.as_str()).collect();
+            let keep_id = standing.keep.map(|c| c.id);
+            let vetoes: Vec<&str> = standing.vetoes.iter().map(|c| c.id).collect();
             let kept: Vec<String> = plan_with_gate(&[m], &builtin, &g)
                 .iter()
                 .map(|p| format!("{}|{}", p.topic.as_str(), p.summary))

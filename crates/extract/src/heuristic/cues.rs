@@ -1,21 +1,11 @@
 //! The cue lexicons of the real-chat gate, as data (docs/DESIGN.md, "Extract"): one file per
 //! language under `data/` (`en.cues`, `zh.cues`, `ja.cues`, `ko.cues`), each rule a line with an
 //! id, a class and where in a sentence it matches; `data/zh-hant.fold` folds traditional Chinese
-//! to simplified once before matching. The files are compiled in and parsed once per process.
+//! to simplified once before matching. The build script compiles the files into static tables
+//! (format: `cue_format.rs`): a process pays nothing to read them.
 //!
 //! A cue decides nothing on its own: the gate ([`super::gate`]) sees which cues fired (and their
 //! classes) as features and learns their weights from real turns.
-
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
-const SOURCES: [(&str, &str); 4] = [
-    ("en", include_str!("data/en.cues")),
-    ("zh", include_str!("data/zh.cues")),
-    ("ja", include_str!("data/ja.cues")),
-    ("ko", include_str!("data/ko.cues")),
-];
-const FOLD: &str = include_str!("data/zh-hant.fold");
 
 /// Where in a sentence a cue matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,99 +25,32 @@ pub enum Where {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cue {
     /// Its id, e.g. `en.record.make-rule`.
-    pub id: String,
+    pub id: &'static str,
     /// What it suggests, e.g. `durable-record` or `noise-question`.
-    pub class: String,
+    pub class: &'static str,
     pub at: Where,
     /// The phrase, lower-cased.
-    pub phrase: String,
+    pub phrase: &'static str,
 }
 
-/// A line of a cue file that is not a rule: `(file, line number, text)`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: not a cue rule: {text:?}")]
-pub struct CueError {
-    pub file: String,
-    pub line: usize,
-    pub text: String,
-}
+include!(concat!(env!("OUT_DIR"), "/cues.rs"));
 
-/// Parses one cue file (`name` for errors).
-pub fn parse(name: &str, text: &str) -> Result<Vec<Cue>, CueError> {
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let err = || CueError {
-            file: name.to_string(),
-            line: n + 1,
-            text: line.to_string(),
-        };
-        let mut parts = line.split_whitespace();
-        let (Some(id), Some(class), Some(at)) = (parts.next(), parts.next(), parts.next()) else {
-            return Err(err());
-        };
-        let at = match at {
-            "any" => Where::Any,
-            "start" => Where::Start,
-            "end" => Where::End,
-            "first-word" => Where::FirstWord,
-            _ => return Err(err()),
-        };
-        let phrase = parts.collect::<Vec<_>>().join(" ").to_lowercase();
-        if phrase.is_empty() {
-            return Err(err());
-        }
-        out.push(Cue {
-            id: id.to_string(),
-            class: class.to_string(),
-            at,
-            phrase,
-        });
-    }
-    Ok(out)
-}
-
-struct Lexicon {
-    cues: Vec<Cue>,
-    fold: HashMap<char, char>,
-}
-
-fn lexicon() -> &'static Lexicon {
-    static LEX: OnceLock<Lexicon> = OnceLock::new();
-    LEX.get_or_init(|| {
-        let mut cues = Vec::new();
-        for (name, text) in SOURCES {
-            // The files are part of the source; a unit test parses each of them.
-            cues.extend(parse(name, text).unwrap_or_default());
-        }
-        let fold = FOLD
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter_map(|l| {
-                let mut c = l.split_whitespace();
-                let t = c.next()?.chars().next()?;
-                let s = c.next()?.chars().next()?;
-                Some((t, s))
-            })
-            .collect();
-        Lexicon { cues, fold }
-    })
+/// What `c` folds to: its simplified form when it is traditional.
+fn fold(c: char) -> char {
+    FOLD.binary_search_by_key(&c, |&(t, _)| t)
+        .map_or(c, |i| FOLD[i].1)
 }
 
 /// `text` lower-cased, whitespace collapsed, full-width ASCII as ASCII, traditional Chinese
 /// folded to simplified.
 pub fn normalize(text: &str) -> String {
-    let fold = &lexicon().fold;
     let mut out = String::with_capacity(text.len());
     let mut space = false;
     for c in text.chars() {
         let c = match c {
             '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
             '\u{3000}' => ' ',
-            _ => *fold.get(&c).unwrap_or(&c),
+            _ => fold(c),
         };
         if c.is_whitespace() {
             space = true;
@@ -159,7 +82,7 @@ pub(super) fn matches(cue: &Cue, sentence: &str) -> bool {
     match cue.at {
         Where::Any => {
             let mut from = 0;
-            while let Some(i) = sentence[from..].find(&cue.phrase) {
+            while let Some(i) = sentence[from..].find(cue.phrase) {
                 let at = from + i;
                 if !latin || on_boundaries(sentence, at, cue.phrase.len()) {
                     return true;
@@ -170,11 +93,11 @@ pub(super) fn matches(cue: &Cue, sentence: &str) -> bool {
         }
         Where::Start => {
             let s = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
-            s.starts_with(&cue.phrase) && (!latin || on_boundaries(s, 0, cue.phrase.len()))
+            s.starts_with(cue.phrase) && (!latin || on_boundaries(s, 0, cue.phrase.len()))
         }
         Where::FirstWord => {
             let s = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
-            s.split_whitespace().next() == Some(cue.phrase.as_str())
+            s.split_whitespace().next() == Some(cue.phrase)
         }
         Where::End => {
             let trimmed_marks = cue.phrase.chars().all(|c| !c.is_alphanumeric());
@@ -183,7 +106,7 @@ pub(super) fn matches(cue: &Cue, sentence: &str) -> bool {
             } else {
                 sentence.trim_end_matches(|c: char| !c.is_alphanumeric())
             };
-            s.ends_with(&cue.phrase)
+            s.ends_with(cue.phrase)
                 && (!latin
                     || trimmed_marks
                     || on_boundaries(s, s.len() - cue.phrase.len(), cue.phrase.len()))
@@ -197,11 +120,9 @@ pub(super) fn matches(cue: &Cue, sentence: &str) -> bool {
 /// shape of [`strip_record_request`]).
 pub fn strip_lead_in(sentence: &str) -> Option<String> {
     let lead_ins = || {
-        lexicon()
-            .cues
-            .iter()
+        CUES.iter()
             .filter(|c| c.class == "lead-in")
-            .map(|c| c.phrase.as_str())
+            .map(|c| c.phrase)
     };
     let word_ends = |after: &str| !after.starts_with(|c: char| c.is_ascii_alphanumeric());
     let mut rest = sentence.trim_start();
@@ -332,9 +253,7 @@ fn strip_record_request(sentence: &str) -> Option<&str> {
 pub fn fired(text: &str) -> Vec<&'static Cue> {
     let norm = normalize(text);
     let sentences = split_normalized(&norm);
-    lexicon()
-        .cues
-        .iter()
+    CUES.iter()
         .filter(|c| sentences.iter().any(|s| matches(c, s)))
         .collect()
 }
@@ -363,23 +282,58 @@ pub(super) fn split_normalized(norm: &str) -> Vec<&str> {
 mod tests {
     use super::*;
 
+    const SOURCES: [(&str, &str); 4] = [
+        ("en", include_str!("data/en.cues")),
+        ("zh", include_str!("data/zh.cues")),
+        ("ja", include_str!("data/ja.cues")),
+        ("ko", include_str!("data/ko.cues")),
+    ];
+
     #[test]
-    fn every_cue_file_parses_and_ids_are_unique() {
+    fn every_cue_file_parses_ids_are_unique_and_the_table_is_the_files() {
+        use super::super::cue_format::parse;
         let mut ids = std::collections::HashSet::new();
+        let mut all = Vec::new();
         for (name, text) in SOURCES {
-            let cues = parse(name, text).unwrap();
+            let cues = parse(text).unwrap();
             assert!(cues.len() > 30, "{name}: {}", cues.len());
             for c in cues {
                 assert!(c.id.starts_with(&format!("{name}.")), "{}", c.id);
                 assert!(ids.insert(c.id.clone()), "duplicate id {}", c.id);
+                all.push((c.id, c.class, c.phrase));
             }
         }
-        assert!(parse("x", "x.a durable-x sideways foo").is_err());
-        assert!(parse("x", "x.a durable-x any").is_err());
+        let table: Vec<_> = CUES
+            .iter()
+            .map(|c| (c.id.to_string(), c.class.to_string(), c.phrase.to_string()))
+            .collect();
+        assert_eq!(table, all);
+        assert_eq!(
+            parse("x.a durable-x sideways foo"),
+            Err((1, "x.a durable-x sideways foo".into()))
+        );
+        assert!(parse("# c\nx.a durable-x any").is_err());
+        assert_eq!(
+            parse("x.a durable-x start Remember  THIS").unwrap()[0].phrase,
+            "remember this"
+        );
+    }
+
+    #[test]
+    fn the_fold_table_is_sorted_and_folds_what_it_lists() {
+        assert!(FOLD.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(normalize("以後請用繁體"), "以后请用繁体");
+        assert_eq!(fold('a'), 'a');
+        use super::super::cue_format::parse_fold;
+        assert!(
+            parse_fold("後 后\n後 后").is_err(),
+            "a character folded twice"
+        );
+        assert!(parse_fold("後后").is_err());
     }
 
     fn ids(text: &str) -> Vec<&'static str> {
-        fired(text).into_iter().map(|c| c.id.as_str()).collect()
+        fired(text).into_iter().map(|c| c.id).collect()
     }
 
     #[test]

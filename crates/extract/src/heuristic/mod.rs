@@ -60,6 +60,8 @@ mod words {
     }
 }
 #[cfg(test)]
+mod cue_format;
+#[cfg(test)]
 mod words_format;
 mod zh;
 
@@ -253,9 +255,7 @@ fn reads_like_a_statement(
             .score(text)
             .is_some_and(|s| s.durable >= gate.trust_strict)
         && standing::judge(text).vetoes.is_empty()
-        && !cues::fired(text)
-            .iter()
-            .any(|c| NOISE.contains(&c.class.as_str()))
+        && !cues::fired(text).iter().any(|c| NOISE.contains(&c.class))
 }
 
 /// The cues of an explicit request to remember ("remember that …", 记住, 覚えて, 기억해): when
@@ -288,7 +288,7 @@ fn follows_a_remember(sentence: &str, summary: &str) -> bool {
 fn asks_to_remember(text: &str) -> bool {
     cues::fired(text)
         .iter()
-        .any(|c| REMEMBER_CUES.contains(&c.id.as_str()))
+        .any(|c| REMEMBER_CUES.contains(&c.id))
 }
 
 /// Why the extractor kept or dropped what it did from one message: the data behind
@@ -391,7 +391,7 @@ pub fn explain(text: &str) -> Explanation {
                     strict
                         .vetoes
                         .iter()
-                        .map(|c| c.id.as_str())
+                        .map(|c| c.id)
                         .collect::<Vec<_>>()
                         .join(", ")
                 }
@@ -438,14 +438,14 @@ pub fn explain(text: &str) -> Explanation {
         sentences: per,
         cues: cues::fired(text)
             .iter()
-            .map(|c| c.id.clone())
-            .chain(strict.keep.iter().map(|c| c.id.clone()))
-            .chain(strict.vetoes.iter().map(|c| c.id.clone()))
+            .map(|c| c.id.to_string())
+            .chain(strict.keep.iter().map(|c| c.id.to_string()))
+            .chain(strict.vetoes.iter().map(|c| c.id.to_string()))
             .chain(
                 sentences
                     .iter()
                     .filter_map(|s| standing::drops(&cues::strip_lead_in(s).unwrap_or(s.clone())))
-                    .map(|c| c.id.clone()),
+                    .map(|c| c.id.to_string()),
             )
             .collect(),
         gate: verdict.map(|v| v.durable),

@@ -5,28 +5,14 @@
 //!
 //! On real chats most declarative sentences are one-off: a message the real-chat gate is not
 //! sure of ([`super::gate::STRICT_THRESHOLD`]) is kept only when one of its sentences carries a
-//! standing-rule signal and no hard negative. The lists are compiled in and parsed once.
+//! standing-rule signal and no hard negative. The build script compiles the lists into a static table.
 
-use std::sync::OnceLock;
+use super::cues::{self, Cue, Where};
 
-use super::cues::{self, Cue};
-
-const SOURCES: [(&str, &str); 4] = [
-    ("en", include_str!("data/en.standing")),
-    ("zh", include_str!("data/zh.standing")),
-    ("ja", include_str!("data/ja.standing")),
-    ("ko", include_str!("data/ko.standing")),
-];
+include!(concat!(env!("OUT_DIR"), "/standing.rs"));
 
 fn rules() -> &'static [Cue] {
-    static RULES: OnceLock<Vec<Cue>> = OnceLock::new();
-    RULES.get_or_init(|| {
-        SOURCES
-            .iter()
-            // The files are part of the source; a unit test parses each of them.
-            .flat_map(|(name, text)| cues::parse(name, text).unwrap_or_default())
-            .collect()
-    })
+    STANDING
 }
 
 /// What the decision list says about one message.
@@ -92,11 +78,19 @@ pub fn drops(sentence: &str) -> Option<&'static Cue> {
 mod tests {
     use super::*;
 
+    const SOURCES: [(&str, &str); 4] = [
+        ("en", include_str!("data/en.standing")),
+        ("zh", include_str!("data/zh.standing")),
+        ("ja", include_str!("data/ja.standing")),
+        ("ko", include_str!("data/ko.standing")),
+    ];
+
     #[test]
     fn every_list_parses_with_unique_ids_and_known_classes() {
         let mut ids = std::collections::HashSet::new();
+        let mut all = Vec::new();
         for (name, text) in SOURCES {
-            let rules = cues::parse(name, text).unwrap();
+            let rules = super::super::cue_format::parse(text).unwrap();
             assert!(rules.len() >= 20, "{name}: {}", rules.len());
             for r in rules {
                 assert!(r.id.starts_with(&format!("{name}.")), "{}", r.id);
@@ -115,12 +109,15 @@ mod tests {
                     r.id,
                     r.class
                 );
+                all.push(r.id);
             }
         }
+        let table: Vec<String> = STANDING.iter().map(|r| r.id.to_string()).collect();
+        assert_eq!(table, all, "the compiled table is the files, in order");
     }
 
     fn keep(text: &str) -> Option<&'static str> {
-        judge(text).keep.map(|c| c.id.as_str())
+        judge(text).keep.map(|c| c.id)
     }
 
     #[test]
@@ -171,7 +168,7 @@ mod tests {
 
     #[test]
     fn a_one_off_request_sentence_is_dropped_unless_it_states_a_standing_rule() {
-        let dropped = |s: &str| drops(s).map(|c| c.id.as_str());
+        let dropped = |s: &str| drops(s).map(|c| c.id);
         assert_eq!(dropped("README.md를 작성해주세요."), Some("ko.drop.write2"));
         assert_eq!(dropped("해당 부분은 제거해줘."), Some("ko.drop.remove"));
         assert_eq!(
@@ -195,7 +192,7 @@ mod tests {
 
     #[test]
     fn tool_written_words_and_cut_fragments_of_round_six_are_dropped() {
-        let dropped = |s: &str| drops(s).map(|c| c.id.as_str());
+        let dropped = |s: &str| drops(s).map(|c| c.id);
         assert_eq!(
             dropped("If you propose a fix, please make it concise."),
             Some("en.drop.propose-a-fix")
@@ -229,7 +226,7 @@ mod tests {
 
     #[test]
     fn questions_without_a_mark_requests_and_reports_of_round_four_are_dropped() {
-        let dropped = |s: &str| drops(s).map(|c| c.id.as_str());
+        let dropped = |s: &str| drops(s).map(|c| c.id);
         // Questions without a question mark, in each language.
         assert_eq!(dropped("为什么这个接口返回空"), Some("zh.drop.why"));
         assert_eq!(dropped("配置文件放在哪里比较好呢"), Some("zh.drop.ne"));
