@@ -1,6 +1,8 @@
 //! What building the extractor's rule patterns costs with each regex engine: `regex-lite` (what
-//! the rules use), `regex` as configured by default (Unicode), and `regex::bytes` with Unicode
-//! off (the cheapest `regex` can be; a few patterns do not build that way). A short `extract`
+//! the rules use), `regex` as configured by default (Unicode), `regex::bytes` with Unicode off,
+//! and the two plain matchers of `regex-automata` (the engine under `regex`; a PikeVM or a
+//! bounded backtracker alone, no DFA, no prefilter, Unicode off: what "one engine" could use
+//! for the rules at the least cost). A few patterns do not build without Unicode and are skipped. A short `extract`
 //! process builds about 18 of these per turn (docs/DESIGN.md, "Pattern engine"), so the
 //! per-pattern figure times 18 is what one engine for everything would add to a turn.
 
@@ -26,6 +28,33 @@ fn build(c: &mut Criterion) {
         b.iter(|| {
             for p in &patterns {
                 black_box(regex::Regex::new(p).expect("rule pattern"));
+            }
+        })
+    });
+    group.bench_function("pikevm, Unicode off", |b| {
+        b.iter(|| {
+            for p in &patterns {
+                let _ = black_box(
+                    regex_automata::nfa::thompson::pikevm::PikeVM::builder()
+                        .syntax(
+                            regex_automata::util::syntax::Config::new()
+                                .unicode(false)
+                                .utf8(true),
+                        )
+                        .thompson(regex_automata::nfa::thompson::Config::new().shrink(false))
+                        .build(p),
+                );
+            }
+        })
+    });
+    group.bench_function("backtrack, Unicode off", |b| {
+        b.iter(|| {
+            for p in &patterns {
+                let _ = black_box(
+                    regex_automata::nfa::thompson::backtrack::BoundedBacktracker::builder()
+                        .syntax(regex_automata::util::syntax::Config::new().unicode(false))
+                        .build(p),
+                );
             }
         })
     });
