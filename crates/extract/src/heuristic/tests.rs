@@ -518,18 +518,20 @@ mod languages {
         );
     }
 
+    /// What the built-in pipeline (rules, scorer and real-chat gate) keeps from one message.
+    fn built_in(text: &str) -> Vec<(MemoryType, String)> {
+        plan_heuristic(&[UserText { offset: 0, text }])
+            .into_iter()
+            .map(|p| (p.topic, p.summary))
+            .collect()
+    }
+
     /// An explicit request to remember keeps a statement that points at the thing at hand
     /// ("这个接口", "このAPI", "이 API"): the user asked for it in so many words. The lead-in
     /// is not part of the fact, and the real-chat gate does not take it back. A moment word
     /// ("刚才") still drops it, and without the lead-in the demonstrative still does.
     #[test]
     fn an_explicit_remember_keeps_a_statement_about_the_thing_at_hand() {
-        let built_in = |text: &str| -> Vec<(MemoryType, String)> {
-            plan_heuristic(&[UserText { offset: 0, text }])
-                .into_iter()
-                .map(|p| (p.topic, p.summary))
-                .collect()
-        };
         for (text, fact) in [
             ("记住，这个接口返回的时间是 UTC", "这个接口返回的时间是 UTC"),
             ("记住：这个接口返回的时间是 UTC", "这个接口返回的时间是 UTC"),
@@ -569,12 +571,6 @@ mod languages {
     /// same lead-in stays dropped.
     #[test]
     fn a_bare_remember_lead_in_keeps_the_statement_after_it() {
-        let built_in = |text: &str| -> Vec<(MemoryType, String)> {
-            plan_heuristic(&[UserText { offset: 0, text }])
-                .into_iter()
-                .map(|p| (p.topic, p.summary))
-                .collect()
-        };
         for (text, fact) in [
             (
                 "Remember: the staging DB is wiped nightly",
