@@ -969,6 +969,18 @@ mod en_shapes {
             "Keep the changelog current"
         );
         // "No" is the rule's own word; nothing is cut that would leave one word.
+        assert_eq!(
+            tidy_opening("Remember, this function should never crash."),
+            "This function should never crash."
+        );
+        assert_eq!(
+            tidy_opening("remember: the API is versioned by date"),
+            "The API is versioned by date"
+        );
+        assert_eq!(
+            tidy_opening("Remember to rebase first."),
+            "Remember to rebase first."
+        );
         assert_eq!(tidy_opening("No secrets in logs."), "No secrets in logs.");
         assert_eq!(tidy_opening("Please rebase."), "Please rebase.");
         assert_eq!(tidy_opening("Sorting is stable."), "Sorting is stable.");
