@@ -30,7 +30,8 @@ fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed={}", data.display());
     let out_dir = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR");
-    // A word list nobody compiles would be edited in vain: every `.words` file is one of LANGS.
+    // A word list or cue file nobody compiles would be edited in vain: every `.words` file is
+    // one of LANGS, every `.cues` and `.standing` file one of CUE_LANGS.
     let entries = std::fs::read_dir(data).unwrap_or_else(|e| panic!("{}: {e}", data.display()));
     for entry in entries.flatten() {
         let name = entry.file_name();
@@ -41,6 +42,15 @@ fn main() {
                 "{}: not compiled; add {stem:?} to LANGS in crates/extract/build.rs",
                 entry.path().display()
             );
+        }
+        for ext in [".cues", ".standing"] {
+            if let Some(stem) = name.strip_suffix(ext) {
+                assert!(
+                    CUE_LANGS.contains(&stem),
+                    "{}: not compiled; add {stem:?} to CUE_LANGS in crates/extract/build.rs",
+                    entry.path().display()
+                );
+            }
         }
     }
     for lang in LANGS {

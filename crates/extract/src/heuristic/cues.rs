@@ -35,6 +35,12 @@ pub struct Cue {
 
 include!(concat!(env!("OUT_DIR"), "/cues.rs"));
 
+/// Every cue rule, in lexicon order (tests).
+#[cfg(test)]
+pub(super) fn all() -> &'static [Cue] {
+    CUES
+}
+
 /// What `c` folds to: its simplified form when it is traditional.
 fn fold(c: char) -> char {
     FOLD.binary_search_by_key(&c, |&(t, _)| t)
@@ -300,12 +306,20 @@ mod tests {
             for c in cues {
                 assert!(c.id.starts_with(&format!("{name}.")), "{}", c.id);
                 assert!(ids.insert(c.id.clone()), "duplicate id {}", c.id);
-                all.push((c.id, c.class, c.phrase));
+                all.push((c.id, c.class, c.at.to_string(), c.phrase));
             }
         }
         let table: Vec<_> = CUES
             .iter()
-            .map(|c| (c.id.to_string(), c.class.to_string(), c.phrase.to_string()))
+            .map(|c| {
+                let at = format!("{:?}", c.at);
+                (
+                    c.id.to_string(),
+                    c.class.to_string(),
+                    at,
+                    c.phrase.to_string(),
+                )
+            })
             .collect();
         assert_eq!(table, all);
         assert_eq!(

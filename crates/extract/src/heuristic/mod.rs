@@ -265,7 +265,6 @@ const REMEMBER_CUES: &[&str] = &[
     "en.record.remember-that",
     "en.record.remember-to",
     "en.record.remember-colon",
-    "en.record.remember-comma",
     "en.record.memorize",
     "en.record.memory",
     "zh.record.remember",

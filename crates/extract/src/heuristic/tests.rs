@@ -565,31 +565,38 @@ mod languages {
         }
     }
 
-    /// A bare "Remember:" or "Remember," before a statement asks to remember it as plainly as
-    /// "remember that": the scorer's veto on the message does not take it back (it kept
-    /// nothing from "Remember: the staging DB is wiped nightly"). A one-off request after the
-    /// same lead-in stays dropped.
+    /// "Remember:" before a statement asks to remember it as plainly as "remember that": the
+    /// scorer's veto on the message does not take it back (it kept nothing from "Remember: the
+    /// staging DB is wiped nightly"). A one-off request after the same lead-in stays dropped,
+    /// and "Remember," is not such a request: in chat it mostly reminds of the work at hand
+    /// ("Remember, the deadline is Friday"), so it leaves the gate and the veto their say.
+    /// A misspelt id in `REMEMBER_CUES` would switch its request off without a word.
     #[test]
-    fn a_bare_remember_lead_in_keeps_the_statement_after_it() {
-        for (text, fact) in [
-            (
-                "Remember: the staging DB is wiped nightly",
-                "the staging DB is wiped nightly",
-            ),
-            (
-                "Remember, the demo is a static site, not a Vite app.",
-                "the demo is a static site, not a Vite app.",
-            ),
-        ] {
-            assert_eq!(
-                built_in(text),
-                vec![(Project, fact.to_string())],
-                "{text:?}"
+    fn every_remember_cue_is_a_cue_of_the_lexicons() {
+        for id in REMEMBER_CUES {
+            assert!(
+                cues::all()
+                    .iter()
+                    .any(|c| c.id == *id && c.class == "durable-record"),
+                "{id}"
             );
         }
+    }
+
+    #[test]
+    fn a_remember_colon_keeps_the_statement_after_it_and_a_comma_does_not() {
+        assert_eq!(
+            built_in("Remember: the staging DB is wiped nightly"),
+            vec![(Project, "the staging DB is wiped nightly".to_string())]
+        );
         for text in [
             "remember: fix the typo in the header",
             "Remember, you said you'd fix the login bug.",
+            "Remember, the bug is in the parser.",
+            "Remember, the meeting is at 3pm.",
+            "Remember, the client wants the button blue.",
+            "Remember, the deadline is Friday.",
+            "Remember, the logo goes on the left.",
         ] {
             assert_eq!(built_in(text), vec![], "{text:?}");
         }
