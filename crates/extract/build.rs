@@ -16,7 +16,6 @@ use std::path::Path;
 mod words_format;
 use words_format::generate;
 
-#[allow(dead_code)]
 #[path = "src/heuristic/cue_format.rs"]
 mod cue_format;
 
