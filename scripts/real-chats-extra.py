@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Rebuilds the extra real-chat turns (docs/quality/real-chats-extra.json) from the public
+"""Rebuilds the extra real-chat turns (docs/quality/real-chats-extra*.json: Japanese and Korean,
+Chinese) from the public
 repositories they came from, for `REAL_CHATS_EXTRA` (examples/extract_real.rs).
 
 The repository keeps pointers and labels only, never the text (the text is other people's
@@ -10,12 +11,13 @@ file `source` = owner/repo:path at `commit`, checked against `sha256`.
 
 --mirrors DIR: bare or normal clones named `owner+name` (or `owner+name/repo`) under DIR;
 without it each repository is cloned (all branches: Entire checkpoints live on
-`entire/checkpoints/v1`) into target/tmp/real-chats-extra/. --out DIR: where `ja.json` and
-`ko.json` go (default ../corpus-extra/consensus beside the clone). Turns whose file or bytes
+`entire/checkpoints/v1`) into target/tmp/real-chats-extra/. --out DIR: where `ja.json`,
+`ko.json` and `zh.json` go (default ../corpus-extra/consensus beside the clone). Turns whose file or bytes
 no longer match are left out and counted.
 """
 import argparse
 import collections
+import glob
 import hashlib
 import json
 import os
@@ -50,8 +52,10 @@ def main():
     ap.add_argument("--mirrors")
     ap.add_argument("--out", default=os.path.join(ROOT, "..", "corpus-extra", "consensus"))
     args = ap.parse_args()
-    with open(os.path.join(ROOT, "docs/quality/real-chats-extra.json")) as f:
-        turns = json.load(f)["turns"]
+    turns = []
+    for name in sorted(glob.glob(os.path.join(ROOT, "docs/quality/real-chats-extra*.json"))):
+        with open(name) as f:
+            turns.extend(json.load(f)["turns"])
     base = args.mirrors or os.path.join(ROOT, "target/tmp/real-chats-extra")
     os.makedirs(base, exist_ok=True)
     blobs, out, lost = {}, collections.defaultdict(list), collections.Counter()
