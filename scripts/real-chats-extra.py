@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Rebuilds the extra real-chat turns (docs/quality/real-chats-extra*.json: Japanese and Korean,
-Chinese) from the public
-repositories they came from, for `REAL_CHATS_EXTRA` (examples/extract_real.rs).
+"""Rebuilds the extra real-chat turns (docs/quality/real-chats-extra*.json: Japanese and
+Korean, Chinese) from the public repositories they came from, for `REAL_CHATS_EXTRA`
+(examples/extract_real.rs).
 
 The repository keeps pointers and labels only, never the text (the text is other people's
 words, like ../shared/corpus/real-chats/): each turn is `bytes` bytes at byte `offset` of the
@@ -12,8 +12,8 @@ file `source` = owner/repo:path at `commit`, checked against `sha256`.
 --mirrors DIR: bare or normal clones named `owner+name` (or `owner+name/repo`) under DIR;
 without it each repository is cloned (all branches: Entire checkpoints live on
 `entire/checkpoints/v1`) into target/tmp/real-chats-extra/. --out DIR: where `ja.json`,
-`ko.json` and `zh.json` go (default ../corpus-extra/consensus beside the clone). Turns whose file or bytes
-no longer match are left out and counted.
+`ko.json` and `zh.json` go (default ../corpus-extra/consensus beside the clone). Turns whose
+file or bytes no longer match are left out and counted.
 """
 import argparse
 import collections
@@ -60,6 +60,8 @@ def main():
     os.makedirs(base, exist_ok=True)
     blobs, out, lost = {}, collections.defaultdict(list), collections.Counter()
     for t in turns:
+        # Every pointer so far is to the raw bytes of the file; another encoding needs code here.
+        assert t.get("encoding", "raw") == "raw", "%s: encoding %s" % (t["id"], t["encoding"])
         repo, path = t["source"].split(":", 1)
         gd = git_dir(base, repo) if args.mirrors else clone(base, repo)
         key = (repo, t["commit"], path)
