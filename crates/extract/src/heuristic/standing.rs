@@ -5,15 +5,12 @@
 //!
 //! On real chats most declarative sentences are one-off: a message the real-chat gate is not
 //! sure of ([`super::gate::STRICT_THRESHOLD`]) is kept only when one of its sentences carries a
-//! standing-rule signal and no hard negative. The build script compiles the lists into a static table.
+//! standing-rule signal and no hard negative. The build script compiles the lists into a static
+//! table.
 
 use super::cues::{self, Cue, Where};
 
 include!(concat!(env!("OUT_DIR"), "/standing.rs"));
-
-fn rules() -> &'static [Cue] {
-    STANDING
-}
 
 /// What the decision list says about one message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -32,12 +29,12 @@ pub fn judge(text: &str) -> Verdict {
     let norms: Vec<String> = text.lines().map(cues::normalize).collect();
     for s in norms.iter().flat_map(|n| cues::split_normalized(n)) {
         let s = s.trim_start_matches(['>', ' ']);
-        let vetoes: Vec<&'static Cue> = rules()
+        let vetoes: Vec<&'static Cue> = STANDING
             .iter()
             .filter(|c| c.class.starts_with("veto-") && cues::matches(c, s))
             .collect();
         if vetoes.is_empty() && out.keep.is_none() {
-            out.keep = rules()
+            out.keep = STANDING
                 .iter()
                 .find(|c| c.class.starts_with("keep-") && cues::matches(c, s));
         }
@@ -65,7 +62,7 @@ pub fn drops(sentence: &str) -> Option<&'static Cue> {
         .map(|s| s.trim_start_matches(['>', ' ']))
         .collect();
     let fires = |prefix: &str| {
-        rules()
+        STANDING
             .iter()
             .find(|c| c.class.starts_with(prefix) && parts.iter().any(|s| cues::matches(c, s)))
     };
