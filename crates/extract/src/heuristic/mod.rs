@@ -95,6 +95,8 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
     // the user asked in so many words, and the scorer's doubt about the message does not take
     // it back. A sentence that only asks to record, with the fact elsewhere, leaves the veto.
     let mut remembered = false;
+    // Per kept patch: whether its own sentence states a standing rule ([`standing::judge`]).
+    let mut states_rule: Vec<bool> = Vec::new();
     let sentences = segment::sentences(m.text);
     for sentence in &sentences {
         // A request to record a rule, "no —", "also,": the rule is what follows.
@@ -117,6 +119,7 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
         if let Some(p) = filter::normalize_patch(patch) {
             if !introduces_what_follows(&p.summary) {
                 remembered |= follows_a_remember(sentence, &p.summary);
+                states_rule.push(standing::judge(sentence).keep.is_some());
                 out.push(p);
             }
         }
@@ -130,6 +133,13 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
     {
         return (Vec::new(), sentences);
     }
+    // A long message the rules still keep several sentences of (a spec or plan with a
+    // standing-rule signal somewhere in it) yields at most one memory unless it states separate
+    // rules: the sentences that state a standing rule of their own, or else the one the scorer
+    // finds most durable-looking.
+    if out.len() >= 2 && sentences.len() >= 2 * SPEC_SENTENCES {
+        out = separate_rules_or_one(out, &states_rule, model);
+    }
     // The scorer judges a message as a whole only when it reads all of it: a pasted log
     // before a rule at the end of a long message must not speak for the rule.
     let read_whole = m.text.chars().nth(learned::features::MAX_CHARS).is_none();
@@ -141,6 +151,31 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
         }
     }
     (out, sentences)
+}
+
+/// What a long message keeps of the patches the rules kept from it (see [`plan_rules`]):
+/// those whose sentence states a standing rule (`states_rule`, one per patch), each a separate
+/// rule; when none does, the one `model` finds most durable-looking (the first of equals).
+fn separate_rules_or_one(
+    out: Vec<Patch>,
+    states_rule: &[bool],
+    model: &learned::Model,
+) -> Vec<Patch> {
+    if states_rule.iter().any(|s| *s) {
+        return out
+            .into_iter()
+            .zip(states_rule)
+            .filter_map(|(p, s)| s.then_some(p))
+            .collect();
+    }
+    let mut best: Option<(f32, Patch)> = None;
+    for p in out {
+        let score = model.score(&p.summary).map_or(0.0, |v| v.durable);
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((score, p));
+        }
+    }
+    best.map(|(_, p)| p).into_iter().collect()
 }
 
 /// Whether a memory text ends in a colon: it introduces what follows it in the message ("add this

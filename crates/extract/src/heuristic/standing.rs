@@ -301,4 +301,46 @@ mod tests {
         assert_eq!(kept.len(), 1, "{kept:?}");
         assert!(kept[0].summary.contains("커밋"), "{kept:?}");
     }
+
+    #[test]
+    fn a_long_message_yields_at_most_one_memory_unless_it_states_separate_rules() {
+        use super::super::{plan_rules, UserText};
+        let rules_only = super::super::learned::Model::rules_only();
+        let run = |text: &str| plan_rules(&UserText { offset: 0, text }, &rules_only);
+        let facts = "We deploy only from release branches. Our CI runs on GitHub Actions.";
+        let work = "Set up the page. Add the header. Add the footer. Wire it up. Then the form. \
+                    Then the table.";
+        // The two facts alone, and in a short message, are both kept.
+        assert_eq!(run(facts).0.len(), 2, "{:?}", run(facts).0);
+        // In a long message with a standing-rule signal elsewhere (so not dropped as a spec),
+        // two fact-shaped sentences that state no rule of their own yield one memory.
+        let long = format!("{facts} {work} I'm new here, by the way.");
+        let (kept, sentences) = run(&long);
+        assert!(
+            sentences.len() >= 2 * super::super::SPEC_SENTENCES,
+            "{sentences:?}"
+        );
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        let (kept_apart, _) = run(facts);
+        // Separate standing rules in it are each kept, and only they.
+        let rules = "From now on, always run the linter before committing. \
+                     Never push directly to main from now on.";
+        let long = format!("{facts} {work} {rules}");
+        let (kept, sentences) = run(&long);
+        assert!(
+            sentences.len() >= 2 * super::super::SPEC_SENTENCES,
+            "{sentences:?}"
+        );
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert!(
+            kept.iter()
+                .all(|p| !kept_apart.iter().any(|f| f.summary == p.summary)),
+            "{kept:?}"
+        );
+        assert!(
+            kept.iter().any(|p| p.summary.contains("linter")),
+            "{kept:?}"
+        );
+        assert!(kept.iter().any(|p| p.summary.contains("main")), "{kept:?}");
+    }
 }
