@@ -269,6 +269,44 @@ mod tests {
     }
 
     #[test]
+    fn chinese_requests_and_reports_of_round_eleven_are_dropped() {
+        let dropped = |s: &str| drops(s).map(|c| c.id);
+        for (s, id) in [
+            ("按要求把登录页的文案都改一遍。", "zh.drop.as-required"),
+            ("请按以上要求完成修改。", "zh.drop.please-follow"),
+            ("按照上述方案重写导出模块。", "zh.drop.as-above"),
+            ("使用上述目录结构生成项目骨架。", "zh.drop.use-above"),
+            (
+                "评估一下，然后更新相关的设计文档。",
+                "zh.drop.update-related",
+            ),
+            ("把你改过的三个文件发给我。", "zh.drop.your-changes"),
+            ("请给我一份部署步骤的清单。", "zh.drop.give-me"),
+            ("讨论一下缓存层能否换成 Redis。", "zh.drop.discuss"),
+            ("订单页的分页也没生效，检查并修改。", "zh.drop.and-fix"),
+            ("导出区域我要新增一个 CSV 按钮。", "zh.drop.i-want-to-add"),
+            ("请在 README 顶部加一行徽章。", "zh.drop.please-at"),
+            ("将现有的脚本都挪到 scripts 目录。", "zh.drop.move-existing"),
+            ("别忘了在路由表里注册新页面。", "zh.drop.dont-forget"),
+            ("我问过运维了，端口不能改。", "zh.drop.i-asked"),
+            ("消息推送调试成功。", "zh.drop.debug-ok"),
+        ] {
+            assert_eq!(dropped(s), Some(id), "{s}");
+        }
+        // The same shapes with a standing-rule signal are kept; so are a request to record and
+        // a rule that opens like a request.
+        for kept in [
+            "以后请按 Conventional Commits 写提交信息。",
+            "别忘了每次提交前先跑 lint。",
+            "今后把你生成的代码都放到 generated 目录。",
+            "修改 CLAUDE.md：所有路径都用绝对路径。",
+            "重新生成的文件统一使用 LF 换行。",
+        ] {
+            assert_eq!(dropped(kept), None, "{kept}");
+        }
+    }
+
+    #[test]
     fn the_built_in_pipeline_drops_one_off_sentences_and_long_specs_but_keeps_a_rule_in_them() {
         use super::super::{plan_heuristic, UserText};
         let plan = |text: &str| plan_heuristic(&[UserText { offset: 0, text }]);
