@@ -12,6 +12,7 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use qwen_memory::formats::json_splice::{skip_ws, string_end};
 use tokio::io::{AsyncRead, ReadBuf};
 
 /// The method of the request that stands for one too large to read.
@@ -167,14 +168,15 @@ fn id_at_depth_one(text: &[u8]) -> Option<String> {
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth = depth.saturating_sub(1),
             b'"' => {
-                let end = string_end(text, i)?;
-                if depth == 1 && &text[i..=end] == b"\"id\"" {
-                    let rest = skip_space(text, end + 1);
+                let after = string_end(text, i)?;
+                if depth == 1 && &text[i..after] == b"\"id\"" {
+                    let rest = skip_ws(text, after);
                     if text.get(rest) == Some(&b':') {
-                        return id_value(&text[skip_space(text, rest + 1)..]);
+                        return id_value(&text[skip_ws(text, rest + 1)..]);
                     }
                 }
-                i = end;
+                // `i` is the closing quote; the loop steps past it.
+                i = after - 1;
             }
             _ => {}
         }
@@ -199,8 +201,8 @@ fn last_member_id(tail: &[u8]) -> Option<String> {
 fn id_value(text: &[u8]) -> Option<String> {
     match text.first()? {
         b'"' => {
-            let end = string_end(text, 0)?;
-            std::str::from_utf8(&text[..=end]).ok().map(str::to_string)
+            let after = string_end(text, 0)?;
+            std::str::from_utf8(&text[..after]).ok().map(str::to_string)
         }
         b'-' | b'0'..=b'9' => {
             let n = text
@@ -211,26 +213,6 @@ fn id_value(text: &[u8]) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// The index of the quote that closes the string opening at `start`.
-fn string_end(text: &[u8], start: usize) -> Option<usize> {
-    let mut i = start + 1;
-    while i < text.len() {
-        match text[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-fn skip_space(text: &[u8], mut i: usize) -> usize {
-    while text.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
 }
 
 #[cfg(test)]
@@ -276,6 +258,13 @@ mod tests {
         );
         let out = String::from_utf8(through(big.as_bytes(), 1000)).unwrap();
         assert!(out.contains("\"id\":\"a-1\""), "{out}");
+        // A string id first, with an escaped quote in it and a key that holds `"id"`.
+        let big = format!(
+            "{{\"x\\\"id\":1, \"id\" : \"q\\\"1\",\"params\":\"{}\"}}\n",
+            "w".repeat(10_000)
+        );
+        let out = String::from_utf8(through(big.as_bytes(), 1000)).unwrap();
+        assert!(out.contains(r#""id":"q\"1""#), "{out}");
         // A notification has no id: nothing stands in for it.
         let big = format!("{{\"method\":\"n\",\"params\":\"{}\"}}\n", "z".repeat(5000));
         assert_eq!(through(big.as_bytes(), 1000), b"".to_vec());

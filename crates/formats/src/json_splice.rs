@@ -120,7 +120,10 @@ impl Node {
     }
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
+/// The index of the first byte at or after `i` that is not JSON whitespace (space, tab, line
+/// feed, carriage return). Shared with the MCP server's request reader, which scans the head
+/// of a request too large to parse.
+pub fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while b
         .get(i)
         .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
@@ -130,7 +133,9 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-fn string_end(b: &[u8], start: usize) -> Option<usize> {
+/// The index just after the quote that closes the JSON string opening at `start` (a `"`), or
+/// `None` when the string does not close within `b`. Escapes are skipped, not checked.
+pub fn string_end(b: &[u8], start: usize) -> Option<usize> {
     let mut i = start + 1;
     while i < b.len() {
         match b[i] {
