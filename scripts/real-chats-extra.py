@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Rebuilds the extra real-chat turns (docs/quality/real-chats-extra*.json: Japanese and
-Korean, Chinese) from the public repositories they came from, for `REAL_CHATS_EXTRA`
+Korean, Chinese, English) from the public repositories they came from, for `REAL_CHATS_EXTRA`
 (examples/extract_real.rs).
 
 The repository keeps pointers and labels only, never the text (the text is other people's
@@ -11,8 +11,8 @@ file `source` = owner/repo:path at `commit`, checked against `sha256`.
 
 --mirrors DIR: bare or normal clones named `owner+name` (or `owner+name/repo`) under DIR;
 without it each repository is cloned (all branches: Entire checkpoints live on
-`entire/checkpoints/v1`) into target/tmp/real-chats-extra/. --out DIR: where `ja.json`,
-`ko.json` and `zh.json` go (default ../corpus-extra/consensus beside the clone). Turns whose
+`entire/checkpoints/v1`) into target/tmp/real-chats-extra/. --out DIR: where `en.json`,
+`ja.json`, `ko.json` and `zh.json` go (default ../corpus-extra/consensus beside the clone). Turns whose
 file or bytes no longer match are left out and counted.
 """
 import argparse
