@@ -259,20 +259,7 @@ pub(super) fn split_why(text: &str) -> (String, Option<String>) {
         .unwrap_or_default();
     let core = text.trim_end_matches(['。', '！', '.', '!']);
     // Reason after the fact.
-    for sep in [
-        "，因为",
-        "，因為",
-        ",因为",
-        ", 因为",
-        "，由于",
-        "，由於",
-        "因为",
-        "因為",
-        "; because ",
-        ", because ",
-        "；因为",
-        "；因為",
-    ] {
+    for sep in words::SPLIT_WHY__AFTER {
         if let Some(i) = core.find(sep) {
             let (fact, why) = (&core[..i], &core[i + sep.len()..]);
             let fact = fact.trim_end_matches([',', '，', ' ', ';', '；']);

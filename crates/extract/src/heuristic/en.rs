@@ -574,16 +574,7 @@ fn rejected_body(m: &str) -> bool {
         )
     });
     let lower = m.to_ascii_lowercase();
-    let m = if has_any(
-        &lower,
-        &[
-            "the last ",
-            "the past ",
-            "the latest ",
-            "the first ",
-            "the next ",
-        ],
-    ) {
+    let m = if has_any(&lower, words::REJECTED_BODY__ORDINAL) {
         WINDOW.replace_all(&m, "a window").into_owned()
     } else {
         m.into_owned()
@@ -765,19 +756,7 @@ fn reference(s: &Masked) -> Option<MemoryType> {
     });
     let m = s.mask.trim();
     let lower = m.to_ascii_lowercase();
-    if has_any(
-        &lower,
-        &[
-            "guide",
-            "convention",
-            "standard",
-            "spec",
-            "handbook",
-            "playbook",
-        ],
-    ) && GUIDE_IS.is_match(m)
-        && !only_deictic(m)
-    {
+    if has_any(&lower, words::REFERENCE__GUIDE) && GUIDE_IS.is_match(m) && !only_deictic(m) {
         return Some(MemoryType::Reference);
     }
     if m.to_ascii_lowercase().contains("source of truth") && TRUTH_IN.is_match(m) {
@@ -1124,11 +1103,7 @@ fn instruction(m: &str) -> bool {
                 && !ENDS_WITH_PRONOUN.is_match(m)
         })
         || PREFER.is_match(m)
-        || next_word_ok(
-            &AVOID,
-            m,
-            &["it", "this", "that", "those", "these", "them", "the"],
-        )
+        || next_word_ok(&AVOID, m, words::INSTRUCTION__OBJECT)
         || marked_imperative(&MARKED_IMPERATIVE, m)
         || STYLE_NOUN.is_match(m)
         || next_word_ok(&RECURRING_IMPERATIVE, m, OBJECT_PRONOUNS)
@@ -1477,25 +1452,7 @@ fn by_clauses(s: &Masked) -> Option<Candidate> {
         if f.as_str().trim().eq_ignore_ascii_case("and") {
             // " and " joins clauses only when a new subject follows.
             let after = s.mask[f.end()..].to_ascii_lowercase();
-            let subject = [
-                "we ",
-                "i ",
-                "it ",
-                "it'll ",
-                "they ",
-                "i'm ",
-                "the ",
-                "our ",
-                "you ",
-                "please ",
-                "don't ",
-                "never ",
-                "always ",
-                "nobody ",
-                "no one ",
-                "everyone ",
-                "everybody ",
-            ];
+            let subject = words::BY_CLAUSES__SUBJECT;
             if !subject.iter().any(|w| after.starts_with(w)) {
                 continue;
             }
@@ -1549,7 +1506,7 @@ fn by_clauses(s: &Masked) -> Option<Candidate> {
 fn by_shape(s: &Masked) -> Option<Candidate> {
     let m = s.mask.trim();
     let lower = m.to_ascii_lowercase();
-    if m.ends_with('?') && has_any(&lower, &["can you", "could you", "would you", "will you"]) {
+    if m.ends_with('?') && has_any(&lower, words::BY_SHAPE__CAN_YOU) {
         if let Some(c) = stop_asking(s) {
             return Some(c);
         }
@@ -1560,39 +1517,13 @@ fn by_shape(s: &Masked) -> Option<Candidate> {
     if let Some(c) = early_shapes(s, &lower) {
         return Some(c);
     }
-    if has_any(
-        &lower,
-        &[
-            "question",
-            "issue",
-            "problem",
-            "doubt",
-            "anything",
-            "everything",
-            "to ask",
-        ],
-    ) {
+    if has_any(&lower, words::BY_SHAPE__QUESTION) {
         if let Some(c) = ask_person(s) {
             return Some(c);
         }
     }
-    let rule_words = [
-        "rule of thumb",
-        "where ",
-        "how ",
-        "the way",
-        "known",
-        "long-standing",
-        "documented",
-        "rule",
-        "convention",
-        "policy",
-        "standard",
-        "norm",
-        "agreement",
-        "practice",
-    ];
-    if !has_any(&lower, &rule_words) {
+    let rule_words = words::BY_SHAPE__RULE_WORDS;
+    if !has_any(&lower, rule_words) {
         return by_shape_body(s);
     }
     if let Some(c) = how_we_work(s) {
@@ -1694,16 +1625,9 @@ fn by_shape_body(s: &Masked) -> Option<Candidate> {
     // its PR.
     let universal = {
         let l = s.mask.trim_start().to_ascii_lowercase();
-        [
-            "anything ",
-            "everything ",
-            "every ",
-            "each ",
-            "all ",
-            "any ",
-        ]
-        .iter()
-        .any(|w| l.starts_with(w))
+        words::BY_SHAPE_BODY__UNIVERSAL
+            .iter()
+            .any(|w| l.starts_with(w))
     };
     let at_hand = if recurring || any_case || universal {
         only_deictic(s.mask.trim())
@@ -1789,10 +1713,7 @@ fn shape_lead(s: &Masked) -> Option<usize> {
         )
     });
     let first = first_word(&s.mask);
-    let leads = [
-        "when", "whenever", "if", "for", "in", "on", "before", "after", "every", "each", "any",
-        "anytime", "across", "with", "inside", "within", "outside", "while",
-    ];
+    let leads = words::SHAPE_LEAD__LEADS;
     if !leads.contains(&first.as_str()) {
         return None;
     }
@@ -1990,28 +1911,10 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
     if speaker && shape_user(m) {
         return Some(MemoryType::User);
     }
-    let team = [
-        "we",
-        "we're",
-        "we've",
-        "the",
-        "our",
-        "everyone",
-        "everybody",
-        "most",
-        "all",
-    ];
-    let team_start = [
-        "the team",
-        "our team",
-        "the whole team",
-        "everyone here",
-        "everybody here",
-        "most of us",
-        "all of us",
-    ]
-    .iter()
-    .any(|w| lower.starts_with(w));
+    let team = words::SHAPE_TOPIC__TEAM;
+    let team_start = words::SHAPE_TOPIC__TEAM_START
+        .iter()
+        .any(|w| lower.starts_with(w));
     if (team.contains(&first.as_str()) && (first.starts_with("we") || team_start)) && shape_we(m) {
         return Some(MemoryType::Project);
     }
@@ -2033,27 +1936,8 @@ fn shape_topic(s: &Masked, standing: bool) -> Option<MemoryType> {
             r"^(?:the |our |all )?(?:[\w-]+\s+)?(?:designers|developers|devs|engineers|testers|reviewers|admins|operators|analysts|maintainers|contributors|translators|artists|writers|editors|data scientists|qa|sres|on-call engineers|backend devs|frontend devs)\s+(?:(?:usually|always|only|never|all|also|mostly|normally|typically)\s+)*(?:don't\s+|do not\s+)?(?P<v>[a-z-]+)\s+\S",
         )
     });
-    let roles = [
-        "designers",
-        "developers",
-        "devs ",
-        "engineers",
-        "testers",
-        "reviewers",
-        "admins",
-        "operators",
-        "analysts",
-        "maintainers",
-        "contributors",
-        "translators",
-        "artists",
-        "writers",
-        "editors",
-        "scientists",
-        "qa ",
-        "sres",
-    ];
-    if let Some(c) = has_any(&lower, &roles)
+    let roles = words::SHAPE_TOPIC__ROLES;
+    if let Some(c) = has_any(&lower, roles)
         .then(|| ROLE_HABIT.captures(m))
         .flatten()
     {
@@ -2148,12 +2032,7 @@ fn shape_reference(s: &Masked, lower: &str) -> bool {
     if has_any(lower, PLACE_WORDS) && (TOOL_HOLDS.is_match(m) || TOOL_SPACE.is_match(m)) {
         return true;
     }
-    let person = has_any(
-        lower,
-        &[
-            "person", "people", "contact", "owner", "expert", "go-to", "guy", "one to",
-        ],
-    );
+    let person = has_any(lower, words::SHAPE_REFERENCE__PERSON);
     let named = lower.contains(" called ") || lower.contains(" named ");
     // "Prod config lives in SSM Parameter Store": where something lives, in any named store,
     // not only the known ones.
@@ -2162,30 +2041,15 @@ fn shape_reference(s: &Masked, lower: &str) -> bool {
             r"(?i:^(?:(?:the|our|all)\s+)?(?:[\w.+#/'-]+\s+){0,5}?(?:lives?|is stored|are stored|is kept|are kept)\s+(?:only\s+)?in\s+(?:the\s+)?)(?-i:[A-Z])[\w-]*",
         )
     });
-    if has_any(
-        lower,
-        &[" live in ", " lives in ", " stored in ", " kept in "],
-    ) && LIVES_IN_NAME.is_match(m)
-    {
+    if has_any(lower, words::SHAPE_REFERENCE__LIVES_IN) && LIVES_IN_NAME.is_match(m) {
         return true;
     }
     (place && (IS_IN.is_match(m) || LOOK.is_match(m) || LINKED.is_match(m)))
         || (person && PERSON_FOR.is_match(m))
         || (named && CALLED.is_match(m))
-        || ((lower.contains("tracked in")
-            || has_any(lower, &["bugs", "issues", "tickets", "tasks", "incidents"]))
+        || ((lower.contains("tracked in") || has_any(lower, words::SHAPE_REFERENCE__TRACKED))
             && TOOL_NAMES.is_match(m))
-        || (has_any(
-            lower,
-            &[
-                "question",
-                "issue",
-                "problem",
-                "doubt",
-                "anything",
-                "everything",
-            ],
-        ) && ASK_ABOUT.is_match(m))
+        || (has_any(lower, words::SHAPE_REFERENCE__QUESTION) && ASK_ABOUT.is_match(m))
 }
 
 /// "Any question about the payments API, ask Priya(, she wrote it)": the person to go to.
@@ -2345,22 +2209,7 @@ fn shape_we(m: &str) -> bool {
     let agreed = AGREED.is_match(m) && {
         // A pick among options or a plan for a while is not a standing decision.
         let l = m.to_ascii_lowercase();
-        !has_any(
-            &l,
-            &[
-                "option",
-                "go with",
-                "for now",
-                "this time",
-                "this sprint",
-                "this week",
-                "today",
-                "tomorrow",
-                "postpone",
-                "wait",
-                "try ",
-            ],
-        )
+        !has_any(&l, words::SHAPE_WE__ONE_OFF)
     };
     if WE_ARE.is_match(m) || WE_ADOPT.is_match(m) || agreed {
         return true;
@@ -2532,7 +2381,7 @@ fn shape_verbless(m: &str, lower: &str, standing: bool) -> bool {
         return true;
     }
 
-    let no = ["no ", "zero ", "never any "]
+    let no = words::SHAPE_VERBLESS__NONE
         .iter()
         .any(|w| lower.starts_with(w));
     if !(lower.contains("please") || (standing && no)) {
@@ -2615,7 +2464,7 @@ fn shape_noun_statement(m: &str) -> bool {
             r"^(?P<subj>(?:all |any |the )?[a-z][\w-]*s (?:that|which|who) [a-z]+s?(?:\s+[\w.+#/'-]+){0,5}?)\s+(?P<v>are|must|should|get|need|run|live|go|stay|have|can't|cannot|never|always)\s+(?P<rest>.+)",
         )
     });
-    let relative = has_any(&lower, &[" that ", " which ", " who "]);
+    let relative = has_any(&lower, words::SHAPE_NOUN_STATEMENT__RELATIVE);
     let Some(c) = relative
         .then(|| KIND_THAT_FULL.captures(m))
         .flatten()
@@ -2779,7 +2628,7 @@ fn shape_noun_statement(m: &str) -> bool {
     }
     let one_of = {
         let l = subj.to_ascii_lowercase();
-        ["a ", "an ", "one ", "some ", "someone", "somebody"]
+        words::SHAPE_NOUN_STATEMENT__ONE_OF
             .iter()
             .any(|w| l.starts_with(w))
     };
@@ -2798,7 +2647,7 @@ fn shape_noun_statement(m: &str) -> bool {
     });
     let rest = if has_any(
         &rest.to_ascii_lowercase(),
-        &["marked", "tagged", "label", "flagged", "named", "called"],
+        words::SHAPE_NOUN_STATEMENT__MARKED,
     ) {
         LABEL.replace_all(rest, "labelled X")
     } else {

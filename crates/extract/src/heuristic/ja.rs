@@ -76,17 +76,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     let rule_end = core.ends_with("こと")
         || core.ends_with("ルールです")
         || core.ends_with("ルール")
-        || [
-            "方針です",
-            "方針",
-            "決まりです",
-            "決まりになってます",
-            "決まりになっています",
-            "ことになっています",
-            "ことになってます",
-        ]
-        .iter()
-        .any(|e| core.ends_with(e));
+        || words::CLASSIFY__POLICY_END
+            .iter()
+            .any(|e| core.ends_with(e));
     if request && !standing && !prohibition && !topic_before_object(core) {
         // "変数名を userId に変えてください": a request about one object.
         return None;
@@ -131,18 +123,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     if s.lead == Lead::TeamRule || rule_end {
         return Some(MemoryType::Project);
     }
-    let statement = [
-        "ます",
-        "です",
-        "ている",
-        "ません",
-        "である",
-        "だ",
-        "ない",
-        "っす",
-    ]
-    .iter()
-    .any(|e| core.ends_with(e));
+    let statement = words::CLASSIFY__STATEMENT_END
+        .iter()
+        .any(|e| core.ends_with(e));
     // "監視は Zabbix でやってる": the casual progressive, read only after a topic ("CPU 使用率が
     // ずっと 100% に張り付いてる" is a symptom).
     let casual = core.ends_with("てる") || core.ends_with("でる");
@@ -176,11 +159,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Project);
     }
     // "画像は全部 WebP に変換して使う": a topic and a rule for all of it.
-    if topic_wa(&opening)
-        && s.has(&["全部", "全て", "すべて", "一律", "統一"])
-        && !report
-        && !core.ends_with('た')
-    {
+    if topic_wa(&opening) && s.has(words::CLASSIFY__FOR_ALL) && !report && !core.ends_with('た') {
         return Some(MemoryType::Project);
     }
     // "マージ前に必ずレビュー2人": a firm standing cue carries a bare noun line.
@@ -200,9 +179,7 @@ fn number_value(core: &str) -> bool {
     };
     let value = core[i + 'は'.len_utf8()..].trim();
     // "PHPは8.1固定", "…は3回まで": a limit set, not a measurement.
-    let limit = ["固定", "以上", "以下", "まで", "以内", "必須", "上限"]
-        .iter()
-        .any(|w| value.contains(w));
+    let limit = words::NUMBER_VALUE__LIMIT.iter().any(|w| value.contains(w));
     !limit
         && value.starts_with(|c: char| c.is_ascii_digit())
         && value
@@ -250,7 +227,7 @@ fn topic_before_object(core: &str) -> bool {
         None => core,
     };
     topic_wa(head)
-        || ["には", "では", "とき", "時", "場合", "際"]
+        || words::TOPIC_BEFORE_OBJECT__TOPIC
             .iter()
             .any(|w| head.contains(w))
 }
@@ -265,20 +242,7 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
             continue;
         }
         let before = &text[start..i];
-        let closes = [
-            "ね",
-            "よ",
-            "ます",
-            "です",
-            "ください",
-            "お願い",
-            "だ",
-            "けど",
-            "が",
-            "ので",
-        ]
-        .iter()
-        .any(|e| before.ends_with(e));
+        let closes = words::CLAUSES__CLOSES.iter().any(|e| before.ends_with(e));
         let shift = FILLER
             .iter()
             .any(|f| text[i + c.len_utf8()..].trim_start().starts_with(f));
@@ -313,17 +277,7 @@ fn states_secret(lower: &str) -> bool {
 
 /// A clause about this once.
 pub(super) fn one_time(clause: &str) -> bool {
-    [
-        "今回",
-        "今日",
-        "とりあえず",
-        "一旦",
-        "いったん",
-        "この",
-        "さっき",
-    ]
-    .iter()
-    .any(|w| clause.contains(w))
+    words::ONE_TIME__ONCE.iter().any(|w| clause.contains(w))
 }
 
 /// Whole-sentence noise no clause of it escapes: a question, thanks, a what-if.
@@ -332,9 +286,7 @@ pub(super) fn sentence_noise(text: &str) -> bool {
     t.contains('？')
         || t.ends_with('?')
         || t.ends_with('か')
-        || ["ありがとう", "助かりました", "もし", "たら、"]
-            .iter()
-            .any(|w| t.contains(w))
+        || words::SENTENCE_NOISE__NOISE.iter().any(|w| t.contains(w))
         || states_secret(&t.to_ascii_lowercase())
 }
 

@@ -92,7 +92,7 @@ fn lasting_change(s: &Sent, words: &[&str], team: bool) -> bool {
     // "용어집은 docs/glossary.md 에 모아 두었어요": put somewhere and left there.
     // "위에 붙여 놨어요" points into the conversation, not at a place.
     const IN_CHAT: &[&str] = words::LASTING_CHANGE__IN_CHAT;
-    if s.has(&["두었", "뒀", "놓았", "놨"])
+    if s.has(words::LASTING_CHANGE__LEFT)
         && (s.path || s.has(DOC_NOUN) || quoted_name(&s.m))
         && !s.has(CODE_NAME)
         && !words
@@ -103,8 +103,8 @@ fn lasting_change(s: &Sent, words: &[&str], team: bool) -> bool {
     }
     // "저희 보드는 클럭을 168MHz로 고정해 놨어요": the team set something and left it so.
     // "타임아웃은 기본 3초로 맞춰 두었습니다": a setting put in place and left, about a topic.
-    let left_so = s.has(&["놨", "뒀", "두었", "놓았"]) && !s.has(CODE_NAME);
-    let set = s.has(&["맞춰", "설정해", "고정해", "잡아"]);
+    let left_so = s.has(words::LASTING_CHANGE__LEFT_SO) && !s.has(CODE_NAME);
+    let set = s.has(words::LASTING_CHANGE__SET);
     if left_so && (team || (set && words.iter().any(|w| is_topic(w)))) {
         return true;
     }
@@ -251,7 +251,7 @@ fn quoted_place(words: &[&str]) -> bool {
     let closes = |w: &str| w.ends_with('\'') || w.ends_with('’') || w.ends_with('"');
     // "'web-app'에서 하면 됩니다": the place itself ("'feat:'로 시작" is a form, not a place).
     let at = words.iter().any(|w| {
-        ["에서", "에"]
+        words::QUOTED_PLACE__AT
             .iter()
             .any(|p| w.strip_suffix(p).is_some_and(&closes))
     });
@@ -277,7 +277,7 @@ fn host_name(word: &str) -> bool {
         .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
     alnum
         && parts.last().is_some_and(|t| TLD.contains(t))
-        && (parts.len() >= 3 || !["io", "dev"].contains(parts.last().unwrap_or(&"")))
+        && (parts.len() >= 3 || !words::HOST_NAME__SHORT_TLD.contains(parts.last().unwrap_or(&"")))
 }
 
 /// Verbs of looking something up: a request to look at a document is a pointer to it.
@@ -391,10 +391,8 @@ const REQUIRED_END: &[&str] = words::REQUIRED_END;
 /// The words before "때" or "전에" that make it a time ago or a time span, not a habit
 /// ("10분 전에", "아까 전에").
 fn time_span(word: &str) -> bool {
-    ["분", "초", "시간", "일", "주", "달", "년", "개월"]
-        .iter()
-        .any(|u| word.ends_with(u))
-        || ["조금", "며칠", "얼마", "오래", "잠시", "한참"].contains(&word)
+    words::TIME_SPAN__UNITS.iter().any(|u| word.ends_with(u))
+        || words::TIME_SPAN__VAGUE.contains(&word)
 }
 
 /// "새 컴포넌트 만들면 …", "PR 올리면 …": whenever something is made or comes up; not "빌드
@@ -447,7 +445,7 @@ fn is_topic(w: &str) -> bool {
 /// "PagerDuty에서", "Jenkins에": a place named like a product (an ASCII name, capitalised).
 fn named_place(words: &[&str]) -> bool {
     words.iter().any(|w| {
-        ["에서", "에"].iter().any(|p| {
+        words::NAMED_PLACE__AT.iter().any(|p| {
             w.strip_suffix(p).is_some_and(|stem| {
                 stem.starts_with(|c: char| c.is_ascii_uppercase())
                     && stem
@@ -486,13 +484,11 @@ fn judged_part(m: &str) -> Option<String> {
     // "printf 호출하면 안 되니까 코드 짤 때 그 부분 주의해 주세요": what follows only points
     // back ("그 부분", "그 점"); the rule is the reason itself.
     if let Some(rule) = reason.strip_suffix("니까 ") {
-        if has_any(fact, &["그 부분", "그 점", "그거", "그것"]) && rule.chars().count() >= 6
-        {
+        if has_any(fact, words::JUDGED_PART__THAT_PART) && rule.chars().count() >= 6 {
             return Some(format!("{rule}요."));
         }
     }
-    if !reason.is_empty() && (one_time(reason) || has_any(reason, &["지금 ", "중이", "중인"]))
-    {
+    if !reason.is_empty() && (one_time(reason) || has_any(reason, words::JUDGED_PART__NOW)) {
         return None;
     }
     let mut out = fact;
@@ -665,12 +661,7 @@ pub(super) fn as_statement(clause: &str, background: bool) -> String {
     };
     // "…읽을 수 있는데", "…3년차인데": the background clause of "-는데" states a fact.
     for (ending, statement) in background
-        .then_some([
-            ("있는데", "있어요"),
-            ("없는데", "없어요"),
-            ("하는데", "해요"),
-            ("인데", "이에요"),
-        ])
+        .then_some(words::AS_STATEMENT__BACKGROUND)
         .into_iter()
         .flatten()
     {
@@ -738,7 +729,7 @@ pub(super) fn clauses(text: &str) -> Vec<&str> {
             && bare != "그리고"
             && !GOES_ON.iter().any(|g| next.starts_with(g));
         let condition = bare.ends_with('면') || bare.ends_with("면은");
-        let before_cue = ["그리고 ", "참고로"].iter().any(|c| next.starts_with(c));
+        let before_cue = words::CLAUSES__CUE.iter().any(|c| next.starts_with(c));
         if (comma || joined || before_cue) && !condition {
             // The comma that cut it is not part of the clause: its ending is judged.
             let clause = text[start..space].trim().trim_end_matches([',', '，']);
@@ -828,11 +819,11 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
                 || w.ends_with("해서")
                 // "헷갈려서", "어려워서", "서툴러서": other vowels before the ending.
                 // "공부하는 중이라 …": the copula's reason form.
-                || ["려서", "워서", "러서", "와서", "져서", "돼서", "이라"]
+                || words::CLASSIFY_WHOLE__REASON_END
                     .iter()
                     .any(|e| w.ends_with(e))
                 // "저 … 읽을 수 있는데 …해 주세요": the background the request rests on.
-                || ["있는데", "없는데", "인데", "하는데"]
+                || words::CLASSIFY_WHOLE__BACKGROUND_END
                     .iter()
                     .any(|e| w.ends_with(e)))
     });
@@ -848,12 +839,12 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     // "인턴이라 권한이 없어서 …": who the speaker is, given as the reason of what follows.
     let role_reason = words.first().is_some_and(|w| {
         ROLE_NOUN.iter().any(|r| w.starts_with(r))
-            && ["이라", "라서", "이라서", "이어서", "여서"]
+            && words::CLASSIFY_WHOLE__ROLE_REASON
                 .iter()
                 .any(|e| w.ends_with(e))
     });
     // "I'm 백엔드 개발자고 …": the speaker named in English.
-    let english_i = ["i'm ", "i am ", "my "]
+    let english_i = words::CLASSIFY_WHOLE__ENGLISH_I
         .iter()
         .any(|c| s.lower.starts_with(c));
     let user_cue =
@@ -865,7 +856,7 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     // "몇 페이지인지 주석으로 남겨 주세요": a question word inside an embedded question
     // ("…인지", "…는지") names what to write down, it does not ask.
     let embedded = words.iter().any(|w| {
-        ["인지", "는지", "은지", "을지", "할지"]
+        words::CLASSIFY_WHOLE__EMBEDDED
             .iter()
             .any(|e| w.ends_with(e))
     });
@@ -887,12 +878,7 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     }
     // "이번 달에 처음 만져봄", "이번에 처음 합류한 신입": when something was new to the speaker
     // tells how new they are to it.
-    for when in [
-        "이번에 처음",
-        "이번 달에 처음",
-        "이번 주에 처음",
-        "올해 처음",
-    ] {
+    for when in words::CLASSIFY_WHOLE__FIRST_TIME {
         unmarked = unmarked.replace(when, "처음");
     }
     // "apply 하자고 하지 마": a proposal quoted inside a rule is not one made now.
@@ -913,8 +899,8 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     if wish && topic {
         unmarked = unmarked.replace("좀", " ");
     }
-    let team = PROJECT_START.iter().any(|c| s.m.starts_with(c))
-        || s.has(&["우리 팀", "저희 팀", " 팀에서 ", "팀에서는"]);
+    let team =
+        PROJECT_START.iter().any(|c| s.m.starts_with(c)) || s.has(words::CLASSIFY_WHOLE__TEAM);
     // A technical name (ASCII letters) or a word of using a system.
     let technical = s.m.chars().any(|c| c.is_ascii_alphabetic()) || s.has(USAGE);
     // "점심은 김밥으로 정했어요": a choice of the moment unless it names something technical
@@ -931,7 +917,7 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
         digits.len() != w.len() && (digits.starts_with('년') || digits.starts_with("개월"))
     });
     let tried = (user_start && (s.has(TRIED) || s.has(EXPERIENCE) || span))
-        || (!team && topic && s.has(TRIED) && s.has(&["봤", "했"]));
+        || (!team && topic && s.has(TRIED) && s.has(words::CLASSIFY_WHOLE__DID));
     // "앱으로 넘어온 지 3개월 됐어요": how long a state has held.
     let held_for = words.windows(3).any(|w| {
         w[0] == "지" && time_span(w[1]) && (w[2].starts_with("됐") || w[2].starts_with("넘었"))
@@ -995,17 +981,17 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     // "계속 그렇게 해 주세요": asking to keep doing something is a standing request.
     // "계속 진행해 주세요" only goes on with the task: the manner must be named.
     let keep_on = words.contains(&"계속")
-        && s.has(&["그렇게", "이렇게", "그런 식", "이런 식", "스타일", "그대로"])
+        && s.has(words::CLASSIFY_WHOLE__MANNER)
         && ends_with_any(core, REQUEST_END);
     // "넌 커밋까지만 해": the assistant named as the one who does it.
     let addressed = words
         .first()
-        .is_some_and(|w| ["넌", "너는", "너도", "니가", "네가"].contains(w));
+        .is_some_and(|w| words::CLASSIFY_WHOLE__ADDRESSED.contains(w));
     // "pandas 대신 polars로 작성해 주세요, 데이터가 커서요": one way chosen over another, for a
     // reason, is how it is done ("npm 말고 pnpm 써 주세요" alone may be for this once).
     let reasoned = full.m.len() != s.m.len();
     let alternative = reasoned
-        && s.has(&["대신", "말고"])
+        && s.has(words::CLASSIFY_WHOLE__INSTEAD)
         && !words
             .iter()
             .any(|w| w.chars().count() >= 2 && (w.ends_with('을') || w.ends_with('를')));
@@ -1015,10 +1001,10 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     // "예시 코드에 주석으로 … 달아 주세요": into what the assistant writes, every time.
     let into_output = words.iter().any(|w| {
         OUTPUT_NOUN.iter().any(|n| w.starts_with(n)) && (w.ends_with('에') || w.ends_with("에는"))
-    }) || s.has(&["예시 코드에", "커밋 메시지에"]);
+    }) || s.has(words::CLASSIFY_WHOLE__INTO_OUTPUT);
     // Memo rules: "리턴 타입 명시할 것", "변수명 약어 쓰지 말기", "커밋 전에 테스트 돌리기" — a
     // to-do line, written once for every time.
-    let memo_rule = ends_with_any(core, &["할 것", "말 것", "될 것", "올릴 것"])
+    let memo_rule = ends_with_any(core, words::CLASSIFY_WHOLE__MEMO_END)
         || words
             .last()
             .is_some_and(|w| w.chars().count() >= 2 && ends_with_any(w, MEMO_VERB));
@@ -1063,7 +1049,8 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
         .iter()
         .any(|w| w.ends_with("님이") || w.ends_with("께서"));
     let request = memo_rule
-        || ((!honoured || s.has(&["주세요", "주십시오"])) && ends_with_any(core, REQUEST_END))
+        || ((!honoured || s.has(words::CLASSIFY_WHOLE__POLITE_ASK))
+            && ends_with_any(core, REQUEST_END))
         || ends_with_any(core, ADVICE_END)
         || prohibition
         || imperative;
@@ -1164,7 +1151,7 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
         if report {
             return None;
         }
-        if s.has(&["담당", "맡고", "맡아", "맡았", "맡게", "책임"]) {
+        if s.has(words::CLASSIFY_WHOLE__IN_CHARGE) {
             return Some(MemoryType::User);
         }
         return (standing && topic_at.is_some()).then_some(MemoryType::Project);
@@ -1178,13 +1165,9 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Reference);
     }
     // "영어보다 한국어 설명이 편해요": what the user finds easier than something else.
-    let easier = s.has(&["보다 "]) && s.has(&["편해", "편합", "편하"]);
+    let easier = s.has(&["보다 "]) && s.has(words::CLASSIFY_WHOLE__EASIER);
     // "리액트는 잘 몰라서 설명 자세히 해 주세요": the request rests on a fact about the user.
-    if request
-        && s.has(EXPERIENCE)
-        && s.has(&["몰라서", "봐서", "처음이라", "라서 ", "못 해서", "못해서"])
-        && !report
-    {
+    if request && s.has(EXPERIENCE) && s.has(words::CLASSIFY_WHOLE__USER_REASON) && !report {
         return Some(MemoryType::User);
     }
     // "커밋 단위는 작게 가져가는 편이에요": a tendency of a thing named as the topic is how the
@@ -1203,11 +1186,11 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     }
     // "우리 팀은 금요일 배포 금지예요": a prohibition stated as the team's rule.
     // "코드 프리즈 기간에는 머지 금지입니다": a ban stated as what is, not asked for.
-    let ban_stated = ends_with_any(core, &["금지입니다", "금지예요", "금지이에요", "금지임"]);
-    if (ban_stated || s.has(&["우리", "저희", "우린", "저흰", "팀은", "팀에서"]))
+    let ban_stated = ends_with_any(core, words::CLASSIFY_WHOLE__BAN_STATED);
+    if (ban_stated || s.has(words::CLASSIFY_WHOLE__BAN_SUBJECT))
         && prohibition
         && !ends_with_any(core, REQUEST_END)
-        && !s.has(&["지 마", "지마"])
+        && !s.has(words::CLASSIFY_WHOLE__DONT)
     {
         return Some(MemoryType::Project);
     }
@@ -1257,11 +1240,9 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     if s.lead == Lead::TeamRule || (lasting && !report && (topic || team || technical)) {
         return Some(MemoryType::Project);
     }
-    let statement = [
-        "니다", "요", "어", "아", "다", "야", "해", "음", "함", "임", "됨", "씀",
-    ]
-    .iter()
-    .any(|e| core.ends_with(e));
+    let statement = words::CLASSIFY_WHOLE__STATEMENT_END
+        .iter()
+        .any(|e| core.ends_with(e));
     // "…에 남기면 됩니다" without a channel, "…로 돌리면 돼요": how things are done here.
     let statement = statement || ends_with_any(core, WHERE_END) || required || nominal_end(core);
     // "온콜은 주 단위로 돌아가고 교대는 월요일 오전 10시": a memo that ends in a noun.
@@ -1291,7 +1272,7 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Project);
     }
     // "메인 DB가 PostgreSQL이에요": a thing named as what it is, with a technical name.
-    let copula = ends_with_any(core, &["이에요", "예요", "입니다", "이야", "임"]);
+    let copula = ends_with_any(core, words::CLASSIFY_WHOLE__COPULA_END);
     let named = words
         .last()
         .is_some_and(|w| w.chars().any(|c| c.is_ascii_alphabetic()));
@@ -1302,9 +1283,8 @@ fn classify_whole(s: &Sent) -> Option<MemoryType> {
     // 돌아가요": how the stack is used, said without a topic. Using something named, or in a
     // way ("…로", "… 대신"), is a habit; the moment, requests, plans and reports left above.
     let stack_verb = s.has(STACK_VERB);
-    let how = named
-        || s.m.chars().any(|c| c.is_ascii_alphabetic())
-        || s.has(&["대신", "말고", "로 써", "로 씀"]);
+    let how =
+        named || s.m.chars().any(|c| c.is_ascii_alphabetic()) || s.has(words::CLASSIFY_WHOLE__HOW);
     if statement && stack_verb && how && !report && !request && !obligation {
         return Some(MemoryType::Project);
     }

@@ -93,7 +93,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         }
         // "terraform code 在 infra/terraform/ 下面": where a named place is, not the screen.
         if s.path || s.url {
-            for p in ["上面", "下面"] {
+            for p in words::CLASSIFY__ON_SCREEN {
                 rest = rest.replace(p, "");
             }
         }
@@ -119,9 +119,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Feedback);
     }
     // "…，先用着", "功能先做个大概": a plan for now.
-    let instructs = ["别", "別", "不要", "千万", "千萬"]
-        .iter()
-        .any(|w| m.contains(w));
+    let instructs = words::CLASSIFY__INSTRUCTS.iter().any(|w| m.contains(w));
     if !standing && !instructs && clauses(m).iter().skip(1).any(|c| plan_for_now(c)) {
         return None;
     }
@@ -157,19 +155,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Reference);
     }
     // "访问 grafana.internal 报 502": a host that fails now is a report.
-    let host_fails = s.has(&[
-        "报",
-        "報",
-        "打不开",
-        "打不開",
-        "挂了",
-        "掛了",
-        "访问",
-        "訪問",
-        "超时",
-        "超時",
-        "不通",
-    ]);
+    let host_fails = s.has(words::CLASSIFY__HOST_FAILS);
     if s.url || (host_named(m) && !host_fails && !STATE_REPORT.iter().any(|r| m.contains(r))) {
         return Some(MemoryType::Reference);
     }
@@ -178,33 +164,22 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         return Some(MemoryType::Reference);
     }
     // "commit 之前记得跑 lint": remember to, at a recurring moment ("我记得…" recalls).
-    if s.has(&["记得", "記得"])
-        && !s.has(&["我记得", "我記得"])
-        && s.has(&[
-            "之前",
-            "之后",
-            "之後",
-            "以后",
-            "以後",
-            "每次",
-            "的时候",
-            "的時候",
-        ])
+    if s.has(words::CLASSIFY__REMEMBER)
+        && !s.has(words::CLASSIFY__I_RECALL)
+        && s.has(words::CLASSIFY__RECURRING)
     {
         return Some(MemoryType::Feedback);
     }
     // "现在的逻辑是…", "目前的实现…": the code at hand as it is now.
     let starts_project = PROJECT_START.iter().any(|c| m.starts_with(c))
-        && !["现在的", "現在的", "目前的", "当前的", "當前的"]
-            .iter()
-            .any(|c| m.starts_with(c));
+        && !words::CLASSIFY__CODE_NOW.iter().any(|c| m.starts_with(c));
     // "crash report 在 Firebase Crashlytics 看": where to look something up.
     let look_up = s.has(&["在"])
-        && ["看", "查", "找", "查看"]
+        && words::CLASSIFY__LOOK_UP
             .iter()
             .any(|e| s.core().ends_with(e));
     // "所有 cron job 的定义都在 ops/cron/ 里": a quantifier opens it, a path is where.
-    let all_kept_at = s.path && s.has(&["都在", "都放在"]);
+    let all_kept_at = s.path && s.has(words::CLASSIFY__ALL_KEPT_AT);
     if ((s.path || s.has(DOC_NOUN)) && s.has(LOCATED)
         || look_up
         || kept_in_tool(m)
@@ -221,7 +196,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     // "前端传过来的时间戳是毫秒": a part of the project named first, then what it does now.
     // "所有 HTTP 接口超时 5s": a setting for all is not a symptom.
-    let for_all = s.has(&["所有", "全部", "每个", "每個", "一律", "都"]);
+    let for_all = s.has(words::CLASSIFY__FOR_ALL);
     if starts_project
         && !team_subject
         && !standing
@@ -232,8 +207,9 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     }
     if starts_project {
         // "数据库表名一律小写加下划线": a naming rule is how the assistant writes.
-        let style_rule =
-            s.has(&["统一", "統一", "一律"]) && !s.has(&["统一的", "統一的"]) && style_choice(m);
+        let style_rule = s.has(words::CLASSIFY__UNIFORM)
+            && !s.has(words::CLASSIFY__UNIFORM_ADJ)
+            && style_choice(m);
         return Some(if style_rule && !team_subject {
             MemoryType::Feedback
         } else {
@@ -241,7 +217,7 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
         });
     }
     // "memory usage 在 peak 的时候到 4G": when a measurement was taken, not when to act.
-    if (s.has(&["的时候", "的時候"]) && !s.has(&["peak", "峰值", "高峰", "的时候到", "的時候到"]))
+    if (s.has(words::CLASSIFY__WHEN) && !s.has(words::CLASSIFY__MEASURED_AT))
         || s.m
             .replace("请求", "")
             .replace("請求", "")
@@ -251,12 +227,14 @@ pub(super) fn classify(s: &Sent) -> Option<MemoryType> {
     {
         return Some(MemoryType::Feedback);
     }
-    if s.has(&["统一", "統一", "一律", "始终", "始終", "总是", "總是"]) {
+    if s.has(words::CLASSIFY__ALWAYS) {
         // "依赖升级统一由 Renovate 提 PR", "feature flag 统一走 LaunchDarkly": who or what
         // the team has settled on; "提交信息统一用英文写": how the assistant writes.
         // "接口超时时间统一 3 秒": a setting of the project.
         return Some(
-            if s.has(&["由", "走"]) || !style_choice(m) && !s.has(&["用", "写", "寫"]) {
+            if s.has(words::CLASSIFY__BY_WHOM)
+                || !style_choice(m) && !s.has(words::CLASSIFY__WRITE_USE)
+            {
                 MemoryType::Project
             } else {
                 MemoryType::Feedback
@@ -300,15 +278,15 @@ fn one_off_request(m: &str) -> bool {
     let counted = COUNTED.iter().any(|c| m.contains(c))
         || m.char_indices().any(|(i, c)| {
             c.is_ascii_digit()
-                && ["条", "條", "个", "個"]
+                && words::ONE_OFF_REQUEST__COUNTERS
                     .iter()
                     .any(|u| m[i + 1..].trim_start().starts_with(u))
         });
     let asks = REQUEST_START.iter().any(|c| m.starts_with(c))
-        || ["给我", "給我", "帮我", "幫我"]
+        || words::ONE_OFF_REQUEST__ASK_FOR_ME
             .iter()
             .any(|c| m.starts_with(c));
-    let after_ask = ["给我", "給我", "帮我", "幫我", "跟我", "和我"]
+    let after_ask = words::ONE_OFF_REQUEST__ASK_PREFIX
         .iter()
         .find_map(|c| m.strip_prefix(c))
         .unwrap_or(m)
@@ -332,22 +310,9 @@ fn user_fact(s: &Sent, m: &str) -> Option<Option<MemoryType>> {
     // "我做嵌入式的", "我平常写 C 比较多", "我 prefer 先给思路": a habit or trait of the user.
     let habit = m.starts_with('我')
         && (s.has(USER_HABIT)
-            || [
-                "我 prefer",
-                "我比较 prefer",
-                "我比較 prefer",
-                "我更 prefer",
-                "我 like",
-                "我 usually",
-                "我 mostly",
-                "我 always",
-                "我 work",
-                "我 live",
-                "我 use",
-                "我 am",
-            ]
-            .iter()
-            .any(|w| lower.starts_with(&w.to_ascii_lowercase())));
+            || words::USER_FACT__EN_HABIT
+                .iter()
+                .any(|w| lower.starts_with(&w.to_ascii_lowercase())));
     if !(USER_START.iter().any(|c| m.starts_with(c)) || habit) {
         return None;
     }
@@ -356,12 +321,7 @@ fn user_fact(s: &Sent, m: &str) -> Option<Option<MemoryType>> {
         r.trim_start()
             .starts_with(|c: char| c.is_ascii_alphabetic())
     });
-    if USER_DOING.iter().any(|c| m.starts_with(c))
-        || doing_en
-        || s.has(&[
-            "现在", "現在", "目前", "不了", "不够", "不夠", "没法", "沒法",
-        ])
-    {
+    if USER_DOING.iter().any(|c| m.starts_with(c)) || doing_en || s.has(words::USER_FACT__NOW) {
         return Some(None);
     }
     Some(Some(MemoryType::User))
@@ -382,22 +342,13 @@ fn instruction_clause(m: &str) -> bool {
     INSIDE
         .iter()
         .any(|w| first.match_indices(w).any(|(i, _)| i > 0))
-        || [
-            "问我",
-            "問我",
-            "告诉我",
-            "告訴我",
-            "跟我确认",
-            "跟我確認",
-            "提醒我",
-            "通知我",
-        ]
-        .iter()
-        .any(|w| m.contains(w))
+        || words::INSTRUCTION_CLAUSE__ASK_ME
+            .iter()
+            .any(|w| m.contains(w))
         || ((first.contains('用')
             || first.contains('走')
             || first.contains("直接")
-            || ["遇到", "碰到", "如果遇到"]
+            || words::INSTRUCTION_CLAUSE__WHEN_MEETING
                 .iter()
                 .any(|w| first.starts_with(w)))
             && cl.iter().skip(1).any(|c| {
@@ -405,7 +356,7 @@ fn instruction_clause(m: &str) -> bool {
                 OPEN.iter().any(|o| c.starts_with(o))
                     && c.trim_end_matches(['。', '！', '.', '!']).chars().count() >= 3
             }))
-        || ["就行", "就好", "即可", "就可以"]
+        || words::INSTRUCTION_CLAUSE__ENOUGH
             .iter()
             .any(|e| m.contains(e) && !m.starts_with('我'))
 }
@@ -441,7 +392,7 @@ fn statement(m: &str) -> bool {
     }
     // "下午要 demo，先搞个能跑的版本": a plan for now.
     if clauses(m).iter().any(|c| {
-        ["先", "再", "暂时", "暫時", "临时", "臨時"]
+        words::STATEMENT__FOR_NOW
             .iter()
             .any(|w| strip_fillers(c).starts_with(w))
     }) {
@@ -485,7 +436,7 @@ fn settles(m: &str) -> bool {
     }
     // "配置中心用的apollo": a tool named last, after what it is used for.
     let core = m.trim_end_matches(['。', '.', ' ', '！', '!']);
-    let named_last = ["用的是", "用的", "用"].iter().any(|v| {
+    let named_last = words::SETTLES__USED.iter().any(|v| {
         core.match_indices(v).any(|(i, _)| {
             let name = core[i + v.len()..].trim();
             i > 0
@@ -510,7 +461,7 @@ fn settles(m: &str) -> bool {
     if labelled {
         return true;
     }
-    ["是", "用", "有"].iter().any(|v| {
+    words::SETTLES__NAMED_AFTER.iter().any(|v| {
         m.match_indices(v).any(|(i, _)| {
             let after = m[i + v.len()..].trim_start_matches(['的', ' ']);
             let name: String = after
@@ -592,28 +543,16 @@ pub(super) fn one_time(clause: &str) -> bool {
     // 先 opens a plan ("先放着"); inside a clause it orders steps ("出事先看那个").
     ONCE.iter().any(|c| clause.contains(c))
         || strip_fillers(clause).starts_with('先')
-        || [
-            "帮我", "幫我", "帮忙", "幫忙", "麻烦", "麻煩", "给我", "給我",
-        ]
-        .iter()
-        .any(|c| strip_fillers(clause).starts_with(c))
+        || words::ONE_TIME__HELP
+            .iter()
+            .any(|c| strip_fillers(clause).starts_with(c))
 }
 
 /// A moment word; "帮我" and "麻烦" do not make a standing instruction one ("以后出 SQL 都帮我
 ///加上注释").
 fn moment(s: &Sent) -> bool {
     const ASKS: &[&str] = words::MOMENT__ASKS;
-    let standing_open = [
-        "以后",
-        "以後",
-        "今后",
-        "今後",
-        "每次",
-        "从现在开始",
-        "從現在開始",
-    ]
-    .iter()
-    .any(|w| s.m.contains(w));
+    let standing_open = words::MOMENT__STANDING_OPEN.iter().any(|w| s.m.contains(w));
     // "我比较怕麻烦", "太麻烦": trouble, not a polite request.
     let m =
         s.m.replace("怕麻烦", "")
@@ -630,10 +569,7 @@ fn moment(s: &Sent) -> bool {
 /// "太慢了", "太大了": a complaint about the thing at hand.
 fn complaint(m: &str) -> bool {
     // "给变量起名别用拼音，太难读了": the reason for an instruction.
-    if ["别", "別", "不要", "不许", "不許"]
-        .iter()
-        .any(|w| m.contains(w))
-    {
+    if words::COMPLAINT__DONT.iter().any(|w| m.contains(w)) {
         return false;
     }
     let chars: Vec<char> = m.chars().collect();
@@ -743,11 +679,7 @@ fn my_setting(m: &str) -> bool {
         .collect();
     let after = rest[word.len()..].trim_start();
     // "我 code 是刚 pull 的": the state of the speaker's copy now.
-    let now = [
-        "刚", "剛", "了", "最新", "好的", "对的", "對的", "错", "錯", "空", "旧", "舊",
-    ]
-    .iter()
-    .any(|w| after.contains(w));
+    let now = words::MY_SETTING__NOW.iter().any(|w| after.contains(w));
     word.trim().len() >= 3 && !now && (after.starts_with('是') || after.starts_with("用的"))
 }
 
@@ -780,15 +712,13 @@ fn sent_to_tool(m: &str) -> bool {
 fn asked_of(m: &str) -> bool {
     let core = m.trim_end_matches(['。', '.', ' ', '！', '!']);
     if m.starts_with(['我', '你', '把', '先'])
-        || ["找不到", "找到", "问题", "問題", "一下", "下"]
+        || words::ASKED_OF__NOT_ASKED_OF
             .iter()
             .any(|w| core.contains(w))
     {
         return false;
     }
-    ["要", "拿", "申请", "申請", "开通", "開通"]
-        .iter()
-        .any(|e| core.ends_with(e))
+    words::ASKED_OF__GET.iter().any(|e| core.ends_with(e))
         && core
             .char_indices()
             .any(|(i, c)| matches!(c, '找' | '问' | '問') && i >= 6)
@@ -873,7 +803,7 @@ fn kept_at(m: &str) -> bool {
         }
         let rest = after[name_len..].trim();
         rest.is_empty()
-            || ["上", "里", "裡", "中"].contains(&rest)
+            || words::KEPT_AT__ON.contains(&rest)
             || ((rest.starts_with('的') || rest.contains('/'))
                 && rest.chars().count() <= 20
                 && !rest.ends_with(['了', '吗', '呢']))
@@ -928,8 +858,13 @@ fn plan_for_now(clause: &str) -> bool {
     // "算法题别直接给答案，先给思路提示": an order of steps inside an instruction is not
     // checked here; the caller sees the instruction first.
     // "暂时不能升级" is a constraint that holds until further notice, not a plan.
-    (["先", "临时", "臨時"].iter().any(|w| c.starts_with(w))
-        || (["暂时", "暫時"].iter().any(|w| c.starts_with(w)) && !c.contains('不')))
+    (words::PLAN_FOR_NOW__FOR_NOW
+        .iter()
+        .any(|w| c.starts_with(w))
+        || (words::PLAN_FOR_NOW__TEMPORARILY
+            .iter()
+            .any(|w| c.starts_with(w))
+            && !c.contains('不')))
         || c.contains("先做")
         || c.contains("先用")
 }
@@ -943,7 +878,7 @@ pub(super) fn in_the_moment(text: &str) -> bool {
 
 /// Whether a clause opens with a change of topic ("另外…", "btw …").
 pub(super) fn shifts_topic(clause: &str) -> bool {
-    ["另外", "对了", "對了", "顺便", "順便", "还有", "還有"]
+    words::SHIFTS_TOPIC__TOPIC_SHIFT
         .iter()
         .any(|w| clause.starts_with(w))
         || clause.to_ascii_lowercase().starts_with("btw")
@@ -965,17 +900,9 @@ pub(super) fn sentence_noise(text: &str) -> bool {
         || t.ends_with(['吗', '嗎', '呢'])
         || hypothetical(t)
         || complaint(t)
-        || [
-            "不错", "不錯", "挺好", "还行", "還行", "好像", "似乎", "感觉", "感覺", "也许", "也許",
-        ]
-        .iter()
-        .any(|w| t.contains(w))
+        || words::SENTENCE_NOISE__OPINION.iter().any(|w| t.contains(w))
         || states_secret_text(t)
-        || [
-            "谢谢", "謝謝", "感谢", "感謝", "多谢", "多謝", "谢啦", "謝啦",
-        ]
-        .iter()
-        .any(|w| t.contains(w))
+        || words::SENTENCE_NOISE__THANKS.iter().any(|w| t.contains(w))
 }
 
 /// "前端的 state management 用 Zustand", "API gateway 现在是 Kong", "老的后台还是 jQuery 写的":
