@@ -460,9 +460,13 @@ fn main() {
             panic!("fresh weights decode")
         };
         let builtin = scorer;
+        // The gate learns from the shared `train` split; `GATE_TRAIN_SPLITS=train,x-train` adds
+        // the extra turns' train split (`REAL_CHATS_EXTRA`), to measure what more data does.
+        let splits = std::env::var("GATE_TRAIN_SPLITS").unwrap_or_else(|_| "train".into());
+        let splits: Vec<&str> = splits.split(',').map(str::trim).collect();
         let examples: Vec<train::Example> = turns
             .iter()
-            .filter(|t| t.split == "train")
+            .filter(|t| splits.contains(&t.split.as_str()))
             .map(|t| gate_example(t, &builtin))
             .collect();
         let bytes = train::encode(&train::train(&examples));

@@ -170,13 +170,36 @@ mod tests {
             ("sent.rs", include_str!("sent.rs")),
             ("cjk.rs", include_str!("cjk.rs")),
         ] {
-            for (i, line) in source.lines().enumerate() {
-                assert!(
-                    !((line.contains(": &[&str] = &[") || line.contains(": &[(&str, &str)] = &["))
-                        && !line.trim_start().starts_with("//")),
+            // Punctuation a rule splits at, kept in the code on purpose (docs/DESIGN.md).
+            const STRUCTURAL: [&str; 2] = [r#"["：", ":"]"#, r#"["→", "->", "=>"]"#];
+            let mut previous = "";
+            // The rules, not their unit tests.
+            let rules = source
+                .split("\n#[cfg(test)]\nmod tests")
+                .next()
+                .unwrap_or(source);
+            for (i, line) in rules.lines().enumerate() {
+                let at = format!(
                     "{name}:{}: a word list belongs in data/*.words: {line}",
                     i + 1
                 );
+                let code = line.trim_start();
+                if code.starts_with("//") {
+                    continue;
+                }
+                assert!(
+                    !(line.contains(": &[&str] = &[") || line.contains(": &[(&str, &str)] = &[")),
+                    "{at}"
+                );
+                // An array of string literals on one line, or one literal a line after a `[`.
+                let one_line = line.contains(r#"[""#) && line.contains(r#"", ""#);
+                let split =
+                    previous.ends_with('[') && code.starts_with('"') && code.ends_with("\",");
+                assert!(
+                    !(one_line || split) || STRUCTURAL.iter().any(|s| line.contains(s)),
+                    "{at}"
+                );
+                previous = line.trim_end();
             }
         }
     }
