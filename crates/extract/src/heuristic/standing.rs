@@ -348,26 +348,26 @@ mod tests {
         let facts = "We deploy only from release branches. Our CI runs on GitHub Actions.";
         let work = "Set up the page. Add the header. Add the footer. Wire it up. Then the form. \
                     Then the table.";
+        // A long message: at least twice `SPEC_SENTENCES` sentences.
+        let long = |tail: &str| {
+            let (kept, sentences) = run(&format!("{facts} {work} {tail}"));
+            assert!(
+                sentences.len() >= 2 * super::super::SPEC_SENTENCES,
+                "{sentences:?}"
+            );
+            kept
+        };
         // The two facts alone, and in a short message, are both kept.
-        assert_eq!(run(facts).0.len(), 2, "{:?}", run(facts).0);
-        // In a long message with a standing-rule signal elsewhere (so not dropped as a spec),
-        // two fact-shaped sentences that state no rule of their own yield one memory.
-        let long = format!("{facts} {work} I'm new here, by the way.");
-        let (kept, sentences) = run(&long);
-        assert!(
-            sentences.len() >= 2 * super::super::SPEC_SENTENCES,
-            "{sentences:?}"
-        );
-        assert_eq!(kept.len(), 1, "{kept:?}");
         let (kept_apart, _) = run(facts);
+        assert_eq!(kept_apart.len(), 2, "{kept_apart:?}");
+        // In a long message (fewer than `SPEC_SENTENCES` kept, so not dropped as a spec), two
+        // fact-shaped sentences that state no rule of their own yield one memory.
+        let kept = long("I'm new here, by the way.");
+        assert_eq!(kept.len(), 1, "{kept:?}");
         // Separate standing rules in it are each kept, and only they.
-        let rules = "From now on, always run the linter before committing. \
-                     Never push directly to main from now on.";
-        let long = format!("{facts} {work} {rules}");
-        let (kept, sentences) = run(&long);
-        assert!(
-            sentences.len() >= 2 * super::super::SPEC_SENTENCES,
-            "{sentences:?}"
+        let kept = long(
+            "From now on, always run the linter before committing. \
+             Never push directly to main from now on.",
         );
         assert_eq!(kept.len(), 2, "{kept:?}");
         assert!(
