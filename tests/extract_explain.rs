@@ -139,6 +139,20 @@ fn saved_facts_are_the_rule_itself() {
         ),
         // A correction's opening is not part of the rule.
         ("いや、太字は使わないでください", "太字は使わないでください"),
+        // The request to record, cut off as a lead-in, is not a reason to drop what it asks to
+        // keep; "remember that" is no part of the fact.
+        (
+            "add a rule that we always squash merge.",
+            "We always squash merge.",
+        ),
+        (
+            "Add this to your memory: staging is reset every Sunday.",
+            "Staging is reset every Sunday.",
+        ),
+        (
+            "I want you to remember that the CI runs on Buildkite.",
+            "The CI runs on Buildkite.",
+        ),
     ] {
         let e = explain_json(&sb, text);
         let kept: Vec<&str> = e["kept"]

@@ -101,6 +101,11 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
     for sentence in &sentences {
         // A request to record a rule, "no —", "also,": the rule is what follows.
         let stripped = cues::strip_lead_in(sentence);
+        // The lead-in cut off was itself the request to remember ("Add this to your memory:
+        // …", "add a rule that …"): what remains is what the user asked to keep.
+        let asked_in_lead_in = stripped
+            .as_ref()
+            .is_some_and(|rest| asks_to_remember(sentence) && !asks_to_remember(rest));
         let sentence = stripped.as_ref().unwrap_or(sentence);
         let c = if sentence.chars().any(script::is_cjk) {
             cjk::classify_sentence(sentence)
@@ -118,7 +123,7 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
         patch.summary = balance_quotes(&tidy_opening(&patch.summary));
         if let Some(p) = filter::normalize_patch(patch) {
             if !introduces_what_follows(&p.summary) {
-                remembered |= follows_a_remember(sentence, &p.summary);
+                remembered |= asked_in_lead_in || follows_a_remember(sentence, &p.summary);
                 states_rule.push(standing::judge(sentence).keep.is_some());
                 out.push(p);
             }
@@ -297,6 +302,10 @@ fn reads_like_a_statement(
 /// the rules kept something from such a message, the gate never clears it — the user asked in
 /// so many words (docs/DESIGN.md, "Extract"). Ids of the cue lexicons in `data/`.
 const REMEMBER_CUES: &[&str] = &[
+    "en.record.make-rule",
+    "en.record.add-rule",
+    "en.record.record-this",
+    "en.record.save-this",
     "en.record.remember-that",
     "en.record.remember-to",
     "en.record.remember-colon",

@@ -171,6 +171,31 @@ mod unit {
     }
 
     #[test]
+    fn a_request_to_record_in_the_lead_in_is_not_vetoed() {
+        // The request is cut off as a lead-in; what remains is what the user asked to keep, and
+        // the scorer's doubt about the whole message (it reads the request) does not take it back.
+        let builtin = |text: &str| {
+            super::super::plan_heuristic(&[UserText { offset: 0, text }])
+                .into_iter()
+                .map(|p| p.summary)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            builtin("add a rule that we always squash merge."),
+            vec!["We always squash merge.".to_string()]
+        );
+        assert_eq!(
+            builtin("Add this to your memory: staging is reset every Sunday."),
+            vec!["Staging is reset every Sunday.".to_string()]
+        );
+        // A rule for a tool, asked for now, is not a request to remember.
+        assert!(builtin(
+            "add a rule that blocks console.log in the eslint config, then run the build."
+        )
+        .is_empty());
+    }
+
+    #[test]
     fn source_offset_is_the_message_offset_and_order_is_kept() {
         let msgs = [
             UserText {
@@ -987,6 +1012,11 @@ mod en_shapes {
         assert_eq!(
             tidy_opening("Remember to rebase first."),
             "Remember to rebase first."
+        );
+        // "Remember that" asks to keep the fact after it; "remember to" opens the rule itself.
+        assert_eq!(
+            tidy_opening("I want you to remember that the CI runs on Buildkite."),
+            "The CI runs on Buildkite."
         );
         assert_eq!(tidy_opening("No secrets in logs."), "No secrets in logs.");
         assert_eq!(tidy_opening("Please rebase."), "Please rebase.");
