@@ -153,6 +153,10 @@ fn saved_facts_are_the_rule_itself() {
             "I want you to remember that the CI runs on Buildkite.",
             "The CI runs on Buildkite.",
         ),
+        (
+            "make it a rule to run the tests before every push.",
+            "Run the tests before every push.",
+        ),
     ] {
         let e = explain_json(&sb, text);
         let kept: Vec<&str> = e["kept"]

@@ -304,6 +304,7 @@ fn reads_like_a_statement(
 const REMEMBER_CUES: &[&str] = &[
     "en.record.make-rule",
     "en.record.add-rule",
+    "en.record.make-it-rule",
     "en.record.record-this",
     "en.record.save-this",
     "en.record.remember-that",
