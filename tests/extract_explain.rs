@@ -157,6 +157,25 @@ fn saved_facts_are_the_rule_itself() {
             "make it a rule to run the tests before every push.",
             "Run the tests before every push.",
         ),
+        (
+            "Remember this: the prod DB is read-only for devs.",
+            "The prod DB is read-only for devs.",
+        ),
+        // A short request to record before a colon, in Chinese, Japanese and Korean.
+        ("把这条写进 CLAUDE.md：提交信息用英文。", "提交信息用英文。"),
+        ("加到规则里：所有接口都要有超时。", "所有接口都要有超时。"),
+        (
+            "CLAUDE.mdに追記して：mainへの直接pushは禁止。",
+            "mainへの直接pushは禁止。",
+        ),
+        (
+            "これをルールにして：コミットメッセージは英語で。",
+            "コミットメッセージは英語で。",
+        ),
+        (
+            "CLAUDE.md에 추가해: main에 직접 push 금지.",
+            "main에 직접 push 금지.",
+        ),
     ] {
         let e = explain_json(&sb, text);
         let kept: Vec<&str> = e["kept"]

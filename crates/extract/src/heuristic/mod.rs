@@ -310,6 +310,8 @@ const REMEMBER_CUES: &[&str] = &[
     "en.record.remember-that",
     "en.record.remember-to",
     "en.record.remember-colon",
+    "en.record.remember-this",
+    "en.record.keep-in-mind",
     "en.record.memorize",
     "en.record.memory",
     "zh.record.remember",
@@ -588,6 +590,11 @@ fn rescue_with(
     // The memory is the rule, as the rules would have cut it: no request to record it, no
     // "no —", "不是，" or "いや、" before it.
     let best = cues::strip_lead_in(best).unwrap_or_else(|| best.clone());
+    // A CJK request to record before a colon ("これをルールにして：…") is not part of it either.
+    let best = match sent::lead_in(&best) {
+        (sent::Lead::Remember, at) if best.chars().any(script::is_cjk) => best[at..].to_string(),
+        _ => best,
+    };
     let (summary, why) = split_reason(sent::strip_correction(&best));
     let summary = balance_quotes(&tidy_opening(&summary));
     filter::normalize_patch(

@@ -120,8 +120,28 @@ pub(super) fn lead_in(mask: &str) -> (Lead, usize) {
             return (Lead::Standing, at);
         }
     }
+    // "把这条写进 CLAUDE.md：…", "CLAUDE.mdに追記して：…", "이거 규칙으로 추가해줘: …": a short
+    // request to record what follows the colon; the request is not part of the fact.
+    if let Some(colon) = mask.find(['：', ':']) {
+        let head = &lower[..colon];
+        let rest = &mask[colon..];
+        let skipped = rest.trim_start_matches([':', '：', ' ']);
+        if head.chars().count() <= RECORD_HEAD_CHARS
+            && RECORD_REQUEST_HEADS.iter().any(|w| head.contains(w))
+            && !skipped.trim().is_empty()
+        {
+            return (Lead::Remember, mask.len() - skipped.len());
+        }
+    }
     (Lead::None, 0)
 }
+
+/// The words of a request to record ("写进", "追記して", "추가해") that make the short text
+/// before a colon a lead-in ([`lead_in`]).
+const RECORD_REQUEST_HEADS: &[&str] = words::RECORD_REQUEST_HEADS;
+
+/// How long (in characters) the text before a colon may be to read as a request to record.
+const RECORD_HEAD_CHARS: usize = 24;
 
 /// `text` without a correction's opening ("不是，", "いや、", "아니, "; `CORRECTION_CUES`),
 /// which only says that what follows replaces something said before.
@@ -195,6 +215,27 @@ mod tests {
             (Lead::Remember, "我们用 pnpm。")
         );
         assert_eq!(lead_in("Remembering things is hard").0, Lead::None);
+        for (text, rest) in [
+            ("把这条写进 CLAUDE.md：提交信息用英文。", "提交信息用英文。"),
+            (
+                "CLAUDE.mdに追記して：mainへの直接pushは禁止。",
+                "mainへの直接pushは禁止。",
+            ),
+            (
+                "이거 규칙으로 추가해줘: 커밋 메시지는 영어로.",
+                "커밋 메시지는 영어로.",
+            ),
+            (
+                "Remember this: the prod DB is read-only.",
+                "the prod DB is read-only.",
+            ),
+        ] {
+            let (l, at) = lead_in(text);
+            assert_eq!((l, &text[at..]), (Lead::Remember, rest), "{text}");
+        }
+        // A label before a colon is not a request to record.
+        assert_eq!(lead_in("代码规范：使用 4 空格缩进。").0, Lead::None);
+        assert_eq!(lead_in("部署流程：先发预发环境，再发生产。").0, Lead::None);
         assert_eq!(lead_in("我们用 pnpm。").0, Lead::None);
     }
 
