@@ -14,6 +14,8 @@
 //! shared corpus, same record format, kept outside the repository like it; docs/quality/extract.md)
 //! as splits `x-train`, `x-dev`, `x-heldout`, for measurement only: `--train` and `--cv` read the
 //! shared `train` split alone, so the committed weights stay reproducible from `../shared`.
+//! `GATE_TRAIN_SPLITS=train,x-train` makes `--train` add x-train, to measure what more turns do
+//! (it rewrites `gate.bin`: restore it with a plain `--train` afterwards).
 //! With `--heldout`, `heldout+x` pools `heldout` and `x-heldout` per language.
 
 use std::collections::BTreeMap;
@@ -464,6 +466,16 @@ fn main() {
         // the extra turns' train split (`REAL_CHATS_EXTRA`), to measure what more data does.
         let splits = std::env::var("GATE_TRAIN_SPLITS").unwrap_or_else(|_| "train".into());
         let splits: Vec<&str> = splits.split(',').map(str::trim).collect();
+        for s in &splits {
+            assert!(
+                ["train", "x-train"].contains(s),
+                "GATE_TRAIN_SPLITS: {s:?} is not a train split (train, x-train)"
+            );
+            assert!(
+                turns.iter().any(|t| t.split == *s),
+                "GATE_TRAIN_SPLITS: no {s} turns (x-train needs REAL_CHATS_EXTRA)"
+            );
+        }
         let examples: Vec<train::Example> = turns
             .iter()
             .filter(|t| splits.contains(&t.split.as_str()))

@@ -190,9 +190,16 @@ fn last_member_id(tail: &[u8]) -> Option<String> {
         // The kept end may start inside a character: drop up to three bytes.
         (1..4).find_map(|k| tail.get(k..).and_then(|t| std::str::from_utf8(t).ok()))
     })?;
-    let body = text.trim_end().strip_suffix('}')?.trim_end();
+    const WS: [char; 4] = [' ', '\t', '\n', '\r'];
+    let body = text
+        .trim_end_matches(WS)
+        .strip_suffix('}')?
+        .trim_end_matches(WS);
     let at = body.rfind("\"id\"")?;
-    let value = body[at + 4..].trim_start().strip_prefix(':')?.trim_start();
+    let value = body[at + 4..]
+        .trim_start_matches(WS)
+        .strip_prefix(':')?
+        .trim_start_matches(WS);
     let id = id_value(value.as_bytes())?;
     (id.len() == value.len()).then_some(id)
 }

@@ -94,11 +94,14 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
     // Whether a kept memory is what follows an explicit "remember" ("记住，…", "remember that …"):
     // the user asked in so many words, and the scorer's doubt about the message does not take
     // it back. A sentence that only asks to record, with the fact elsewhere, leaves the veto.
-    let mut remembered = false;
-    // Per kept patch: whether its own sentence states a standing rule ([`standing::judge`]).
+    // Per kept patch: whether it is what an explicit "remember" asked to keep (`asked`), and
+    // whether its own sentence states a standing rule or asks to remember it (`states_rule`,
+    // [`standing::judge`]).
+    let mut asked: Vec<bool> = Vec::new();
     let mut states_rule: Vec<bool> = Vec::new();
     let sentences = segment::sentences(m.text);
-    for sentence in &sentences {
+    for original in &sentences {
+        let sentence = original;
         // A request to record a rule, "no —", "also,": the rule is what follows.
         let stripped = cues::strip_lead_in(sentence);
         // The lead-in cut off was itself the request to remember ("Add this to your memory:
@@ -123,8 +126,9 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
         patch.summary = balance_quotes(&tidy_opening(&patch.summary));
         if let Some(p) = filter::normalize_patch(patch) {
             if !introduces_what_follows(&p.summary) {
-                remembered |= asked_in_lead_in || follows_a_remember(sentence, &p.summary);
-                states_rule.push(standing::judge(sentence).keep.is_some());
+                let remember = asked_in_lead_in || follows_a_remember(sentence, &p.summary);
+                asked.push(remember);
+                states_rule.push(remember || standing::judge(original).keep.is_some());
                 out.push(p);
             }
         }
@@ -143,8 +147,9 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
     // rules: the sentences that state a standing rule of their own, or else the one the scorer
     // finds most durable-looking.
     if out.len() >= 2 && sentences.len() >= 2 * SPEC_SENTENCES {
-        out = separate_rules_or_one(out, &states_rule, model);
+        (out, asked) = separate_rules_or_one(out, asked, &states_rule, model);
     }
+    let remembered = asked.iter().any(|a| *a);
     // The scorer judges a message as a whole only when it reads all of it: a pasted log
     // before a rule at the end of a long message must not speak for the rule.
     let read_whole = m.text.chars().nth(learned::features::MAX_CHARS).is_none();
@@ -158,29 +163,28 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
     (out, sentences)
 }
 
-/// What a long message keeps of the patches the rules kept from it (see [`plan_rules`]):
-/// those whose sentence states a standing rule (`states_rule`, one per patch), each a separate
-/// rule; when none does, the one `model` finds most durable-looking (the first of equals).
+/// What a long message keeps of the patches the rules kept from it (see [`plan_rules`]), with
+/// their `asked` flags: those whose sentence states a standing rule or asks to remember it
+/// (`states_rule`, one per patch), each a separate rule; when none does, the one `model` finds
+/// most durable-looking (the first of equals).
 fn separate_rules_or_one(
     out: Vec<Patch>,
+    asked: Vec<bool>,
     states_rule: &[bool],
     model: &learned::Model,
-) -> Vec<Patch> {
+) -> (Vec<Patch>, Vec<bool>) {
+    let both = out.into_iter().zip(asked).zip(states_rule);
     if states_rule.iter().any(|s| *s) {
-        return out
-            .into_iter()
-            .zip(states_rule)
-            .filter_map(|(p, s)| s.then_some(p))
-            .collect();
+        return both.filter_map(|(pa, s)| s.then_some(pa)).unzip();
     }
-    let mut best: Option<(f32, Patch)> = None;
-    for p in out {
-        let score = model.score(&p.summary).map_or(0.0, |v| v.durable);
+    let mut best: Option<(f32, (Patch, bool))> = None;
+    for (pa, _) in both {
+        let score = model.score(&pa.0.summary).map_or(0.0, |v| v.durable);
         if best.as_ref().is_none_or(|(b, _)| score > *b) {
-            best = Some((score, p));
+            best = Some((score, pa));
         }
     }
-    best.map(|(_, p)| p).into_iter().collect()
+    best.map(|(_, pa)| pa).into_iter().unzip()
 }
 
 /// Whether a memory text ends in a colon: it introduces what follows it in the message ("add this

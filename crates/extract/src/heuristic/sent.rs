@@ -128,6 +128,7 @@ pub(super) fn lead_in(mask: &str) -> (Lead, usize) {
         let skipped = rest.trim_start_matches([':', '：', ' ']);
         if head.chars().count() <= RECORD_HEAD_CHARS
             && RECORD_REQUEST_HEADS.iter().any(|w| head.contains(w))
+            && RECORD_TARGETS.iter().any(|w| head.contains(w))
             && !skipped.trim().is_empty()
         {
             return (Lead::Remember, mask.len() - skipped.len());
@@ -136,9 +137,11 @@ pub(super) fn lead_in(mask: &str) -> (Lead, usize) {
     (Lead::None, 0)
 }
 
-/// The words of a request to record ("写进", "追記して", "추가해") that make the short text
-/// before a colon a lead-in ([`lead_in`]).
+/// The words of a request to record ("写进", "追記して", "추가해") and of what it records into
+/// (CLAUDE.md, 规则, ルール, 규칙, …) that together make the short text before a colon a lead-in
+/// ([`lead_in`]); the verb alone is a label or a report as often ("日志写入：…").
 const RECORD_REQUEST_HEADS: &[&str] = words::RECORD_REQUEST_HEADS;
+const RECORD_TARGETS: &[&str] = words::RECORD_TARGETS;
 
 /// How long (in characters) the text before a colon may be to read as a request to record.
 const RECORD_HEAD_CHARS: usize = 24;
@@ -233,8 +236,13 @@ mod tests {
             let (l, at) = lead_in(text);
             assert_eq!((l, &text[at..]), (Lead::Remember, rest), "{text}");
         }
-        // A label before a colon is not a request to record.
+        // A label before a colon is not a request to record, nor is a report.
         assert_eq!(lead_in("代码规范：使用 4 空格缩进。").0, Lead::None);
+        assert_eq!(lead_in("日志写入：每秒 2000 条。").0, Lead::None);
+        assert_eq!(
+            lead_in("我刚才把 token 加到 header 里了: 现在还是 401").0,
+            Lead::None
+        );
         assert_eq!(lead_in("部署流程：先发预发环境，再发生产。").0, Lead::None);
         assert_eq!(lead_in("我们用 pnpm。").0, Lead::None);
     }

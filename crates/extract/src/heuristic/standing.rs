@@ -276,18 +276,13 @@ mod tests {
             ("请按以上要求完成修改。", "zh.drop.please-follow"),
             ("按照上述方案重写导出模块。", "zh.drop.as-above"),
             ("使用上述目录结构生成项目骨架。", "zh.drop.use-above"),
-            (
-                "评估一下，然后更新相关的设计文档。",
-                "zh.drop.update-related",
-            ),
-            ("把你改过的三个文件发给我。", "zh.drop.your-changes"),
+            ("更新相关的设计文档。", "zh.drop.update-related"),
+            ("把你改过的三个文件发给我。", "zh.drop.your-changes2"),
+            ("把你更新的文档发到群里。", "zh.drop.your-changes"),
             ("请给我一份部署步骤的清单。", "zh.drop.give-me"),
-            ("讨论一下缓存层能否换成 Redis。", "zh.drop.discuss"),
             ("订单页的分页也没生效，检查并修改。", "zh.drop.and-fix"),
             ("导出区域我要新增一个 CSV 按钮。", "zh.drop.i-want-to-add"),
-            ("请在 README 顶部加一行徽章。", "zh.drop.please-at"),
             ("将现有的脚本都挪到 scripts 目录。", "zh.drop.move-existing"),
-            ("别忘了在路由表里注册新页面。", "zh.drop.dont-forget"),
             ("我问过运维了，端口不能改。", "zh.drop.i-asked"),
             ("消息推送调试成功。", "zh.drop.debug-ok"),
         ] {
@@ -301,6 +296,15 @@ mod tests {
             "今后把你生成的代码都放到 generated 目录。",
             "修改 CLAUDE.md：所有路径都用绝对路径。",
             "重新生成的文件统一使用 LF 换行。",
+            // Standing rules that open like the requests (a review's examples).
+            "请在回答中使用中文。",
+            "请在提交前运行 cargo fmt。",
+            "请按 PEP 8 风格写 Python 代码。",
+            "请按字母顺序排列 import。",
+            "修改接口时要同时更新相关文档。",
+            "回答时请给我完整的代码，不要省略。",
+            "别忘了提交前先跑 lint。",
+            "把你的回答控制在三段以内。",
         ] {
             assert_eq!(dropped(kept), None, "{kept}");
         }
@@ -364,6 +368,10 @@ mod tests {
         // fact-shaped sentences that state no rule of their own yield one memory.
         let kept = long("I'm new here, by the way.");
         assert_eq!(kept.len(), 1, "{kept:?}");
+        // What the user asked to record counts as a rule of its own, though the request was cut.
+        let kept = long("Add a rule that PRs need two approvals.");
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert!(kept[0].summary.contains("approvals"), "{kept:?}");
         // Separate standing rules in it are each kept, and only they.
         let kept = long(
             "From now on, always run the linter before committing. \
