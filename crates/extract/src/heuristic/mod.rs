@@ -101,15 +101,14 @@ pub fn plan_rules(m: &UserText, model: &learned::Model) -> (Vec<Patch>, Vec<Stri
     let mut states_rule: Vec<bool> = Vec::new();
     let sentences = segment::sentences(m.text);
     for original in &sentences {
-        let sentence = original;
         // A request to record a rule, "no —", "also,": the rule is what follows.
-        let stripped = cues::strip_lead_in(sentence);
+        let stripped = cues::strip_lead_in(original);
         // The lead-in cut off was itself the request to remember ("Add this to your memory:
         // …", "add a rule that …"): what remains is what the user asked to keep.
         let asked_in_lead_in = stripped
             .as_ref()
-            .is_some_and(|rest| asks_to_remember(sentence) && !asks_to_remember(rest));
-        let sentence = stripped.as_ref().unwrap_or(sentence);
+            .is_some_and(|rest| asks_to_remember(original) && !asks_to_remember(rest));
+        let sentence = stripped.as_ref().unwrap_or(original);
         let c = if sentence.chars().any(script::is_cjk) {
             cjk::classify_sentence(sentence)
         } else {
